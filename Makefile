@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: MIT
+# memplan - one GNU Makefile for the whole tree.
+#
+#   make                 build everything into $(BUILD) (default: build/)
+#   make check           build and run every test; ends with "N passed, N failed"
+#   make demo            run the main job on a trace from traces/
+#   make bench           print the benchmark table
+#   make fuzz            longer fuzz runs (libFuzzer with clang when available)
+#   make install         PREFIX=/usr/local DESTDIR= BINDIR LIBDIR INCLUDEDIR MANDIR
+#   make uninstall
+#
+# Knobs: V=1 (show commands), DEVELOPER=1 (-Werror), SANITIZE=address,undefined
+# (builds into build/san/), CUDA_HOME=/usr/local/cuda.
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+DESTDIR    ?=
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+LDFLAGS  ?=
+CUDA_HOME ?= /usr/local/cuda
+SHARED_DATA ?= $(abspath ../shared/data)
+
+BUILD ?= build$(if $(SANITIZE),/san)
+
+# Project flags, kept apart from the user's CFLAGS.
+MP_WARN := -Wall -Wextra -Wpedantic -Wstrict-prototypes -Wmissing-prototypes \
+	   -Wold-style-definition -Wwrite-strings -Wvla -fno-common
+MP_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(MP_WARN) -MMD -MP \
+	     -Itraces -Icli
+ifeq ($(DEVELOPER),1)
+MP_CFLAGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+MP_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+MP_LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+SQLITE_CFLAGS := $(shell pkg-config --cflags sqlite3 2>/dev/null)
+SQLITE_LIBS   := $(or $(shell pkg-config --libs sqlite3 2>/dev/null),-lsqlite3)
+MP_CFLAGS += $(SQLITE_CFLAGS)
+LIBS := $(SQLITE_LIBS) -lm -lpthread
+
+ifneq ($(V),1)
+Q = @
+quiet = @printf '  %-6s %s\n' $(1) $(2);
+endif
+
+# CUDA toolkit: found through CUDA_HOME; without it the CUDA parts are skipped.
+HAVE_CUDA := $(if $(wildcard $(CUDA_HOME)/include/cuda.h),1)
+ifeq ($(HAVE_CUDA),)
+$(info memplan: no CUDA toolkit at CUDA_HOME=$(CUDA_HOME): building without the CUDA parts (capture library, CUDA runtime backend))
+endif
+
+# --- sources --------------------------------------------------------------
+# A program is any <component>/memplan-*.c; every other .c in a component
+# folder goes into the internal core library that programs and tests link.
+COMPONENTS := cli traces analyze planner
+PROG_SRC   := $(wildcard $(addsuffix /memplan-*.c,$(COMPONENTS)))
+CORE_SRC   := $(filter-out $(PROG_SRC),$(wildcard $(addsuffix /*.c,$(COMPONENTS))))
+PROGS      := $(patsubst %.c,$(BUILD)/bin/%,$(notdir $(PROG_SRC)))
+
+CORE_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CORE_SRC))
+CORE_LIB := $(BUILD)/lib/libmemplan-core.a
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/%,$(FUZZ_SRC))
+BENCH_SRC := $(wildcard tests/bench/bench_*.c)
+BENCH_BINS:= $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+
+MAN_PAGES := $(wildcard man/*.[1-8])
+
+ALL_OBJ := $(CORE_OBJ) $(patsubst %.c,$(BUILD)/obj/%.o,$(PROG_SRC) $(UNIT_SRC) \
+	   $(FUZZ_SRC) $(BENCH_SRC) tests/fuzz/driver.c)
+
+.PHONY: all check demo bench fuzz install uninstall clean archive
+all: $(PROGS) archive
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(CORE_LIB): $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+
+define PROG_RULE
+$$(BUILD)/bin/$(basename $(notdir $(1))): $$(BUILD)/obj/$(1:.c=.o) $$(CORE_LIB)
+	@mkdir -p $$(dir $$@)
+	$$(call quiet,LINK,$$@)$$(CC) $$(CFLAGS) $$(MP_LDFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+endef
+$(foreach p,$(PROG_SRC),$(eval $(call PROG_RULE,$(p))))
+
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/driver.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/bench/bench_%: $(BUILD)/obj/tests/bench/bench_%.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# --- the archive of zoo traces: generated, listed in traces/archive.list ---
+ARCHIVE := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' traces/archive.list 2>/dev/null | awk '{print $$1}')
+ARCHIVE_FILES := $(patsubst %,$(BUILD)/traces/%.trace,$(ARCHIVE))
+archive: $(ARCHIVE_FILES)
+$(BUILD)/traces/%.trace: traces/archive.list $(BUILD)/bin/memplan-trace
+	@mkdir -p $(dir $@)
+	$(call quiet,SYNTH,$@)$(BUILD)/bin/memplan-trace synth \
+		$$(awk '$$1 == "$*" { $$1 = ""; print }' traces/archive.list) -o $@
+
+# --- tests ------------------------------------------------------------------
+check: $(PROGS) $(UNIT_BINS) $(FUZZ_BINS) archive
+	@BUILD=$(BUILD) SHARED_DATA=$(SHARED_DATA) sh tests/run.sh
+
+demo: $(PROGS) archive
+	@BUILD=$(BUILD) sh tests/demo.sh
+
+bench: $(PROGS) $(BENCH_BINS) archive
+	@BUILD=$(BUILD) SHARED_DATA=$(SHARED_DATA) sh tests/bench/run.sh
+
+# Longer fuzzing: libFuzzer when clang has it, else the built-in driver.
+FUZZ_SECONDS ?= 60
+fuzz: $(FUZZ_BINS)
+	@BUILD=$(BUILD) CC_FUZZ="$(CC_FUZZ)" FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		SHARED_DATA=$(SHARED_DATA) sh tests/fuzz/run.sh
+
+# --- install ----------------------------------------------------------------
+install: $(PROGS)
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)
+	@set -e; for p in $(MAN_PAGES); do \
+		s=$${p##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s; \
+		echo "install -m 644 $$p $(DESTDIR)$(MANDIR)/man$$s"; \
+		install -m 644 $$p $(DESTDIR)$(MANDIR)/man$$s; done
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS)))
+	@for p in $(MAN_PAGES); do s=$${p##*.}; f=$${p##*/}; \
+		echo "rm -f $(DESTDIR)$(MANDIR)/man$$s/$$f"; \
+		rm -f $(DESTDIR)$(MANDIR)/man$$s/$$f; done
+
+clean:
+	rm -rf build
+
+-include $(ALL_OBJ:.o=.d)

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - what every memplan-* command shares: the exit statuses, the one
+ * message format, size parsing, and a subcommand table.  Library code never
+ * prints; a command's main prints the library's sentence once through here.
+ */
+#ifndef MEMPLAN_CLI_H
+#define MEMPLAN_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses of every memplan command (EXIT STATUS in each man page). */
+enum mp_exit {
+	MP_EXIT_OK = 0,       /* success; a check within its limits */
+	MP_EXIT_LIMIT = 1,    /* a check found a limit passed (regression) */
+	MP_EXIT_USAGE = 2,    /* bad command line */
+	MP_EXIT_INPUT = 3,    /* an input file is missing, unreadable or invalid */
+	MP_EXIT_OUTPUT = 4,   /* an output could not be written */
+	MP_EXIT_INTERNAL = 5, /* out of memory or an internal error */
+};
+
+/* Set once by main: the name messages start with. */
+extern const char *cli_progname;
+
+/* "memplan-x: error: <fmt>" on stderr, newline added. */
+void cli_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+/* "memplan-x: warning: <fmt>" on stderr. */
+void cli_warn(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+/* Usage error: prints the message and "try '<prog> --help'"; returns MP_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* Maps a negative trace_err / library code to an exit status. */
+int cli_exit_for(int err, int is_output);
+
+/*
+ * Parses a size such as "4096", "3.5GiB", "512M", "1.5e9", "2 KiB" (binary
+ * units: K/KiB = 1024; KB = 1000 as SI).  Returns 0 and *out, or -1 when the
+ * text is not a size or overflows 2^63.
+ */
+int cli_parse_size(const char *s, uint64_t *out);
+/* Parses a non-negative decimal integer that fits in *out; 0 or -1. */
+int cli_parse_u64(const char *s, uint64_t *out);
+
+/* Formats n bytes as "1.50 GiB" into buf (>= 32 bytes); returns buf. */
+const char *cli_format_size(uint64_t n, char *buf, size_t len);
+
+/* One row of a subcommand table (git's commands[], tmux's cmd_table[]). */
+struct cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv); /* argv[0] is the subcommand */
+	const char *usage;                 /* one line, after the program name */
+	const char *summary;
+};
+
+/*
+ * Dispatches argv[1] through table (ended by a zero row); handles --help,
+ * -h, help and --version.  Returns the exit status.
+ */
+int cli_dispatch(const struct cli_command *table, int argc, char **argv,
+		 const char *about);
+
+/* Prints "usage: <prog> <cmd->usage>" and the summary to f. */
+void cli_print_usage(FILE *f, const struct cli_command *cmd);
+
+/*
+ * An output file written under a temporary sibling name and renamed over its
+ * path only when complete, so a failure never leaves half a file.  path NULL
+ * or "-" means stdout.
+ */
+struct cli_out {
+	FILE *f;
+	const char *path;
+	char *tmp;
+};
+/* 0, or prints the error and returns MP_EXIT_OUTPUT. */
+int cli_out_open(struct cli_out *o, const char *path);
+/* commit: flush, close, rename (errors printed, MP_EXIT_OUTPUT); else the
+ * temporary file is removed.  Returns the exit status. */
+int cli_out_close(struct cli_out *o, int commit);
+
+#define MEMPLAN_VERSION "0.1.0"
+
+#endif

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * solver.h - the placement problem (give every transient buffer an offset in
+ * one pool so that buffers resident at the same time never share a byte), the
+ * strategies that solve it, and the checker every answer goes through.
+ * Invariant: a placement is only ever trusted after solver_check() accepts it.
+ *
+ * Model.  An item occupies bytes [offset, offset + size) of the pool during
+ * its half-open lifetime [lower, upper), except during its holes: a hole is a
+ * half-open interval inside the lifetime when the item is swapped out, and
+ * during it only the bytes [offset + win_lo, offset + win_hi) stay occupied
+ * (none when win_lo == win_hi == SOLVER_NO_WINDOW).  The item keeps its
+ * offset across holes.  Two items conflict iff some instant and some byte are
+ * occupied by both.  Internally an item is a list of "pieces" (a time range
+ * and a byte range relative to the offset; see solver_problem_pieces()).
+ *
+ * Height is max(offset + size) over all items, including items whose lifetime
+ * is empty (lower == upper: they conflict with nothing but still need room).
+ */
+#ifndef MEMPLAN_SOLVER_H
+#define MEMPLAN_SOLVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+/* Error codes: 0 on success, one of these on failure (err gets a sentence). */
+enum solver_err {
+	SOLVER_OK = 0,
+	SOLVER_ENOMEM = -1,   /* out of memory */
+	SOLVER_EINVAL = -5,   /* malformed problem (same value as TRACE_EINVAL) */
+	SOLVER_EINVALID = -6, /* solver_check: the placement is not valid */
+	SOLVER_ENOTFOUND = -7 /* no such strategy */
+};
+
+#define SOLVER_NO_WINDOW (-1)
+#define SOLVER_FREE (-1) /* solver_item.fixed_offset: the solver chooses */
+
+/* A hole in an item's lifetime; holes of one item are sorted and disjoint. */
+struct solver_hole {
+	int64_t lower, upper;   /* half-open, inside the item's lifetime */
+	int64_t win_lo, win_hi; /* bytes still occupied, or both SOLVER_NO_WINDOW */
+};
+
+struct solver_item {
+	uint64_t size;       /* bytes, > 0 */
+	uint64_t align;      /* offset % align == 0; >= 1 */
+	int64_t lower, upper; /* lifetime, half-open, lower <= upper */
+	const struct solver_hole *holes; /* nholes entries (not owned by the item) */
+	uint32_t nholes;
+	int64_t fixed_offset; /* SOLVER_FREE, or the offset it must get */
+	int64_t buffer;       /* trace buffer id (for messages and plans), or -1 */
+};
+
+/*
+ * A problem: n items.  Problems built by solver_problem_from_trace() own
+ * their arrays (items and the hole storage the items point into) and are
+ * released with solver_problem_free(); hand-built problems may point
+ * anywhere and are never passed to solver_problem_free().
+ */
+struct solver_problem {
+	struct solver_item *items;
+	size_t n;
+	struct solver_hole *hole_store; /* owned storage for items[].holes */
+	size_t nhole_store;
+};
+
+/*
+ * Extracts the transient buffers of a finished trace (in buffer id order;
+ * items[i].buffer is the id), with lifetimes from trace_lifetime(), holes,
+ * alignment and fixed offsets.  Sizes are the requested sizes, so that
+ * solver_lower_bound() equals trace_peak(t, TRACE_TRANSIENT, NULL).  On
+ * failure *p is left empty (safe to free) and err holds a sentence.
+ */
+int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
+			      char *err, size_t errlen);
+
+/* Frees what solver_problem_from_trace() allocated; leaves *p empty. */
+void solver_problem_free(struct solver_problem *p);
+
+/*
+ * Checks that p is well formed: sizes > 0, align >= 1, lower <= upper, holes
+ * sorted, disjoint, non-empty and inside the lifetime, windows inside the
+ * item, fixed offsets aligned, and every height representable (the sum of
+ * all sizes, alignments and fixed offsets below 2^62).  Every strategy and
+ * solver_check() call it first.  Returns 0 or SOLVER_EINVAL.
+ */
+int solver_problem_validate(const struct solver_problem *p, char *err,
+			    size_t errlen);
+
+/*
+ * One piece of an item: during [lower, upper) it occupies bytes
+ * [offset + lo, offset + hi).  Pieces of one item are disjoint in time and
+ * sorted by lower; an item with no holes is one piece [lower, upper) x
+ * [0, size); an item with an empty lifetime has none.
+ */
+struct solver_piece {
+	int64_t lower, upper;
+	uint64_t lo, hi;
+	uint32_t item;
+};
+
+/*
+ * The pieces of every item, item by item: item i owns
+ * (*pieces)[(*first)[i] .. (*first)[i + 1]).  *first has n + 1 entries.
+ * Both arrays are malloc'ed and owned by the caller.  p must be valid.
+ * Returns 0 or SOLVER_ENOMEM (nothing allocated).
+ */
+int solver_problem_pieces(const struct solver_problem *p,
+			  struct solver_piece **pieces, size_t **first);
+
+/*
+ * The lower bound of any placement: the maximum over time of the occupied
+ * bytes (holes subtracted, windows kept).  O(n log n).  Returns 0 for an
+ * empty problem, or on an invalid problem or out of memory (validate first).
+ */
+uint64_t solver_lower_bound(const struct solver_problem *p);
+
+/*
+ * Verifies a placement: offsets[i] is the offset of items[i].  Checks
+ * alignment, fixed offsets, and that no two items conflict (a sweep over
+ * time, O(P log P) for P pieces, never all pairs).  On success returns 0
+ * and the height in *height (may be NULL).  On failure returns
+ * SOLVER_EINVALID naming the first offending item(s) in err, SOLVER_EINVAL
+ * for a malformed problem, or SOLVER_ENOMEM.
+ */
+int solver_check(const struct solver_problem *p, const uint64_t *offsets,
+		 uint64_t *height, char *err, size_t errlen);
+
+/*
+ * A placement strategy.  place() fills offsets[0..n) and *height, or returns
+ * a negative code with a sentence in err (offsets then undefined).  Every
+ * strategy honours alignment and fixed offsets (fixed items are placed
+ * first and never moved; fixed items that conflict with each other are an
+ * error), and handles holes exactly.  Deterministic: same problem, same
+ * answer.
+ */
+struct solver_strategy {
+	const char *name;  /* "first-fit", "greedy-size", "best-fit" */
+	const char *about; /* one line for --help and reports */
+	int (*place)(const struct solver_problem *p, uint64_t *offsets,
+		     uint64_t *height, char *err, size_t errlen);
+};
+
+/* The strategy called name, or NULL. */
+const struct solver_strategy *solver_strategy_find(const char *name);
+/* The i-th strategy (0-based, in table order), or NULL past the end. */
+const struct solver_strategy *solver_strategy_at(size_t i);
+
+/* The strategies (also reachable through the table). */
+int solver_place_firstfit(const struct solver_problem *p, uint64_t *offsets,
+			  uint64_t *height, char *err, size_t errlen);
+int solver_place_greedy(const struct solver_problem *p, uint64_t *offsets,
+			uint64_t *height, char *err, size_t errlen);
+int solver_place_bestfit(const struct solver_problem *p, uint64_t *offsets,
+			 uint64_t *height, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,64 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# tests/run.sh - runs every test program and script, each speaking TAP, and
+# ends with "N passed, N failed" (one per TAP line; a program that crashes or
+# exits non-zero without a "not ok" line counts one failure more).
+# Called by `make check` with BUILD and SHARED_DATA set.
+BUILD=${BUILD:-build}
+export BUILD SHARED_DATA
+export MEMPLAN_BIN="$PWD/$BUILD/bin"
+logs=$BUILD/tests/logs
+mkdir -p "$logs"
+pass=0
+fail=0
+
+run_one() { # name, command...
+	name=$1
+	shift
+	log=$logs/$name.log
+	"$@" >"$log" 2>&1
+	status=$?
+	p=$(grep -c '^ok ' "$log")
+	f=$(grep -c '^not ok ' "$log")
+	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - $name exited with status $status" >>"$log"
+	fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - $name ran no test" >>"$log"
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+	if [ "$f" -ne 0 ]; then
+		printf '  FAIL   %-36s %4d passed, %d failed\n' "$name" "$p" "$f"
+		sed -e 's/^/         | /' "$log" | grep -v '^         | ok ' | tail -n 40
+	else
+		printf '  PASS   %-36s %4d passed\n' "$name" "$p"
+	fi
+}
+
+for t in "$BUILD"/tests/test_*; do
+	[ -x "$t" ] || continue
+	run_one "unit/${t##*/}" "$t"
+done
+# Seeds for the trace loader are real traces, made by the tools under test.
+seeds=$BUILD/tests/seeds
+mkdir -p "$seeds/trace"
+"$MEMPLAN_BIN/memplan-trace" import --from minimalloc-csv \
+	tests/fuzz/seeds/csv/small.csv -o "$seeds/trace/small.trace" >/dev/null 2>&1
+"$MEMPLAN_BIN/memplan-trace" synth --model alexnet --batch 1 \
+	-o "$seeds/trace/alexnet.trace" >/dev/null 2>&1
+for t in "$BUILD"/tests/fuzz_*; do
+	[ -x "$t" ] || continue
+	n=${t##*/}
+	run_one "fuzz/$n" "$t" -runs="${FUZZ_RUNS:-2000}" \
+		-crash="$logs/$n-crash.bin" tests/fuzz/seeds/"${n#fuzz_}" "$seeds/${n#fuzz_}"
+done
+for t in tests/cli/t*.sh; do
+	[ -f "$t" ] || continue
+	n=${t##*/}
+	run_one "cli/${n%.sh}" sh "$t"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memplan-trace - look into, import, export and synthesize traces.
+ * A thin layer: parse options, call traces/ library code, print once.
+ * Subcommands come from one table; adding one is a function and a row.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "minimalloc_csv.h"
+#include "synth.h"
+#include "trace.h"
+#include "tracedb.h"
+
+#define ERRLEN 512
+
+static const struct cli_command *find_cmd(const char *name);
+
+/* Handles -h/--help and unknown options for every subcommand. */
+static int opt_common(int c, const char *cmd)
+{
+	if (c == 'h') {
+		cli_print_usage(stdout, find_cmd(cmd));
+		return MP_EXIT_OK;
+	}
+	return cli_usage_error("%s: bad option (see '%s %s --help')", cmd,
+			       cli_progname, cmd);
+}
+
+static int load_or_die(const char *path, struct trace **t)
+{
+	char err[ERRLEN];
+	int rc = trace_load(path, t, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	return 0;
+}
+
+static int save_or_die(const struct trace *t, const char *path)
+{
+	char err[ERRLEN];
+	int rc = trace_save(t, path, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return rc == TRACE_ENOMEM ? MP_EXIT_INTERNAL : MP_EXIT_OUTPUT;
+	}
+	return 0;
+}
+
+/* --- info ---------------------------------------------------------------- */
+
+struct info {
+	size_t persistent, transient, by_type[TRACE_EV_COUNT];
+	uint64_t persistent_bytes;
+	int64_t seq_lo, seq_hi, t_lo, t_hi;
+	uint64_t peak, lower_bound;
+	int64_t peak_at, lb_at;
+};
+
+static void gather(const struct trace *t, struct info *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->t_lo = INT64_MAX;
+	in->t_hi = INT64_MIN;
+	for (size_t i = 0; i < t->nbuffers; i++) {
+		if (trace_buffer_persistent(&t->buffers[i])) {
+			in->persistent++;
+			in->persistent_bytes += t->buffers[i].size;
+		} else {
+			in->transient++;
+		}
+	}
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		in->by_type[e->type]++;
+		if (e->t_start != TRACE_TIME_NONE && e->t_start < in->t_lo)
+			in->t_lo = e->t_start;
+		int64_t end = e->t_end != TRACE_TIME_NONE ? e->t_end : e->t_start;
+		if (end != TRACE_TIME_NONE && end > in->t_hi)
+			in->t_hi = end;
+	}
+	in->seq_lo = t->nevents ? t->events[0].seq : 0;
+	in->seq_hi = t->nevents ? t->events[t->nevents - 1].seq : 0;
+	in->peak = trace_peak(t, TRACE_ALL, &in->peak_at);
+	in->lower_bound = trace_peak(t, TRACE_TRANSIENT, &in->lb_at);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void info_json(const char *path, const struct trace *t,
+		      const struct info *in)
+{
+	printf("{\"trace\":");
+	json_str(stdout, path);
+	printf(",\"meta\":{");
+	for (size_t i = 0; i < t->nmeta; i++) {
+		printf(i ? "," : "");
+		json_str(stdout, t->meta[i].key);
+		putchar(':');
+		json_str(stdout, t->meta[i].value);
+	}
+	printf("},\"buffers\":%zu,\"persistent\":%zu,\"transient\":%zu,"
+	       "\"persistent_bytes\":%" PRIu64 ",\"events\":%zu,",
+	       t->nbuffers, in->persistent, in->transient, in->persistent_bytes,
+	       t->nevents);
+	printf("\"events_by_type\":{");
+	for (unsigned k = 0; k < TRACE_EV_COUNT; k++)
+		printf("%s\"%s\":%zu", k ? "," : "", trace_event_type_name(k),
+		       in->by_type[k]);
+	printf("},\"accesses\":%zu,\"holes\":%zu,\"clock\":\"%s\","
+	       "\"seq_first\":%" PRId64 ",\"seq_last\":%" PRId64 ",",
+	       t->naccesses, t->nholes,
+	       t->clock == TRACE_CLOCK_TIME ? "time" : "seq", in->seq_lo,
+	       in->seq_hi);
+	if (in->t_lo <= in->t_hi)
+		printf("\"time_first\":%" PRId64 ",\"time_last\":%" PRId64 ",",
+		       in->t_lo, in->t_hi);
+	printf("\"peak_bytes\":%" PRIu64 ",\"peak_at\":%" PRId64
+	       ",\"lower_bound_bytes\":%" PRIu64 ",\"lower_bound_at\":%" PRId64
+	       "}\n",
+	       in->peak, in->peak_at, in->lower_bound, in->lb_at);
+}
+
+static void info_text(const char *path, const struct trace *t,
+		      const struct info *in)
+{
+	char a[32], b[32];
+	const char *src = trace_get_meta(t, "source");
+	const char *dev = trace_get_meta(t, "device");
+	const char *complete = trace_get_meta(t, "complete");
+	printf("trace:        %s\n", path);
+	printf("source:       %s", src ? src : "unknown");
+	const char *model = trace_get_meta(t, "model");
+	if (model)
+		printf(" (model %s, batch %s, %s)", model,
+		       trace_get_meta(t, "batch") ? trace_get_meta(t, "batch") : "?",
+		       trace_get_meta(t, "dtype") ? trace_get_meta(t, "dtype") : "?");
+	printf("\ndevice:       %s\n", dev ? dev : "unknown");
+	if (complete && strcmp(complete, "1") != 0)
+		printf("complete:     no (recording stopped early)\n");
+	printf("buffers:      %zu (%zu persistent, %s; %zu transient)\n",
+	       t->nbuffers, in->persistent,
+	       cli_format_size(in->persistent_bytes, a, sizeof(a)),
+	       in->transient);
+	printf("events:       %zu (", t->nevents);
+	for (unsigned k = 0, first = 1; k < TRACE_EV_COUNT; k++) {
+		if (!in->by_type[k])
+			continue;
+		printf("%s%zu %s", first ? "" : ", ", in->by_type[k],
+		       trace_event_type_name(k));
+		first = 0;
+	}
+	printf(")\naccesses:     %zu\n", t->naccesses);
+	if (t->nholes)
+		printf("holes:        %zu\n", t->nholes);
+	printf("span:         seq %" PRId64 "..%" PRId64, in->seq_lo, in->seq_hi);
+	if (in->t_lo <= in->t_hi) {
+		if (t->clock == TRACE_CLOCK_TIME)
+			printf(", time %" PRId64 "..%" PRId64, in->t_lo, in->t_hi);
+		else
+			printf(", %.3f ms of GPU time",
+			       (double)(in->t_hi - in->t_lo) / 1e6);
+	}
+	printf("\npeak:         %s (%" PRIu64 " bytes) at %s %" PRId64 "\n",
+	       cli_format_size(in->peak, a, sizeof(a)), in->peak,
+	       t->clock == TRACE_CLOCK_TIME ? "time" : "seq", in->peak_at);
+	printf("lower bound:  %s (%" PRIu64 " bytes; transient buffers, any single pool)\n",
+	       cli_format_size(in->lower_bound, b, sizeof(b)), in->lower_bound);
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
+	int json = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else
+			return opt_common(c, "info");
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("info: expected one TRACE");
+	struct trace *t;
+	int rc = load_or_die(argv[optind], &t);
+	if (rc)
+		return rc;
+	struct info in;
+	gather(t, &in);
+	if (json)
+		info_json(argv[optind], t, &in);
+	else
+		info_text(argv[optind], t, &in);
+	trace_free(t);
+	return fflush(stdout) == 0 ? MP_EXIT_OK : MP_EXIT_OUTPUT;
+}
+
+/* --- import / export ----------------------------------------------------- */
+
+static int cmd_import(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "from", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *from = NULL, *out = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+		if (c == 'f')
+			from = optarg;
+		else if (c == 'o')
+			out = optarg;
+		else
+			return opt_common(c, "import");
+	}
+	if (!from)
+		return cli_usage_error("import: --from FORMAT is required (minimalloc-csv)");
+	if (!out)
+		return cli_usage_error("import: -o TRACE is required");
+	if (optind != argc - 1)
+		return cli_usage_error("import: expected one input file");
+	if (strcmp(from, "minimalloc-csv") != 0)
+		return cli_usage_error("import: unknown format '%s' (known: minimalloc-csv)",
+				       from);
+	char err[ERRLEN];
+	struct trace *t;
+	int rc = mmcsv_import(argv[optind], &t, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	rc = save_or_die(t, out);
+	trace_free(t);
+	return rc;
+}
+
+static int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "to", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *to = NULL, *out = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:o:h", opts, NULL)) != -1) {
+		if (c == 't')
+			to = optarg;
+		else if (c == 'o')
+			out = optarg;
+		else
+			return opt_common(c, "export");
+	}
+	if (!to)
+		return cli_usage_error("export: --to FORMAT is required (minimalloc-csv)");
+	if (strcmp(to, "minimalloc-csv") != 0)
+		return cli_usage_error("export: unknown format '%s' (known: minimalloc-csv)",
+				       to);
+	if (optind != argc - 1)
+		return cli_usage_error("export: expected one TRACE");
+	struct trace *t;
+	int rc = load_or_die(argv[optind], &t);
+	if (rc)
+		return rc;
+	struct cli_out o;
+	if ((rc = cli_out_open(&o, out)) != 0) {
+		trace_free(t);
+		return rc;
+	}
+	char err[ERRLEN];
+	int werr = mmcsv_export(t, o.f, err, sizeof(err));
+	if (werr)
+		cli_error("%s", err);
+	rc = cli_out_close(&o, werr == 0);
+	trace_free(t);
+	return werr ? MP_EXIT_OUTPUT : rc;
+}
+
+/* --- synth --------------------------------------------------------------- */
+
+static int synth_list(void)
+{
+	printf("models:\n");
+	for (size_t i = 0; synth_model_name(i); i++)
+		printf("  %-14s %s\n", synth_model_name(i), synth_model_about(i));
+	printf("devices:");
+	for (size_t i = 0; synth_device_name(i); i++)
+		printf(" %s", synth_device_name(i));
+	printf("\ndtypes: fp32 fp16 bf16\n");
+	return MP_EXIT_OK;
+}
+
+static int cmd_synth(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "dtype", required_argument, NULL, 'd' },
+		{ "device", required_argument, NULL, 'D' },
+		{ "seq-len", required_argument, NULL, 's' },
+		{ "optimizer", required_argument, NULL, 'O' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct synth_opts so = { .dtype = SYNTH_FP32, .device = "h200" };
+	const char *out = NULL;
+	uint64_t v;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "m:b:d:D:s:O:o:lh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			so.model = optarg;
+			break;
+		case 'b':
+			if (cli_parse_u64(optarg, &v) || v == 0 || v > 1u << 20)
+				return cli_usage_error("synth: --batch '%s' is not a batch size (1 to 1048576)",
+						       optarg);
+			so.batch = (unsigned)v;
+			break;
+		case 'd':
+			if (synth_dtype_parse(optarg, &so.dtype))
+				return cli_usage_error("synth: --dtype '%s' is not one of fp32, fp16, bf16",
+						       optarg);
+			break;
+		case 'D':
+			so.device = optarg;
+			break;
+		case 's':
+			if (cli_parse_u64(optarg, &v) || v == 0 || v > 1u << 20)
+				return cli_usage_error("synth: --seq-len '%s' is not a sequence length (1 to 1048576)",
+						       optarg);
+			so.seq_len = (unsigned)v;
+			break;
+		case 'O':
+			so.optimizer = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'l':
+			return synth_list();
+		default:
+			return opt_common(c, "synth");
+		}
+	}
+	if (optind != argc)
+		return cli_usage_error("synth: unexpected argument '%s'", argv[optind]);
+	if (!so.model)
+		return cli_usage_error("synth: --model is required (see 'synth --list')");
+	if (!so.batch)
+		return cli_usage_error("synth: --batch is required");
+	if (!out)
+		return cli_usage_error("synth: -o TRACE is required");
+	char err[ERRLEN];
+	struct trace *t;
+	int rc = synth_build(&so, &t, err, sizeof(err));
+	if (rc) {
+		if (rc == TRACE_EINVAL)
+			return cli_usage_error("synth: %s", err);
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	rc = save_or_die(t, out);
+	trace_free(t);
+	return rc;
+}
+
+/* --- table --------------------------------------------------------------- */
+
+static const struct cli_command commands[] = {
+	{ "info", cmd_info, "info [--json] TRACE",
+	  "show what a trace holds: source, counts, span, peak, lower bound" },
+	{ "import", cmd_import, "import --from minimalloc-csv IN -o TRACE",
+	  "convert another tool's file into a trace" },
+	{ "export", cmd_export, "export --to minimalloc-csv TRACE [-o OUT]",
+	  "write a trace in another tool's format (stdout by default)" },
+	{ "synth", cmd_synth,
+	  "synth --model M --batch B [--dtype fp32|fp16|bf16] [--device h200|h100|a100|v100] "
+	  "[--seq-len N] [--optimizer sgd|adam] -o TRACE | synth --list",
+	  "write one training iteration of a model from the synthetic zoo" },
+	{ 0 }
+};
+
+static const struct cli_command *find_cmd(const char *name)
+{
+	for (const struct cli_command *c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return &commands[0];
+}
+
+int main(int argc, char **argv)
+{
+	cli_progname = "memplan-trace";
+	return cli_dispatch(commands, argc, argv,
+			    "Inspect, import, export and synthesize memplan traces "
+			    "(SQLite files, see memplan-trace(5)).");
+}
