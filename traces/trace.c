@@ -578,6 +578,8 @@ uint64_t trace_peak(const struct trace *t, enum trace_filter filter,
 			continue;
 		int64_t lo, hi;
 		trace_lifetime(t, b, &lo, &hi);
+		if (lo >= hi)
+			continue; /* an empty lifetime is never live */
 		p[k++] = (struct point){ lo, (int64_t)b->size };
 		p[k++] = (struct point){ hi, -(int64_t)b->size };
 		for (uint32_t j = 0; j < b->nholes; j++) {
@@ -589,9 +591,9 @@ uint64_t trace_peak(const struct trace *t, enum trace_filter filter,
 			p[k++] = (struct point){ h->upper, away };
 		}
 	}
-	qsort(p, n, sizeof(*p), point_cmp);
+	qsort(p, k, sizeof(*p), point_cmp);
 	int64_t live = 0, best = 0, best_at = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < k; i++) {
 		live += p[i].delta;
 		if (live > best) {
 			best = live;
