@@ -82,21 +82,13 @@ static const char *show(char *buf, size_t cap, struct span s)
 	return buf;
 }
 
-static void vput(char *err, size_t errlen, const char *prefix,
-		 const char *fmt, va_list ap)
+static void put(char *err, size_t errlen, const char *fmt, ...)
 {
 	if (!err || !errlen)
 		return;
-	int n = snprintf(err, errlen, "%s", prefix);
-	if (n >= 0 && (size_t)n < errlen)
-		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-}
-
-static void put(char *err, size_t errlen, const char *fmt, ...)
-{
 	va_list ap;
 	va_start(ap, fmt);
-	vput(err, errlen, "", fmt, ap);
+	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 }
 
@@ -106,16 +98,21 @@ static void put(char *err, size_t errlen, const char *fmt, ...)
  */
 static int bad(struct parser *p, int col, const char *fmt, ...)
 {
-	char prefix[160], fb[48];
+	char fb[48];
+	if (!p->err || !p->errlen)
+		return TRACE_EFORMAT;
+	int n;
 	if (col >= 0)
-		snprintf(prefix, sizeof(prefix), "'%s':%zu: field %s: ", p->name,
-			 p->line, show(fb, sizeof(fb), p->hdr[col]));
+		n = snprintf(p->err, p->errlen, "'%s':%zu: field %s: ", p->name,
+			     p->line, show(fb, sizeof(fb), p->hdr[col]));
 	else
-		snprintf(prefix, sizeof(prefix), "'%s':%zu: ", p->name, p->line);
-	va_list ap;
-	va_start(ap, fmt);
-	vput(p->err, p->errlen, prefix, fmt, ap);
-	va_end(ap);
+		n = snprintf(p->err, p->errlen, "'%s':%zu: ", p->name, p->line);
+	if (n >= 0 && (size_t)n < p->errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
 	return TRACE_EFORMAT;
 }
 

@@ -27,8 +27,9 @@ int mmcsv_import(const char *path, struct trace **out, char *err,
 /*
  * Writes a finished trace as MiniMalloc CSV to f.  Imported traces keep their
  * ids and times; any other trace uses buffer ids and its clock (sequence
- * numbers unless the clock is time).  Returns 0, or TRACE_EIO on a write
- * error, with a sentence in err.
+ * numbers unless the clock is time).  Returns 0, TRACE_EIO on a write
+ * error, or TRACE_EINVAL for an unfinished trace or a label that cannot be
+ * a CSV id (comma, newline), with a sentence in err.
  */
 int mmcsv_export(const struct trace *t, FILE *f, char *err, size_t errlen);
 
