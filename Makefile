@@ -80,6 +80,8 @@ ALL_OBJ := $(CORE_OBJ) $(patsubst %.c,$(BUILD)/obj/%.o,$(PROG_SRC) $(UNIT_SRC) \
 	   $(FUZZ_SRC) $(BENCH_SRC) tests/fuzz/driver.c)
 
 .PHONY: all check demo bench fuzz install uninstall clean archive
+# keep objects that only pattern rules mention
+.SECONDARY:
 all: $(PROGS) archive
 
 $(BUILD)/obj/%.o: %.c

@@ -6,7 +6,11 @@
 # Called by `make check` with BUILD and SHARED_DATA set.
 BUILD=${BUILD:-build}
 export BUILD SHARED_DATA
-export MEMPLAN_BIN="$PWD/$BUILD/bin"
+case $BUILD in
+/*) MEMPLAN_BIN=$BUILD/bin ;;
+*) MEMPLAN_BIN=$PWD/$BUILD/bin ;;
+esac
+export MEMPLAN_BIN
 logs=$BUILD/tests/logs
 mkdir -p "$logs"
 pass=0
@@ -15,7 +19,7 @@ fail=0
 run_one() { # name, command...
 	name=$1
 	shift
-	log=$logs/$name.log
+	log=$logs/$(echo "$name" | tr / -).log
 	"$@" >"$log" 2>&1
 	status=$?
 	p=$(grep -c '^ok ' "$log")

@@ -1,0 +1,25 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# tests/bench/run.sh - `make bench`: every benchmark program in
+# $BUILD/bench/, each printing rows of figures, under one heading apiece,
+# then the synthetic zoo's generation time.  Figures, not assertions.
+BUILD=${BUILD:-build}
+export SHARED_DATA
+echo "memplan bench on $(uname -m), $(nproc) cores, $(date -u +%Y-%m-%d)"
+for b in "$BUILD"/bench/bench_*; do
+	[ -x "$b" ] || continue
+	echo
+	echo "== ${b##*/}"
+	"$b" ${BENCH_ARGS:-} || echo "(${b##*/} failed with status $?)"
+done
+echo
+echo "== synth (memplan-trace synth, wall time per trace)"
+printf '%-14s %6s %10s\n' model batch seconds
+for spec in "alexnet 128" "vgg16 32" "resnet50 32" "inception_v3 32" "bert-base 32" "gpt2 8"; do
+	set -- $spec
+	t0=$(date +%s.%N)
+	"$BUILD/bin/memplan-trace" synth --model "$1" --batch "$2" -o "/tmp/memplan-bench-$$.trace" >/dev/null
+	t1=$(date +%s.%N)
+	awk -v m="$1" -v b="$2" -v a="$t0" -v z="$t1" 'BEGIN { printf "%-14s %6s %10.3f\n", m, b, z - a }'
+done
+rm -f "/tmp/memplan-bench-$$.trace"

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+# tests/cli/lib.sh - TAP helpers for the command-line tests (git's t/ style).
+# Source it; it sets $T (a fresh temporary folder, removed at exit) and
+# puts the built commands first on PATH.
+: "${BUILD:=build}"
+: "${SHARED_DATA:=../shared/data}"
+PATH="${MEMPLAN_BIN:-$PWD/$BUILD/bin}:$PATH"
+export PATH
+T=$(mktemp -d /tmp/memplan-cli.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+tap_n=0
+tap_fail=0
+
+ok() { # condition-status description
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		tap_fail=$((tap_fail + 1))
+		echo "not ok $tap_n - $2"
+		[ -s "$T/err" ] && sed 's/^/#   stderr: /' "$T/err" | head -5
+	fi
+}
+
+# expect STATUS DESCRIPTION CMD...: runs CMD (stdout in $T/out, stderr in
+# $T/err) and checks its exit status.
+expect() {
+	want=$1
+	what=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	[ "$got" -eq "$want" ]
+	st=$?
+	[ $st -ne 0 ] && echo "#   exit status $got, expected $want: $*"
+	ok $st "$what"
+}
+
+# has FILE TEXT DESCRIPTION: FILE contains TEXT (fixed string).
+has() {
+	grep -qF -- "$2" "$1"
+	st=$?
+	[ $st -ne 0 ] && echo "#   '$1' lacks '$2'" && head -3 "$1" | sed 's/^/#   | /'
+	ok $st "$3"
+}
+
+done_testing() {
+	echo "1..$tap_n"
+	[ "$tap_fail" -eq 0 ]
+}

@@ -1,0 +1,54 @@
+#!/bin/sh
+# MiniMalloc CSV import and export: the public instances round-trip byte for
+# byte, and a bad file is refused without leaving any output behind.
+. tests/cli/lib.sh
+
+n=0
+for f in "$SHARED_DATA"/placement/*.csv; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	b=${f##*/}
+	memplan-trace import --from minimalloc-csv "$f" -o "$T/$b.trace" 2>"$T/err" &&
+		memplan-trace export --to minimalloc-csv "$T/$b.trace" -o "$T/$b" 2>>"$T/err" &&
+		cmp -s "$f" "$T/$b"
+	ok $? "$b round-trips exactly"
+done
+[ "$n" -ge 12 ]
+ok $? "found the 12 public instances in $SHARED_DATA/placement"
+
+f=$SHARED_DATA/placement/A.1048576.csv
+memplan-trace import --from minimalloc-csv "$f" -o "$T/A.trace" 2>"$T/err"
+expect 0 "info on an import" memplan-trace info --json "$T/A.trace"
+has "$T/out" '"lower_bound_bytes":1048576' "A's lower bound is 1,048,576"
+expect 0 "export to stdout" memplan-trace export --to minimalloc-csv "$T/A.trace"
+cmp -s "$f" "$T/out"
+ok $? "stdout export equals the file"
+
+printf 'id,lower,upper,size\n0,0,5,100\n1,2,4,-7\n' >"$T/bad.csv"
+expect 3 "a negative size exits 3" \
+	memplan-trace import --from minimalloc-csv "$T/bad.csv" -o "$T/bad.trace"
+has "$T/err" "bad.csv':3" "the error names file and line"
+has "$T/err" "size" "the error names the field"
+[ ! -e "$T/bad.trace" ]
+ok $? "no output file is left behind"
+ls "$T" | grep -q tmp
+[ $? -ne 0 ]
+ok $? "no temporary file is left behind"
+
+cp "$T/A.trace" "$T/keep.trace"
+expect 3 "a bad import over an existing trace fails" \
+	memplan-trace import --from minimalloc-csv "$T/bad.csv" -o "$T/keep.trace"
+cmp -s "$T/A.trace" "$T/keep.trace"
+ok $? "the existing trace is untouched"
+
+expect 2 "unknown import format" \
+	memplan-trace import --from tensorflow "$f" -o "$T/x.trace"
+expect 2 "import without -o" memplan-trace import --from minimalloc-csv "$f"
+expect 3 "missing CSV exits 3" \
+	memplan-trace import --from minimalloc-csv "$T/none.csv" -o "$T/x.trace"
+expect 4 "unwritable output exits 4" \
+	memplan-trace import --from minimalloc-csv "$f" -o /nonexistent/x.trace
+expect 4 "unwritable export exits 4" \
+	memplan-trace export --to minimalloc-csv "$T/A.trace" -o /nonexistent/x.csv
+
+done_testing
