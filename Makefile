@@ -31,7 +31,7 @@ BUILD ?= build$(if $(SANITIZE),/san)
 MP_WARN := -Wall -Wextra -Wpedantic -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wold-style-definition -Wwrite-strings -Wvla -fno-common
 MP_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(MP_WARN) -MMD -MP \
-	     -Itraces -Icli
+	     -Itraces -Icli -Iplanner
 ifeq ($(DEVELOPER),1)
 MP_CFLAGS += -Werror
 endif

@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * solver.c - the placement problem shared by every strategy: extraction from
+ * a trace, validation, pieces, the lower bound, the checker, and the table of
+ * strategies.  The checker is deliberately independent of the occupancy tree
+ * the strategies use (a plain sweep), so a bug there cannot vouch for itself.
+ */
+#include "solver.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+/* --- problems ---------------------------------------------------------- */
+
+void solver_problem_free(struct solver_problem *p)
+{
+	free(p->items);
+	free(p->hole_store);
+	memset(p, 0, sizeof(*p));
+}
+
+int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
+			      char *err, size_t errlen)
+{
+	memset(p, 0, sizeof(*p));
+	if (!t->finished)
+		return fail(err, errlen, SOLVER_EINVAL,
+			    "the trace is not finished (call trace_finish first)");
+	size_t n = 0, nh = 0;
+	for (size_t i = 0; i < t->nbuffers; i++) {
+		const struct trace_buffer *b = &t->buffers[i];
+		if (trace_buffer_persistent(b))
+			continue;
+		n++;
+		nh += b->nholes;
+	}
+	if (n) {
+		p->items = calloc(n, sizeof(*p->items));
+		if (!p->items)
+			goto nomem;
+	}
+	if (nh) {
+		p->hole_store = calloc(nh, sizeof(*p->hole_store));
+		if (!p->hole_store)
+			goto nomem;
+	}
+	size_t k = 0, kh = 0;
+	for (size_t i = 0; i < t->nbuffers; i++) {
+		const struct trace_buffer *b = &t->buffers[i];
+		if (trace_buffer_persistent(b))
+			continue;
+		struct solver_item *it = &p->items[k++];
+		it->size = b->size;
+		it->align = b->align ? b->align : 1;
+		trace_lifetime(t, b, &it->lower, &it->upper);
+		it->fixed_offset = b->fixed_offset >= 0 ? b->fixed_offset
+							: SOLVER_FREE;
+		it->buffer = b->id;
+		it->holes = b->nholes ? &p->hole_store[kh] : NULL;
+		it->nholes = b->nholes;
+		for (uint32_t j = 0; j < b->nholes; j++) {
+			const struct trace_hole *h = &t->holes[b->hole0 + j];
+			struct solver_hole *s = &p->hole_store[kh++];
+			s->lower = h->lower;
+			s->upper = h->upper;
+			s->win_lo = h->win_lo == TRACE_NONE ? SOLVER_NO_WINDOW
+							    : h->win_lo;
+			s->win_hi = h->win_hi == TRACE_NONE ? SOLVER_NO_WINDOW
+							    : h->win_hi;
+		}
+	}
+	p->n = n;
+	p->nhole_store = nh;
+	return 0;
+nomem:
+	solver_problem_free(p);
+	return fail(err, errlen, SOLVER_ENOMEM,
+		    "out of memory extracting %zu buffers", n);
+}
+
+#define SOLVER_LIMIT (UINT64_C(1) << 62)
+
+/* Names an item in messages: its trace buffer id when it has one. */
+static long long item_name(const struct solver_problem *p, size_t i)
+{
+	return p->items[i].buffer >= 0 ? (long long)p->items[i].buffer
+				       : (long long)i;
+}
+
+int solver_problem_validate(const struct solver_problem *p, char *err,
+			    size_t errlen)
+{
+	if (p->n && !p->items)
+		return fail(err, errlen, SOLVER_EINVAL,
+			    "the problem has %zu items but no item array", p->n);
+	uint64_t total = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct solver_item *it = &p->items[i];
+		long long id = item_name(p, i);
+		if (it->size == 0 || it->size >= SOLVER_LIMIT)
+			return fail(err, errlen, SOLVER_EINVAL,
+				    "buffer %lld: size %llu is not between 1 and 2^62",
+				    id, (unsigned long long)it->size);
+		if (it->align == 0 || it->align >= SOLVER_LIMIT)
+			return fail(err, errlen, SOLVER_EINVAL,
+				    "buffer %lld: alignment %llu is not between 1 and 2^62",
+				    id, (unsigned long long)it->align);
+		if (it->lower > it->upper)
+			return fail(err, errlen, SOLVER_EINVAL,
+				    "buffer %lld: lifetime [%lld, %lld) ends before it starts",
+				    id, (long long)it->lower, (long long)it->upper);
+		if (it->fixed_offset != SOLVER_FREE) {
+			if (it->fixed_offset < 0 ||
+			    (uint64_t)it->fixed_offset >= SOLVER_LIMIT)
+				return fail(err, errlen, SOLVER_EINVAL,
+					    "buffer %lld: fixed offset %lld is out of range",
+					    id, (long long)it->fixed_offset);
+			if ((uint64_t)it->fixed_offset % it->align)
+				return fail(err, errlen, SOLVER_EINVAL,
+					    "buffer %lld: fixed offset %lld is not a multiple of its alignment %llu",
+					    id, (long long)it->fixed_offset,
+					    (unsigned long long)it->align);
+			total += (uint64_t)it->fixed_offset;
+		}
+		total += it->size + it->align;
+		if (total >= SOLVER_LIMIT)
+			return fail(err, errlen, SOLVER_EINVAL,
+				    "buffer %lld: the sizes, alignments and fixed offsets add up to 2^62 or more",
+				    id);
+		if (it->nholes && !it->holes)
+			return fail(err, errlen, SOLVER_EINVAL,
+				    "buffer %lld: %u holes but no hole array", id,
+				    (unsigned)it->nholes);
+		int64_t prev = it->lower;
+		for (uint32_t j = 0; j < it->nholes; j++) {
+			const struct solver_hole *h = &it->holes[j];
+			if (h->lower >= h->upper || h->lower < prev ||
+			    h->upper > it->upper)
+				return fail(err, errlen, SOLVER_EINVAL,
+					    "buffer %lld: hole [%lld, %lld) is empty, overlaps the previous hole or lies outside the lifetime [%lld, %lld)",
+					    id, (long long)h->lower,
+					    (long long)h->upper, (long long)it->lower,
+					    (long long)it->upper);
+			prev = h->upper;
+			int none = h->win_lo == SOLVER_NO_WINDOW &&
+				   h->win_hi == SOLVER_NO_WINDOW;
+			if (!none && (h->win_lo < 0 || h->win_lo >= h->win_hi ||
+				      (uint64_t)h->win_hi > it->size))
+				return fail(err, errlen, SOLVER_EINVAL,
+					    "buffer %lld: window [%lld, %lld) of hole [%lld, %lld) is not inside its %llu bytes",
+					    id, (long long)h->win_lo,
+					    (long long)h->win_hi, (long long)h->lower,
+					    (long long)h->upper,
+					    (unsigned long long)it->size);
+		}
+	}
+	return 0;
+}
+
+int solver_problem_pieces(const struct solver_problem *p,
+			  struct solver_piece **pieces, size_t **first)
+{
+	size_t np = 0;
+	for (size_t i = 0; i < p->n; i++)
+		np += 1 + 2 * (size_t)p->items[i].nholes;
+	struct solver_piece *pc = malloc((np ? np : 1) * sizeof(*pc));
+	size_t *fi = malloc((p->n + 1) * sizeof(*fi));
+	if (!pc || !fi) {
+		free(pc);
+		free(fi);
+		return SOLVER_ENOMEM;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct solver_item *it = &p->items[i];
+		fi[i] = k;
+		int64_t at = it->lower;
+		for (uint32_t j = 0; j < it->nholes; j++) {
+			const struct solver_hole *h = &it->holes[j];
+			if (h->lower > at)
+				pc[k++] = (struct solver_piece){
+					at, h->lower, 0, it->size, (uint32_t)i };
+			if (h->win_lo != SOLVER_NO_WINDOW)
+				pc[k++] = (struct solver_piece){
+					h->lower, h->upper, (uint64_t)h->win_lo,
+					(uint64_t)h->win_hi, (uint32_t)i };
+			at = h->upper;
+		}
+		if (it->upper > at)
+			pc[k++] = (struct solver_piece){ at, it->upper, 0,
+							 it->size, (uint32_t)i };
+	}
+	fi[p->n] = k;
+	*pieces = pc;
+	*first = fi;
+	return 0;
+}
+
+/* --- lower bound ------------------------------------------------------- */
+
+struct delta {
+	int64_t at;
+	int64_t d;
+};
+
+static int delta_cmp(const void *a, const void *b)
+{
+	const struct delta *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	/* half-open: what ends at t is gone before what starts at t */
+	return (x->d > y->d) - (x->d < y->d);
+}
+
+uint64_t solver_lower_bound(const struct solver_problem *p)
+{
+	struct solver_piece *pc;
+	size_t *fi;
+	if (p->n == 0 || solver_problem_validate(p, NULL, 0) ||
+	    solver_problem_pieces(p, &pc, &fi))
+		return 0;
+	size_t np = fi[p->n];
+	free(fi);
+	struct delta *d = malloc((2 * np + 1) * sizeof(*d));
+	if (!d) {
+		free(pc);
+		return 0;
+	}
+	for (size_t i = 0; i < np; i++) {
+		int64_t bytes = (int64_t)(pc[i].hi - pc[i].lo);
+		d[2 * i] = (struct delta){ pc[i].lower, bytes };
+		d[2 * i + 1] = (struct delta){ pc[i].upper, -bytes };
+	}
+	free(pc);
+	qsort(d, 2 * np, sizeof(*d), delta_cmp);
+	int64_t live = 0, best = 0;
+	for (size_t i = 0; i < 2 * np; i++) {
+		live += d[i].d;
+		if (live > best)
+			best = live;
+	}
+	free(d);
+	return (uint64_t)best;
+}
+
+/* --- checker ----------------------------------------------------------- */
+
+/*
+ * The sweep visits piece starts and ends in time order (ends first at equal
+ * times).  Resident pieces live in a max segment tree indexed by the rank of
+ * their absolute start byte, holding their end byte: a new piece [a, b)
+ * conflicts iff some resident piece starting below a ends above a, or some
+ * resident piece starts in [a, b).
+ */
+struct ranked {
+	uint64_t start; /* absolute first byte */
+	uint32_t piece;
+};
+
+static int ranked_cmp(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->piece > y->piece) - (x->piece < y->piece);
+}
+
+struct sweep_ev {
+	int64_t at;
+	uint32_t piece;
+	uint32_t start; /* 0 = end, 1 = start: ends sort first */
+};
+
+static int sweep_cmp(const void *a, const void *b)
+{
+	const struct sweep_ev *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->piece > y->piece) - (x->piece < y->piece);
+}
+
+/* Max end (and its piece) over tree leaves [l, r); 0 if none resident. */
+static uint64_t tree_max(const uint64_t *mx, const uint32_t *who, size_t m,
+			 size_t l, size_t r, uint32_t *arg)
+{
+	uint64_t best = 0;
+	for (l += m, r += m; l < r; l >>= 1, r >>= 1) {
+		if ((l & 1) && mx[l] > best) {
+			best = mx[l];
+			*arg = who[l];
+		}
+		if (l & 1)
+			l++;
+		if (r & 1) {
+			r--;
+			if (mx[r] > best) {
+				best = mx[r];
+				*arg = who[r];
+			}
+		}
+	}
+	return best;
+}
+
+static void tree_set(uint64_t *mx, uint32_t *who, size_t m, size_t pos,
+		     uint64_t v, uint32_t w)
+{
+	pos += m;
+	mx[pos] = v;
+	who[pos] = w;
+	for (pos >>= 1; pos >= 1; pos >>= 1) {
+		size_t a = 2 * pos, b = a + 1;
+		size_t c = mx[a] >= mx[b] ? a : b;
+		mx[pos] = mx[c];
+		who[pos] = who[c];
+	}
+}
+
+/* First rank whose absolute start byte is >= v. */
+static size_t rank_of(const struct ranked *r, size_t np, uint64_t v)
+{
+	size_t lo = 0, hi = np;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r[mid].start < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int solver_check(const struct solver_problem *p, const uint64_t *offsets,
+		 uint64_t *height, char *err, size_t errlen)
+{
+	int rc = solver_problem_validate(p, err, errlen);
+	if (rc)
+		return rc;
+	uint64_t top = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct solver_item *it = &p->items[i];
+		long long id = item_name(p, i);
+		if (offsets[i] >= SOLVER_LIMIT)
+			return fail(err, errlen, SOLVER_EINVALID,
+				    "buffer %lld: offset %llu is out of range", id,
+				    (unsigned long long)offsets[i]);
+		if (offsets[i] % it->align)
+			return fail(err, errlen, SOLVER_EINVALID,
+				    "buffer %lld: offset %llu is not a multiple of its alignment %llu",
+				    id, (unsigned long long)offsets[i],
+				    (unsigned long long)it->align);
+		if (it->fixed_offset != SOLVER_FREE &&
+		    offsets[i] != (uint64_t)it->fixed_offset)
+			return fail(err, errlen, SOLVER_EINVALID,
+				    "buffer %lld: offset %llu differs from its fixed offset %lld",
+				    id, (unsigned long long)offsets[i],
+				    (long long)it->fixed_offset);
+		if (offsets[i] + it->size > top)
+			top = offsets[i] + it->size;
+	}
+
+	struct solver_piece *pc = NULL;
+	size_t *fi = NULL;
+	if (solver_problem_pieces(p, &pc, &fi))
+		return fail(err, errlen, SOLVER_ENOMEM,
+			    "out of memory checking %zu buffers", p->n);
+	size_t np = fi[p->n];
+	free(fi);
+	size_t m = np ? np : 1;
+	struct ranked *byrank = malloc(m * sizeof(*byrank));
+	uint32_t *rank = malloc(m * sizeof(*rank));
+	struct sweep_ev *ev = malloc(2 * m * sizeof(*ev));
+	uint64_t *mx = calloc(2 * m, sizeof(*mx));
+	uint32_t *who = calloc(2 * m, sizeof(*who));
+	rc = 0;
+	if (!byrank || !rank || !ev || !mx || !who) {
+		rc = fail(err, errlen, SOLVER_ENOMEM,
+			  "out of memory checking %zu buffers", p->n);
+		goto out;
+	}
+	for (size_t i = 0; i < np; i++)
+		byrank[i] = (struct ranked){ offsets[pc[i].item] + pc[i].lo,
+					     (uint32_t)i };
+	qsort(byrank, np, sizeof(*byrank), ranked_cmp);
+	for (size_t i = 0; i < np; i++) {
+		rank[byrank[i].piece] = (uint32_t)i;
+		ev[2 * i] = (struct sweep_ev){ pc[i].lower, (uint32_t)i, 1 };
+		ev[2 * i + 1] = (struct sweep_ev){ pc[i].upper, (uint32_t)i, 0 };
+	}
+	qsort(ev, 2 * np, sizeof(*ev), sweep_cmp);
+	for (size_t e = 0; e < 2 * np; e++) {
+		uint32_t i = ev[e].piece;
+		if (!ev[e].start) {
+			tree_set(mx, who, m, rank[i], 0, 0);
+			continue;
+		}
+		uint64_t a = offsets[pc[i].item] + pc[i].lo;
+		uint64_t b = offsets[pc[i].item] + pc[i].hi;
+		size_t ra = rank_of(byrank, np, a), rb = rank_of(byrank, np, b);
+		uint32_t other = 0;
+		int clash = tree_max(mx, who, m, 0, ra, &other) > a ||
+			    tree_max(mx, who, m, ra, rb, &other) > 0;
+		if (clash) {
+			const struct solver_piece *q = &pc[other];
+			uint64_t qa = offsets[q->item] + q->lo;
+			uint64_t qb = offsets[q->item] + q->hi;
+			rc = fail(err, errlen, SOLVER_EINVALID,
+				  "buffers %lld and %lld overlap: bytes [%llu, %llu) and [%llu, %llu) are both resident at time %lld",
+				  item_name(p, q->item), item_name(p, pc[i].item),
+				  (unsigned long long)qa, (unsigned long long)qb,
+				  (unsigned long long)a, (unsigned long long)b,
+				  (long long)ev[e].at);
+			goto out;
+		}
+		tree_set(mx, who, m, rank[i], b, i);
+	}
+	if (height)
+		*height = top;
+out:
+	free(pc);
+	free(byrank);
+	free(rank);
+	free(ev);
+	free(mx);
+	free(who);
+	return rc;
+}
+
+/* --- strategies -------------------------------------------------------- */
+
+static const struct solver_strategy strategies[] = {
+	{ "first-fit",
+	  "allocation order, lowest free offset: a naive pool, the baseline",
+	  solver_place_firstfit },
+	{ "greedy-size",
+	  "largest first, lowest fitting gap (TFLite greedy by size)",
+	  solver_place_greedy },
+	{ "best-fit",
+	  "smallest fitting gap, best of size and duration orders (Zhang et al. 2019, XLA heap simulator)",
+	  solver_place_bestfit },
+};
+
+const struct solver_strategy *solver_strategy_at(size_t i)
+{
+	return i < sizeof(strategies) / sizeof(strategies[0]) ? &strategies[i]
+							     : NULL;
+}
+
+const struct solver_strategy *solver_strategy_find(const char *name)
+{
+	for (size_t i = 0; solver_strategy_at(i); i++)
+		if (strcmp(strategies[i].name, name) == 0)
+			return &strategies[i];
+	return NULL;
+}

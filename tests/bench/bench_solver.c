@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_solver.c - placement quality and speed: one row per (instance,
+ * strategy) with the lower bound, the height, their ratio, the time and the
+ * throughput, on the shared MiniMalloc instances ($SHARED_DATA/placement,
+ * default ../shared/data) and on generated training iterations of 10^4, 10^5
+ * and 10^6 buffers (--quick skips 10^6).  Every placement is checked.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "solver.h"
+
+static const char *instances[] = {
+	"A.1048576", "B.1048576", "C.1048576", "D.1048576",
+	"E.1048576", "F.1048576", "G.1048576", "H.1048576",
+	"I.1048576", "J.1048576", "K.1048576", "somas-resnet50",
+};
+
+/* Reads MiniMalloc's id,lower,upper,size rows; item count or -1. */
+static long read_csv(const char *path, struct solver_item **out)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[256];
+	size_t n = 0, cap = 0;
+	struct solver_item *items = NULL;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		long long id, lo, hi;
+		unsigned long long sz;
+		if (sscanf(line, "%lld,%lld,%lld,%llu", &id, &lo, &hi, &sz) != 4)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			struct solver_item *it = realloc(items, cap * sizeof(*it));
+			if (!it) {
+				free(items);
+				fclose(f);
+				return -1;
+			}
+			items = it;
+		}
+		items[n++] = (struct solver_item){ sz, 1, lo, hi, NULL, 0,
+						   SOLVER_FREE, id };
+	}
+	fclose(f);
+	*out = items;
+	return (long)n;
+}
+
+/* --- a generated training iteration ------------------------------------- */
+
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+struct gen {
+	struct solver_item *items;
+	size_t n, cap;
+	int64_t clock;
+};
+
+static size_t gen_alloc(struct gen *g, uint64_t size)
+{
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 1024;
+		g->items = realloc(g->items, g->cap * sizeof(*g->items));
+		if (!g->items) {
+			fprintf(stderr, "bench_solver: out of memory\n");
+			exit(1);
+		}
+	}
+	size = (size + 511) / 512 * 512;
+	g->items[g->n] = (struct solver_item){ size, 1, g->clock++, 0, NULL, 0,
+					       SOLVER_FREE, (int64_t)g->n };
+	return g->n++;
+}
+
+static void gen_free(struct gen *g, size_t i) { g->items[i].upper = g->clock++; }
+
+/* A few short-lived temporaries in a chain: each dies after the next is born. */
+static void gen_temps(struct gen *g, uint64_t base, int count)
+{
+	size_t prev = (size_t)-1;
+	for (int k = 0; k < count; k++) {
+		size_t t = gen_alloc(g, base / (1 + rnd() % 4) + 512 * (rnd() % 8));
+		if (prev != (size_t)-1)
+			gen_free(g, prev);
+		prev = t;
+	}
+	if (prev != (size_t)-1)
+		gen_free(g, prev);
+}
+
+/*
+ * One iteration with gradient accumulation: micro-batches run the forward
+ * pass over the layers (each layer saves activations until its backward
+ * step, plus a chain of temporaries) and the backward pass in reverse (the
+ * gradient flowing down lives until the next layer's backward, weight
+ * gradients accumulate until the end).  Peak concurrency is a few thousand.
+ */
+static struct solver_problem generate(size_t target, uint64_t seed)
+{
+	struct gen g = { 0 };
+	rng = seed;
+	int layers = target <= 10000 ? 300 : 1000;
+	uint64_t *act = malloc((size_t)layers * sizeof(*act));
+	size_t *saved = malloc((size_t)layers * 3 * sizeof(*saved));
+	int *nsaved = malloc((size_t)layers * sizeof(*nsaved));
+	size_t *wgrad = malloc((size_t)layers * sizeof(*wgrad));
+	for (int l = 0; l < layers; l++) {
+		/* activations shrink in space and grow in channels: sizes
+		 * spread over 16 KiB .. 8 MiB */
+		act[l] = (uint64_t)1 << (14 + rnd() % 10);
+		act[l] += (rnd() % 64) * 1024;
+		wgrad[l] = (size_t)-1;
+	}
+	while (g.n < target) {
+		size_t input = gen_alloc(&g, act[0]);
+		for (int l = 0; l < layers; l++) {
+			nsaved[l] = 1 + (int)(rnd() % 3);
+			gen_temps(&g, act[l], (int)(rnd() % 6));
+			for (int s = 0; s < nsaved[l]; s++)
+				saved[3 * l + s] = gen_alloc(&g, act[l] >> s);
+			gen_temps(&g, act[l] / 2, (int)(rnd() % 4));
+		}
+		gen_free(&g, input);
+		size_t grad = gen_alloc(&g, act[layers - 1]);
+		for (int l = layers - 1; l >= 0; l--) {
+			gen_temps(&g, act[l], (int)(rnd() % 5));
+			if (wgrad[l] == (size_t)-1)
+				wgrad[l] = gen_alloc(&g, act[l] / 4 + 4096);
+			size_t down = gen_alloc(&g, act[l > 0 ? l - 1 : 0]);
+			gen_free(&g, grad);
+			for (int s = nsaved[l] - 1; s >= 0; s--)
+				gen_free(&g, saved[3 * l + s]);
+			grad = down;
+		}
+		gen_free(&g, grad);
+	}
+	/* optimizer step reads the accumulated gradients, then frees them */
+	for (int l = 0; l < layers; l++)
+		if (wgrad[l] != (size_t)-1) {
+			gen_temps(&g, act[l] / 8, 1);
+			gen_free(&g, wgrad[l]);
+		}
+	free(act);
+	free(saved);
+	free(nsaved);
+	free(wgrad);
+	struct solver_problem p = { g.items, g.n, NULL, 0 };
+	return p;
+}
+
+/* --- measuring ----------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int bench(const char *name, const struct solver_problem *p)
+{
+	int bad = 0;
+	char err[512];
+	uint64_t lb = solver_lower_bound(p);
+	uint64_t *off = malloc((p->n ? p->n : 1) * sizeof(*off));
+	if (!off)
+		return 1;
+	for (size_t i = 0; solver_strategy_at(i); i++) {
+		const struct solver_strategy *s = solver_strategy_at(i);
+		uint64_t h = 0, hc = 0;
+		double t0 = now_s();
+		int rc = s->place(p, off, &h, err, sizeof(err));
+		double dt = now_s() - t0;
+		if (rc == 0)
+			rc = solver_check(p, off, &hc, err, sizeof(err));
+		if (rc || hc != h) {
+			fprintf(stderr, "bench_solver: %s %s: %s\n", name, s->name,
+				rc ? err : "height differs from the checker's");
+			bad = 1;
+			continue;
+		}
+		printf("%-16s %9zu %14" PRIu64 " %-12s %14" PRIu64 " %7.4f %10.1f %12.0f\n",
+		       name, p->n, lb, s->name, h, lb ? (double)h / (double)lb : 1.0,
+		       dt * 1e3, dt > 0 ? (double)p->n / dt : 0.0);
+		fflush(stdout);
+	}
+	free(off);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	int quick = 0, bad = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0) {
+			quick = 1;
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			printf("usage: bench_solver [--quick]\n");
+			return 0;
+		} else {
+			fprintf(stderr, "bench_solver: error: unknown option '%s'\n",
+				argv[i]);
+			return 2;
+		}
+	}
+	const char *dir = getenv("SHARED_DATA");
+	if (!dir || !*dir)
+		dir = "../shared/data";
+	printf("%-16s %9s %14s %-12s %14s %7s %10s %12s\n", "instance", "buffers",
+	       "lower_bound", "strategy", "height", "ratio", "time_ms",
+	       "buffers_per_s");
+	for (size_t k = 0; k < sizeof(instances) / sizeof(instances[0]); k++) {
+		char path[1024];
+		struct solver_item *items = NULL;
+		snprintf(path, sizeof(path), "%s/placement/%s.csv", dir,
+			 instances[k]);
+		long n = read_csv(path, &items);
+		if (n < 0) {
+			fprintf(stderr, "bench_solver: warning: cannot read '%s'\n",
+				path);
+			continue;
+		}
+		struct solver_problem p = { items, (size_t)n, NULL, 0 };
+		bad |= bench(instances[k], &p);
+		free(items);
+	}
+	static const size_t sizes[] = { 10000, 100000, 1000000 };
+	for (size_t k = 0; k < 3; k++) {
+		if (quick && sizes[k] > 100000)
+			continue;
+		char name[32];
+		snprintf(name, sizeof(name), "train-%zu", sizes[k]);
+		struct solver_problem p = generate(sizes[k], 0x5eed + k);
+		bad |= bench(name, &p);
+		free(p.items);
+	}
+	return bad;
+}

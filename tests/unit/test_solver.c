@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_solver.c - unit tests of the placement solvers: small problems with a
+ * known optimum, alignment, fixed offsets, holes and windows, the checker
+ * against a brute-force oracle, random problems, and the shared MiniMalloc
+ * instances (read from $SHARED_DATA/placement, default ../shared/data).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+#include "tap.h"
+#include "trace.h"
+
+#define NSTRAT 3
+#define ITEM(lo, hi, sz) \
+	{ (sz), 1, (lo), (hi), NULL, 0, SOLVER_FREE, -1 }
+
+static char err[512];
+
+static struct solver_problem mkprob(struct solver_item *items, size_t n)
+{
+	struct solver_problem p = { items, n, NULL, 0 };
+	return p;
+}
+
+/* Runs strategy name on p, checks the answer, returns the height. */
+static uint64_t run(const char *name, const struct solver_problem *p,
+		    uint64_t *offsets)
+{
+	const struct solver_strategy *s = solver_strategy_find(name);
+	uint64_t h = 0, hc = 0;
+	if (!s)
+		return UINT64_MAX;
+	err[0] = '\0';
+	int rc = s->place(p, offsets, &h, err, sizeof(err));
+	if (rc) {
+		printf("# %s: %s\n", name, err);
+		return UINT64_MAX;
+	}
+	rc = solver_check(p, offsets, &hc, err, sizeof(err));
+	if (rc || hc != h) {
+		printf("# %s: check says %d (%s), heights %" PRIu64 " vs %" PRIu64
+		       "\n", name, rc, err, h, hc);
+		return UINT64_MAX;
+	}
+	return h;
+}
+
+static const char *names[NSTRAT] = { "first-fit", "greedy-size", "best-fit" };
+
+static void test_table(void)
+{
+	size_t n = 0;
+	while (solver_strategy_at(n))
+		n++;
+	CHECK_EQ_U64(n, NSTRAT, "three strategies in the table");
+	for (int i = 0; i < NSTRAT; i++)
+		CHECK(solver_strategy_find(names[i]) == solver_strategy_at((size_t)i),
+		      "strategies are found by name, in table order");
+	CHECK(solver_strategy_find("nope") == NULL, "unknown strategy is NULL");
+}
+
+static void test_small(void)
+{
+	uint64_t off[8];
+	/* a long buffer and two short ones after each other: optimum 6 */
+	struct solver_item a[] = { ITEM(0, 10, 4), ITEM(0, 5, 2), ITEM(5, 10, 2) };
+	struct solver_problem p = mkprob(a, 3);
+	CHECK_EQ_U64(solver_lower_bound(&p), 6, "stack: lower bound");
+	for (int i = 0; i < NSTRAT; i++)
+		CHECK_EQ_U64(run(names[i], &p, off), 6, "stack: optimum");
+
+	/* first fit is fooled by allocation order, size order is not */
+	struct solver_item b[] = { ITEM(0, 2, 1), ITEM(0, 4, 1), ITEM(2, 4, 2) };
+	p = mkprob(b, 3);
+	CHECK_EQ_U64(solver_lower_bound(&p), 3, "order: lower bound");
+	CHECK_EQ_U64(run("first-fit", &p, off), 4, "order: first-fit 4");
+	CHECK_EQ_U64(run("greedy-size", &p, off), 3, "order: greedy optimum");
+	CHECK_EQ_U64(run("best-fit", &p, off), 3, "order: best-fit optimum");
+
+	/* three fixed walls leave gaps [2,4) and [5,6): best fit takes the
+	 * tight one, lowest fit the low one */
+	struct solver_item c[] = {
+		{ 2, 1, 0, 10, NULL, 0, 0, -1 },
+		{ 1, 1, 0, 10, NULL, 0, 4, -1 },
+		{ 3, 1, 0, 10, NULL, 0, 6, -1 },
+		ITEM(0, 10, 1),
+	};
+	p = mkprob(c, 4);
+	CHECK_EQ_U64(run("greedy-size", &p, off), 9, "gaps: greedy height");
+	CHECK_EQ_U64(off[3], 2, "gaps: greedy takes the lowest gap");
+	CHECK_EQ_U64(run("best-fit", &p, off), 9, "gaps: best-fit height");
+	CHECK_EQ_U64(off[3], 5, "gaps: best-fit takes the tightest gap");
+	CHECK(off[0] == 0 && off[1] == 4 && off[2] == 6, "fixed items stay");
+
+	/* add a 2-byte item allocated later: first fit has to go on top */
+	struct solver_item d[] = {
+		c[0], c[1], c[2], ITEM(0, 10, 1), ITEM(1, 10, 2),
+	};
+	p = mkprob(d, 5);
+	CHECK_EQ_U64(run("first-fit", &p, off), 11, "gaps: first-fit 11");
+	CHECK_EQ_U64(run("greedy-size", &p, off), 9, "gaps: greedy 9");
+	CHECK_EQ_U64(run("best-fit", &p, off), 9, "gaps: best-fit 9");
+
+	/* empty problem and an item with an empty lifetime */
+	p = mkprob(NULL, 0);
+	for (int i = 0; i < NSTRAT; i++)
+		CHECK_EQ_U64(run(names[i], &p, off), 0, "empty problem");
+	struct solver_item e[] = { ITEM(3, 3, 7), ITEM(0, 5, 2) };
+	p = mkprob(e, 2);
+	for (int i = 0; i < NSTRAT; i++)
+		CHECK_EQ_U64(run(names[i], &p, off), 7,
+			     "empty lifetime still needs room");
+}
+
+static void test_align_fixed(void)
+{
+	uint64_t off[8];
+	struct solver_item a[] = {
+		ITEM(0, 10, 100),
+		{ 10, 128, 0, 10, NULL, 0, SOLVER_FREE, -1 },
+		{ 16, 64, 5, 20, NULL, 0, SOLVER_FREE, -1 },
+	};
+	struct solver_problem p = mkprob(a, 3);
+	for (int i = 0; i < NSTRAT; i++) {
+		uint64_t h = run(names[i], &p, off);
+		CHECK(h != UINT64_MAX && off[1] % 128 == 0 && off[2] % 64 == 0,
+		      "alignment honoured");
+	}
+	/* greedy: 100 bytes at 0, 16 at 128 (not 100), 10 at 256 (not 128,
+	 * which the 16 bytes hold from time 5) */
+	CHECK_EQ_U64(run("greedy-size", &p, off), 266, "align: greedy 266");
+	CHECK(off[0] == 0 && off[1] == 256 && off[2] == 128,
+	      "align: offsets rounded up past the blocking items");
+	a[2].lower = 10;
+	CHECK_EQ_U64(run("greedy-size", &p, off), 138, "align: greedy 138");
+	CHECK_EQ_U64(off[1], 128, "align: 10 bytes at 128, not 100");
+
+	struct solver_item b[] = {
+		{ 8, 8, 0, 10, NULL, 0, 1000, 7 },
+		ITEM(0, 10, 50),
+		ITEM(2, 4, 2000),
+	};
+	p = mkprob(b, 3);
+	for (int i = 0; i < NSTRAT; i++) {
+		uint64_t h = run(names[i], &p, off);
+		CHECK(h != UINT64_MAX && off[0] == 1000, "fixed offset kept");
+	}
+	CHECK_EQ_U64(run("first-fit", &p, off), 3008,
+		     "fixed: the big item goes above the fixed one");
+
+	/* fixed items that collide are refused */
+	struct solver_item c[] = {
+		{ 8, 1, 0, 10, NULL, 0, 0, 3 },
+		{ 8, 1, 5, 15, NULL, 0, 4, 4 },
+	};
+	p = mkprob(c, 2);
+	for (int i = 0; i < NSTRAT; i++) {
+		uint64_t h = 0;
+		int rc = solver_strategy_find(names[i])->place(&p, off, &h, err,
+							       sizeof(err));
+		CHECK(rc == SOLVER_EINVAL, "conflicting fixed offsets refused");
+		CHECK_STR_HAS(err, "fixed", "the message says why");
+	}
+	/* a misaligned fixed offset is a malformed problem */
+	c[0].align = 16;
+	c[0].fixed_offset = 8;
+	CHECK(solver_problem_validate(&p, err, sizeof(err)) == SOLVER_EINVAL,
+	      "misaligned fixed offset refused");
+	CHECK_STR_HAS(err, "buffer 3", "names the buffer");
+}
+
+static void test_holes(void)
+{
+	uint64_t off[4];
+	struct solver_hole h[] = { { 2, 8, SOLVER_NO_WINDOW, SOLVER_NO_WINDOW } };
+	struct solver_item a[] = {
+		{ 8, 1, 0, 10, h, 1, SOLVER_FREE, -1 },
+		ITEM(3, 7, 8),
+	};
+	struct solver_problem p = mkprob(a, 2);
+	CHECK_EQ_U64(solver_lower_bound(&p), 8, "hole: lower bound 8");
+	for (int i = 0; i < NSTRAT; i++)
+		CHECK_EQ_U64(run(names[i], &p, off), 8,
+			     "hole: two items share the bytes");
+	CHECK(off[0] == off[1], "hole: same offset");
+
+	struct solver_hole w[] = { { 2, 8, 0, 2 } };
+	a[0].holes = w;
+	CHECK_EQ_U64(solver_lower_bound(&p), 10, "window: lower bound 10");
+	for (int i = 0; i < NSTRAT; i++)
+		CHECK_EQ_U64(run(names[i], &p, off), 10,
+			     "window: the window stays occupied");
+
+	/* an item that starts while the other is still resident cannot share */
+	a[0].holes = h;
+	a[1].lower = 1;
+	for (int i = 0; i < NSTRAT; i++)
+		CHECK_EQ_U64(run(names[i], &p, off), 16,
+			     "hole: no sharing across resident time");
+
+	/* the hole keeps the offset: the item comes back where it was */
+	struct solver_hole h2[] = { { 2, 6, SOLVER_NO_WINDOW, SOLVER_NO_WINDOW } };
+	struct solver_item b[] = {
+		{ 4, 1, 0, 10, h2, 1, SOLVER_FREE, -1 },
+		ITEM(3, 5, 4),
+		ITEM(4, 8, 4),
+	};
+	p = mkprob(b, 3);
+	for (int i = 0; i < NSTRAT; i++) {
+		uint64_t hh = run(names[i], &p, off);
+		CHECK(hh != UINT64_MAX && off[2] != off[0],
+		      "hole: an item outliving the hole does not take its bytes");
+	}
+}
+
+/* --- the checker ---------------------------------------------------------- */
+
+static void test_check(void)
+{
+	struct solver_item a[] = { ITEM(0, 5, 4), ITEM(5, 10, 4), ITEM(3, 6, 2) };
+	struct solver_problem p = mkprob(a, 3);
+	uint64_t off[3] = { 0, 0, 4 }, h = 0;
+	CHECK(solver_check(&p, off, &h, err, sizeof(err)) == 0,
+	      "check: touching lifetimes and bytes are fine");
+	CHECK_EQ_U64(h, 6, "check: height");
+	off[2] = 3;
+	CHECK(solver_check(&p, off, &h, err, sizeof(err)) == SOLVER_EINVALID,
+	      "check: an overlap is caught");
+	CHECK_STR_HAS(err, "overlap", "check: message says overlap");
+	off[2] = 1;
+	CHECK(solver_check(&p, off, &h, err, sizeof(err)) == SOLVER_EINVALID,
+	      "check: an item inside another is caught");
+	a[2].align = 4;
+	off[2] = 6;
+	CHECK(solver_check(&p, off, &h, err, sizeof(err)) == SOLVER_EINVALID,
+	      "check: misalignment is caught");
+	CHECK_STR_HAS(err, "alignment", "check: message says alignment");
+	off[2] = 4;
+	a[0].fixed_offset = 8;
+	CHECK(solver_check(&p, off, &h, err, sizeof(err)) == SOLVER_EINVALID,
+	      "check: a moved fixed item is caught");
+
+	struct solver_hole w[] = { { 2, 8, 2, 4 } };
+	struct solver_item b[] = {
+		{ 8, 1, 0, 10, w, 1, SOLVER_FREE, -1 },
+		ITEM(3, 7, 2),
+	};
+	p = mkprob(b, 2);
+	uint64_t o2[2] = { 0, 0 };
+	CHECK(solver_check(&p, o2, &h, err, sizeof(err)) == 0,
+	      "check: under the window is free");
+	o2[1] = 3;
+	CHECK(solver_check(&p, o2, &h, err, sizeof(err)) == SOLVER_EINVALID,
+	      "check: the window is occupied");
+}
+
+/* --- random problems ------------------------------------------------------ */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	uint64_t x = rng_state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return rng_state = x;
+}
+
+static uint64_t below(uint64_t n) { return rnd() % n; }
+
+struct rproblem {
+	struct solver_problem p;
+	struct solver_item *items;
+	struct solver_hole *holes;
+};
+
+/* A random problem: lifetimes in [0, span), sizes, alignments, holes. */
+static void random_problem(struct rproblem *r, size_t n, int64_t span,
+			   int fixed)
+{
+	r->items = calloc(n, sizeof(*r->items));
+	r->holes = calloc(4 * n, sizeof(*r->holes));
+	size_t nh = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct solver_item *it = &r->items[i];
+		int64_t lo = (int64_t)below((uint64_t)span);
+		int64_t len = 1 + (int64_t)below(below(4) ? 10 : (uint64_t)span / 2);
+		it->lower = lo - span / 3; /* negative times too */
+		it->upper = it->lower + len;
+		it->size = 1 + below(below(3) ? 64 : 4096);
+		static const uint64_t al[] = { 1, 1, 1, 2, 8, 64, 3 };
+		it->align = al[below(7)];
+		it->fixed_offset = SOLVER_FREE;
+		it->buffer = (int64_t)i;
+		it->holes = &r->holes[nh];
+		int64_t at = it->lower;
+		while (len > 4 && below(3) == 0 && it->nholes < 4) {
+			int64_t hl = at + 1 + (int64_t)below((uint64_t)(it->upper - at));
+			if (hl >= it->upper)
+				break;
+			int64_t hu = hl + 1 + (int64_t)below((uint64_t)(it->upper - hl));
+			if (hu > it->upper)
+				hu = it->upper;
+			struct solver_hole *h = &r->holes[nh++];
+			h->lower = hl;
+			h->upper = hu;
+			h->win_lo = h->win_hi = SOLVER_NO_WINDOW;
+			if (below(2) && it->size > 1) {
+				h->win_lo = (int64_t)below(it->size - 1);
+				h->win_hi = h->win_lo + 1 +
+					    (int64_t)below(it->size - (uint64_t)h->win_lo);
+			}
+			it->nholes++;
+			at = hu;
+			if (at >= it->upper)
+				break;
+		}
+	}
+	/* a few fixed items high up, in bytes of their own */
+	for (int f = 0; f < fixed && (size_t)f < n; f++) {
+		struct solver_item *it = &r->items[(size_t)f * 7 % n];
+		it->fixed_offset = (int64_t)((1u << 20) * (unsigned)(f + 1));
+		it->align = 1;
+	}
+	r->p = mkprob(r->items, n);
+}
+
+static void rproblem_free(struct rproblem *r)
+{
+	free(r->items);
+	free(r->holes);
+}
+
+/* O(P^2) oracle: does any pair of pieces of different items collide? */
+static int brute_conflict(const struct solver_problem *p, const uint64_t *off)
+{
+	struct solver_piece *pc;
+	size_t *fi;
+	if (solver_problem_pieces(p, &pc, &fi))
+		return -1;
+	size_t np = fi[p->n];
+	int bad = 0;
+	for (size_t i = 0; i < np && !bad; i++)
+		for (size_t j = i + 1; j < np && !bad; j++) {
+			const struct solver_piece *x = &pc[i], *y = &pc[j];
+			if (x->item == y->item)
+				continue;
+			uint64_t xa = off[x->item] + x->lo, xb = off[x->item] + x->hi;
+			uint64_t ya = off[y->item] + y->lo, yb = off[y->item] + y->hi;
+			bad = x->lower < y->upper && y->lower < x->upper &&
+			      xa < yb && ya < xb;
+		}
+	free(pc);
+	free(fi);
+	return bad;
+}
+
+static void test_random(void)
+{
+	rng_state = 0x9e3779b97f4a7c15ull;
+	int agree = 1, valid = 1, above = 1, ran = 0;
+	for (int round = 0; round < 60; round++) {
+		struct rproblem r;
+		size_t n = 5 + below(round < 40 ? 40 : 400);
+		random_problem(&r, n, 50 + (int64_t)below(500), round % 3);
+		if (solver_problem_validate(&r.p, err, sizeof(err))) {
+			printf("# generator made a bad problem: %s\n", err);
+			valid = 0;
+			rproblem_free(&r);
+			continue;
+		}
+		uint64_t lb = solver_lower_bound(&r.p);
+		uint64_t *off = calloc(n, sizeof(*off));
+		for (int s = 0; s < NSTRAT; s++) {
+			uint64_t h = run(names[s], &r.p, off);
+			ran++;
+			if (h == UINT64_MAX) {
+				valid = 0;
+				continue;
+			}
+			if (h < lb)
+				above = 0;
+			if (brute_conflict(&r.p, off))
+				valid = 0;
+		}
+		/* random offsets: the checker must agree with the oracle */
+		for (int k = 0; k < 5; k++) {
+			for (size_t i = 0; i < n; i++) {
+				const struct solver_item *it = &r.items[i];
+				off[i] = it->fixed_offset != SOLVER_FREE
+						 ? (uint64_t)it->fixed_offset
+						 : below(4 * 4096 * (uint64_t)(k + 1)) /
+							   it->align * it->align;
+			}
+			int rc = solver_check(&r.p, off, NULL, err, sizeof(err));
+			int bf = brute_conflict(&r.p, off);
+			if ((rc == SOLVER_EINVALID) != (bf == 1) ||
+			    (rc != 0 && rc != SOLVER_EINVALID)) {
+				printf("# checker %d vs oracle %d: %s\n", rc, bf, err);
+				agree = 0;
+			}
+		}
+		free(off);
+		rproblem_free(&r);
+	}
+	CHECK(ran == 180, "random: every strategy ran on every problem");
+	CHECK(valid, "random: every placement valid (checker and oracle)");
+	CHECK(above, "random: every height >= lower bound");
+	CHECK(agree, "random: checker agrees with the O(n^2) oracle");
+}
+
+/* --- traces ------------------------------------------------------------------ */
+
+static int64_t ev(struct trace *t, uint8_t type, int64_t buf)
+{
+	struct trace_event e = { 0 };
+	e.seq = trace_next_seq(t);
+	e.t_start = e.t_end = TRACE_TIME_NONE;
+	e.buffer = buf;
+	e.stream = TRACE_NONE;
+	e.type = type;
+	return trace_add_event(t, &e);
+}
+
+static int64_t buf(struct trace *t, uint64_t size, uint64_t align)
+{
+	struct trace_buffer b = { 0 };
+	b.size = size;
+	b.rounded = size;
+	b.align = align;
+	b.fixed_offset = TRACE_NONE;
+	b.stream = TRACE_NONE;
+	return trace_add_buffer(t, &b);
+}
+
+static void test_trace(void)
+{
+	int same = 1, n_ok = 1, finished = 1;
+	rng_state = 12345;
+	for (int round = 0; round < 30; round++) {
+		struct trace *t = trace_new();
+		int nb = 10 + (int)below(60);
+		int64_t *id = calloc((size_t)nb, sizeof(*id));
+		int *state = calloc((size_t)nb, sizeof(*state)); /* 0 new 1 live 2 freed */
+		int *atstart = calloc((size_t)nb, sizeof(*atstart));
+		for (int i = 0; i < nb; i++)
+			id[i] = buf(t, 1 + below(1000), 1 + below(3) * 4);
+		/* some buffers live at start: free without alloc */
+		for (int i = 0; i < nb; i++)
+			if (below(8) == 0) {
+				state[i] = 1;
+				atstart[i] = 1;
+			}
+		for (int step = 0; step < 4 * nb; step++) {
+			int i = (int)below((uint64_t)nb);
+			if (state[i] == 0) {
+				ev(t, TRACE_EV_ALLOC, id[i]);
+				state[i] = 1;
+			} else if (state[i] == 1 && below(3) == 0) {
+				ev(t, TRACE_EV_FREE, id[i]);
+				state[i] = 2;
+			} else {
+				struct trace_event k = { 0 };
+				k.seq = trace_next_seq(t);
+				k.t_start = k.t_end = TRACE_TIME_NONE;
+				k.buffer = TRACE_NONE;
+				k.stream = TRACE_NONE;
+				k.type = TRACE_EV_KERNEL;
+				trace_add_event(t, &k);
+			}
+		}
+		int ntrans = 0;
+		for (int i = 0; i < nb; i++)
+			if (state[i] == 2 && !atstart[i])
+				ntrans++;
+		/* buffers never allocated stay unused: allocate them now
+		 * (they outlive the iteration: persistent) */
+		for (int i = 0; i < nb; i++)
+			if (state[i] == 0)
+				ev(t, TRACE_EV_ALLOC, id[i]);
+		if (trace_finish(t, err, sizeof(err))) {
+			printf("# trace_finish: %s\n", err);
+			finished = 0;
+		} else {
+			/* a hole in the middle of each transient buffer */
+			for (int i = 0; i < nb; i++) {
+				const struct trace_buffer *b = &t->buffers[id[i]];
+				if (trace_buffer_persistent(b))
+					continue;
+				int64_t lo, hi;
+				trace_lifetime(t, b, &lo, &hi);
+				if (hi - lo > 3 && below(2)) {
+					struct trace_hole h = { id[i], lo + 1, hi - 1,
+								TRACE_NONE, TRACE_NONE };
+					if (below(2) && b->size > 2) {
+						h.win_lo = 1;
+						h.win_hi = 2;
+					}
+					trace_add_hole(t, &h);
+				}
+			}
+			if (trace_finish(t, err, sizeof(err))) {
+				printf("# trace_finish with holes: %s\n", err);
+				finished = 0;
+			}
+		}
+		struct solver_problem p;
+		if (finished && solver_problem_from_trace(t, &p, err, sizeof(err)) == 0) {
+			if (p.n != (size_t)ntrans)
+				n_ok = 0;
+			if (solver_lower_bound(&p) != trace_peak(t, TRACE_TRANSIENT, NULL))
+				same = 0;
+			uint64_t *off = calloc(p.n + 1, sizeof(*off));
+			for (int s = 0; s < NSTRAT; s++)
+				if (run(names[s], &p, off) == UINT64_MAX)
+					same = 0;
+			free(off);
+			solver_problem_free(&p);
+		} else {
+			n_ok = 0;
+		}
+		free(id);
+		free(state);
+		free(atstart);
+		trace_free(t);
+	}
+	CHECK(finished, "trace: random traces finish");
+	CHECK(n_ok, "trace: only transient buffers become items");
+	CHECK(same, "trace: lower bound equals trace_peak(TRACE_TRANSIENT) and strategies run");
+}
+
+/* --- the shared MiniMalloc instances ---------------------------------------- */
+
+struct instance {
+	const char *name;
+	uint64_t lower;  /* data/README.md */
+	uint64_t greedy; /* "greedy by size, first fit" column */
+};
+
+static const struct instance instances[] = {
+	{ "A.1048576", 1048576, 1352704 },   { "B.1048576", 1048576, 1412096 },
+	{ "C.1048576", 1039360, 1417216 },   { "D.1048576", 986112, 1291264 },
+	{ "E.1048576", 1048576, 1435648 },   { "F.1048576", 1048576, 1433600 },
+	{ "G.1048576", 1048576, 1428480 },   { "H.1048576", 1048576, 1426432 },
+	{ "I.1048576", 1048576, 1478656 },   { "J.1048576", 989184, 1298432 },
+	{ "K.1048576", 1048576, 1339392 },
+	{ "somas-resnet50", 1515472556ull, 1525214892ull },
+};
+
+/* Reads id,lower,upper,size rows; returns the item count or -1. */
+static long read_csv(const char *path, struct solver_item **out)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[256];
+	size_t n = 0, cap = 0;
+	struct solver_item *items = NULL;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		long long id, lo, hi;
+		unsigned long long sz;
+		if (sscanf(line, "%lld,%lld,%lld,%llu", &id, &lo, &hi, &sz) != 4)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			items = realloc(items, cap * sizeof(*items));
+		}
+		items[n++] = (struct solver_item){ sz, 1, lo, hi, NULL, 0,
+						   SOLVER_FREE, id };
+	}
+	fclose(f);
+	*out = items;
+	return (long)n;
+}
+
+static void test_instances(void)
+{
+	const char *dir = getenv("SHARED_DATA");
+	if (!dir || !*dir)
+		dir = "../shared/data";
+	int near = 1, valid = 1, above = 1, lbs = 1, found = 1;
+	for (size_t k = 0; k < sizeof(instances) / sizeof(instances[0]); k++) {
+		const struct instance *in = &instances[k];
+		char path[1024];
+		snprintf(path, sizeof(path), "%s/placement/%s.csv", dir, in->name);
+		struct solver_item *items = NULL;
+		long n = read_csv(path, &items);
+		if (n <= 0) {
+			printf("# cannot read '%s'\n", path);
+			found = 0;
+			continue;
+		}
+		struct solver_problem p = mkprob(items, (size_t)n);
+		uint64_t lb = solver_lower_bound(&p);
+		if (lb != in->lower)
+			lbs = 0;
+		uint64_t *off = calloc((size_t)n, sizeof(*off));
+		printf("# %-15s lb %10" PRIu64, in->name, lb);
+		for (int s = 0; s < NSTRAT; s++) {
+			uint64_t h = run(names[s], &p, off);
+			if (h == UINT64_MAX) {
+				valid = 0;
+				continue;
+			}
+			above &= h >= lb;
+			printf("  %s %10" PRIu64, names[s], h);
+			if (s == 1)
+				near &= h == in->greedy;
+		}
+		printf("  (reference greedy %" PRIu64 ")\n", in->greedy);
+		free(off);
+		free(items);
+	}
+	CHECK(found, "instances: all 12 shared instances read");
+	CHECK(lbs, "instances: lower bounds match data/README.md");
+	CHECK(valid, "instances: every strategy valid on every instance");
+	CHECK(above, "instances: every height >= lower bound");
+	CHECK(near, "instances: greedy-size equals the reference greedy column");
+}
+
+int main(void)
+{
+	test_table();
+	test_small();
+	test_align_fixed();
+	test_holes();
+	test_check();
+	test_random();
+	test_trace();
+	test_instances();
+	return tap_done();
+}
