@@ -12,16 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 /* --- problems ---------------------------------------------------------- */
 
@@ -37,7 +27,7 @@ int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
 {
 	memset(p, 0, sizeof(*p));
 	if (!t->finished)
-		return fail(err, errlen, SOLVER_EINVAL,
+		return trace_seterr(err, errlen, SOLVER_EINVAL,
 			    "the trace is not finished (call trace_finish first)");
 	size_t n = 0, nh = 0;
 	for (size_t i = 0; i < t->nbuffers; i++) {
@@ -87,7 +77,7 @@ int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
 	return 0;
 nomem:
 	solver_problem_free(p);
-	return fail(err, errlen, SOLVER_ENOMEM,
+	return trace_seterr(err, errlen, SOLVER_ENOMEM,
 		    "out of memory extracting %zu buffers", n);
 }
 
@@ -104,32 +94,32 @@ int solver_problem_validate(const struct solver_problem *p, char *err,
 			    size_t errlen)
 {
 	if (p->n && !p->items)
-		return fail(err, errlen, SOLVER_EINVAL,
+		return trace_seterr(err, errlen, SOLVER_EINVAL,
 			    "the problem has %zu items but no item array", p->n);
 	uint64_t total = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct solver_item *it = &p->items[i];
 		long long id = item_name(p, i);
 		if (it->size == 0 || it->size >= SOLVER_LIMIT)
-			return fail(err, errlen, SOLVER_EINVAL,
+			return trace_seterr(err, errlen, SOLVER_EINVAL,
 				    "buffer %lld: size %llu is not between 1 and 2^62",
 				    id, (unsigned long long)it->size);
 		if (it->align == 0 || it->align >= SOLVER_LIMIT)
-			return fail(err, errlen, SOLVER_EINVAL,
+			return trace_seterr(err, errlen, SOLVER_EINVAL,
 				    "buffer %lld: alignment %llu is not between 1 and 2^62",
 				    id, (unsigned long long)it->align);
 		if (it->lower > it->upper)
-			return fail(err, errlen, SOLVER_EINVAL,
+			return trace_seterr(err, errlen, SOLVER_EINVAL,
 				    "buffer %lld: lifetime [%lld, %lld) ends before it starts",
 				    id, (long long)it->lower, (long long)it->upper);
 		if (it->fixed_offset != SOLVER_FREE) {
 			if (it->fixed_offset < 0 ||
 			    (uint64_t)it->fixed_offset >= SOLVER_LIMIT)
-				return fail(err, errlen, SOLVER_EINVAL,
+				return trace_seterr(err, errlen, SOLVER_EINVAL,
 					    "buffer %lld: fixed offset %lld is out of range",
 					    id, (long long)it->fixed_offset);
 			if ((uint64_t)it->fixed_offset % it->align)
-				return fail(err, errlen, SOLVER_EINVAL,
+				return trace_seterr(err, errlen, SOLVER_EINVAL,
 					    "buffer %lld: fixed offset %lld is not a multiple of its alignment %llu",
 					    id, (long long)it->fixed_offset,
 					    (unsigned long long)it->align);
@@ -137,11 +127,11 @@ int solver_problem_validate(const struct solver_problem *p, char *err,
 		}
 		total += it->size + it->align;
 		if (total >= SOLVER_LIMIT)
-			return fail(err, errlen, SOLVER_EINVAL,
+			return trace_seterr(err, errlen, SOLVER_EINVAL,
 				    "buffer %lld: the sizes, alignments and fixed offsets add up to 2^62 or more",
 				    id);
 		if (it->nholes && !it->holes)
-			return fail(err, errlen, SOLVER_EINVAL,
+			return trace_seterr(err, errlen, SOLVER_EINVAL,
 				    "buffer %lld: %u holes but no hole array", id,
 				    (unsigned)it->nholes);
 		int64_t prev = it->lower;
@@ -149,7 +139,7 @@ int solver_problem_validate(const struct solver_problem *p, char *err,
 			const struct solver_hole *h = &it->holes[j];
 			if (h->lower >= h->upper || h->lower < prev ||
 			    h->upper > it->upper)
-				return fail(err, errlen, SOLVER_EINVAL,
+				return trace_seterr(err, errlen, SOLVER_EINVAL,
 					    "buffer %lld: hole [%lld, %lld) is empty, overlaps the previous hole or lies outside the lifetime [%lld, %lld)",
 					    id, (long long)h->lower,
 					    (long long)h->upper, (long long)it->lower,
@@ -159,7 +149,7 @@ int solver_problem_validate(const struct solver_problem *p, char *err,
 				   h->win_hi == SOLVER_NO_WINDOW;
 			if (!none && (h->win_lo < 0 || h->win_lo >= h->win_hi ||
 				      (uint64_t)h->win_hi > it->size))
-				return fail(err, errlen, SOLVER_EINVAL,
+				return trace_seterr(err, errlen, SOLVER_EINVAL,
 					    "buffer %lld: window [%lld, %lld) of hole [%lld, %lld) is not inside its %llu bytes",
 					    id, (long long)h->win_lo,
 					    (long long)h->win_hi, (long long)h->lower,
@@ -356,17 +346,17 @@ int solver_check(const struct solver_problem *p, const uint64_t *offsets,
 		const struct solver_item *it = &p->items[i];
 		long long id = item_name(p, i);
 		if (offsets[i] >= SOLVER_LIMIT)
-			return fail(err, errlen, SOLVER_EINVALID,
+			return trace_seterr(err, errlen, SOLVER_EINVALID,
 				    "buffer %lld: offset %llu is out of range", id,
 				    (unsigned long long)offsets[i]);
 		if (offsets[i] % it->align)
-			return fail(err, errlen, SOLVER_EINVALID,
+			return trace_seterr(err, errlen, SOLVER_EINVALID,
 				    "buffer %lld: offset %llu is not a multiple of its alignment %llu",
 				    id, (unsigned long long)offsets[i],
 				    (unsigned long long)it->align);
 		if (it->fixed_offset != SOLVER_FREE &&
 		    offsets[i] != (uint64_t)it->fixed_offset)
-			return fail(err, errlen, SOLVER_EINVALID,
+			return trace_seterr(err, errlen, SOLVER_EINVALID,
 				    "buffer %lld: offset %llu differs from its fixed offset %lld",
 				    id, (unsigned long long)offsets[i],
 				    (long long)it->fixed_offset);
@@ -377,7 +367,7 @@ int solver_check(const struct solver_problem *p, const uint64_t *offsets,
 	struct solver_piece *pc = NULL;
 	size_t *fi = NULL;
 	if (solver_problem_pieces(p, &pc, &fi))
-		return fail(err, errlen, SOLVER_ENOMEM,
+		return trace_seterr(err, errlen, SOLVER_ENOMEM,
 			    "out of memory checking %zu buffers", p->n);
 	size_t np = fi[p->n];
 	free(fi);
@@ -389,7 +379,7 @@ int solver_check(const struct solver_problem *p, const uint64_t *offsets,
 	uint32_t *who = calloc(2 * m, sizeof(*who));
 	rc = 0;
 	if (!byrank || !rank || !ev || !mx || !who) {
-		rc = fail(err, errlen, SOLVER_ENOMEM,
+		rc = trace_seterr(err, errlen, SOLVER_ENOMEM,
 			  "out of memory checking %zu buffers", p->n);
 		goto out;
 	}
@@ -419,7 +409,7 @@ int solver_check(const struct solver_problem *p, const uint64_t *offsets,
 			const struct solver_piece *q = &pc[other];
 			uint64_t qa = offsets[q->item] + q->lo;
 			uint64_t qb = offsets[q->item] + q->hi;
-			rc = fail(err, errlen, SOLVER_EINVALID,
+			rc = trace_seterr(err, errlen, SOLVER_EINVALID,
 				  "buffers %lld and %lld overlap: bytes [%llu, %llu) and [%llu, %llu) are both resident at time %lld",
 				  item_name(p, q->item), item_name(p, pc[i].item),
 				  (unsigned long long)qa, (unsigned long long)qb,

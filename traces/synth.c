@@ -1526,19 +1526,6 @@ static int graph_init(struct synth_graph *g, struct trace *t, unsigned batch,
 	return 0;
 }
 
-static int set_errf(char *err, size_t errlen, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int set_errf(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 static int set_meta(struct trace *t, const char *k, const char *v)
 {
@@ -1551,51 +1538,51 @@ int synth_build(const struct synth_opts *o, struct trace **out, char *err,
 	if (out)
 		*out = NULL;
 	if (!o || !out)
-		return set_errf(err, errlen, TRACE_EINVAL,
+		return trace_seterr(err, errlen, TRACE_EINVAL,
 				"synth_build needs options and an output pointer");
 	const struct synth_model *m = find_model(o->model);
 	if (!m)
-		return set_errf(err, errlen, TRACE_EINVAL,
+		return trace_seterr(err, errlen, TRACE_EINVAL,
 				"unknown model '%s' (try alexnet, vgg16, resnet50, inception_v3, bert-base or gpt2)",
 				o->model ? o->model : "(null)");
 	const struct synth_device *dev = find_device(o->device);
 	if (!dev)
-		return set_errf(err, errlen, TRACE_EINVAL,
+		return trace_seterr(err, errlen, TRACE_EINVAL,
 				"unknown device '%s' (try h200, h100, a100 or v100)",
 				o->device ? o->device : "(null)");
 	if (o->batch == 0)
-		return set_errf(err, errlen, TRACE_EINVAL,
+		return trace_seterr(err, errlen, TRACE_EINVAL,
 				"batch '0' is invalid: the batch size must be at least 1");
 	const char *dname = synth_dtype_name(o->dtype);
 	if (!dname)
-		return set_errf(err, errlen, TRACE_EINVAL,
+		return trace_seterr(err, errlen, TRACE_EINVAL,
 				"unknown dtype '%d' (try fp32, fp16 or bf16)",
 				(int)o->dtype);
 	if (o->dtype == SYNTH_BF16 && dev->bf16_tflops <= 0)
-		return set_errf(err, errlen, TRACE_EINVAL,
+		return trace_seterr(err, errlen, TRACE_EINVAL,
 				"dtype 'bf16' is not supported on device '%s' (no bf16 tensor cores); use fp16",
 				dev->name);
 	const char *opt = o->optimizer ? o->optimizer : m->default_opt;
 	if (strcmp(opt, "sgd") && strcmp(opt, "adam"))
-		return set_errf(err, errlen, TRACE_EINVAL,
+		return trace_seterr(err, errlen, TRACE_EINVAL,
 				"unknown optimizer '%s' (try sgd or adam)", opt);
 	unsigned seq = 0;
 	if (m->default_seq) {
 		seq = o->seq_len ? o->seq_len : m->default_seq;
 		unsigned max = !strcmp(m->name, "gpt2") ? 1024 : 512;
 		if (seq > max)
-			return set_errf(err, errlen, TRACE_EINVAL,
+			return trace_seterr(err, errlen, TRACE_EINVAL,
 					"sequence length '%u' is too long for model '%s' (at most %u positions)",
 					seq, m->name, max);
 	}
 	if (o->batch > 1u << 20)
-		return set_errf(err, errlen, TRACE_EINVAL,
+		return trace_seterr(err, errlen, TRACE_EINVAL,
 				"batch '%u' is too large (at most %u)", o->batch,
 				1u << 20);
 
 	struct trace *t = trace_new();
 	if (!t)
-		return set_errf(err, errlen, TRACE_ENOMEM, "out of memory");
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	struct synth_graph g;
 	graph_init(&g, t, o->batch, seq, o->dtype);
 	struct emit e = { .g = &g, .dev = dev, .cublas = -1,
@@ -1613,7 +1600,7 @@ int synth_build(const struct synth_opts *o, struct trace **out, char *err,
 	if (!g.err)
 		emit_iteration(&e);
 	if (g.err) {
-		rc = set_errf(err, errlen, g.err, "%s", g.msg);
+		rc = trace_seterr(err, errlen, g.err, "%s", g.msg);
 		goto fail;
 	}
 	char num[32];
@@ -1636,7 +1623,7 @@ int synth_build(const struct synth_opts *o, struct trace **out, char *err,
 		rc = set_meta(t, "seq_len", num);
 	}
 	if (rc) {
-		set_errf(err, errlen, rc, "out of memory setting meta");
+		trace_seterr(err, errlen, rc, "out of memory setting meta");
 		goto fail;
 	}
 	rc = trace_finish(t, err, errlen);

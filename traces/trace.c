@@ -245,7 +245,7 @@ int64_t trace_next_seq(const struct trace *t)
 
 /* --- validation -------------------------------------------------------- */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int trace_seterr(char *err, size_t errlen, int code, const char *fmt, ...)
 {
 	if (err && errlen) {
 		va_list ap;
@@ -253,7 +253,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
 	}
-	return TRACE_EFORMAT;
+	return code;
 }
 
 static int hole_cmp(const void *a, const void *b)
@@ -287,28 +287,28 @@ static int check_buffers(struct trace *t, char *err, size_t errlen)
 		struct trace_buffer *b = &t->buffers[i];
 		size_t row = i + 1;
 		if (b->size == 0)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table buffers, row %zu, field size: size must be greater than 0",
 				    row);
 		if (b->rounded < b->size)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table buffers, row %zu, field rounded: %llu is smaller than size %llu",
 				    row, (unsigned long long)b->rounded,
 				    (unsigned long long)b->size);
 		if (b->align == 0)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table buffers, row %zu, field align: must be at least 1",
 				    row);
 		if (b->kind >= TRACE_KIND_COUNT)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table buffers, row %zu, field kind: unknown kind %u",
 				    row, (unsigned)b->kind);
 		if (b->role >= TRACE_ROLE_COUNT)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table buffers, row %zu, field role: unknown role %u",
 				    row, (unsigned)b->role);
 		if (b->fixed_offset < TRACE_NONE)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table buffers, row %zu, field offset: %lld is negative",
 				    row, (long long)b->fixed_offset);
 		b->alloc_ev = b->free_ev = TRACE_NONE;
@@ -323,46 +323,46 @@ static int check_events(struct trace *t, char *err, size_t errlen)
 		const struct trace_event *e = &t->events[i];
 		size_t row = i + 1;
 		if (i > 0 && e->seq <= t->events[i - 1].seq)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table events, row %zu, field seq: %lld does not follow %lld (sequence numbers must strictly increase)",
 				    row, (long long)e->seq,
 				    (long long)t->events[i - 1].seq);
 		if (e->type >= TRACE_EV_COUNT)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table events, row %zu, field type: unknown event type %u",
 				    row, (unsigned)e->type);
 		if (e->t_start != TRACE_TIME_NONE && e->t_end != TRACE_TIME_NONE &&
 		    e->t_end < e->t_start)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table events, row %zu, field t_end: %lld is before t_start %lld",
 				    row, (long long)e->t_end, (long long)e->t_start);
 		if (e->type != TRACE_EV_ALLOC && e->type != TRACE_EV_FREE)
 			continue;
 		const char *what = e->type == TRACE_EV_ALLOC ? "alloc" : "free";
 		if (e->buffer < 0 || (uint64_t)e->buffer >= t->nbuffers)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table events, row %zu, field buffer: %s of buffer %lld, which does not exist",
 				    row, what, (long long)e->buffer);
 		if (t->clock == TRACE_CLOCK_TIME && e->t_start == TRACE_TIME_NONE)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table events, row %zu, field t_start: the trace's clock is time but this %s has no time",
 				    row, what);
 		struct trace_buffer *b = &t->buffers[e->buffer];
 		if (e->type == TRACE_EV_ALLOC) {
 			if (b->alloc_ev != TRACE_NONE)
-				return fail(err, errlen,
+				return trace_seterr(err, errlen, TRACE_EFORMAT,
 					    "table events, row %zu, field buffer: buffer %lld is allocated twice (first at row %lld)",
 					    row, (long long)e->buffer,
 					    (long long)b->alloc_ev + 1);
 			if (b->free_ev != TRACE_NONE)
-				return fail(err, errlen,
+				return trace_seterr(err, errlen, TRACE_EFORMAT,
 					    "table events, row %zu, field buffer: buffer %lld is allocated after its free at row %lld (free before its alloc)",
 					    row, (long long)e->buffer,
 					    (long long)b->free_ev + 1);
 			b->alloc_ev = (int64_t)i;
 		} else {
 			if (b->free_ev != TRACE_NONE)
-				return fail(err, errlen,
+				return trace_seterr(err, errlen, TRACE_EFORMAT,
 					    "table events, row %zu, field buffer: buffer %lld is freed twice (first at row %lld)",
 					    row, (long long)e->buffer,
 					    (long long)b->free_ev + 1);
@@ -376,7 +376,7 @@ static int check_events(struct trace *t, char *err, size_t errlen)
 				continue;
 			if (t->events[b->free_ev].t_start <
 			    t->events[b->alloc_ev].t_start)
-				return fail(err, errlen,
+				return trace_seterr(err, errlen, TRACE_EFORMAT,
 					    "table events, row %lld, field t_start: buffer %zu is freed at time %lld, before its alloc at %lld",
 					    (long long)b->free_ev + 1, i,
 					    (long long)t->events[b->free_ev].t_start,
@@ -392,7 +392,7 @@ static int check_accesses(struct trace *t, char *err, size_t errlen)
 	for (size_t i = 0; i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
 		if (e->acc0 != total || (size_t)e->acc0 + e->nacc > t->naccesses)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table accesses: internal ranges of event row %zu are inconsistent",
 				    i + 1);
 		total += e->nacc;
@@ -400,24 +400,24 @@ static int check_accesses(struct trace *t, char *err, size_t errlen)
 			const struct trace_access *a = &t->accesses[e->acc0 + k];
 			size_t row = (size_t)e->acc0 + k + 1;
 			if (a->mode > TRACE_ACCESS_RW)
-				return fail(err, errlen,
+				return trace_seterr(err, errlen, TRACE_EFORMAT,
 					    "table accesses, row %zu, field mode: unknown mode %u",
 					    row, (unsigned)a->mode);
 			if (a->buffer < 0 || (uint64_t)a->buffer >= t->nbuffers)
-				return fail(err, errlen,
+				return trace_seterr(err, errlen, TRACE_EFORMAT,
 					    "table accesses, row %zu, field buffer: buffer %lld does not exist",
 					    row, (long long)a->buffer);
 			const struct trace_buffer *b = &t->buffers[a->buffer];
 			if ((b->alloc_ev != TRACE_NONE && (size_t)b->alloc_ev >= i) ||
 			    (b->free_ev != TRACE_NONE && (size_t)b->free_ev <= i))
-				return fail(err, errlen,
+				return trace_seterr(err, errlen, TRACE_EFORMAT,
 					    "table accesses, row %zu, field buffer: buffer %lld is not live at seq %lld",
 					    row, (long long)a->buffer,
 					    (long long)e->seq);
 		}
 	}
 	if (total != t->naccesses)
-		return fail(err, errlen,
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
 			    "table accesses: %zu accesses belong to no event",
 			    t->naccesses - total);
 	return 0;
@@ -431,19 +431,19 @@ static int check_holes(struct trace *t, char *err, size_t errlen)
 		const struct trace_hole *h = &t->holes[i];
 		size_t row = i + 1;
 		if (h->buffer < 0 || (uint64_t)h->buffer >= t->nbuffers)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table holes, row %zu, field buffer: buffer %lld does not exist",
 				    row, (long long)h->buffer);
 		struct trace_buffer *b = &t->buffers[h->buffer];
 		int64_t lo, hi;
 		trace_lifetime(t, b, &lo, &hi);
 		if (h->lower >= h->upper)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table holes, row %zu, field upper: hole [%lld, %lld) of buffer %lld is empty",
 				    row, (long long)h->lower, (long long)h->upper,
 				    (long long)h->buffer);
 		if (h->lower < lo || h->upper > hi)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table holes, row %zu, field lower: hole [%lld, %lld) lies outside the lifetime of buffer %lld",
 				    row, (long long)h->lower, (long long)h->upper,
 				    (long long)h->buffer);
@@ -451,13 +451,13 @@ static int check_holes(struct trace *t, char *err, size_t errlen)
 		    (h->win_lo != TRACE_NONE &&
 		     (h->win_lo < 0 || h->win_lo >= h->win_hi ||
 		      (uint64_t)h->win_hi > b->size)))
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table holes, row %zu, field win_lo: window [%lld, %lld) is not inside buffer %lld of %llu bytes",
 				    row, (long long)h->win_lo, (long long)h->win_hi,
 				    (long long)h->buffer, (unsigned long long)b->size);
 		if (i > 0 && t->holes[i - 1].buffer == h->buffer &&
 		    t->holes[i - 1].upper > h->lower)
-			return fail(err, errlen,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table holes, row %zu, field lower: holes of buffer %lld overlap",
 				    row, (long long)h->buffer);
 		if (b->nholes == 0)
@@ -510,12 +510,12 @@ int trace_finish(struct trace *t, char *err, size_t errlen)
 	else if (strcmp(clock, "time") == 0)
 		t->clock = TRACE_CLOCK_TIME;
 	else
-		return fail(err, errlen,
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
 			    "table meta, key clock: unknown clock '%s' (expected 'seq' or 'time')",
 			    clock);
 	if (t->nevents > UINT32_MAX || t->naccesses > UINT32_MAX ||
 	    t->nholes > UINT32_MAX)
-		return fail(err, errlen, "trace has more than 2^32 events, accesses or holes");
+		return trace_seterr(err, errlen, TRACE_EFORMAT, "trace has more than 2^32 events, accesses or holes");
 	t->finished = 0;
 	if ((rc = check_buffers(t, err, errlen)) < 0 ||
 	    (rc = check_events(t, err, errlen)) < 0 ||
@@ -523,7 +523,7 @@ int trace_finish(struct trace *t, char *err, size_t errlen)
 	    (rc = check_holes(t, err, errlen)) < 0)
 		return rc;
 	if (index_uses(t) < 0)
-		return fail(err, errlen, "out of memory indexing use points"),
+		return trace_seterr(err, errlen, TRACE_EFORMAT, "out of memory indexing use points"),
 		       TRACE_ENOMEM;
 	t->finished = 1;
 	return 0;

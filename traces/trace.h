@@ -180,6 +180,13 @@ struct trace {
 	struct trace_strpool *strings;
 };
 
+/*
+ * The one way library code reports an error: writes the sentence into err
+ * (when err is not NULL and errlen > 0) and returns code.
+ */
+int trace_seterr(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* --- building ---------------------------------------------------------- */
 
 /* A new empty trace, or NULL when out of memory.  Free with trace_free(). */

@@ -49,16 +49,6 @@ static const char schema_sql[] =
 
 /* --- errors ------------------------------------------------------------ */
 
-static int set_err(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 /* --- writer ------------------------------------------------------------ */
 
@@ -344,12 +334,12 @@ int trace_writer_open(struct trace_writer **out, const char *path,
 {
 	struct trace_writer *w = calloc(1, sizeof(*w));
 	if (!w || !(w->path = strdup(path)))
-		return free(w), set_err(err, errlen, TRACE_ENOMEM, "out of memory");
+		return free(w), trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	w->flags = flags;
 	size_t n = strlen(path) + 32;
 	if (!(w->tmppath = malloc(n))) {
 		writer_destroy(w);
-		return set_err(err, errlen, TRACE_ENOMEM, "out of memory");
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	}
 	if (flags & TRACE_WRITE_STREAM) {
 		snprintf(w->tmppath, n, "%s", path);
@@ -357,7 +347,7 @@ int trace_writer_open(struct trace_writer **out, const char *path,
 		if (unlink(path) < 0 && errno != ENOENT) {
 			int e = errno;
 			writer_destroy(w);
-			return set_err(err, errlen, TRACE_EIO,
+			return trace_seterr(err, errlen, TRACE_EIO,
 				       "cannot write trace '%s': %s", path,
 				       strerror(e));
 		}
@@ -375,7 +365,7 @@ int trace_writer_open(struct trace_writer **out, const char *path,
 					 SQLITE_OPEN_EXCLUSIVE | SQLITE_OPEN_NOMUTEX,
 				 NULL);
 	if (rc != SQLITE_OK) {
-		set_err(err, errlen, TRACE_EIO, "cannot create trace '%s': %s",
+		trace_seterr(err, errlen, TRACE_EIO, "cannot create trace '%s': %s",
 			path, w->db ? sqlite3_errmsg(w->db) : sqlite3_errstr(rc));
 		writer_destroy(w);
 		return TRACE_EIO;
@@ -401,7 +391,7 @@ int trace_writer_open(struct trace_writer **out, const char *path,
 	    (rc = trace_writer_meta(w, "complete", "0")) ||
 	    ((flags & TRACE_WRITE_STREAM) &&
 	     ((rc = wexec(w, "COMMIT")) || (rc = wexec(w, "BEGIN"))))) {
-		set_err(err, errlen, rc, "%s", w->err);
+		trace_seterr(err, errlen, rc, "%s", w->err);
 		unlink(w->tmppath);
 		writer_destroy(w);
 		return rc;
@@ -495,19 +485,19 @@ int trace_writer_close(struct trace_writer *w, int commit, char *err,
 		    (rc = wexec(w, "COMMIT")) == 0)
 			rc = wexec(w, "PRAGMA journal_mode=DELETE");
 		if (rc)
-			set_err(err, errlen, rc, "%s", w->err);
+			trace_seterr(err, errlen, rc, "%s", w->err);
 	} else {
 		sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
 	}
 	finalize_all(w);
 	if (sqlite3_close(w->db) != SQLITE_OK && commit && rc == 0)
-		rc = set_err(err, errlen, TRACE_EIO,
+		rc = trace_seterr(err, errlen, TRACE_EIO,
 			     "cannot write trace '%s': %s", w->path,
 			     sqlite3_errmsg(w->db));
 	w->db = NULL;
 	if (!(w->flags & TRACE_WRITE_STREAM)) {
 		if (commit && rc == 0 && rename(w->tmppath, w->path) < 0)
-			rc = set_err(err, errlen, TRACE_EIO,
+			rc = trace_seterr(err, errlen, TRACE_EIO,
 				     "cannot write trace '%s': %s", w->path,
 				     strerror(errno));
 		if (!commit || rc)
@@ -542,7 +532,7 @@ int trace_save(const struct trace *t, const char *path, char *err,
 	for (size_t i = 0; rc == 0 && i < t->nholes; i++)
 		rc = trace_writer_hole(w, &t->holes[i]);
 	if (rc) {
-		set_err(err, errlen, rc, "%s", w->err);
+		trace_seterr(err, errlen, rc, "%s", w->err);
 		trace_writer_close(w, 0, NULL, 0);
 		return rc;
 	}
@@ -567,7 +557,7 @@ static int lerr(struct loader *l, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return set_err(l->err, l->errlen, code, "trace '%s': %s", l->path, msg);
+	return trace_seterr(l->err, l->errlen, code, "trace '%s': %s", l->path, msg);
 }
 
 static int lsql(struct loader *l, int rc)
@@ -1004,16 +994,16 @@ static int check_file(const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return set_err(err, errlen, TRACE_EIO, "cannot open trace '%s': %s",
+		return trace_seterr(err, errlen, TRACE_EIO, "cannot open trace '%s': %s",
 			       path, strerror(errno));
 	char magic[16];
 	size_t n = fread(magic, 1, sizeof(magic), f);
 	fclose(f);
 	if (n == 0)
-		return set_err(err, errlen, TRACE_EFORMAT,
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
 			       "cannot open trace '%s': the file is empty", path);
 	if (n < sizeof(magic) || memcmp(magic, "SQLite format 3", 16) != 0)
-		return set_err(err, errlen, TRACE_EFORMAT,
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
 			       "cannot open trace '%s': file is not a SQLite database",
 			       path);
 	return 0;
@@ -1028,11 +1018,11 @@ int trace_load(const char *path, struct trace **out, char *err, size_t errlen)
 			    .table = "meta" };
 	struct trace *t = trace_new();
 	if (!t)
-		return set_err(err, errlen, TRACE_ENOMEM, "out of memory");
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	rc = sqlite3_open_v2(path, &l.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
 			     NULL);
 	if (rc != SQLITE_OK) {
-		set_err(err, errlen, TRACE_EIO, "cannot open trace '%s': %s", path,
+		trace_seterr(err, errlen, TRACE_EIO, "cannot open trace '%s': %s", path,
 			l.db ? sqlite3_errmsg(l.db) : sqlite3_errstr(rc));
 		sqlite3_close(l.db);
 		trace_free(t);
@@ -1058,7 +1048,7 @@ int trace_load(const char *path, struct trace **out, char *err, size_t errlen)
 		char msg[400];
 		rc = trace_finish(t, msg, sizeof(msg));
 		if (rc)
-			set_err(err, errlen, rc, "trace '%s': %s", path, msg);
+			trace_seterr(err, errlen, rc, "trace '%s': %s", path, msg);
 	}
 	if (rc) {
 		trace_free(t);
