@@ -698,6 +698,16 @@ int mmcsv_export(const struct trace *t, FILE *f, char *err, size_t errlen)
 	int64_t cmin, cmax;
 	clock_range(t, &cmin, &cmax);
 	int64_t after = cmax == INT64_MAX ? cmax : cmax + 1;
+	/*
+	 * A buffer live at the start is given the first time, so every other
+	 * time moves one later: one freed at the first event then still has a
+	 * non-empty lifetime.  Imports have no such buffer and keep their times.
+	 */
+	int64_t shift = 0;
+	for (size_t i = 0; i < t->nbuffers && !shift; i++)
+		shift = t->buffers[i].alloc_ev == TRACE_NONE &&
+			cmax < INT64_MAX - 1;
+	after += shift;
 
 	fputs("id,lower,upper,size", f);
 	if (has_align)
@@ -711,10 +721,8 @@ int mmcsv_export(const struct trace *t, FILE *f, char *err, size_t errlen)
 		const struct trace_buffer *b = &t->buffers[i];
 		int64_t lo, hi;
 		trace_lifetime(t, b, &lo, &hi);
-		if (lo == INT64_MIN)
-			lo = cmin;
-		if (hi == INT64_MAX)
-			hi = after;
+		lo = lo == INT64_MIN ? cmin : lo + shift;
+		hi = hi == INT64_MAX ? after : hi + shift;
 		if (labels && b->label)
 			fputs(b->label, f);
 		else
@@ -728,7 +736,7 @@ int mmcsv_export(const struct trace *t, FILE *f, char *err, size_t errlen)
 				const struct trace_hole *h =
 					&t->holes[b->hole0 + j];
 				fprintf(f, "%s%" PRId64 "-%" PRId64, j ? " " : "",
-					h->lower, h->upper);
+					h->lower + shift, h->upper + shift);
 				if (h->win_lo != TRACE_NONE)
 					fprintf(f, "@%" PRId64 ":%" PRId64,
 						h->win_lo, h->win_hi);
