@@ -645,3 +645,46 @@ void solver_order_sort(struct solver_order_key *keys, size_t n,
 	for (size_t i = 0; i < n; i++)
 		order[i] = keys[i].index;
 }
+
+int solver_place_orders(const struct solver_problem *p,
+			solver_keys_fn *make_keys, int norders,
+			enum solver_fit fit, uint64_t *offsets,
+			uint64_t *height, char *err, size_t errlen)
+{
+	int rc = solver_problem_validate(p, err, errlen);
+	if (rc)
+		return rc;
+	size_t n = p->n ? p->n : 1;
+	struct solver_order_key *keys = malloc(n * sizeof(*keys));
+	uint32_t *order = malloc(n * sizeof(*order));
+	uint64_t *trial = norders > 1 ? malloc(n * sizeof(*trial)) : offsets;
+	struct solver_occupancy *o =
+		keys && order && trial ? solver_occupancy_new(p) : NULL;
+	if (!o) {
+		rc = trace_seterr(err, errlen, SOLVER_ENOMEM,
+				  "out of memory placing %zu buffers", p->n);
+		goto out;
+	}
+	uint64_t best = UINT64_MAX;
+	for (int w = 0; w < norders && rc == 0; w++) {
+		uint64_t h = 0;
+		make_keys(p, w, keys);
+		solver_order_sort(keys, p->n, order);
+		rc = solver_occupancy_run(o, order, p->n, fit, trial, &h, err,
+					  errlen);
+		if (rc == 0 && h < best) {
+			best = h;
+			if (trial != offsets)
+				memcpy(offsets, trial, p->n * sizeof(*offsets));
+		}
+	}
+	if (rc == 0)
+		*height = best == UINT64_MAX ? 0 : best;
+out:
+	solver_occupancy_free(o);
+	free(keys);
+	free(order);
+	if (trial != offsets)
+		free(trial);
+	return rc;
+}

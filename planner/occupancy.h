@@ -59,4 +59,19 @@ struct solver_order_key {
 void solver_order_sort(struct solver_order_key *keys, size_t n,
 		       uint32_t *order);
 
+/* Fills keys[0..p->n) for the which-th order of a strategy. */
+typedef void solver_keys_fn(const struct solver_problem *p, int which,
+			    struct solver_order_key *keys);
+
+/*
+ * The body of every greedy strategy: validates p, then for each of norders
+ * orders (keys from make_keys, sorted) runs the occupancy engine with fit and
+ * keeps the lowest placement in offsets and *height.  Returns 0 or a
+ * negative SOLVER_* code with a sentence in err.
+ */
+int solver_place_orders(const struct solver_problem *p,
+			solver_keys_fn *make_keys, int norders,
+			enum solver_fit fit, uint64_t *offsets,
+			uint64_t *height, char *err, size_t errlen);
+
 #endif

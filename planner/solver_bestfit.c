@@ -10,9 +10,6 @@
 #include "occupancy.h"
 #include "solver.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 enum { ORDER_SIZE, ORDER_DURATION, ORDER_AREA };
 
@@ -43,44 +40,16 @@ static void make_keys(const struct solver_problem *p, int which,
 	}
 }
 
+static void bestfit_keys(const struct solver_problem *p, int which,
+			 struct solver_order_key *keys)
+{
+	make_keys(p, orders[which], keys);
+}
+
 int solver_place_bestfit(const struct solver_problem *p, uint64_t *offsets,
 			 uint64_t *height, char *err, size_t errlen)
 {
-	int rc = solver_problem_validate(p, err, errlen);
-	if (rc)
-		return rc;
-	size_t n = p->n ? p->n : 1;
-	struct solver_order_key *keys = malloc(n * sizeof(*keys));
-	uint32_t *order = malloc(n * sizeof(*order));
-	uint64_t *trial = malloc(n * sizeof(*trial));
-	struct solver_occupancy *o =
-		keys && order && trial ? solver_occupancy_new(p) : NULL;
-	if (!o) {
-		free(keys);
-		free(order);
-		free(trial);
-		if (err && errlen)
-			snprintf(err, errlen, "out of memory placing %zu buffers",
-				 p->n);
-		return SOLVER_ENOMEM;
-	}
-	uint64_t best = UINT64_MAX;
-	for (int w = 0; w < ORDER_COUNT && rc == 0; w++) {
-		uint64_t h = 0;
-		make_keys(p, orders[w], keys);
-		solver_order_sort(keys, p->n, order);
-		rc = solver_occupancy_run(o, order, p->n, SOLVER_FIT_BEST, trial,
-					  &h, err, errlen);
-		if (rc == 0 && h < best) {
-			best = h;
-			memcpy(offsets, trial, p->n * sizeof(*offsets));
-		}
-	}
-	if (rc == 0)
-		*height = best == UINT64_MAX ? 0 : best;
-	solver_occupancy_free(o);
-	free(keys);
-	free(order);
-	free(trial);
-	return rc;
+	return solver_place_orders(p, bestfit_keys, ORDER_COUNT,
+				   SOLVER_FIT_BEST, offsets, height, err,
+				   errlen);
 }

@@ -7,37 +7,22 @@
 #include "occupancy.h"
 #include "solver.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 
-int solver_place_greedy(const struct solver_problem *p, uint64_t *offsets,
-			uint64_t *height, char *err, size_t errlen)
+static void greedy_keys(const struct solver_problem *p, int which,
+			struct solver_order_key *keys)
 {
-	int rc = solver_problem_validate(p, err, errlen);
-	if (rc)
-		return rc;
-	struct solver_order_key *keys = malloc((p->n ? p->n : 1) * sizeof(*keys));
-	uint32_t *order = malloc((p->n ? p->n : 1) * sizeof(*order));
-	struct solver_occupancy *o = keys && order ? solver_occupancy_new(p) : NULL;
-	if (!o) {
-		free(keys);
-		free(order);
-		if (err && errlen)
-			snprintf(err, errlen, "out of memory placing %zu buffers",
-				 p->n);
-		return SOLVER_ENOMEM;
-	}
+	(void)which;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct solver_item *it = &p->items[i];
 		uint64_t dur = (uint64_t)it->upper - (uint64_t)it->lower;
 		keys[i] = (struct solver_order_key){ ~it->size, ~dur, 0,
 						     (uint32_t)i };
 	}
-	solver_order_sort(keys, p->n, order);
-	rc = solver_occupancy_run(o, order, p->n, SOLVER_FIT_LOWEST, offsets,
-				  height, err, errlen);
-	solver_occupancy_free(o);
-	free(keys);
-	free(order);
-	return rc;
+}
+
+int solver_place_greedy(const struct solver_problem *p, uint64_t *offsets,
+			uint64_t *height, char *err, size_t errlen)
+{
+	return solver_place_orders(p, greedy_keys, 1, SOLVER_FIT_LOWEST,
+				   offsets, height, err, errlen);
 }
