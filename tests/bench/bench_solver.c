@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "minimalloc_csv.h"
 #include "solver.h"
 
 static const char *instances[] = {
@@ -20,40 +21,21 @@ static const char *instances[] = {
 	"I.1048576", "J.1048576", "K.1048576", "somas-resnet50",
 };
 
-/* Reads MiniMalloc's id,lower,upper,size rows; item count or -1. */
-static long read_csv(const char *path, struct solver_item **out)
+/* A shared instance through the real path: MiniMalloc import, then the
+ * planner's problem extraction.  0, or -1 with the reason printed. */
+static int load_instance(const char *path, struct solver_problem *p)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	char line[256];
-	size_t n = 0, cap = 0;
-	struct solver_item *items = NULL;
-	if (!fgets(line, sizeof(line), f)) {
-		fclose(f);
+	char err[512];
+	struct trace *t;
+	if (mmcsv_import(path, &t, err, sizeof(err)) != 0) {
+		printf("# %s\n", err);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		long long id, lo, hi;
-		unsigned long long sz;
-		if (sscanf(line, "%lld,%lld,%lld,%llu", &id, &lo, &hi, &sz) != 4)
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 256;
-			struct solver_item *it = realloc(items, cap * sizeof(*it));
-			if (!it) {
-				free(items);
-				fclose(f);
-				return -1;
-			}
-			items = it;
-		}
-		items[n++] = (struct solver_item){ sz, 1, lo, hi, NULL, 0,
-						   SOLVER_FREE, id };
-	}
-	fclose(f);
-	*out = items;
-	return (long)n;
+	int rc = solver_problem_from_trace(t, p, err, sizeof(err));
+	trace_free(t);
+	if (rc != 0)
+		printf("# %s\n", err);
+	return rc ? -1 : 0;
 }
 
 /* --- a generated training iteration ------------------------------------- */
@@ -229,18 +211,16 @@ int main(int argc, char **argv)
 	       "buffers_per_s");
 	for (size_t k = 0; k < sizeof(instances) / sizeof(instances[0]); k++) {
 		char path[1024];
-		struct solver_item *items = NULL;
+		struct solver_problem p;
 		snprintf(path, sizeof(path), "%s/placement/%s.csv", dir,
 			 instances[k]);
-		long n = read_csv(path, &items);
-		if (n < 0) {
+		if (load_instance(path, &p) != 0) {
 			fprintf(stderr, "bench_solver: warning: cannot read '%s'\n",
 				path);
 			continue;
 		}
-		struct solver_problem p = { items, (size_t)n, NULL, 0 };
 		bad |= bench(instances[k], &p);
-		free(items);
+		solver_problem_free(&p);
 	}
 	static const size_t sizes[] = { 10000, 100000, 1000000 };
 	for (size_t k = 0; k < 3; k++) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "minimalloc_csv.h"
 #include "solver.h"
 #include "tap.h"
 #include "trace.h"
@@ -552,34 +553,21 @@ static const struct instance instances[] = {
 	{ "somas-resnet50", 1515472556ull, 1525214892ull },
 };
 
-/* Reads id,lower,upper,size rows; returns the item count or -1. */
-static long read_csv(const char *path, struct solver_item **out)
+/* A shared instance through the real path: MiniMalloc import, then the
+ * planner's problem extraction.  0, or -1 with the reason printed. */
+static int load_instance(const char *path, struct solver_problem *p)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	char line[256];
-	size_t n = 0, cap = 0;
-	struct solver_item *items = NULL;
-	if (!fgets(line, sizeof(line), f)) {
-		fclose(f);
+	char err[512];
+	struct trace *t;
+	if (mmcsv_import(path, &t, err, sizeof(err)) != 0) {
+		printf("# %s\n", err);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		long long id, lo, hi;
-		unsigned long long sz;
-		if (sscanf(line, "%lld,%lld,%lld,%llu", &id, &lo, &hi, &sz) != 4)
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 256;
-			items = realloc(items, cap * sizeof(*items));
-		}
-		items[n++] = (struct solver_item){ sz, 1, lo, hi, NULL, 0,
-						   SOLVER_FREE, id };
-	}
-	fclose(f);
-	*out = items;
-	return (long)n;
+	int rc = solver_problem_from_trace(t, p, err, sizeof(err));
+	trace_free(t);
+	if (rc != 0)
+		printf("# %s\n", err);
+	return rc ? -1 : 0;
 }
 
 static void test_instances(void)
@@ -592,18 +580,17 @@ static void test_instances(void)
 		const struct instance *in = &instances[k];
 		char path[1024];
 		snprintf(path, sizeof(path), "%s/placement/%s.csv", dir, in->name);
-		struct solver_item *items = NULL;
-		long n = read_csv(path, &items);
-		if (n <= 0) {
+		struct solver_problem p;
+		if (load_instance(path, &p) != 0 || p.n == 0) {
 			printf("# cannot read '%s'\n", path);
 			found = 0;
 			continue;
 		}
-		struct solver_problem p = mkprob(items, (size_t)n);
+		size_t n = p.n;
 		uint64_t lb = solver_lower_bound(&p);
 		if (lb != in->lower)
 			lbs = 0;
-		uint64_t *off = calloc((size_t)n, sizeof(*off));
+		uint64_t *off = calloc(n, sizeof(*off));
 		printf("# %-15s lb %10" PRIu64, in->name, lb);
 		for (int s = 0; s < NSTRAT; s++) {
 			uint64_t h = run(names[s], &p, off);
@@ -618,7 +605,7 @@ static void test_instances(void)
 		}
 		printf("  (reference greedy %" PRIu64 ")\n", in->greedy);
 		free(off);
-		free(items);
+		solver_problem_free(&p);
 	}
 	CHECK(found, "instances: all 12 shared instances read");
 	CHECK(lbs, "instances: lower bounds match data/README.md");
