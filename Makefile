@@ -31,7 +31,7 @@ BUILD ?= build$(if $(SANITIZE),/san)
 MP_WARN := -Wall -Wextra -Wpedantic -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wold-style-definition -Wwrite-strings -Wvla -fno-common
 MP_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(MP_WARN) -MMD -MP \
-	     -Itraces -Icli -Iplanner
+	     -Itraces -Icli -Iplanner -Iruntime
 ifeq ($(DEVELOPER),1)
 MP_CFLAGS += -Werror
 endif
@@ -59,7 +59,7 @@ endif
 # --- sources --------------------------------------------------------------
 # A program is any <component>/memplan-*.c; every other .c in a component
 # folder goes into the internal core library that programs and tests link.
-COMPONENTS := cli traces analyze planner
+COMPONENTS := cli traces analyze planner runtime
 PROG_SRC   := $(wildcard $(addsuffix /memplan-*.c,$(COMPONENTS)))
 CORE_SRC   := $(filter-out $(PROG_SRC),$(wildcard $(addsuffix /*.c,$(COMPONENTS))))
 PROGS      := $(patsubst %.c,$(BUILD)/bin/%,$(notdir $(PROG_SRC)))

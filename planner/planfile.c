@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * planfile.c - builds a plan from a trace and a solver's offsets, and checks
+ * any plan against any trace.  The check is deliberately a second opinion:
+ * it uses neither solver_check() nor the solver's problem, but its own sweep
+ * over the trace's lifetimes and holes (a Fenwick tree over byte ranks that
+ * finds the resident neighbour below each new piece), so that a bug in the
+ * solver or its checker cannot vouch for itself.
+ */
+#include "planfile.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- building -------------------------------------------------------------- */
+
+int planfile_build(const struct trace *t, const struct solver_problem *p,
+		   const uint64_t *offsets, const struct planfile_info *info,
+		   struct mp_plan *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (!t->finished)
+		return trace_seterr(err, errlen, TRACE_EINVAL,
+				    "the trace is not finished");
+	uint64_t align = info && info->pool_align ? info->pool_align : 1;
+	const char *strategy = info && info->strategy ? info->strategy : "";
+	if (strlen(strategy) >= MP_PLAN_STRATEGY_LEN)
+		return trace_seterr(err, errlen, TRACE_EINVAL,
+				    "strategy name '%s' is longer than %d bytes",
+				    strategy, MP_PLAN_STRATEGY_LEN - 1);
+
+	size_t nb = t->nbuffers ? t->nbuffers : 1;
+	size_t *item = malloc(nb * sizeof(*item));
+	uint64_t *alloc_at = malloc(nb * sizeof(*alloc_at));
+	uint64_t *free_at = malloc(nb * sizeof(*free_at));
+	int rc = 0;
+	if (!item || !alloc_at || !free_at) {
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+				  "out of memory planning %zu buffers", t->nbuffers);
+		goto out;
+	}
+	for (size_t i = 0; i < t->nbuffers; i++) {
+		item[i] = SIZE_MAX;
+		free_at[i] = MP_PLAN_NO_FREE;
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		int64_t b = p->items[i].buffer;
+		if (b < 0 || (uint64_t)b >= t->nbuffers || item[b] != SIZE_MAX ||
+		    trace_buffer_persistent(&t->buffers[b])) {
+			rc = trace_seterr(err, errlen, TRACE_EINVAL,
+					  "item %zu of the problem names buffer %lld, which is not a transient buffer of the trace (or is named twice)",
+					  i, (long long)b);
+			goto out;
+		}
+		item[b] = i;
+	}
+
+	/* the allocator clock: every alloc and free request, in order */
+	uint64_t k = 0, nallocs = 0;
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		if (e->type == TRACE_EV_ALLOC) {
+			alloc_at[e->buffer] = k++;
+			nallocs++;
+		} else if (e->type == TRACE_EV_FREE) {
+			free_at[e->buffer] = k++;
+		}
+	}
+	if (nallocs > UINT32_MAX) {
+		rc = trace_seterr(err, errlen, TRACE_EINVAL,
+				  "the trace has %llu allocation requests; a plan holds at most %lu",
+				  (unsigned long long)nallocs, (unsigned long)UINT32_MAX);
+		goto out;
+	}
+	out->allocs = malloc((nallocs ? nallocs : 1) * sizeof(*out->allocs));
+	if (!out->allocs) {
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+				  "out of memory planning %llu requests",
+				  (unsigned long long)nallocs);
+		goto out;
+	}
+	struct mp_plan_fp fp;
+	mp_plan_fp_init(&fp);
+	uint64_t pool = 0;
+	int32_t device = -1;
+	int have_device = 0;
+	uint32_t n = 0;
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		if (e->type != TRACE_EV_ALLOC)
+			continue;
+		const struct trace_buffer *b = &t->buffers[e->buffer];
+		struct mp_plan_alloc *a = &out->allocs[n++];
+		a->size = b->size;
+		a->buffer = (uint64_t)b->id;
+		a->lower = alloc_at[b->id];
+		a->upper = free_at[b->id];
+		a->flags = 0;
+		a->offset = MP_PLAN_PASS_THROUGH;
+		mp_plan_fp_update(&fp, b->size);
+		if (item[b->id] == SIZE_MAX)
+			continue;
+		a->offset = offsets[item[b->id]];
+		if (a->offset + a->size > pool)
+			pool = a->offset + a->size;
+		if (have_device && b->device != device) {
+			rc = trace_seterr(err, errlen, TRACE_EINVAL,
+					  "planned buffers live on devices %ld and %ld; a plan holds one pool on one device",
+					  (long)device, (long)b->device);
+			goto out;
+		}
+		device = b->device;
+		have_device = 1;
+	}
+	for (size_t i = 0; i < t->nbuffers; i++)
+		if (trace_buffer_persistent(&t->buffers[i]))
+			out->persistent_bytes += t->buffers[i].size;
+	out->nallocs = n;
+	out->version = MP_PLAN_VERSION;
+	out->flags = info && info->optimal ? MP_PLAN_OPTIMAL : 0;
+	out->pool_size = pool;
+	out->pool_align = align;
+	out->device = device;
+	out->nrequests = k;
+	out->fingerprint = mp_plan_fp_final(&fp);
+	out->lower_bound = solver_lower_bound(p);
+	snprintf(out->strategy, sizeof(out->strategy), "%s", strategy);
+
+	char why[384];
+	rc = mp_plan_validate(out, why, sizeof(why));
+	if (rc == MP_PLAN_ENOMEM)
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM, "%s", why);
+	else if (rc)
+		rc = trace_seterr(err, errlen, TRACE_EINVAL,
+				  "the plan built from these offsets is not valid: %s",
+				  why);
+out:
+	free(item);
+	free(alloc_at);
+	free(free_at);
+	if (rc)
+		mp_plan_free(out);
+	return rc;
+}
+
+/* --- the overlap sweep ------------------------------------------------------ */
+
+/* A piece of one request: bytes [b0, b1) resident during [t0, t1). */
+struct rect {
+	int64_t t0, t1;
+	uint64_t b0, b1;
+	uint32_t who; /* request index */
+};
+
+struct tick {
+	int64_t at;
+	uint32_t rect;
+	uint32_t start; /* 0 end, 1 start: at one instant, ends come first */
+};
+
+static int tick_cmp(const void *a, const void *b)
+{
+	const struct tick *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->rect > y->rect) - (x->rect < y->rect);
+}
+
+struct ranked {
+	uint64_t b0;
+	uint32_t rect;
+};
+
+static int ranked_cmp(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	if (x->b0 != y->b0)
+		return x->b0 < y->b0 ? -1 : 1;
+	return (x->rect > y->rect) - (x->rect < y->rect);
+}
+
+/* Fenwick tree of resident counts over byte ranks (1-based inside). */
+static void fw_add(int32_t *fw, size_t n, size_t pos, int32_t d)
+{
+	for (pos++; pos <= n; pos += pos & (~pos + 1))
+		fw[pos] += d;
+}
+
+static int32_t fw_prefix(const int32_t *fw, size_t pos) /* ranks [0, pos) */
+{
+	int32_t s = 0;
+	for (; pos > 0; pos -= pos & (~pos + 1))
+		s += fw[pos];
+	return s;
+}
+
+/* The 0-based rank of the k-th resident (k >= 1). */
+static size_t fw_kth(const int32_t *fw, size_t n, int32_t k)
+{
+	size_t pos = 0, step = 1;
+	while (step * 2 <= n)
+		step *= 2;
+	for (; step; step /= 2)
+		if (pos + step <= n && fw[pos + step] < k) {
+			pos += step;
+			k -= fw[pos];
+		}
+	return pos;
+}
+
+struct clash {
+	uint32_t a, b; /* rect indexes */
+	int64_t at;
+};
+
+/*
+ * Sweeps rects in time; resident rects never share a byte (else the first
+ * clash is reported in *c and 1 returned).  *peak receives the maximum of
+ * resident bytes.  Returns 0, 1, or -1 when out of memory.  Among resident
+ * rects, which are disjoint, a new [b0, b1) meets one iff the resident with
+ * the greatest start below b1 ends above b0.
+ */
+static int sweep(const struct rect *r, size_t n, uint64_t *peak,
+		 struct clash *c)
+{
+	*peak = 0;
+	struct ranked *byrank = malloc((n ? n : 1) * sizeof(*byrank));
+	uint32_t *rank = malloc((n ? n : 1) * sizeof(*rank));
+	struct tick *tk = malloc((2 * n + 1) * sizeof(*tk));
+	int32_t *fw = calloc(n + 1, sizeof(*fw));
+	int rc = -1;
+	if (!byrank || !rank || !tk || !fw)
+		goto out;
+	size_t nt = 0;
+	for (size_t i = 0; i < n; i++) {
+		byrank[i] = (struct ranked){ r[i].b0, (uint32_t)i };
+		if (r[i].t0 >= r[i].t1)
+			continue; /* never resident */
+		tk[nt++] = (struct tick){ r[i].t0, (uint32_t)i, 1 };
+		tk[nt++] = (struct tick){ r[i].t1, (uint32_t)i, 0 };
+	}
+	qsort(byrank, n, sizeof(*byrank), ranked_cmp);
+	for (size_t i = 0; i < n; i++)
+		rank[byrank[i].rect] = (uint32_t)i;
+	qsort(tk, nt, sizeof(*tk), tick_cmp);
+	uint64_t live = 0;
+	rc = 0;
+	for (size_t e = 0; e < nt; e++) {
+		const struct rect *x = &r[tk[e].rect];
+		if (!tk[e].start) {
+			fw_add(fw, n, rank[tk[e].rect], -1);
+			live -= x->b1 - x->b0;
+			continue;
+		}
+		/* ranks [0, below) start before x ends */
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (byrank[mid].b0 < x->b1)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		int32_t cnt = fw_prefix(fw, lo);
+		if (cnt > 0) {
+			uint32_t q = byrank[fw_kth(fw, n, cnt)].rect;
+			if (r[q].b1 > x->b0) {
+				*c = (struct clash){ q, tk[e].rect, tk[e].at };
+				rc = 1;
+				goto out;
+			}
+		}
+		fw_add(fw, n, rank[tk[e].rect], 1);
+		live += x->b1 - x->b0;
+		if (live > *peak)
+			*peak = live;
+	}
+out:
+	free(byrank);
+	free(rank);
+	free(tk);
+	free(fw);
+	return rc;
+}
+
+/* --- verifying -------------------------------------------------------------- */
+
+static int invalid(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int invalid(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return PLANFILE_EINVALID;
+}
+
+/* Requests, sizes and the clock of t against the plan's entries. */
+static int verify_requests(const struct mp_plan *plan, const struct trace *t,
+			   char *err, size_t errlen)
+{
+	struct mp_plan_fp fp;
+	mp_plan_fp_init(&fp);
+	uint64_t clock = 0;
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		if (e->type == TRACE_EV_ALLOC) {
+			mp_plan_fp_update(&fp, t->buffers[e->buffer].size);
+			clock++;
+		} else if (e->type == TRACE_EV_FREE) {
+			clock++;
+		}
+	}
+	uint64_t f = mp_plan_fp_final(&fp);
+	if (fp.n != plan->nallocs || f != plan->fingerprint)
+		return invalid(err, errlen,
+			       "fingerprint mismatch: the plan was made for another request sequence (plan: %u requests, fingerprint 0x%016llx; trace: %llu requests, fingerprint 0x%016llx)",
+			       plan->nallocs, (unsigned long long)plan->fingerprint,
+			       (unsigned long long)fp.n, (unsigned long long)f);
+	if (clock != plan->nrequests)
+		return invalid(err, errlen,
+			       "META field nrequests: the plan's clock has %llu alloc and free requests, the trace %llu",
+			       (unsigned long long)plan->nrequests,
+			       (unsigned long long)clock);
+
+	/* ordinals, sizes and buffers entry by entry */
+	uint64_t k = 0;
+	uint32_t n = 0;
+	uint64_t *ord = malloc((t->nbuffers ? t->nbuffers : 1) * sizeof(*ord));
+	if (!ord)
+		return trace_seterr(err, errlen, TRACE_ENOMEM,
+				    "out of memory verifying %zu buffers",
+				    t->nbuffers);
+	for (size_t i = 0; i < t->nbuffers; i++)
+		ord[i] = MP_PLAN_NO_FREE;
+	int rc = 0;
+	/* free ordinals first, in a pass of their own */
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		if (e->type == TRACE_EV_FREE)
+			ord[e->buffer] = k;
+		if (e->type == TRACE_EV_ALLOC || e->type == TRACE_EV_FREE)
+			k++;
+	}
+	k = 0;
+	for (size_t i = 0; i < t->nevents && !rc; i++) {
+		const struct trace_event *e = &t->events[i];
+		if (e->type == TRACE_EV_FREE)
+			k++;
+		if (e->type != TRACE_EV_ALLOC)
+			continue;
+		const struct trace_buffer *b = &t->buffers[e->buffer];
+		const struct mp_plan_alloc *a = &plan->allocs[n];
+		if (a->size != b->size)
+			rc = invalid(err, errlen,
+				     "request %u: the plan expects %llu bytes, the trace asks for %llu (buffer %lld)",
+				     n, (unsigned long long)a->size,
+				     (unsigned long long)b->size, (long long)b->id);
+		else if (a->buffer != (uint64_t)b->id)
+			rc = invalid(err, errlen,
+				     "request %u: the plan names buffer %llu, the trace buffer %lld",
+				     n, (unsigned long long)a->buffer,
+				     (long long)b->id);
+		else if (a->lower != k || a->upper != ord[b->id])
+			rc = invalid(err, errlen,
+				     "request %u (buffer %lld): the plan's clock ordinals [%llu, %llu) differ from the trace's [%llu, %llu)",
+				     n, (long long)b->id, (unsigned long long)a->lower,
+				     (unsigned long long)a->upper,
+				     (unsigned long long)k,
+				     (unsigned long long)ord[b->id]);
+		else if (a->offset != MP_PLAN_PASS_THROUGH &&
+			 trace_buffer_persistent(b))
+			rc = invalid(err, errlen,
+				     "request %u (buffer %lld): a buffer that outlives the iteration has a pool offset",
+				     n, (long long)b->id);
+		else if (a->offset != MP_PLAN_PASS_THROUGH &&
+			 (a->offset % plan->pool_align || a->offset % b->align))
+			rc = invalid(err, errlen,
+				     "request %u (buffer %lld): offset %llu is not a multiple of the pool alignment %llu and the buffer's %llu",
+				     n, (long long)b->id,
+				     (unsigned long long)a->offset,
+				     (unsigned long long)plan->pool_align,
+				     (unsigned long long)b->align);
+		else if (a->offset != MP_PLAN_PASS_THROUGH &&
+			 (a->size > plan->pool_size ||
+			  a->offset > plan->pool_size - a->size))
+			rc = invalid(err, errlen,
+				     "request %u (buffer %lld): bytes [%llu, %llu) are outside the pool of %llu bytes",
+				     n, (long long)b->id,
+				     (unsigned long long)a->offset,
+				     (unsigned long long)(a->offset + a->size),
+				     (unsigned long long)plan->pool_size);
+		n++;
+		k++;
+	}
+	free(ord);
+	return rc;
+}
+
+/* The resident pieces of every planned request: lifetime minus holes, with
+ * the window a hole keeps. */
+static int planned_rects(const struct mp_plan *plan, const struct trace *t,
+			 struct rect **out, size_t *nout)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < plan->nallocs; i++)
+		if (plan->allocs[i].offset != MP_PLAN_PASS_THROUGH)
+			n += 1 + 2 * (size_t)t->buffers[plan->allocs[i].buffer].nholes;
+	if (n > UINT32_MAX)
+		return TRACE_ENOMEM;
+	struct rect *r = malloc((n ? n : 1) * sizeof(*r));
+	if (!r)
+		return TRACE_ENOMEM;
+	size_t k = 0;
+	for (uint32_t i = 0; i < plan->nallocs; i++) {
+		const struct mp_plan_alloc *a = &plan->allocs[i];
+		if (a->offset == MP_PLAN_PASS_THROUGH)
+			continue;
+		const struct trace_buffer *b = &t->buffers[a->buffer];
+		int64_t lo, hi;
+		trace_lifetime(t, b, &lo, &hi);
+		int64_t at = lo;
+		for (uint32_t j = 0; j < b->nholes; j++) {
+			const struct trace_hole *h = &t->holes[b->hole0 + j];
+			if (h->lower > at)
+				r[k++] = (struct rect){ at, h->lower, a->offset,
+							a->offset + a->size, i };
+			if (h->win_lo != TRACE_NONE)
+				r[k++] = (struct rect){
+					h->lower, h->upper,
+					a->offset + (uint64_t)h->win_lo,
+					a->offset + (uint64_t)h->win_hi, i };
+			at = h->upper;
+		}
+		if (hi > at)
+			r[k++] = (struct rect){ at, hi, a->offset,
+						a->offset + a->size, i };
+	}
+	*out = r;
+	*nout = k;
+	return 0;
+}
+
+static int verify_pool(const struct mp_plan *plan, const struct trace *t,
+		       char *err, size_t errlen)
+{
+	struct rect *r;
+	size_t n;
+	if (planned_rects(plan, t, &r, &n))
+		return trace_seterr(err, errlen, TRACE_ENOMEM,
+				    "out of memory verifying %u requests",
+				    plan->nallocs);
+	uint64_t peak;
+	struct clash c;
+	int s = sweep(r, n, &peak, &c);
+	int rc = 0;
+	if (s < 0) {
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+				  "out of memory verifying %u requests",
+				  plan->nallocs);
+	} else if (s > 0) {
+		const struct rect *x = &r[c.a], *y = &r[c.b];
+		rc = invalid(err, errlen,
+			     "requests %u and %u (buffers %llu and %llu) overlap: pool bytes [%llu, %llu) and [%llu, %llu) are both resident at %s %lld",
+			     x->who, y->who,
+			     (unsigned long long)plan->allocs[x->who].buffer,
+			     (unsigned long long)plan->allocs[y->who].buffer,
+			     (unsigned long long)x->b0, (unsigned long long)x->b1,
+			     (unsigned long long)y->b0, (unsigned long long)y->b1,
+			     t->clock == TRACE_CLOCK_TIME ? "time" : "seq",
+			     (long long)c.at);
+	} else if (peak != plan->lower_bound) {
+		rc = invalid(err, errlen,
+			     "META field lower_bound: the plan says %llu bytes, the trace's planned buffers need %llu at their peak",
+			     (unsigned long long)plan->lower_bound,
+			     (unsigned long long)peak);
+	} else if (plan->pool_size < peak) {
+		rc = invalid(err, errlen,
+			     "META field pool_size: %llu bytes is below the lower bound %llu",
+			     (unsigned long long)plan->pool_size,
+			     (unsigned long long)peak);
+	}
+	free(r);
+	return rc;
+}
+
+/* Host staging slots of swaps out at the same time must not share a byte.
+ * A slot is busy from its swap-out through the request of its swap-in,
+ * whose copy back reads it. */
+static int verify_staging(const struct mp_plan *plan, char *err, size_t errlen)
+{
+	if (plan->nswaps == 0)
+		return 0;
+	struct rect *r = malloc(plan->nswaps * sizeof(*r));
+	if (!r)
+		return trace_seterr(err, errlen, TRACE_ENOMEM,
+				    "out of memory verifying %u swaps",
+				    plan->nswaps);
+	for (uint32_t i = 0; i < plan->nswaps; i++) {
+		const struct mp_plan_swap *s = &plan->swaps[i];
+		r[i] = (struct rect){ (int64_t)s->out_at, (int64_t)s->in_at + 1,
+				      s->staging, s->staging + s->bytes, i };
+	}
+	uint64_t peak;
+	struct clash c;
+	int s = sweep(r, plan->nswaps, &peak, &c);
+	int rc = 0;
+	if (s < 0)
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+				  "out of memory verifying %u swaps",
+				  plan->nswaps);
+	else if (s > 0)
+		rc = invalid(err, errlen,
+			     "swaps %u and %u share host staging bytes while both are out (clock ordinal %lld)",
+			     r[c.a].who, r[c.b].who, (long long)c.at);
+	free(r);
+	return rc;
+}
+
+int planfile_verify(const struct mp_plan *plan, const struct trace *t,
+		    char *err, size_t errlen)
+{
+	if (!t->finished)
+		return trace_seterr(err, errlen, TRACE_EINVAL,
+				    "the trace is not finished");
+	char why[384];
+	int rc = mp_plan_validate(plan, why, sizeof(why));
+	if (rc == MP_PLAN_ENOMEM)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "%s", why);
+	if (rc)
+		return invalid(err, errlen, "the plan is inconsistent: %s", why);
+	rc = verify_requests(plan, t, err, errlen);
+	if (!rc)
+		rc = verify_pool(plan, t, err, errlen);
+	if (!rc)
+		rc = verify_staging(plan, err, errlen);
+	return rc;
+}

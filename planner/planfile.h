@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * planfile.h - from a trace and a placement to a plan (runtime/plan.h), and
+ * back: the independent check that a plan fits a trace.  Used by
+ * memplan-plan's compile (which verifies every plan before writing it) and
+ * verify.  The check trusts neither the solver nor the plan's own figures:
+ * it recomputes the fingerprint, the clock and the lower bound from the
+ * trace and sweeps the planned buffers for overlaps itself.
+ */
+#ifndef MEMPLAN_PLANFILE_H
+#define MEMPLAN_PLANFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "solver.h"
+#include "trace.h"
+
+/* planfile_verify: the plan does not fit the trace (same value as
+ * SOLVER_EINVALID).  Other failures use the trace_err codes. */
+#define PLANFILE_EINVALID (-6)
+
+/* What a plan records besides the offsets. */
+struct planfile_info {
+	uint64_t pool_align;  /* every offset is a multiple (power of 2); 0 = 1 */
+	const char *strategy; /* stored in META, at most 31 printable bytes */
+	int optimal;          /* the strategy proved its pool minimal */
+};
+
+/*
+ * Builds the plan of finished trace t: one entry per alloc event in order,
+ * with the offset offsets[i] when the buffer is item i of p (p as made by
+ * solver_problem_from_trace(t), offsets checked by the solver), pass-through
+ * otherwise; the allocator clock, fingerprint, lower bound of p, persistent
+ * bytes and the device of the planned buffers.  *out is then owned by the
+ * caller (mp_plan_free).  Returns 0, TRACE_EINVAL (a problem that does not
+ * belong to t, planned buffers on several devices, more than 2^32 - 1
+ * requests) or TRACE_ENOMEM with a sentence in err; *out is empty on failure.
+ */
+int planfile_build(const struct trace *t, const struct solver_problem *p,
+		   const uint64_t *offsets, const struct planfile_info *info,
+		   struct mp_plan *out, char *err, size_t errlen);
+
+/*
+ * Checks plan against finished trace t, independently of the solver: the
+ * plan's own consistency; the request count and fingerprint recomputed from
+ * t's alloc events; every entry's size, buffer and clock ordinals; every
+ * planned buffer transient, its offset a multiple of the pool's and its own
+ * alignment, and inside the pool; no two planned buffers resident at the same
+ * time (lifetimes and holes of t) sharing a byte; the lower bound recomputed
+ * and not above the pool; host staging slots of swaps out at the same time
+ * disjoint.  Returns 0, PLANFILE_EINVALID with a sentence naming the
+ * request(s), buffer(s) or field, TRACE_EINVAL for an unfinished trace, or
+ * TRACE_ENOMEM.
+ */
+int planfile_verify(const struct mp_plan *plan, const struct trace *t,
+		    char *err, size_t errlen);
+
+#endif

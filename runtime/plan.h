@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan.h - the binary plan file of memplan-plan(5): what the planner writes
+ * and the runtime follows.  The runtime owns the format; the planner writes
+ * it through these same definitions.  plan.c depends on libc alone, so that
+ * libmemplan can compile it with hidden visibility.
+ *
+ * Invariant: every struct mp_plan that mp_plan_decode() returns has passed
+ * mp_plan_validate(), and mp_plan_encode() never writes a plan that
+ * mp_plan_decode() would refuse.
+ */
+#ifndef MEMPLAN_PLAN_H
+#define MEMPLAN_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The first 8 bytes of every plan file (PNG-style: a high-bit byte, a name,
+ * CR LF, so that text-mode transfers and foreign files are caught). */
+#define MP_PLAN_MAGIC "\x89" "MPLAN\r\n"
+#define MP_PLAN_MAGIC_LEN 8
+#define MP_PLAN_VERSION 1 /* the format version this code reads and writes */
+
+/* Sizes of the fixed parts in version 1 (readers accept larger entries). */
+#define MP_PLAN_HEADER_SIZE 64
+#define MP_PLAN_SECTION_SIZE 32
+#define MP_PLAN_META_SIZE 96
+#define MP_PLAN_ALLOC_SIZE 48
+#define MP_PLAN_SWAP_SIZE 56
+#define MP_PLAN_CHECKSUM_AT 28 /* byte offset of the header's checksum */
+
+/* Error codes: the same values as the trace library's, so that commands map
+ * them to exit statuses alike.  Every failure also fills err with a sentence. */
+enum mp_plan_err {
+	MP_PLAN_OK = 0,
+	MP_PLAN_ENOMEM = -1,   /* out of memory */
+	MP_PLAN_EIO = -2,      /* cannot open, read or write a file */
+	MP_PLAN_EFORMAT = -3,  /* not a plan, truncated, corrupted or inconsistent */
+	MP_PLAN_EVERSION = -4, /* a format version or feature this reader lacks */
+	MP_PLAN_EINVAL = -5,   /* caller error: a plan that cannot be written */
+};
+
+/* Section types (the section table's type field). */
+enum mp_plan_section {
+	MP_PLAN_SECTION_META = 1,
+	MP_PLAN_SECTION_ALLOCS = 2,
+	MP_PLAN_SECTION_SWAPS = 3,
+};
+/* Section flag: a reader that does not know the type must refuse the file. */
+#define MP_PLAN_SECTION_REQUIRED 0x1u
+
+/* Header flags: bits 0-15 name features a reader must know (an unknown one
+ * set refuses the file), bits 16-31 are hints readers may ignore.  Version 1
+ * defines none. */
+#define MP_PLAN_HEADER_FLAGS_REQUIRED 0x0000ffffu
+
+/* META flags. */
+#define MP_PLAN_OPTIMAL 0x1u /* the strategy proved no smaller pool exists */
+
+/* mp_plan_alloc.offset of a request served by the real allocator. */
+#define MP_PLAN_PASS_THROUGH UINT64_MAX
+/* mp_plan_alloc.upper of a buffer not freed within the iteration. */
+#define MP_PLAN_NO_FREE UINT64_MAX
+
+#define MP_PLAN_STRATEGY_LEN 32 /* bytes of the strategy name, NUL included */
+
+/*
+ * One allocation request of the iteration, in request order.  lower and upper
+ * are on the allocator clock: the 0-based ordinal of a request (alloc or
+ * free) among all alloc and free requests of the iteration.
+ */
+struct mp_plan_alloc {
+	uint64_t size;   /* bytes requested; the runtime matches it, > 0 */
+	uint64_t offset; /* offset in the pool, or MP_PLAN_PASS_THROUGH */
+	uint64_t buffer; /* the trace's buffer id (for people and tools) */
+	uint64_t lower;  /* clock ordinal of this alloc request */
+	uint64_t upper;  /* clock ordinal of its free, or MP_PLAN_NO_FREE */
+	uint32_t flags;  /* none defined in version 1; written as 0 */
+};
+
+/*
+ * One swap: bytes [src_offset, src_offset + bytes) of the buffer of request
+ * go to host staging bytes [staging, staging + bytes) right after clock
+ * ordinal out_at has been served, and come back (to the same pool offset)
+ * right after ordinal in_at.  lower <= out_at < in_at < upper of the request.
+ * Swaps are sorted by (request, out_at) and those of one request are
+ * disjoint in time.
+ */
+struct mp_plan_swap {
+	uint64_t request;    /* index into allocs; a planned request */
+	uint64_t out_at;     /* swap-out trigger, clock ordinal */
+	uint64_t in_at;      /* swap-in trigger, clock ordinal, > out_at */
+	uint64_t src_offset; /* first byte swapped, within the buffer */
+	uint64_t bytes;      /* bytes swapped, > 0 */
+	uint64_t staging;    /* offset in the host staging area */
+	uint32_t flags;      /* none defined in version 1; written as 0 */
+};
+
+/*
+ * A plan in memory.  allocs and swaps are malloc'ed and owned by the plan
+ * (mp_plan_free releases them); a plan built by hand must follow the same
+ * rule to be passed to mp_plan_free.
+ */
+struct mp_plan {
+	uint32_t version;          /* decode: the file's; encode writes MP_PLAN_VERSION */
+	uint32_t flags;            /* MP_PLAN_OPTIMAL */
+	uint64_t pool_size;        /* bytes of the pool, >= every offset + size */
+	uint64_t pool_align;       /* every planned offset is a multiple; power of 2 */
+	int32_t device;            /* CUDA device ordinal of the pool, -1 unknown */
+	uint64_t nrequests;        /* length of the allocator clock (allocs + frees) */
+	uint64_t fingerprint;      /* mp_plan_fingerprint() of the alloc sizes */
+	uint64_t lower_bound;      /* the trace's lower bound for this pool */
+	uint64_t persistent_bytes; /* bytes outliving the iteration (information) */
+	uint64_t host_staging;     /* bytes of host staging the swaps need */
+	char strategy[MP_PLAN_STRATEGY_LEN]; /* NUL-terminated, printable ASCII */
+	struct mp_plan_alloc *allocs;
+	uint32_t nallocs;
+	struct mp_plan_swap *swaps;
+	uint32_t nswaps;
+};
+
+/*
+ * The fingerprint of a request sequence: the count and every requested size
+ * in order, folded as memplan-plan(5) defines it, so the runtime can compute
+ * it on the fly (init, one update per alloc request, final) and another
+ * implementation can recompute it.
+ */
+struct mp_plan_fp {
+	uint64_t h; /* running state */
+	uint64_t n; /* sizes folded in so far */
+};
+void mp_plan_fp_init(struct mp_plan_fp *fp);
+void mp_plan_fp_update(struct mp_plan_fp *fp, uint64_t size);
+uint64_t mp_plan_fp_final(const struct mp_plan_fp *fp);
+/* The three above over sizes[0..n). */
+uint64_t mp_plan_fingerprint(const uint64_t *sizes, size_t n);
+
+/* CRC-32C (Castagnoli) of len bytes, continuing from crc (start with 0). */
+uint32_t mp_plan_crc32c(uint32_t crc, const void *data, size_t len);
+/*
+ * The checksum a file of len bytes must carry: CRC-32C of the whole file
+ * with the 4 checksum bytes taken as zero.  len must be at least
+ * MP_PLAN_HEADER_SIZE.
+ */
+uint32_t mp_plan_checksum(const unsigned char *buf, size_t len);
+
+/*
+ * Checks a plan's own consistency (what any reader may rely on): alignment a
+ * power of two; sizes > 0; every planned offset aligned and inside the pool;
+ * the clock ordinals increasing, distinct and below nrequests; the
+ * fingerprint equal to the sizes'; the lower bound not above the pool; the
+ * strategy name; every swap inside its request's lifetime, its buffer and the
+ * host staging area.  Returns 0 or MP_PLAN_EFORMAT (or MP_PLAN_ENOMEM) with
+ * a sentence naming the field and entry in err.
+ */
+int mp_plan_validate(const struct mp_plan *p, char *err, size_t errlen);
+
+/*
+ * Encodes p into a new malloc'ed buffer (*buf, *len; the caller frees it).
+ * Returns 0, MP_PLAN_EINVAL if p fails mp_plan_validate() (nothing
+ * allocated), or MP_PLAN_ENOMEM.
+ */
+int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
+		   char *err, size_t errlen);
+
+/*
+ * Decodes len bytes.  Every length, count and offset is checked against len
+ * before it is used, then the checksum, then the contents
+ * (mp_plan_validate).  Returns 0 and a plan in *out that the caller releases
+ * with mp_plan_free(); or MP_PLAN_EFORMAT (foreign, truncated, corrupted,
+ * inconsistent), MP_PLAN_EVERSION (a newer format, an unknown required
+ * section or feature) or MP_PLAN_ENOMEM, with *out left empty.
+ */
+int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
+		   char *err, size_t errlen);
+
+/* Reads and decodes the file at path; errors name it ("plan 'path': ..."). */
+int mp_plan_read_file(const char *path, struct mp_plan *out, char *err,
+		      size_t errlen);
+
+/*
+ * Encodes p and writes it to a temporary file beside path, fsyncs it and
+ * renames it over path: a failure never leaves part of a file at path, nor
+ * damages the file that was there.  Returns 0, MP_PLAN_EINVAL, MP_PLAN_EIO
+ * or MP_PLAN_ENOMEM.
+ */
+int mp_plan_write_file(const char *path, const struct mp_plan *p, char *err,
+		       size_t errlen);
+
+/* Frees what p owns and leaves it empty (zeroed); p may be empty already. */
+void mp_plan_free(struct mp_plan *p);
+
+#endif

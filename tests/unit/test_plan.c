@@ -1,0 +1,1099 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_plan.c - the plan file (runtime/plan.c) and plans of traces
+ * (planner/planfile.c): round trips; every corruption and truncation
+ * refused; foreign files, versions, unknown sections, overflowing fields;
+ * the fingerprint and checksum against values computed independently from
+ * memplan-plan(5); plans of zoo traces and of a MiniMalloc instance
+ * verified; broken plans caught; the verifier's sweep against
+ * solver_check() on random traces with holes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "minimalloc_csv.h"
+#include "plan.h"
+#include "planfile.h"
+#include "solver.h"
+#include "synth.h"
+#include "tap.h"
+#include "trace.h"
+
+static char err[1024];
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+static uint64_t below(uint64_t n) { return n ? rnd() % n : 0; }
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+static void put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+static uint64_t get64(const unsigned char *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static void fix_checksum(unsigned char *b, size_t len)
+{
+	put32(b + MP_PLAN_CHECKSUM_AT, mp_plan_checksum(b, len));
+}
+
+/* A small plan by hand: 6 requests on a clock of 11, two pass through
+ * (one of them outlives the iteration), one swap. */
+static void sample_plan(struct mp_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	static const struct mp_plan_alloc a[] = {
+		{ 100, 0, 0, 0, 5, 0 },
+		{ 50, 128, 1, 1, 3, 0 },
+		{ 70, MP_PLAN_PASS_THROUGH, 2, 2, 9, 0 },
+		{ 30, 128, 3, 4, 6, 0 },
+		{ 8, MP_PLAN_PASS_THROUGH, 4, 7, MP_PLAN_NO_FREE, 0 },
+		{ 64, 0, 5, 8, 10, 0 },
+	};
+	p->allocs = malloc(sizeof(a));
+	memcpy(p->allocs, a, sizeof(a));
+	p->nallocs = 6;
+	p->swaps = malloc(sizeof(*p->swaps));
+	p->swaps[0] = (struct mp_plan_swap){ 0, 1, 3, 16, 64, 0, 0 };
+	p->nswaps = 1;
+	uint64_t sizes[6];
+	for (int i = 0; i < 6; i++)
+		sizes[i] = a[i].size;
+	p->version = MP_PLAN_VERSION;
+	p->pool_size = 192;
+	p->pool_align = 64;
+	p->device = 0;
+	p->nrequests = 11;
+	p->fingerprint = mp_plan_fingerprint(sizes, 6);
+	p->lower_bound = 180;
+	p->persistent_bytes = 4096;
+	p->host_staging = 64;
+	p->flags = MP_PLAN_OPTIMAL;
+	strcpy(p->strategy, "auto/exact");
+}
+
+static int same_plan(const struct mp_plan *a, const struct mp_plan *b)
+{
+	if (a->flags != b->flags || a->pool_size != b->pool_size ||
+	    a->pool_align != b->pool_align || a->device != b->device ||
+	    a->nrequests != b->nrequests || a->fingerprint != b->fingerprint ||
+	    a->lower_bound != b->lower_bound ||
+	    a->persistent_bytes != b->persistent_bytes ||
+	    a->host_staging != b->host_staging ||
+	    strcmp(a->strategy, b->strategy) != 0 || a->nallocs != b->nallocs ||
+	    a->nswaps != b->nswaps)
+		return 0;
+	for (uint32_t i = 0; i < a->nallocs; i++) {
+		const struct mp_plan_alloc *x = &a->allocs[i], *y = &b->allocs[i];
+		if (x->size != y->size || x->offset != y->offset ||
+		    x->buffer != y->buffer || x->lower != y->lower ||
+		    x->upper != y->upper || x->flags != y->flags)
+			return 0;
+	}
+	for (uint32_t i = 0; i < a->nswaps; i++) {
+		const struct mp_plan_swap *x = &a->swaps[i], *y = &b->swaps[i];
+		if (x->request != y->request || x->out_at != y->out_at ||
+		    x->in_at != y->in_at || x->src_offset != y->src_offset ||
+		    x->bytes != y->bytes || x->staging != y->staging ||
+		    x->flags != y->flags)
+			return 0;
+	}
+	return 1;
+}
+
+/* --- the format ---------------------------------------------------------- */
+
+static void test_fingerprint(void)
+{
+	/* computed from the definition in memplan-plan(5) by a separate
+	 * implementation (Python), not by this code */
+	static const uint64_t s[] = { 1, 2, 3, 4096 };
+	static const uint64_t r[] = { 4096, 3, 2, 1 };
+	static const uint64_t big[] = { UINT64_C(1) << 40 };
+	CHECK_EQ_U64(mp_plan_fingerprint(NULL, 0), UINT64_C(0x421e52954276ec25),
+		     "fingerprint of no request matches the definition");
+	CHECK_EQ_U64(mp_plan_fingerprint(s, 4), UINT64_C(0x2f1b7bf71228a5c4),
+		     "fingerprint of 1, 2, 3, 4096 matches the definition");
+	CHECK_EQ_U64(mp_plan_fingerprint(r, 4), UINT64_C(0x26f2223cec2b816c),
+		     "fingerprint of 4096, 3, 2, 1 matches the definition");
+	CHECK_EQ_U64(mp_plan_fingerprint(big, 1), UINT64_C(0xa0e59f809c637e2d),
+		     "fingerprint of 2^40 matches the definition");
+
+	struct mp_plan_fp fp;
+	mp_plan_fp_init(&fp);
+	for (int i = 0; i < 4; i++)
+		mp_plan_fp_update(&fp, s[i]);
+	CHECK_EQ_U64(mp_plan_fp_final(&fp), mp_plan_fingerprint(s, 4),
+		     "incremental fingerprint equals the one-call fingerprint");
+	CHECK(mp_plan_fingerprint(s, 4) == mp_plan_fingerprint(s, 4),
+	      "the fingerprint is deterministic");
+
+	/* sensitivity: any one size changed, order, length */
+	uint64_t seq[64], base;
+	for (int i = 0; i < 64; i++)
+		seq[i] = 1 + below(1u << 30);
+	base = mp_plan_fingerprint(seq, 64);
+	int changed = 1;
+	for (int i = 0; i < 64; i++)
+		for (int bit = 0; bit < 64; bit++) {
+			seq[i] ^= UINT64_C(1) << bit;
+			changed &= mp_plan_fingerprint(seq, 64) != base;
+			seq[i] ^= UINT64_C(1) << bit;
+		}
+	CHECK(changed, "flipping any bit of any size changes the fingerprint");
+	CHECK(mp_plan_fingerprint(seq, 63) != base,
+	      "dropping the last request changes the fingerprint");
+	uint64_t t = seq[3];
+	seq[3] = seq[4];
+	seq[4] = t;
+	CHECK(mp_plan_fingerprint(seq, 64) != base,
+	      "swapping two requests changes the fingerprint");
+	static const uint64_t z[] = { 0 };
+	CHECK(mp_plan_fingerprint(z, 1) != mp_plan_fingerprint(NULL, 0),
+	      "the count is part of the fingerprint");
+}
+
+static void test_checksum(void)
+{
+	CHECK_EQ_U64(mp_plan_crc32c(0, "123456789", 9), 0xe3069283u,
+		     "CRC-32C check value of '123456789'");
+	uint32_t c = mp_plan_crc32c(0, "1234", 4);
+	CHECK_EQ_U64(mp_plan_crc32c(c, "56789", 5), 0xe3069283u,
+		     "CRC-32C continues across calls");
+}
+
+static void test_round_trip(void)
+{
+	struct mp_plan p, q;
+	sample_plan(&p);
+	int rc = mp_plan_validate(&p, err, sizeof(err));
+	CHECK(rc == 0, "the sample plan is valid");
+	if (rc)
+		printf("# %s\n", err);
+	unsigned char *buf = NULL, *buf2 = NULL;
+	size_t len = 0, len2 = 0;
+	CHECK(mp_plan_encode(&p, &buf, &len, err, sizeof(err)) == 0, "encode");
+	CHECK_EQ_U64(len, 64 + 3 * 32 + 96 + 6 * 48 + 56, "encoded size");
+	CHECK(memcmp(buf, "\x89MPLAN\r\n", 8) == 0, "the file starts with the magic");
+	CHECK_EQ_U64(get32(buf + 8), 1, "version 1 at byte 8");
+	CHECK_EQ_U64(get64(buf + 16), len, "file size at byte 16");
+	CHECK_EQ_U64(get64(buf + 160), 192, "META pool size first, at byte 160");
+	CHECK_EQ_U64(get64(buf + 256 + 8), 0, "ALLOCS entry 0 offset at byte 264");
+	CHECK_EQ_U64(get64(buf + 256 + 48 + 8), 128, "ALLOCS entry 1 offset");
+	rc = mp_plan_decode(buf, len, &q, err, sizeof(err));
+	CHECK(rc == 0, "decode");
+	if (rc)
+		printf("# %s\n", err);
+	CHECK(rc == 0 && same_plan(&p, &q), "decode gives back every field");
+	CHECK_EQ_U64(q.version, 1, "decode reports the version");
+	CHECK(mp_plan_encode(&q, &buf2, &len2, err, sizeof(err)) == 0 &&
+		      len2 == len && memcmp(buf, buf2, len) == 0,
+	      "encoding the decoded plan gives the same bytes");
+	free(buf2);
+
+	/* negative device survives */
+	p.device = -1;
+	free(buf);
+	mp_plan_free(&q);
+	mp_plan_encode(&p, &buf, &len, err, sizeof(err));
+	CHECK(mp_plan_decode(buf, len, &q, err, sizeof(err)) == 0 &&
+		      q.device == -1,
+	      "device -1 (unknown) round-trips");
+	mp_plan_free(&q);
+
+	/* an empty plan */
+	struct mp_plan e;
+	memset(&e, 0, sizeof(e));
+	e.pool_align = 1;
+	e.fingerprint = mp_plan_fingerprint(NULL, 0);
+	free(buf);
+	CHECK(mp_plan_encode(&e, &buf, &len, err, sizeof(err)) == 0 &&
+		      mp_plan_decode(buf, len, &q, err, sizeof(err)) == 0 &&
+		      q.nallocs == 0 && q.allocs == NULL,
+	      "an empty plan round-trips");
+	mp_plan_free(&q);
+	free(buf);
+	mp_plan_free(&p);
+	mp_plan_free(&e);
+}
+
+static void test_corruption(void)
+{
+	struct mp_plan p, q;
+	sample_plan(&p);
+	unsigned char *buf;
+	size_t len;
+	mp_plan_encode(&p, &buf, &len, err, sizeof(err));
+	unsigned char *c = malloc(len);
+	int all = 1, named = 1;
+	static const unsigned char flips[] = { 0x01, 0x80, 0xff, 0x10 };
+	for (size_t i = 0; i < len; i++)
+		for (size_t f = 0; f < sizeof(flips); f++) {
+			memcpy(c, buf, len);
+			c[i] ^= flips[f];
+			err[0] = '\0';
+			int rc = mp_plan_decode(c, len, &q, err, sizeof(err));
+			if (rc == 0) {
+				all = 0;
+				printf("# byte %zu ^ 0x%02x accepted\n", i, flips[f]);
+				mp_plan_free(&q);
+			}
+			named &= err[0] != '\0';
+		}
+	CHECK(all, "every single-byte corruption is refused");
+	CHECK(named, "every refusal has a sentence");
+
+	all = 1;
+	int says = 1;
+	for (size_t n = 0; n < len; n++) {
+		memcpy(c, buf, n);
+		err[0] = '\0';
+		if (mp_plan_decode(n ? c : NULL, n, &q, err, sizeof(err)) == 0) {
+			all = 0;
+			mp_plan_free(&q);
+		}
+		if (n >= 8 && !strstr(err, "truncated"))
+			says = 0;
+	}
+	CHECK(all, "every truncation is refused");
+	CHECK(says, "a truncation past the magic says 'truncated'");
+
+	unsigned char *longer = calloc(1, len + 1);
+	memcpy(longer, buf, len);
+	CHECK(mp_plan_decode(longer, len + 1, &q, err, sizeof(err)) ==
+		      MP_PLAN_EFORMAT,
+	      "a trailing byte is refused");
+	CHECK_STR_HAS(err, "trailing", "the error says trailing bytes");
+	free(longer);
+
+	memcpy(c, buf, len);
+	c[300] ^= 1;
+	mp_plan_decode(c, len, &q, err, sizeof(err));
+	CHECK_STR_HAS(err, "checksum", "a flipped payload bit names the checksum");
+	free(c);
+	free(buf);
+	mp_plan_free(&p);
+}
+
+static void test_foreign(void)
+{
+	struct mp_plan q;
+	static const char sqlite[] = "SQLite format 3\0\x10\0\x01\x01";
+	int rc = mp_plan_decode((const unsigned char *)sqlite, sizeof(sqlite),
+				&q, err, sizeof(err));
+	CHECK(rc == MP_PLAN_EFORMAT, "an SQLite file is refused");
+	CHECK_STR_HAS(err, "not a memplan plan file", "it is called foreign");
+	static const char csv[] = "id,lower,upper,size\n0,0,5,100\n";
+	CHECK(mp_plan_decode((const unsigned char *)csv, sizeof(csv) - 1, &q,
+			     err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "a CSV file is refused");
+	CHECK(mp_plan_decode((const unsigned char *)"", 0, &q, err,
+			     sizeof(err)) == MP_PLAN_EFORMAT,
+	      "an empty file is refused");
+	CHECK_STR_HAS(err, "empty", "it is called empty");
+	/* the magic through a text-mode transfer (CR LF -> LF) */
+	unsigned char *buf;
+	size_t len;
+	struct mp_plan p;
+	sample_plan(&p);
+	mp_plan_encode(&p, &buf, &len, err, sizeof(err));
+	memmove(buf + 6, buf + 7, len - 7);
+	CHECK(mp_plan_decode(buf, len - 1, &q, err, sizeof(err)) ==
+		      MP_PLAN_EFORMAT,
+	      "a plan whose CR LF became LF is refused");
+	free(buf);
+	mp_plan_free(&p);
+}
+
+/* --- files assembled by hand ---------------------------------------------- */
+
+struct tsec {
+	uint32_t type, flags, count, esize;
+	const unsigned char *data;
+	size_t len;
+};
+
+/* A file with these sections in this order (header version v, flags hf). */
+static unsigned char *assemble(const struct tsec *s, size_t n, uint32_t v,
+			       uint32_t hf, size_t *len)
+{
+	size_t at = 64 + 32 * n, total = at;
+	for (size_t i = 0; i < n; i++)
+		total += s[i].len;
+	unsigned char *b = calloc(1, total);
+	memcpy(b, MP_PLAN_MAGIC, 8);
+	put32(b + 8, v);
+	put32(b + 12, 64);
+	put64(b + 16, total);
+	put32(b + 24, (uint32_t)n);
+	put32(b + 32, hf);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *e = b + 64 + 32 * i;
+		put32(e, s[i].type);
+		put32(e + 4, s[i].flags);
+		put64(e + 8, at);
+		put64(e + 16, s[i].len);
+		put32(e + 24, s[i].count);
+		put32(e + 28, s[i].esize);
+		if (s[i].len)
+			memcpy(b + at, s[i].data, s[i].len);
+		at += s[i].len;
+	}
+	fix_checksum(b, total);
+	*len = total;
+	return b;
+}
+
+/* The sections of an encoded sample plan, pointing into buf. */
+static size_t split(const unsigned char *buf, struct tsec *s)
+{
+	uint32_t n = get32(buf + 24);
+	for (uint32_t i = 0; i < n; i++) {
+		const unsigned char *e = buf + 64 + 32 * i;
+		s[i] = (struct tsec){ get32(e), get32(e + 4), get32(e + 24),
+				      get32(e + 28), buf + get64(e + 8),
+				      (size_t)get64(e + 16) };
+	}
+	return n;
+}
+
+static void test_sections(void)
+{
+	struct mp_plan p, q;
+	sample_plan(&p);
+	unsigned char *buf, *b;
+	size_t len, n;
+	mp_plan_encode(&p, &buf, &len, err, sizeof(err));
+	struct tsec s[8];
+	size_t ns = split(buf, s);
+	CHECK_EQ_U64(ns, 3, "the writer puts three sections");
+
+	b = assemble(s, ns, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && same_plan(&p, &q),
+	      "the test assembler makes a valid file");
+	mp_plan_free(&q);
+	free(b);
+
+	/* sections in another order */
+	struct tsec r[3] = { s[2], s[0], s[1] };
+	b = assemble(r, 3, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && same_plan(&p, &q),
+	      "sections may come in any order");
+	mp_plan_free(&q);
+	free(b);
+
+	/* unknown sections */
+	static const unsigned char junk[24] = "future things go here..";
+	struct tsec u[4] = { s[0], s[1], s[2], { 99, 0, 3, 8, junk, 24 } };
+	b = assemble(u, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && same_plan(&p, &q),
+	      "an unknown optional section is skipped");
+	mp_plan_free(&q);
+	free(b);
+	u[3].flags = MP_PLAN_SECTION_REQUIRED;
+	b = assemble(u, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == MP_PLAN_EVERSION,
+	      "an unknown required section is refused");
+	CHECK_STR_HAS(err, "required", "the error says required");
+	CHECK_STR_HAS(err, "99", "the error names the type");
+	free(b);
+
+	/* without SWAPS: no swaps; without META or ALLOCS: refused */
+	b = assemble(s, 2, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && q.nswaps == 0,
+	      "a file without SWAPS has no swaps");
+	mp_plan_free(&q);
+	free(b);
+	struct tsec m[2] = { s[1], s[2] };
+	b = assemble(m, 2, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "a file without META is refused");
+	CHECK_STR_HAS(err, "META", "the error names META");
+	free(b);
+	struct tsec d[4] = { s[0], s[1], s[2], s[1] };
+	b = assemble(d, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "a second ALLOCS section is refused");
+	free(b);
+
+	/* versions and header flags */
+	b = assemble(s, ns, 2, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == MP_PLAN_EVERSION,
+	      "version 2 is refused as newer");
+	CHECK_STR_HAS(err, "version", "the error names the version");
+	free(b);
+	b = assemble(s, ns, 0, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "version 0 is refused");
+	free(b);
+	b = assemble(s, ns, 1, 0x4, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == MP_PLAN_EVERSION,
+	      "an unknown required header flag is refused");
+	free(b);
+	b = assemble(s, ns, 1, 0x10000, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0,
+	      "an unknown optional header flag is ignored");
+	mp_plan_free(&q);
+	free(b);
+
+	/* larger entries from a later writer: readers use the prefix */
+	size_t na = s[1].count;
+	unsigned char *wide = calloc(na, 56);
+	for (size_t i = 0; i < na; i++)
+		memcpy(wide + 56 * i, s[1].data + 48 * i, 48);
+	unsigned char meta[120] = { 0 };
+	memcpy(meta, s[0].data, 96);
+	struct tsec w[3] = { { 1, 1, 1, 120, meta, 120 },
+			     { 2, 1, (uint32_t)na, 56, wide, 56 * na },
+			     s[2] };
+	b = assemble(w, 3, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && same_plan(&p, &q),
+	      "entries larger than version 1's are read by their prefix");
+	mp_plan_free(&q);
+	free(b);
+	w[1].esize = 40;
+	w[1].count = (uint32_t)(56 * na / 40);
+	w[1].len = 40 * (size_t)w[1].count;
+	b = assemble(w, 3, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "entries smaller than version 1's are refused");
+	CHECK_STR_HAS(err, "entry_size", "the error names entry_size");
+	free(b);
+	free(wide);
+	free(buf);
+	mp_plan_free(&p);
+}
+
+/* Patches one field of an encoded sample plan (and its checksum). */
+static int patched(size_t at, int width, uint64_t v, const char *says,
+		   const char *what)
+{
+	struct mp_plan p, q;
+	sample_plan(&p);
+	unsigned char *buf;
+	size_t len;
+	mp_plan_encode(&p, &buf, &len, err, sizeof(err));
+	if (width == 4)
+		put32(buf + at, (uint32_t)v);
+	else
+		put64(buf + at, v);
+	fix_checksum(buf, len);
+	err[0] = '\0';
+	int rc = mp_plan_decode(buf, len, &q, err, sizeof(err));
+	CHECK(rc != 0, what);
+	if (rc == 0)
+		mp_plan_free(&q);
+	if (says)
+		CHECK_STR_HAS(err, says, "  ... and says why");
+	free(buf);
+	mp_plan_free(&p);
+	return rc;
+}
+
+static void test_overflow(void)
+{
+	/* the table: 3 entries at 64, META at 160, ALLOCS at 256, SWAPS at 544 */
+	patched(24, 4, UINT32_MAX, "nsections", "section count 2^32-1");
+	patched(24, 4, 100, "nsections", "section count past the file");
+	patched(16, 8, UINT64_MAX, "truncated", "file size 2^64-1");
+	patched(12, 4, UINT32_MAX, "header_size", "header size 2^32-1");
+	patched(12, 4, 8, "header_size", "header size below 64");
+	patched(64 + 32 + 8, 8, UINT64_MAX - 8, "offset", "ALLOCS offset near 2^64");
+	patched(64 + 32 + 16, 8, UINT64_MAX, "offset", "ALLOCS length 2^64-1");
+	patched(64 + 32 + 24, 4, UINT32_MAX, "length", "ALLOCS count 2^32-1");
+	patched(64 + 32 + 28, 4, 0, "length", "ALLOCS entry size 0");
+	patched(64 + 32 + 28, 4, UINT32_MAX, "length", "ALLOCS entry size 2^32-1");
+	patched(64 + 32 + 8, 8, 64, "offset", "ALLOCS over the section table");
+	patched(64 + 32 + 8, 8, 160, "overlaps", "ALLOCS over META");
+	patched(64 + 8, 8, 0, "offset", "META at offset 0");
+	patched(64 + 24, 4, 2, "length", "META count 2");
+	/* contents */
+	patched(160 + 8, 8, 48, "pool_align", "pool alignment not a power of two");
+	patched(160 + 8, 8, 0, "pool_align", "pool alignment 0");
+	patched(160, 8, 150, "pool", "a pool smaller than an entry's end");
+	patched(160 + 16, 8, 5, "nrequests", "a clock shorter than the requests");
+	patched(160 + 24, 8, 12345, "fingerprint", "a fingerprint of other sizes");
+	patched(160 + 32, 8, 1000, "lower_bound", "a lower bound above the pool");
+	patched(160 + 56, 4, (uint32_t)-7, "device", "device -7");
+	patched(160 + 64, 4, 0x0a0a0a0a, "strategy", "a strategy name with control bytes");
+	patched(256 + 48 + 8, 8, 129, "multiple", "a misaligned offset");
+	patched(256 + 48 + 8, 8, UINT64_MAX - 63, "pool", "an offset near 2^64");
+	patched(256 + 48 * 1 + 0, 8, 0, "size", "a request of 0 bytes");
+	patched(256 + 48 * 1 + 24, 8, 0, "lower", "clock ordinals out of order");
+	patched(256 + 48 * 1 + 32, 8, 1, "upper", "a free before its alloc");
+	patched(256 + 48 * 1 + 32, 8, 99, "upper", "a free past the clock");
+	patched(256 + 48 * 1 + 32, 8, 5, "upper", "two frees at one ordinal");
+	patched(256 + 48 * 1 + 32, 8, 2, "lower", "a free at an alloc's ordinal");
+	patched(256 + 48 * 4 + 8, 8, 0, "iteration", "an offset for a buffer never freed");
+	/* the swap */
+	patched(544, 8, 6, "request", "a swap of a request that does not exist");
+	patched(544, 8, 2, "passes through", "a swap of a pass-through request");
+	patched(544 + 8, 8, 3, "in_at", "a swap-in at its swap-out");
+	patched(544 + 16, 8, 7, "in_at", "a swap-in after the free");
+	patched(544 + 8, 8, UINT64_MAX, "out_at", "a swap-out at 2^64-1");
+	patched(544 + 32, 8, 0, "bytes", "a swap of 0 bytes");
+	patched(544 + 24, 8, 40, "bytes", "a swap past its buffer's end");
+	patched(544 + 40, 8, 8, "staging", "a staging slot past the staging area");
+	patched(544 + 40, 8, UINT64_MAX, "staging", "a staging slot at 2^64-1");
+}
+
+static void test_strategy_name(void)
+{
+	struct mp_plan p, q;
+	sample_plan(&p);
+	unsigned char *buf;
+	size_t len;
+	mp_plan_encode(&p, &buf, &len, err, sizeof(err));
+	memset(buf + 160 + 64, 'A', MP_PLAN_STRATEGY_LEN);
+	fix_checksum(buf, len);
+	CHECK(mp_plan_decode(buf, len, &q, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "a strategy name filling its 32 bytes (no NUL) is refused");
+	CHECK_STR_HAS(err, "NUL", "  ... and the error says so");
+	buf[160 + 64 + 31] = '\0';
+	fix_checksum(buf, len);
+	CHECK(mp_plan_decode(buf, len, &q, err, sizeof(err)) == 0 &&
+		      strlen(q.strategy) == 31,
+	      "a strategy name of 31 bytes is read");
+	mp_plan_free(&q);
+	free(buf);
+	mp_plan_free(&p);
+}
+
+static void test_invalid_encode(void)
+{
+	struct mp_plan p;
+	unsigned char *buf = (unsigned char *)"x";
+	size_t len = 7;
+	sample_plan(&p);
+	p.allocs[1].offset = 100;
+	CHECK(mp_plan_encode(&p, &buf, &len, err, sizeof(err)) == MP_PLAN_EINVAL,
+	      "encode refuses a misaligned offset");
+	CHECK(buf == NULL && len == 0, "  ... and allocates nothing");
+	CHECK_STR_HAS(err, "ALLOCS entry 1", "  ... naming the entry");
+	mp_plan_free(&p);
+	sample_plan(&p);
+	p.swaps[0].in_at = 0;
+	CHECK(mp_plan_encode(&p, &buf, &len, err, sizeof(err)) == MP_PLAN_EINVAL,
+	      "encode refuses a swap-in before its swap-out");
+	mp_plan_free(&p);
+}
+
+static void test_files(void)
+{
+	char dir[] = "/tmp/memplan-test-plan.XXXXXX";
+	if (!mkdtemp(dir)) {
+		CHECK(0, "a scratch folder");
+		return;
+	}
+	char path[256], bad[256];
+	snprintf(path, sizeof(path), "%s/a.plan", dir);
+	snprintf(bad, sizeof(bad), "%s/none/a.plan", dir);
+	struct mp_plan p, q;
+	sample_plan(&p);
+	CHECK(mp_plan_write_file(path, &p, err, sizeof(err)) == 0, "write a plan file");
+	CHECK(mp_plan_read_file(path, &q, err, sizeof(err)) == 0 && same_plan(&p, &q),
+	      "read it back");
+	mp_plan_free(&q);
+	CHECK(mp_plan_write_file(bad, &p, err, sizeof(err)) == MP_PLAN_EIO,
+	      "writing into a missing folder fails with EIO");
+	CHECK_STR_HAS(err, bad, "  ... naming the file");
+	CHECK(mp_plan_read_file(bad, &q, err, sizeof(err)) == MP_PLAN_EIO,
+	      "reading a missing file fails with EIO");
+	CHECK_STR_HAS(err, "cannot open plan", "  ... saying so");
+
+	/* a failed write leaves the old file alone and no temporary */
+	p.allocs[0].offset = 3;
+	CHECK(mp_plan_write_file(path, &p, err, sizeof(err)) == MP_PLAN_EINVAL,
+	      "writing an invalid plan fails");
+	p.allocs[0].offset = 0;
+	CHECK(mp_plan_read_file(path, &q, err, sizeof(err)) == 0 && same_plan(&p, &q),
+	      "  ... and the file that was there is intact");
+	mp_plan_free(&q);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -q tmp", dir);
+	CHECK(system(cmd) != 0, "  ... and no temporary file is left");
+
+	/* a corrupted file names itself */
+	FILE *f = fopen(path, "r+b");
+	fseek(f, 200, SEEK_SET);
+	fputc('X', f);
+	fclose(f);
+	CHECK(mp_plan_read_file(path, &q, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "a corrupted file is refused");
+	CHECK_STR_HAS(err, "plan '", "  ... naming the file");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", dir);
+	mp_plan_free(&p);
+}
+
+/* --- plans of traces -------------------------------------------------------- */
+
+/* Solves t with strategy name, builds and returns the plan (0 on success). */
+static int plan_of(const struct trace *t, const char *name, uint64_t align,
+		   struct mp_plan *out)
+{
+	struct solver_problem p;
+	if (solver_problem_from_trace(t, &p, err, sizeof(err)))
+		return -1;
+	for (size_t i = 0; i < p.n && align > 1; i++)
+		if (p.items[i].align < align)
+			p.items[i].align = align;
+	uint64_t *off = malloc((p.n ? p.n : 1) * sizeof(*off));
+	const struct solver_strategy *s = solver_strategy_find(name);
+	uint64_t h;
+	int rc = -1;
+	if (off && s && s->place(&p, off, &h, err, sizeof(err)) == 0) {
+		struct planfile_info info = { align, name, 0 };
+		rc = planfile_build(t, &p, off, &info, out, err, sizeof(err));
+	}
+	free(off);
+	solver_problem_free(&p);
+	return rc;
+}
+
+static size_t count_allocs(const struct trace *t)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->nevents; i++)
+		n += t->events[i].type == TRACE_EV_ALLOC;
+	return n;
+}
+
+/* Two planned requests whose lifetimes meet, or -1. */
+static int co_resident(const struct mp_plan *p, uint32_t *x, uint32_t *y)
+{
+	for (uint32_t i = 0; i < p->nallocs; i++)
+		for (uint32_t j = i + 1; j < p->nallocs; j++) {
+			const struct mp_plan_alloc *a = &p->allocs[i], *b = &p->allocs[j];
+			if (a->offset == MP_PLAN_PASS_THROUGH ||
+			    b->offset == MP_PLAN_PASS_THROUGH)
+				continue;
+			if (b->lower < a->upper && a->lower < b->upper) {
+				*x = i;
+				*y = j;
+				return 0;
+			}
+		}
+	return -1;
+}
+
+/* Verifies, then breaks the plan in the usual ways. */
+static void check_plan_of(const struct trace *t, const struct trace *other,
+			  const char *what)
+{
+	static const char *const names[] = { "first-fit", "greedy-size", "best-fit" };
+	char line[256];
+	for (int k = 0; k < 3; k++) {
+		struct mp_plan p, q;
+		int rc = plan_of(t, names[k], 1, &p);
+		snprintf(line, sizeof(line), "%s: %s plan builds", what, names[k]);
+		CHECK(rc == 0, line);
+		if (rc) {
+			printf("# %s\n", err);
+			continue;
+		}
+		rc = planfile_verify(&p, t, err, sizeof(err));
+		snprintf(line, sizeof(line), "%s: %s plan verifies", what, names[k]);
+		CHECK(rc == 0, line);
+		if (rc)
+			printf("# %s\n", err);
+		if (k)
+			goto next;
+		CHECK_EQ_U64(p.nallocs, count_allocs(t), "one entry per alloc event");
+		CHECK_EQ_U64(p.lower_bound, trace_peak(t, TRACE_TRANSIENT, NULL),
+			     "the plan's lower bound is the trace's");
+		unsigned char *buf;
+		size_t len;
+		CHECK(mp_plan_encode(&p, &buf, &len, err, sizeof(err)) == 0 &&
+			      mp_plan_decode(buf, len, &q, err, sizeof(err)) == 0 &&
+			      planfile_verify(&q, t, err, sizeof(err)) == 0,
+		      "it verifies after a trip through the file format");
+		free(buf);
+		mp_plan_free(&q);
+
+		if (other) {
+			rc = planfile_verify(&p, other, err, sizeof(err));
+			CHECK(rc == PLANFILE_EINVALID, "a plan does not verify against another trace");
+			CHECK_STR_HAS(err, "fingerprint", "  ... and the error says fingerprint");
+		}
+		uint32_t x, y;
+		if (co_resident(&p, &x, &y) == 0) {
+			/* both above everything else: they can meet only each other */
+			uint64_t ox = p.allocs[x].offset, oy = p.allocs[y].offset;
+			uint64_t pool = p.pool_size;
+			p.allocs[x].offset = p.allocs[y].offset = pool;
+			p.pool_size += p.allocs[x].size > p.allocs[y].size
+					       ? p.allocs[x].size
+					       : p.allocs[y].size;
+			rc = planfile_verify(&p, t, err, sizeof(err));
+			CHECK(rc == PLANFILE_EINVALID, "two co-resident buffers at one offset are caught");
+			CHECK_STR_HAS(err, "overlap", "  ... as an overlap");
+			snprintf(line, sizeof(line), "requests %u and %u", x, y);
+			CHECK_STR_HAS(err, line, "  ... naming both requests");
+			p.allocs[x].offset = ox;
+			p.allocs[y].offset = oy;
+			p.pool_size = pool;
+		} else {
+			CHECK(0, "the trace has two co-resident planned buffers");
+		}
+		p.lower_bound--;
+		CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+		      "a lower bound that is not the trace's is caught");
+		CHECK_STR_HAS(err, "lower_bound", "  ... naming the field");
+		p.lower_bound++;
+		p.fingerprint ^= 1;
+		CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+		      "a wrong fingerprint is caught");
+		CHECK_STR_HAS(err, "fingerprint", "  ... naming the fingerprint");
+		p.fingerprint ^= 1;
+		CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
+		      "the repaired plan verifies again");
+	next:
+		mp_plan_free(&p);
+	}
+}
+
+static void test_zoo(void)
+{
+	struct synth_opts o = { .model = "alexnet", .batch = 2, .device = "h200" };
+	struct synth_opts o2 = { .model = "alexnet", .batch = 3, .device = "h200" };
+	struct trace *t = NULL, *u = NULL;
+	CHECK(synth_build(&o, &t, err, sizeof(err)) == 0 &&
+		      synth_build(&o2, &u, err, sizeof(err)) == 0,
+	      "zoo traces build");
+	if (!t || !u)
+		return;
+	check_plan_of(t, u, "alexnet b2");
+
+	/* --align: stored, honoured, checked */
+	struct mp_plan p;
+	CHECK(plan_of(t, "greedy-size", 4096, &p) == 0, "a plan with --align 4096 builds");
+	CHECK_EQ_U64(p.pool_align, 4096, "the alignment is stored");
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0, "  ... and verifies");
+	int all = 1;
+	for (uint32_t i = 0; i < p.nallocs; i++)
+		if (p.allocs[i].offset != MP_PLAN_PASS_THROUGH)
+			all &= p.allocs[i].offset % 4096 == 0;
+	CHECK(all, "  ... every offset is a multiple of 4096");
+	for (uint32_t i = 0; i < p.nallocs; i++)
+		if (p.allocs[i].offset != MP_PLAN_PASS_THROUGH && p.allocs[i].offset) {
+			p.allocs[i].offset -= 2048;
+			break;
+		}
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "a misaligned offset is caught");
+	CHECK_STR_HAS(err, "multiple", "  ... as misaligned");
+	mp_plan_free(&p);
+
+	/* persistent buffers pass through */
+	CHECK(plan_of(t, "first-fit", 1, &p) == 0, "first-fit plan");
+	size_t pass = 0, persistent_allocs = 0;
+	for (uint32_t i = 0; i < p.nallocs; i++)
+		pass += p.allocs[i].offset == MP_PLAN_PASS_THROUGH;
+	for (size_t i = 0; i < t->nbuffers; i++)
+		persistent_allocs += t->buffers[i].alloc_ev != TRACE_NONE &&
+				     t->buffers[i].free_ev == TRACE_NONE;
+	CHECK_EQ_U64(pass, persistent_allocs,
+		     "exactly the buffers allocated and kept pass through");
+	mp_plan_free(&p);
+	trace_free(t);
+	trace_free(u);
+}
+
+static void test_minimalloc(void)
+{
+	const char *dir = getenv("SHARED_DATA");
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/placement/A.1048576.csv",
+		 dir ? dir : "../shared/data");
+	struct trace *t = NULL, *u = NULL;
+	int rc = mmcsv_import(path, &t, err, sizeof(err));
+	CHECK(rc == 0, "MiniMalloc instance A imports");
+	snprintf(path, sizeof(path), "%s/placement/B.1048576.csv",
+		 dir ? dir : "../shared/data");
+	if (rc == 0)
+		rc = mmcsv_import(path, &u, err, sizeof(err));
+	if (rc) {
+		printf("# %s\n", err);
+		trace_free(t);
+		return;
+	}
+	check_plan_of(t, u, "MiniMalloc A");
+	trace_free(t);
+	trace_free(u);
+}
+
+/* --- a small trace by hand: alignment, holes, pass-through, devices --------- */
+
+struct hb {
+	uint64_t size, align;
+	int64_t lo, hi; /* seq of alloc and free; -1 none */
+};
+
+static struct trace *hand_trace(const struct hb *b, size_t n,
+				const struct trace_hole *holes, size_t nh)
+{
+	struct trace *t = trace_new();
+	for (size_t i = 0; i < n; i++) {
+		struct trace_buffer x = { .size = b[i].size, .rounded = b[i].size,
+					  .align = b[i].align,
+					  .fixed_offset = TRACE_NONE,
+					  .stream = TRACE_NONE };
+		trace_add_buffer(t, &x);
+	}
+	for (int64_t seq = 0; seq < 100; seq++)
+		for (size_t i = 0; i < n; i++) {
+			int type = b[i].lo == seq ? TRACE_EV_ALLOC
+				   : b[i].hi == seq ? TRACE_EV_FREE : -1;
+			if (type < 0)
+				continue;
+			struct trace_event e = { .seq = trace_next_seq(t),
+						 .t_start = TRACE_TIME_NONE,
+						 .t_end = TRACE_TIME_NONE,
+						 .buffer = (int64_t)i,
+						 .stream = TRACE_NONE,
+						 .type = (uint8_t)type };
+			trace_add_event(t, &e);
+		}
+	for (size_t i = 0; i < nh; i++)
+		trace_add_hole(t, &holes[i]);
+	if (trace_finish(t, err, sizeof(err))) {
+		printf("# %s\n", err);
+		trace_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void test_hand(void)
+{
+	/* seqs are event indexes here: A [0, 5), B [1, 3), C [2, 6), D kept */
+	static const struct hb b[] = {
+		{ 100, 8, 0, 5 }, { 50, 8, 1, 3 }, { 60, 8, 2, 6 }, { 10, 1, 4, -1 },
+	};
+	struct trace *t = hand_trace(b, 4, NULL, 0);
+	CHECK(t != NULL, "a hand trace");
+	if (!t)
+		return;
+	struct mp_plan p;
+	CHECK(plan_of(t, "best-fit", 1, &p) == 0, "best-fit plan of the hand trace");
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0, "  ... verifies");
+	CHECK_EQ_U64(p.nrequests, 7, "  ... the clock counts 4 allocs and 3 frees");
+	CHECK(p.allocs[3].offset == MP_PLAN_PASS_THROUGH &&
+		      p.allocs[3].upper == MP_PLAN_NO_FREE,
+	      "  ... the kept buffer passes through, not freed");
+	/* ordinals: allocs A0 B1 C2, free B3, alloc D4, free A5, free C6 */
+	CHECK(p.allocs[0].lower == 0 && p.allocs[0].upper == 5 &&
+		      p.allocs[1].lower == 1 && p.allocs[1].upper == 3 &&
+		      p.allocs[2].lower == 2 && p.allocs[2].upper == 6 &&
+		      p.allocs[3].lower == 4,
+	      "  ... the clock ordinals of every request");
+
+	/* own alignment: the pool's is 1, the buffer's 8 */
+	uint64_t keep = p.allocs[1].offset;
+	p.allocs[1].offset += 4;
+	if (p.allocs[1].offset + 50 > p.pool_size)
+		p.pool_size = p.allocs[1].offset + 50;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "an offset off the buffer's own alignment is caught");
+	CHECK_STR_HAS(err, "buffer's 8", "  ... naming its alignment");
+	p.allocs[1].offset = keep;
+
+	/* a persistent buffer given an offset */
+	p.allocs[3].offset = 0;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "a pool offset for a buffer never freed is caught");
+	p.allocs[3].offset = MP_PLAN_PASS_THROUGH;
+	mp_plan_free(&p);
+
+	/* A and C at offset 0 overlap during [2, 5) ... */
+	struct solver_problem pr;
+	solver_problem_from_trace(t, &pr, err, sizeof(err));
+	uint64_t off[3] = { 0, 200, 0 };
+	struct planfile_info info = { 1, "hand", 0 };
+	CHECK(planfile_build(t, &pr, off, &info, &p, err, sizeof(err)) == 0,
+	      "a plan from hand-made offsets builds (the builder does not check overlap)");
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "  ... and verify finds A and C overlapping");
+	CHECK_STR_HAS(err, "requests 0 and 2", "  ... naming them");
+	mp_plan_free(&p);
+	solver_problem_free(&pr);
+	trace_free(t);
+
+	/* ... unless A is away during [2, 5) (a hole), or keeps only bytes
+	 * [80, 100) then */
+	struct trace_hole h = { 0, 2, 5, TRACE_NONE, TRACE_NONE };
+	t = hand_trace(b, 4, &h, 1);
+	solver_problem_from_trace(t, &pr, err, sizeof(err));
+	planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
+	      "with a hole in A's lifetime, A and C may share bytes");
+	mp_plan_free(&p);
+	solver_problem_free(&pr);
+	trace_free(t);
+	h.win_lo = 80;
+	h.win_hi = 100;
+	t = hand_trace(b, 4, &h, 1);
+	solver_problem_from_trace(t, &pr, err, sizeof(err));
+	planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
+	      "a window [80, 100) kept during the hole misses C's [0, 60)");
+	mp_plan_free(&p);
+	off[2] = 40;
+	planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "a window [80, 100) kept during the hole meets C at [40, 100)");
+	mp_plan_free(&p);
+
+	/* swaps: consistent entries pass, staging slots out together clash */
+	off[2] = 0;
+	planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
+	p.host_staging = 100;
+	p.swaps = malloc(2 * sizeof(*p.swaps));
+	p.swaps[0] = (struct mp_plan_swap){ 0, 1, 4, 0, 40, 0, 0 };
+	p.swaps[1] = (struct mp_plan_swap){ 2, 2, 5, 0, 60, 40, 0 };
+	p.nswaps = 2;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
+	      "swaps with disjoint staging slots verify");
+	p.swaps[1].staging = 20;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "swaps out together sharing staging bytes are caught");
+	CHECK_STR_HAS(err, "staging", "  ... naming the staging area");
+	p.swaps[1].out_at = 4; /* the slot is busy through ordinal 4 */
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "a slot is busy through the request of its swap-in");
+	p.swaps[1].out_at = 5;
+	p.swaps[1].in_at = 5;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "a swap-in at its swap-out is refused");
+	mp_plan_free(&p);
+	solver_problem_free(&pr);
+	trace_free(t);
+
+	/* two devices cannot share a pool */
+	t = hand_trace(b, 4, NULL, 0);
+	t->buffers[2].device = 1;
+	solver_problem_from_trace(t, &pr, err, sizeof(err));
+	CHECK(planfile_build(t, &pr, off, &info, &p, err, sizeof(err)) == TRACE_EINVAL,
+	      "planned buffers on two devices are refused");
+	CHECK_STR_HAS(err, "devices", "  ... saying so");
+	solver_problem_free(&pr);
+	trace_free(t);
+}
+
+/* --- the sweep against solver_check, on random traces with holes ----------- */
+
+static void test_random(void)
+{
+	int agree = 1, ok = 0, bad = 0;
+	for (int round = 0; round < 300; round++) {
+		size_t n = 2 + below(9);
+		int touch = round % 2; /* offsets that meet or miss by one byte */
+		struct hb b[12];
+		for (size_t i = 0; i < n; i++) {
+			int64_t lo = (int64_t)below(20);
+			b[i] = (struct hb){ 1 + below(40),
+					    touch ? 1 : 1 + below(2) * 3, lo,
+					    lo + 1 + (int64_t)below(20) };
+		}
+		struct trace *t = hand_trace(b, n, NULL, 0);
+		if (!t) {
+			agree = 0;
+			break;
+		}
+		/* holes on the seq clock: seqs are event indexes */
+		struct trace_hole hs[12];
+		size_t nh = 0;
+		for (size_t i = 0; i < n; i++) {
+			int64_t lo, hi;
+			trace_lifetime(t, &t->buffers[i], &lo, &hi);
+			if (hi - lo < 3 || below(2))
+				continue;
+			int64_t a = lo + 1 + (int64_t)below((uint64_t)(hi - lo - 2));
+			int64_t z = a + 1 + (int64_t)below((uint64_t)(hi - a - 1));
+			hs[nh] = (struct trace_hole){ (int64_t)i, a, z, TRACE_NONE,
+						      TRACE_NONE };
+			if (below(2) && b[i].size > 2) {
+				hs[nh].win_lo = (int64_t)below(b[i].size / 2);
+				hs[nh].win_hi = hs[nh].win_lo + 1 +
+						(int64_t)below(b[i].size / 2);
+			}
+			nh++;
+		}
+		for (size_t i = 0; i < nh; i++)
+			trace_add_hole(t, &hs[i]);
+		trace_finish(t, err, sizeof(err));
+		struct solver_problem pr;
+		solver_problem_from_trace(t, &pr, err, sizeof(err));
+		uint64_t off[12];
+		for (size_t i = 0; i < pr.n; i++) {
+			off[i] = pr.items[i].align * below(12);
+			if (touch && i > 0) {
+				size_t j = below(i);
+				off[i] = off[j] + pr.items[j].size - below(2);
+			}
+		}
+		int want = solver_check(&pr, off, NULL, err, sizeof(err)) == 0;
+		struct mp_plan p;
+		struct planfile_info info = { 1, "random", 0 };
+		int got = planfile_build(t, &pr, off, &info, &p, err, sizeof(err)) == 0 &&
+			  planfile_verify(&p, t, err, sizeof(err)) == 0;
+		if (want != got) {
+			agree = 0;
+			printf("# round %d: solver_check %d, planfile_verify %d (%s)\n",
+			       round, want, got, err);
+		}
+		ok += want;
+		bad += !want;
+		mp_plan_free(&p);
+		solver_problem_free(&pr);
+		trace_free(t);
+	}
+	CHECK(agree, "planfile_verify agrees with solver_check on 300 random plans with holes");
+	CHECK(ok > 20 && bad > 20, "  ... among them valid and overlapping ones");
+	if (!(ok > 20 && bad > 20))
+		printf("# %d valid, %d overlapping\n", ok, bad);
+}
+
+int main(void)
+{
+	test_fingerprint();
+	test_checksum();
+	test_round_trip();
+	test_corruption();
+	test_foreign();
+	test_sections();
+	test_overflow();
+	test_strategy_name();
+	test_invalid_encode();
+	test_files();
+	test_zoo();
+	test_minimalloc();
+	test_hand();
+	test_random();
+	return tap_done();
+}
