@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_analyze.c - the summary figures (report.c) on small traces worked out
+ * by hand: peak and when, lower bound, what is live at the peak and its
+ * groups, the swappable room with and without accesses, holes; and on
+ * random traces against brute force (peak, lower bound, live set, idle
+ * buffers and their gaps).
+ */
+#include <stdlib.h>
+
+#include "../../analyze/report.h" /* the Makefile has no -Ianalyze */
+#include "tap.h"
+
+#define NO_TIME TRACE_TIME_NONE
+
+static int64_t buf(struct trace *t, uint64_t size, unsigned role,
+		   const char *label)
+{
+	struct trace_buffer b = { .size = size, .stream = 0, .role = (uint8_t)role,
+				  .fixed_offset = TRACE_NONE, .label = label };
+	return trace_add_buffer(t, &b);
+}
+
+static void ev(struct trace *t, int64_t seq, unsigned type, int64_t buffer,
+	       int64_t t0, int64_t t1)
+{
+	struct trace_event e = { .seq = seq, .type = (uint8_t)type,
+				 .buffer = buffer, .stream = 0, .t_start = t0,
+				 .t_end = t1, .name = type == TRACE_EV_KERNEL ? "k" : NULL };
+	trace_add_event(t, &e);
+}
+
+static void acc(struct trace *t, int64_t buffer)
+{
+	trace_add_access(t, buffer, TRACE_ACCESS_RW);
+}
+
+static const struct report_live *find_live(const struct report *r, int64_t id)
+{
+	for (size_t i = 0; i < r->nlive; i++)
+		if (r->live[i].buffer == id)
+			return &r->live[i];
+	return NULL;
+}
+
+static uint64_t group_bytes(const struct report_group *g, size_t n,
+			    const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (g[i].name && strcmp(g[i].name, name) == 0)
+			return g[i].bytes;
+	return 0;
+}
+
+/*
+ * W (weight, persistent) and A, B, C (transient):
+ *   seq 0 alloc A @0      seq 5 kernel [20,30) B C
+ *   seq 1 kernel [0,10) W A   seq 6 free B @30
+ *   seq 2 alloc B @10     seq 7 kernel [30,40) A C W
+ *   seq 3 kernel [10,20) B    seq 8 free C @40
+ *   seq 4 alloc C @20     seq 9 free A @40
+ * Peak 10000 at seq 4 (allocating C); A, B and W are idle there.
+ */
+static void test_hand_seq(void)
+{
+	struct trace *t = trace_new();
+	int64_t W = buf(t, 1000, TRACE_ROLE_WEIGHT, "fc.weight");
+	int64_t A = buf(t, 4000, TRACE_ROLE_ACTIVATION, "layer1.0.out");
+	int64_t B = buf(t, 2000, TRACE_ROLE_TEMP, "layer1.0.tmp");
+	int64_t C = buf(t, 3000, TRACE_ROLE_ACTIVATION, "layer2.0.out");
+	ev(t, 0, TRACE_EV_ALLOC, A, 0, 0);
+	ev(t, 1, TRACE_EV_KERNEL, TRACE_NONE, 0, 10);
+	acc(t, W);
+	acc(t, A);
+	ev(t, 2, TRACE_EV_ALLOC, B, 10, 10);
+	ev(t, 3, TRACE_EV_KERNEL, TRACE_NONE, 10, 20);
+	acc(t, B);
+	ev(t, 4, TRACE_EV_ALLOC, C, 20, 20);
+	ev(t, 5, TRACE_EV_KERNEL, TRACE_NONE, 20, 30);
+	acc(t, B);
+	acc(t, C);
+	ev(t, 6, TRACE_EV_FREE, B, 30, 30);
+	ev(t, 7, TRACE_EV_KERNEL, TRACE_NONE, 30, 40);
+	acc(t, A);
+	acc(t, C);
+	acc(t, W);
+	ev(t, 8, TRACE_EV_FREE, C, 40, 40);
+	ev(t, 9, TRACE_EV_FREE, A, 40, 40);
+	char err[256];
+	CHECK(trace_finish(t, err, sizeof(err)) == 0, "hand trace is valid");
+
+	struct report r;
+	CHECK(report_build(t, NULL, REPORT_ALL_ALLOCATORS, &r, err, sizeof(err)) == 0,
+	      "report builds");
+	CHECK_EQ_U64(r.peak, 10000, "peak is every buffer at seq 4");
+	CHECK(r.peak_at == 4 && r.peak_seq == 4, "peak at seq 4");
+	CHECK(r.peak_time == 20, "peak at time 20");
+	CHECK(r.peak_buffer == C, "peak reached allocating C");
+	CHECK_EQ_U64(r.lower_bound, 9000, "lower bound: transient A+B+C");
+	CHECK_EQ_U64(r.npersistent, 1, "one persistent buffer");
+	CHECK_EQ_U64(r.persistent_bytes, 1000, "persistent bytes");
+	CHECK_EQ_U64(r.transient_bytes, 9000, "transient bytes");
+	CHECK_EQ_U64(r.hist[9].count, 1, "1000 B in [512, 1024)");
+	CHECK_EQ_U64(r.hist[10].count, 1, "2000 B in [1024, 2048)");
+	CHECK_EQ_U64(r.hist[11].count, 2, "3000 and 4000 B in [2048, 4096)");
+	CHECK_EQ_U64(r.hist[11].bytes, 7000, "their bytes");
+	CHECK_EQ_U64(r.hist[12].count, 0, "nothing in [4096, 8192)");
+	CHECK(r.time_first == 0 && r.time_last == 40, "span in time");
+
+	CHECK_EQ_U64(r.nlive, 4, "four buffers live at the peak");
+	CHECK(r.nlive == 4 && r.live[0].buffer == A && r.live[3].buffer == W,
+	      "live list is sorted by bytes");
+	const struct report_live *la = find_live(&r, A), *lb = find_live(&r, B),
+				 *lc = find_live(&r, C), *lw = find_live(&r, W);
+	CHECK(la && la->idle && la->last_use == 1 && la->next_use == 7,
+	      "A idle between kernel seq 1 and kernel seq 7");
+	CHECK(la && la->gap == 6 && la->gap_ns == 20, "A: gap 6 seqs, 20 ns (10 to 30)");
+	CHECK(lb && lb->idle && lb->gap == 2 && lb->gap_ns == 0,
+	      "B idle between back-to-back kernels: gap 2 seqs, 0 ns");
+	CHECK(lc && !lc->idle, "C is allocated at the peak: not idle");
+	CHECK(lw && lw->idle && lw->gap == 6 && lw->gap_ns == 20, "weight W idle too");
+	CHECK_EQ_U64(r.idle_bytes, 7000, "swappable room A+B+W");
+	CHECK_EQ_U64(r.idle_count, 3, "three idle buffers");
+	CHECK(r.gap_min == 2 && r.gap_median == 6 && r.gap_max == 6,
+	      "gap stats in seqs (median by bytes)");
+	CHECK(r.gap_ns_min == 0 && r.gap_ns_median == 20 && r.gap_ns_max == 20,
+	      "gap stats in ns");
+
+	CHECK_EQ_U64(r.by_kind[TRACE_KIND_DEVICE].bytes, 10000, "by kind");
+	CHECK_EQ_U64(r.by_role[TRACE_ROLE_ACTIVATION].bytes, 7000, "by role: activations");
+	CHECK_EQ_U64(r.by_role[TRACE_ROLE_TEMP].bytes, 2000, "by role: temp");
+	CHECK_EQ_U64(group_bytes(r.by_label, r.nlabel, "layer1.0"), 6000, "by label: layer1.0");
+	CHECK_EQ_U64(group_bytes(r.by_label, r.nlabel, "layer2.0"), 3000, "by label: layer2.0");
+	CHECK_EQ_U64(group_bytes(r.by_label, r.nlabel, "fc"), 1000, "by label: fc");
+	CHECK(r.nlabel == 3 && strcmp(r.by_label[0].name, "layer1.0") == 0,
+	      "label groups sorted by bytes");
+
+	CHECK(r.allocators == REPORT_ALL_ALLOCATORS, "both allocators ran");
+	CHECK_EQ_U64(r.alloc[ALLOCSIM_PYTORCH].reserved_peak, 2u << 20,
+		     "pytorch: one 2 MiB small segment");
+	CHECK_EQ_U64(r.alloc[ALLOCSIM_CUDAMALLOC].reserved_peak, 2u << 20,
+		     "cudamalloc: one page");
+	CHECK_EQ_U64(r.alloc[ALLOCSIM_PYTORCH].live_peak, 10000, "allocator live peak");
+	report_free(&r);
+
+	CHECK(report_build(t, NULL, 1u << ALLOCSIM_PYTORCH, &r, err, sizeof(err)) == 0 &&
+	      r.allocators == 1u << ALLOCSIM_PYTORCH, "one allocator on request");
+	report_free(&r);
+	trace_free(t);
+}
+
+/* An import: time clock, no accesses: alloc and free are the only uses. */
+static void test_hand_time(void)
+{
+	struct trace *t = trace_new();
+	trace_set_meta(t, "clock", "time");
+	int64_t X = buf(t, 100, 0, "0"), Y = buf(t, 200, 0, "1"),
+		Z = buf(t, 50, 0, "2");
+	ev(t, 0, TRACE_EV_ALLOC, X, 0, 0);
+	ev(t, 1, TRACE_EV_ALLOC, Y, 5, 5);
+	ev(t, 2, TRACE_EV_ALLOC, Z, 5, 5);
+	ev(t, 3, TRACE_EV_FREE, X, 10, 10);
+	ev(t, 4, TRACE_EV_FREE, Y, 15, 15);
+	ev(t, 5, TRACE_EV_FREE, Z, 20, 20);
+	char err[256];
+	CHECK(trace_finish(t, err, sizeof(err)) == 0, "time trace is valid");
+	struct report r;
+	CHECK(report_build(t, NULL, 0, &r, err, sizeof(err)) == 0, "report builds");
+	CHECK_EQ_U64(r.peak, 350, "peak at time 5");
+	CHECK(r.peak_at == 5 && r.peak_seq == 2 && r.peak_buffer == Z,
+	      "peak reached by the last alloc at time 5");
+	const struct report_live *lx = find_live(&r, X), *ly = find_live(&r, Y);
+	CHECK(lx && lx->idle && lx->gap == 10 && lx->gap_ns == -1,
+	      "X idle from its alloc at 0 to its free at 10 (clock units, no ns)");
+	CHECK(ly && !ly->idle, "Y allocated at the peak time: not idle");
+	CHECK_EQ_U64(r.idle_bytes, 100, "swappable room is X");
+	CHECK(r.allocators == 0, "no allocator asked for");
+	report_free(&r);
+	trace_free(t);
+}
+
+/* A hole keeping a window of 100 bytes: resident bytes count, not idle. */
+static void test_hole(void)
+{
+	struct trace *t = trace_new();
+	int64_t P = buf(t, 1000, 0, NULL), Q = buf(t, 950, 0, NULL);
+	ev(t, 0, TRACE_EV_ALLOC, P, NO_TIME, NO_TIME);
+	ev(t, 3, TRACE_EV_ALLOC, Q, NO_TIME, NO_TIME);
+	ev(t, 5, TRACE_EV_FREE, Q, NO_TIME, NO_TIME);
+	ev(t, 10, TRACE_EV_FREE, P, NO_TIME, NO_TIME);
+	struct trace_hole h = { P, 2, 6, 0, 100 };
+	trace_add_hole(t, &h);
+	char err[256];
+	CHECK(trace_finish(t, err, sizeof(err)) == 0, "hole trace is valid");
+	struct report r;
+	CHECK(report_build(t, NULL, 0, &r, err, sizeof(err)) == 0, "report builds");
+	CHECK_EQ_U64(r.peak, 1050, "peak: 100 resident bytes of P plus Q");
+	CHECK(r.peak_at == 3, "at seq 3");
+	const struct report_live *lp = find_live(&r, P);
+	CHECK(lp && lp->bytes == 100 && !lp->idle, "P counts its window, not idle room");
+	CHECK_EQ_U64(group_bytes(r.by_label, r.nlabel, "(none)"), 1050, "unlabelled group");
+	report_free(&r);
+	trace_free(t);
+}
+
+static void test_label_group(void)
+{
+	char b[64];
+	CHECK_STR_HAS(report_label_group("transformer.h.9.ln_2.out", b, sizeof(b)),
+		      "transformer.h.9", "layer of a transformer");
+	CHECK(strcmp(report_label_group("layer1.0.conv1.weight", b, sizeof(b)), "layer1.0") == 0,
+	      "layer of a resnet");
+	CHECK(strcmp(report_label_group("conv1.weight", b, sizeof(b)), "conv1") == 0,
+	      "first component without a number");
+	CHECK(strcmp(report_label_group("17", b, sizeof(b)), "17") == 0, "an import id");
+	CHECK(strcmp(report_label_group(NULL, b, sizeof(b)), "(none)") == 0, "no label");
+	CHECK(strcmp(report_label_group("a..3.x", b, sizeof(b)), "a..3") == 0, "empty component");
+}
+
+/* --- random traces against brute force --------------------------------- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+static uint64_t below(uint64_t n) { return n ? rnd() % n : 0; }
+
+static struct trace *random_trace(int time_clock)
+{
+	struct trace *t = trace_new();
+	if (time_clock)
+		trace_set_meta(t, "clock", "time");
+	size_t nb = 1 + below(30);
+	enum { UNBORN, LIVE, DEAD } *state = calloc(nb, sizeof(*state));
+	for (size_t i = 0; i < nb; i++) {
+		buf(t, 1 + below(5000), (unsigned)below(TRACE_ROLE_COUNT), below(3) ? "l.1.x" : NULL);
+		if (below(4) == 0)
+			state[i] = LIVE;
+	}
+	int64_t seq = 0, now = 0;
+	for (size_t s = 0, steps = 1 + below(120); s < steps; s++) {
+		size_t i = below(nb);
+		int64_t t0 = time_clock || below(5) ? now : NO_TIME;
+		unsigned k = (unsigned)below(3);
+		if (k == 0 && state[i] == UNBORN) {
+			ev(t, seq, TRACE_EV_ALLOC, (int64_t)i, t0, t0);
+			state[i] = LIVE;
+		} else if (k == 1 && state[i] == LIVE) {
+			ev(t, seq, TRACE_EV_FREE, (int64_t)i, t0, t0);
+			state[i] = DEAD;
+		} else {
+			ev(t, seq, TRACE_EV_KERNEL, TRACE_NONE, t0,
+			   t0 == NO_TIME ? NO_TIME : t0 + (int64_t)below(3));
+			for (size_t a = below(4); a > 0; a--) {
+				size_t j = below(nb);
+				if (state[j] == LIVE)
+					acc(t, (int64_t)j);
+			}
+		}
+		seq += 1 + (int64_t)below(2);
+		now += (int64_t)below(3);
+	}
+	free(state);
+	char err[256];
+	if (trace_finish(t, err, sizeof(err)) != 0) {
+		printf("# random trace invalid: %s\n", err);
+		abort();
+	}
+	/* holes inside some transient lifetimes (time clock only: MiniMalloc's) */
+	for (size_t i = 0; time_clock && i < nb; i++) {
+		int64_t lo, hi;
+		trace_lifetime(t, &t->buffers[i], &lo, &hi);
+		if (lo == INT64_MIN || hi == INT64_MAX || hi - lo < 3 || below(3))
+			continue;
+		int64_t a = lo + 1 + (int64_t)below((uint64_t)(hi - lo - 2));
+		struct trace_hole h = { (int64_t)i, a, a + 1, TRACE_NONE, TRACE_NONE };
+		if (below(2) && t->buffers[i].size > 2) {
+			h.win_lo = 0;
+			h.win_hi = 1;
+		}
+		trace_add_hole(t, &h);
+	}
+	if (trace_finish(t, err, sizeof(err)) != 0) {
+		printf("# random trace with holes invalid: %s\n", err);
+		abort();
+	}
+	return t;
+}
+
+/* Resident bytes of buffer i at clock c, by definition. */
+static uint64_t brute_resident(const struct trace *t, size_t i, int64_t c)
+{
+	const struct trace_buffer *b = &t->buffers[i];
+	int64_t lo, hi;
+	trace_lifetime(t, b, &lo, &hi);
+	if (!(lo <= c && c < hi))
+		return 0;
+	for (size_t k = 0; k < t->nholes; k++) {
+		const struct trace_hole *h = &t->holes[k];
+		if ((size_t)h->buffer == i && h->lower <= c && c < h->upper)
+			return h->win_lo == TRACE_NONE ? 0 : (uint64_t)(h->win_hi - h->win_lo);
+	}
+	return b->size;
+}
+
+static int brute_check(const struct trace *t, const struct report *r)
+{
+	/* every clock value where anything changes */
+	uint64_t best = 0, best_lb = 0;
+	int64_t best_at = 0;
+	for (size_t k = 0; k <= t->nevents + t->nholes * 2; k++) {
+		int64_t c;
+		if (k == t->nevents + t->nholes * 2)
+			c = INT64_MIN; /* before the first event */
+		else if (k < t->nevents)
+			c = trace_event_clock(t, k);
+		else if ((k - t->nevents) % 2 == 0)
+			c = t->holes[(k - t->nevents) / 2].lower;
+		else
+			c = t->holes[(k - t->nevents) / 2].upper;
+		uint64_t all = 0, tr = 0;
+		for (size_t i = 0; i < t->nbuffers; i++) {
+			uint64_t v = brute_resident(t, i, c);
+			all += v;
+			if (!trace_buffer_persistent(&t->buffers[i]))
+				tr += v;
+		}
+		if (all > best || (all == best && all && c < best_at)) {
+			best = all;
+			best_at = c;
+		}
+		if (tr > best_lb)
+			best_lb = tr;
+	}
+	if (t->nevents == 0) {
+		/* only persistent buffers: live everywhere */
+		for (size_t i = 0; i < t->nbuffers; i++)
+			best += t->buffers[i].size;
+		best_at = r->peak_at;
+	}
+	if (r->peak != best || r->lower_bound != best_lb || (best && r->peak_at != best_at)) {
+		printf("#   peak %llu at %lld vs brute %llu at %lld; lb %llu vs %llu\n",
+		       (unsigned long long)r->peak, (long long)r->peak_at,
+		       (unsigned long long)best, (long long)best_at,
+		       (unsigned long long)r->lower_bound, (unsigned long long)best_lb);
+		return 0;
+	}
+	/* the live set and its idle buffers */
+	uint64_t sum = 0;
+	size_t n = 0;
+	for (size_t i = 0; best && i < t->nbuffers; i++) {
+		uint64_t v = brute_resident(t, i, best_at);
+		if (!v)
+			continue;
+		n++;
+		sum += v;
+		const struct report_live *l = find_live(r, (int64_t)i);
+		if (!l || l->bytes != v)
+			return printf("#   buffer %zu missing from the live set\n", i), 0;
+		/* uses: alloc, free and every access, from the raw events */
+		int64_t last = INT64_MIN, next = INT64_MAX;
+		for (size_t e = 0; e < t->nevents; e++) {
+			const struct trace_event *x = &t->events[e];
+			int used = (x->type == TRACE_EV_ALLOC || x->type == TRACE_EV_FREE) &&
+				   x->buffer == (int64_t)i;
+			for (uint32_t a = 0; a < x->nacc; a++)
+				used |= t->accesses[x->acc0 + a].buffer == (int64_t)i;
+			if (!used)
+				continue;
+			int64_t c = trace_event_clock(t, e);
+			if (c <= best_at && c > last)
+				last = c;
+			if (c > best_at && c < next)
+				next = c;
+		}
+		int idle = last < best_at && v == t->buffers[i].size;
+		if (l->last_use != last || l->next_use != next || l->idle != idle)
+			return printf("#   buffer %zu: uses %lld..%lld idle %d vs brute %lld..%lld idle %d\n",
+				      i, (long long)l->last_use, (long long)l->next_use, l->idle,
+				      (long long)last, (long long)next, idle), 0;
+	}
+	if (sum != r->peak || n != r->nlive)
+		return printf("#   live set sums to %llu over %zu buffers\n",
+			      (unsigned long long)sum, n), 0;
+	return 1;
+}
+
+static void test_random(void)
+{
+	int bad = 0;
+	for (int i = 0; i < 400 && !bad; i++) {
+		struct trace *t = random_trace(i % 2);
+		struct report r;
+		char err[256];
+		if (report_build(t, NULL, REPORT_ALL_ALLOCATORS, &r, err, sizeof(err)) != 0) {
+			printf("#   report failed: %s\n", err);
+			bad = 1;
+		} else {
+			bad = !brute_check(t, &r);
+			if (bad)
+				printf("#   random trace %d (%s clock)\n", i, i % 2 ? "time" : "seq");
+			report_free(&r);
+		}
+		trace_free(t);
+	}
+	CHECK(!bad, "400 random traces: peak, lower bound, live set and uses match brute force");
+}
+
+int main(void)
+{
+	test_hand_seq();
+	test_hand_time();
+	test_hole();
+	test_label_group();
+	test_random();
+	return tap_done();
+}
