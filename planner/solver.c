@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 
 /* --- problems ---------------------------------------------------------- */
@@ -457,4 +458,95 @@ const struct solver_strategy *solver_strategy_find(const char *name)
 		if (strcmp(strategies[i].name, name) == 0)
 			return &strategies[i];
 	return NULL;
+}
+
+/* --- solver_solve: every strategy behind one call ----------------------- */
+
+static const char *const search_names[][2] = {
+	{ "exact",
+	  "branch and bound over canonical placements (MiniMalloc-style), anytime, proves optimality when it can" },
+	{ "auto",
+	  "the heuristics, then exact seeded with the best of them, until the lower bound or the time limit" },
+};
+#define NSEARCH (sizeof(search_names) / sizeof(search_names[0]))
+#define NHEURISTIC (sizeof(strategies) / sizeof(strategies[0]))
+
+const char *solver_name_at(size_t i)
+{
+	if (i < NHEURISTIC)
+		return strategies[i].name;
+	return i - NHEURISTIC < NSEARCH ? search_names[i - NHEURISTIC][0]
+					: NULL;
+}
+
+const char *solver_name_about(const char *name)
+{
+	const struct solver_strategy *s = solver_strategy_find(name);
+	if (s)
+		return s->about;
+	for (size_t i = 0; i < NSEARCH; i++)
+		if (strcmp(search_names[i][0], name) == 0)
+			return search_names[i][1];
+	return NULL;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+int solver_solve(const struct solver_problem *p, const char *name,
+		 const struct solver_options *opt, uint64_t *offsets,
+		 struct solver_report *r, char *err, size_t errlen)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(r, 0, sizeof(*r));
+	r->strategy = r->winner = name;
+	if (!solver_name_about(name))
+		return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
+			    "no strategy called '%s'", name);
+	int rc = solver_problem_validate(p, err, errlen);
+	if (rc)
+		return rc;
+	struct solver_options defaults = { 0 };
+	if (!opt)
+		opt = &defaults;
+	const struct solver_strategy *s = solver_strategy_find(name);
+	uint64_t h = 0;
+	if (s)
+		rc = s->place(p, offsets, &h, err, errlen);
+	else if (strcmp(name, "exact") == 0)
+		rc = solver_search_exact(p, opt, offsets, r, err, errlen);
+	else
+		rc = solver_search_auto(p, opt, offsets, r, err, errlen);
+	if (rc)
+		return rc;
+	char why[256];
+	rc = solver_check(p, offsets, &h, why, sizeof(why));
+	if (rc == SOLVER_EINVALID)
+		return trace_seterr(err, errlen, SOLVER_EINVALID,
+			    "internal error: strategy %s produced an invalid placement: %s",
+			    r->winner, why);
+	if (rc)
+		return trace_seterr(err, errlen, rc, "%s", why);
+	uint64_t lb = solver_lower_bound(p);
+	for (size_t i = 0; i < p->n; i++)
+		if (p->items[i].size > lb)
+			lb = p->items[i].size;
+	if (r->lower_bound < lb)
+		r->lower_bound = lb;
+	if (r->lower_bound > h)
+		return trace_seterr(err, errlen, SOLVER_EINVALID,
+			    "internal error: strategy %s claims a lower bound of %llu above its height %llu",
+			    r->winner, (unsigned long long)r->lower_bound,
+			    (unsigned long long)h);
+	r->height = h;
+	if (h == r->lower_bound)
+		r->optimal = 1;
+	r->seconds = seconds_since(&t0);
+	return 0;
 }

@@ -143,6 +143,68 @@ struct solver_strategy {
 		     uint64_t *height, char *err, size_t errlen);
 };
 
+/* --- running a strategy: the one entry point tools call --------------- */
+
+#define SOLVER_DEFAULT_TIME_LIMIT 1.0 /* seconds, for exact and auto */
+
+/* A snapshot of a running search, handed to solver_options.progress. */
+struct solver_progress {
+	uint64_t best;        /* best height found so far (UINT64_MAX: none) */
+	uint64_t lower_bound; /* proven lower bound so far */
+	uint64_t nodes;       /* search nodes explored */
+	double seconds;       /* since the start of solver_solve() */
+};
+
+struct solver_options {
+	double time_limit;    /* seconds for exact and auto; <= 0: the default */
+	const uint64_t *seed; /* exact only: a placement to start from, or NULL */
+	/* Called about four times a second during a search; may be NULL. */
+	void (*progress)(void *ctx, const struct solver_progress *pr);
+	void *progress_ctx;
+};
+
+/* What solver_solve() reports. */
+struct solver_report {
+	uint64_t height;      /* the pool the answer needs */
+	uint64_t lower_bound; /* solver_lower_bound(), or better if proven */
+	int optimal;          /* 1: no placement is lower (proven) */
+	int timed_out;        /* 1: a search stopped at the time limit */
+	const char *strategy; /* the strategy asked for */
+	const char *winner;   /* for auto: the strategy whose answer won */
+	uint64_t nodes;       /* search nodes explored (0 for heuristics) */
+	double seconds;       /* wall time of the whole call */
+};
+
+/*
+ * Runs the strategy called name ("first-fit", "greedy-size", "best-fit",
+ * "exact", "auto") on p: validates p, fills offsets[0..n) and *r, and checks
+ * the answer with solver_check() before returning it.  opt may be NULL
+ * (defaults).  Returns 0, SOLVER_ENOTFOUND for an unknown name, or another
+ * negative code with a sentence in err.
+ */
+int solver_solve(const struct solver_problem *p, const char *name,
+		 const struct solver_options *opt, uint64_t *offsets,
+		 struct solver_report *r, char *err, size_t errlen);
+
+/*
+ * The search strategies (solver_exact.c).  exact: branch and bound over
+ * canonical placements, seeded with opt->seed when given, else with the
+ * best heuristic.  auto: every heuristic, then exact seeded with the best
+ * of them.  Both stop at the lower bound or at the time limit; the answer
+ * is the best found, r->optimal says whether it is proven.
+ */
+int solver_search_exact(const struct solver_problem *p,
+			const struct solver_options *opt, uint64_t *offsets,
+			struct solver_report *r, char *err, size_t errlen);
+int solver_search_auto(const struct solver_problem *p,
+		       const struct solver_options *opt, uint64_t *offsets,
+		       struct solver_report *r, char *err, size_t errlen);
+
+/* Every name solver_solve() accepts, in order ("first-fit" ... "auto"). */
+const char *solver_name_at(size_t i);
+/* One line about the strategy called name, or NULL. */
+const char *solver_name_about(const char *name);
+
 /* The strategy called name, or NULL. */
 const struct solver_strategy *solver_strategy_find(const char *name);
 /* The i-th strategy (0-based, in table order), or NULL past the end. */

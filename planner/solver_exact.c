@@ -1,0 +1,1206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * solver_exact.c - the "exact" and "auto" strategies: a depth-first branch
+ * and bound over canonical placements, in the spirit of MiniMalloc (Moffitt,
+ * ASPLOS 2024), wrapped in an anytime search for the lowest height.
+ *
+ * Decision problem.  Given a capacity C, find offsets with every item below
+ * C.  Every placement can be "dropped by gravity" until each item rests on
+ * one it meets in time (or on 0), and the items can then be listed by
+ * offset.  So the search builds placements in that order: each node places
+ * one unplaced item at its minimum offset (the highest end of the placed
+ * items it meets, aligned), and the sequence of (offset, preorder rank) it
+ * places never decreases (canonical solutions).  Pruning:
+ *  - capacity: an item whose minimum offset no longer fits kills the node;
+ *  - cross sections: in every elementary time section, the unplaced bytes
+ *    must fit between max(section floor, current offset) and C;
+ *  - dominance: an item is never placed at or above the lowest height some
+ *    other unplaced item could finish at (it would leave a gap below);
+ *  - settled items: an unplaced item none of whose neighbours is unplaced
+ *    keeps its minimum offset for ever, so once the candidate loop passes
+ *    it, later candidates can never be canonical with it: stop there.
+ * Independent stretches of time (no item crosses a cut) are solved apart,
+ * and items that meet nobody are placed at 0.  Each decision run tries
+ * three static preorders round robin with a doubling node budget.
+ *
+ * Minimisation.  Heights are multiples of g, the gcd of sizes and
+ * alignments.  Starting from a heuristic placement, the driver first asks
+ * for the lower bound itself (a quarter of the time: tight capacities
+ * prune best), then bisects between what is proven
+ * infeasible and the best height found.  An exhausted search at C proves
+ * that nothing reaches C, which raises the proven lower bound; the answer
+ * is optimal when the best height meets it.
+ *
+ * Known gap: MiniMalloc also raises each section's floor to the lowest
+ * minimum offset of the items still to place there ("unallocated floor");
+ * without it this search proves less at tight capacities (see the bench).
+ *
+ * Exactness.  The gravity argument holds for items with holes as long as
+ * a hole frees the item's whole range.  Holes that keep a window occupied
+ * and fixed offsets break it: for those problems the search still runs
+ * (windows) or is skipped (fixed offsets), but optimality is only claimed
+ * when the height meets the lower bound.
+ */
+#include "solver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+
+#define NONE UINT64_MAX
+
+enum { FOUND = 0, NOTFOUND = 1, ABORTED = 2 };
+
+/* Preorders (MiniMalloc's WAT, TAW, TWA): width (duration), area, and the
+ * largest section total the item is part of. */
+enum { KEY_W, KEY_A, KEY_T };
+static const int preorders[][3] = {
+	{ KEY_W, KEY_A, KEY_T },
+	{ KEY_T, KEY_A, KEY_W },
+	{ KEY_T, KEY_W, KEY_A },
+};
+#define NPREORDER (int)(sizeof(preorders) / sizeof(preorders[0]))
+
+struct edge {
+	uint32_t to;
+	uint64_t delta; /* offset[to] >= offset[from] + delta, to placed later */
+};
+
+struct cover {
+	uint32_t sa, sb; /* sections [sa, sb) */
+	uint64_t lo, hi; /* bytes relative to the offset */
+};
+
+struct undo {
+	uint32_t what; /* item whose minimum offset changed */
+	uint64_t old;
+};
+
+struct comp {
+	uint32_t *items; /* into x->comp_items */
+	size_t n;
+	uint32_t s0, s1; /* sections */
+};
+
+struct exact {
+	const struct solver_problem *p;
+	size_t n;
+	/* static data */
+	size_t *adj0;
+	struct edge *adj;
+	size_t *cov0;
+	struct cover *cov;
+	size_t nsec;
+	uint64_t *sec_total0; /* initial unplaced bytes per section */
+	uint32_t *comp_items;
+	struct comp *comps;
+	size_t ncomps;
+	uint64_t *key[3]; /* W, A, T per item */
+	/* search state */
+	uint64_t cap;
+	uint64_t *minoff, *off;
+	uint32_t *nfree, *rank, *stamp;
+	uint32_t stampno;
+	uint32_t *order; /* stacked node orders: n(n+1)/2 entries max */
+	uint32_t *scratch; /* items whose minimum offset rose, one node */
+	size_t top;        /* next free word of order */
+	size_t order_cap;
+	struct span { uint32_t sa, sb; } *span; /* sections an item spans */
+	uint32_t *cutlist;  /* stacked cut positions of nested splits */
+	size_t ncut;
+	size_t *partcount;  /* stacked part counters of nested splits */
+	struct fnode *ft;   /* floor tree, 4 * nsec nodes */
+	struct ftrail *ftrail;
+	size_t nftrail, capftrail;
+	int32_t *cmin, *cadd_; /* cut tree over nsec - 1 boundaries */
+	uint32_t nb;
+	struct undo *log;
+	size_t nlog, caplog;
+	uint64_t *sol; /* last solution found, per item */
+	/* limits and accounting */
+	uint64_t nodes, node_budget;
+	struct timespec t0;
+	double deadline, next_progress;
+	int timed_out, nomem;
+	const struct solver_options *opt;
+	uint64_t progress_best, progress_lb;
+};
+
+static double elapsed(const struct exact *x)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - x->t0.tv_sec) +
+	       (double)(t.tv_nsec - x->t0.tv_nsec) / 1e9;
+}
+
+static inline uint64_t align_up(uint64_t v, uint64_t a)
+{
+	if (a == 1)
+		return v;
+	uint64_t r = v % a;
+	return r ? v + (a - r) : v;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* --- building the static data ----------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static uint32_t section_of(const int64_t *times, size_t nt, int64_t t)
+{
+	size_t lo = 0, hi = nt;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (times[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;
+}
+
+struct pstart {
+	int64_t lower;
+	uint32_t piece;
+};
+
+static int pstart_cmp(const void *a, const void *b)
+{
+	const struct pstart *x = a, *y = b;
+	if (x->lower != y->lower)
+		return x->lower < y->lower ? -1 : 1;
+	return (x->piece > y->piece) - (x->piece < y->piece);
+}
+
+static int edge_cmp(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return (x->delta < y->delta) - (x->delta > y->delta); /* largest first */
+}
+
+/* An upper limit on conflict edges: beyond it exact declines to search. */
+#define MAX_EDGES (UINT64_C(40) * 1000 * 1000)
+/* The largest component searched (node orders need n(n+1)/2 words). */
+#define MAX_COMPONENT 6000
+
+/*
+ * Builds conflict edges (both directions, one per item pair, with the
+ * largest delta over the pairs of pieces that meet), section covers and
+ * per-section totals.  Returns 0, SOLVER_ENOMEM, or 1 when the problem is
+ * too big to search.
+ */
+static int build(struct exact *x)
+{
+	const struct solver_problem *p = x->p;
+	struct solver_piece *pc = NULL;
+	size_t *fi = NULL;
+	int rc = SOLVER_ENOMEM;
+	if (solver_problem_pieces(p, &pc, &fi))
+		return SOLVER_ENOMEM;
+	size_t np = fi[p->n];
+	int64_t *times = malloc((2 * np + 1) * sizeof(*times));
+	struct pstart *ps = malloc((np + 1) * sizeof(*ps));
+	uint32_t *active = malloc((np + 1) * sizeof(*active));
+	size_t *deg = calloc(p->n + 1, sizeof(*deg));
+	struct edge *tmp = NULL;
+	uint64_t *pairs = NULL; /* (a, b, delta_ab, delta_ba) flattened */
+	size_t npairs = 0, cappairs = 0;
+	if (!times || !ps || !active || !deg)
+		goto out;
+	for (size_t i = 0; i < np; i++) {
+		times[2 * i] = pc[i].lower;
+		times[2 * i + 1] = pc[i].upper;
+		ps[i] = (struct pstart){ pc[i].lower, (uint32_t)i };
+	}
+	qsort(times, 2 * np, sizeof(*times), cmp_i64);
+	size_t nt = 0;
+	for (size_t i = 0; i < 2 * np; i++)
+		if (nt == 0 || times[nt - 1] != times[i])
+			times[nt++] = times[i];
+	x->nsec = nt ? nt - 1 : 0;
+	x->sec_total0 = calloc(x->nsec + 1, sizeof(*x->sec_total0));
+	x->cov0 = malloc((p->n + 1) * sizeof(*x->cov0));
+	x->cov = malloc((np + 1) * sizeof(*x->cov));
+	if (!x->sec_total0 || !x->cov0 || !x->cov)
+		goto out;
+	for (size_t i = 0; i <= p->n; i++)
+		x->cov0[i] = fi[i];
+	for (size_t i = 0; i < np; i++) {
+		struct cover *c = &x->cov[i];
+		c->sa = section_of(times, nt, pc[i].lower);
+		c->sb = section_of(times, nt, pc[i].upper);
+		c->lo = pc[i].lo;
+		c->hi = pc[i].hi;
+		for (uint32_t s = c->sa; s < c->sb; s++)
+			x->sec_total0[s] += c->hi - c->lo;
+	}
+	/* Sweep piece starts; the active list holds pieces still resident. */
+	qsort(ps, np, sizeof(*ps), pstart_cmp);
+	size_t na = 0;
+	for (size_t k = 0; k < np; k++) {
+		const struct solver_piece *a = &pc[ps[k].piece];
+		size_t keep = 0;
+		for (size_t j = 0; j < na; j++) {
+			const struct solver_piece *b = &pc[active[j]];
+			if (b->upper <= a->lower)
+				continue;
+			active[keep++] = active[j];
+			if (b->item == a->item)
+				continue;
+			if (npairs == cappairs) {
+				if (npairs >= MAX_EDGES) {
+					rc = 1;
+					goto out;
+				}
+				size_t nc = cappairs ? 2 * cappairs : 1024;
+				uint64_t *q = realloc(pairs, nc * 4 * sizeof(*q));
+				if (!q)
+					goto out;
+				pairs = q;
+				cappairs = nc;
+			}
+			uint64_t *e = &pairs[4 * npairs++];
+			e[0] = a->item;
+			e[1] = b->item;
+			/* a above b needs a.off + a.lo >= b.off + b.hi */
+			e[2] = b->hi > a->lo ? b->hi - a->lo : 0; /* b -> a */
+			e[3] = a->hi > b->lo ? a->hi - b->lo : 0; /* a -> b */
+			deg[a->item]++;
+			deg[b->item]++;
+		}
+		na = keep;
+		active[na++] = ps[k].piece;
+	}
+	x->adj0 = malloc((p->n + 1) * sizeof(*x->adj0));
+	tmp = malloc((2 * npairs + 1) * sizeof(*tmp));
+	if (!x->adj0 || !tmp)
+		goto out;
+	size_t acc = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		x->adj0[i] = acc;
+		acc += deg[i];
+		deg[i] = x->adj0[i];
+	}
+	x->adj0[p->n] = acc;
+	for (size_t k = 0; k < npairs; k++) {
+		const uint64_t *e = &pairs[4 * k];
+		tmp[deg[e[1]]++] = (struct edge){ (uint32_t)e[0], e[2] };
+		tmp[deg[e[0]]++] = (struct edge){ (uint32_t)e[1], e[3] };
+	}
+	/* One edge per neighbour, with the largest delta. */
+	size_t w = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		size_t a = x->adj0[i], b = x->adj0[i + 1];
+		qsort(tmp + a, b - a, sizeof(*tmp), edge_cmp);
+		x->adj0[i] = w;
+		for (size_t k = a; k < b; k++)
+			if (k == a || tmp[k].to != tmp[k - 1].to)
+				tmp[w++] = tmp[k];
+	}
+	x->adj0[p->n] = w;
+	x->adj = tmp;
+	tmp = NULL;
+	rc = 0;
+out:
+	free(pc);
+	free(fi);
+	free(times);
+	free(ps);
+	free(active);
+	free(deg);
+	free(tmp);
+	free(pairs);
+	return rc;
+}
+
+/*
+ * Components: items that meet somebody, split where no item crosses a
+ * section boundary.  Items meeting nobody are left out (placed at 0).
+ */
+static int split(struct exact *x)
+{
+	size_t n = x->n;
+	x->comp_items = malloc((n + 1) * sizeof(*x->comp_items));
+	x->comps = malloc((n + 1) * sizeof(*x->comps));
+	struct pstart *by = malloc((n + 1) * sizeof(*by));
+	if (!x->comp_items || !x->comps || !by) {
+		free(by);
+		return SOLVER_ENOMEM;
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (x->adj0[i + 1] > x->adj0[i])
+			by[m++] = (struct pstart){
+				x->cov[x->cov0[i]].sa, (uint32_t)i };
+	qsort(by, m, sizeof(*by), pstart_cmp);
+	x->ncomps = 0;
+	uint32_t reach = 0;
+	for (size_t k = 0; k < m; k++) {
+		uint32_t i = by[k].piece;
+		uint32_t sa = x->cov[x->cov0[i]].sa;
+		uint32_t sb = x->cov[x->cov0[i + 1] - 1].sb;
+		if (k == 0 || sa >= reach) {
+			struct comp *c = &x->comps[x->ncomps++];
+			c->items = &x->comp_items[k];
+			c->n = 0;
+			c->s0 = sa;
+			reach = sb;
+		}
+		struct comp *c = &x->comps[x->ncomps - 1];
+		c->items[c->n++] = i;
+		if (sb > reach)
+			reach = sb;
+		c->s1 = reach;
+	}
+	free(by);
+	return 0;
+}
+
+/* Static keys for the preorders. */
+static void make_keys(struct exact *x)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		const struct solver_item *it = &x->p->items[i];
+		uint64_t area = 0, total = 0;
+		uint32_t sa = UINT32_MAX, sb = 0;
+		for (size_t k = x->cov0[i]; k < x->cov0[i + 1]; k++) {
+			const struct cover *c = &x->cov[k];
+			if (c->sa < sa)
+				sa = c->sa;
+			if (c->sb > sb)
+				sb = c->sb;
+			for (uint32_t s = c->sa; s < c->sb; s++)
+				if (x->sec_total0[s] > total)
+					total = x->sec_total0[s];
+		}
+		uint64_t dur = (uint64_t)(it->upper - it->lower);
+		area = dur && it->size > UINT64_MAX / dur ? UINT64_MAX
+							   : it->size * dur;
+		(void)sa;
+		(void)sb;
+		x->key[KEY_W][i] = dur;
+		x->key[KEY_A][i] = area;
+		x->key[KEY_T][i] = total;
+	}
+}
+
+static const struct exact *sort_ctx;
+static int sort_pre;
+
+static int pre_cmp(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	for (int k = 0; k < 3; k++) {
+		const uint64_t *key = sort_ctx->key[preorders[sort_pre][k]];
+		if (key[i] != key[j])
+			return key[i] > key[j] ? -1 : 1;
+	}
+	if (sort_ctx->p->items[i].size != sort_ctx->p->items[j].size)
+		return sort_ctx->p->items[i].size > sort_ctx->p->items[j].size
+			       ? -1
+			       : 1;
+	return (i > j) - (i < j);
+}
+
+/* --- the search -------------------------------------------------------- */
+
+static int log_push(struct exact *x, uint32_t what, uint64_t old)
+{
+	if (x->nlog == x->caplog) {
+		size_t nc = x->caplog ? 2 * x->caplog : 4096;
+		struct undo *q = realloc(x->log, nc * sizeof(*q));
+		if (!q) {
+			x->nomem = 1;
+			return -1;
+		}
+		x->log = q;
+		x->caplog = nc;
+	}
+	x->log[x->nlog++] = (struct undo){ what, old };
+	return 0;
+}
+
+static void log_undo(struct exact *x, size_t mark)
+{
+	while (x->nlog > mark) {
+		const struct undo *u = &x->log[--x->nlog];
+		x->minoff[u->what] = u->old;
+	}
+}
+
+static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
+	       size_t m, uint64_t last_off, uint32_t last_rank);
+
+/* --- section trees ------------------------------------------------------
+ *
+ * Sections are updated along whole ranges at every node, so they live in
+ * two segment trees instead of arrays.  The floor tree holds, per section,
+ * the unplaced bytes t and the floor f (the top of the placed items there),
+ * and answers max(t) and max(f + t) over ranges; placing an item assigns
+ * its end to f and subtracts its bytes from t over its sections (in
+ * canonical order every floor there is at most the new offset).  Undo
+ * restores the nodes an update wrote from a trail.  The cut tree holds, per
+ * boundary between two sections, the unplaced items that cross it, with
+ * range add and range min; it is undone by adding back.
+ */
+struct fnode {
+	uint64_t t, ft; /* max t, max f + t over the node's range */
+	uint64_t v;     /* pending floor assignment (when has_a) */
+	int64_t d;      /* pending add to t */
+	uint32_t has_a;
+};
+
+struct ftrail {
+	uint32_t at;
+	struct fnode old;
+};
+
+static int ftrail_push(struct exact *x, uint32_t at)
+{
+	if (x->nftrail == x->capftrail) {
+		size_t nc = x->capftrail ? 2 * x->capftrail : 4096;
+		struct ftrail *q = realloc(x->ftrail, nc * sizeof(*q));
+		if (!q) {
+			x->nomem = 1;
+			return -1;
+		}
+		x->ftrail = q;
+		x->capftrail = nc;
+	}
+	x->ftrail[x->nftrail++] = (struct ftrail){ at, x->ft[at] };
+	return 0;
+}
+
+static void fapply(struct exact *x, uint32_t at, int64_t d, uint32_t has_a,
+		   uint64_t v)
+{
+	struct fnode *nd = &x->ft[at];
+	ftrail_push(x, at);
+	nd->t = (uint64_t)((int64_t)nd->t + d);
+	nd->ft = has_a ? v + nd->t : (uint64_t)((int64_t)nd->ft + d);
+	nd->d += d;
+	if (has_a) {
+		nd->has_a = 1;
+		nd->v = v;
+	}
+}
+
+static void fpush(struct exact *x, uint32_t at)
+{
+	struct fnode *nd = &x->ft[at];
+	if (!nd->d && !nd->has_a)
+		return;
+	fapply(x, 2 * at, nd->d, nd->has_a, nd->v);
+	fapply(x, 2 * at + 1, nd->d, nd->has_a, nd->v);
+	ftrail_push(x, at);
+	nd->d = 0;
+	nd->has_a = 0;
+}
+
+static void fupdate(struct exact *x, uint32_t at, uint32_t l, uint32_t r,
+		    uint32_t ql, uint32_t qr, int64_t d, uint32_t has_a,
+		    uint64_t v)
+{
+	if (qr <= l || r <= ql)
+		return;
+	if (ql <= l && r <= qr) {
+		fapply(x, at, d, has_a, v);
+		return;
+	}
+	fpush(x, at);
+	uint32_t mid = l + (r - l) / 2;
+	fupdate(x, 2 * at, l, mid, ql, qr, d, has_a, v);
+	fupdate(x, 2 * at + 1, mid, r, ql, qr, d, has_a, v);
+	ftrail_push(x, at);
+	struct fnode *nd = &x->ft[at], *a = &x->ft[2 * at], *b = &x->ft[2 * at + 1];
+	nd->t = a->t > b->t ? a->t : b->t;
+	nd->ft = a->ft > b->ft ? a->ft : b->ft;
+}
+
+/* max t over [ql, qr) */
+static uint64_t fmax_t(struct exact *x, uint32_t at, uint32_t l, uint32_t r,
+		       uint32_t ql, uint32_t qr)
+{
+	if (qr <= l || r <= ql)
+		return 0;
+	if (ql <= l && r <= qr)
+		return x->ft[at].t;
+	fpush(x, at);
+	uint32_t mid = l + (r - l) / 2;
+	uint64_t a = fmax_t(x, 2 * at, l, mid, ql, qr);
+	uint64_t b = fmax_t(x, 2 * at + 1, mid, r, ql, qr);
+	return a > b ? a : b;
+}
+
+static void fbuild(struct exact *x, uint32_t at, uint32_t l, uint32_t r)
+{
+	struct fnode *nd = &x->ft[at];
+	memset(nd, 0, sizeof(*nd));
+	if (r - l == 1) {
+		nd->t = nd->ft = x->sec_total0[l];
+		return;
+	}
+	uint32_t mid = l + (r - l) / 2;
+	fbuild(x, 2 * at, l, mid);
+	fbuild(x, 2 * at + 1, mid, r);
+	nd->t = x->ft[2 * at].t > x->ft[2 * at + 1].t ? x->ft[2 * at].t
+						      : x->ft[2 * at + 1].t;
+	nd->ft = nd->t;
+}
+
+static void ftrail_undo(struct exact *x, size_t mark)
+{
+	while (x->nftrail > mark) {
+		const struct ftrail *e = &x->ftrail[--x->nftrail];
+		x->ft[e->at] = e->old;
+	}
+}
+
+/* Cut tree: min with lazy add over boundaries [0, nb). */
+static void cadd(struct exact *x, uint32_t at, uint32_t l, uint32_t r,
+		 uint32_t ql, uint32_t qr, int32_t d)
+{
+	if (qr <= l || r <= ql)
+		return;
+	if (ql <= l && r <= qr) {
+		x->cmin[at] += d;
+		x->cadd_[at] += d;
+		return;
+	}
+	uint32_t mid = l + (r - l) / 2;
+	cadd(x, 2 * at, l, mid, ql, qr, d);
+	cadd(x, 2 * at + 1, mid, r, ql, qr, d);
+	int32_t a = x->cmin[2 * at], b = x->cmin[2 * at + 1];
+	x->cmin[at] = (a < b ? a : b) + x->cadd_[at];
+}
+
+/* Appends to out every boundary in [ql, qr) whose count is 0. */
+static void czeros(struct exact *x, uint32_t at, uint32_t l, uint32_t r,
+		   uint32_t ql, uint32_t qr, int32_t above, uint32_t *out,
+		   size_t *n)
+{
+	if (qr <= l || r <= ql || x->cmin[at] + above > 0)
+		return;
+	if (r - l == 1) {
+		out[(*n)++] = l;
+		return;
+	}
+	uint32_t mid = l + (r - l) / 2;
+	above += x->cadd_[at];
+	czeros(x, 2 * at, l, mid, ql, qr, above, out, n);
+	czeros(x, 2 * at + 1, mid, r, ql, qr, above, out, n);
+}
+
+
+static int key_less(const struct exact *x, uint32_t a, uint32_t b)
+{
+	if (x->minoff[a] != x->minoff[b])
+		return x->minoff[a] < x->minoff[b];
+	return x->rank[a] < x->rank[b];
+}
+
+static const struct exact *moved_ctx;
+
+static int moved_cmp(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	if (key_less(moved_ctx, i, j))
+		return -1;
+	return key_less(moved_ctx, j, i);
+}
+
+/* Sorts the items whose minimum offset just rose by (offset, rank). */
+static void sort_moved(const struct exact *x, uint32_t *v, size_t k)
+{
+	if (k > 24) {
+		moved_ctx = x;
+		qsort(v, k, sizeof(*v), moved_cmp);
+		return;
+	}
+	for (size_t i = 1; i < k; i++) {
+		uint32_t u = v[i];
+		size_t at = i;
+		while (at && key_less(x, u, v[at - 1])) {
+			v[at] = v[at - 1];
+			at--;
+		}
+		v[at] = u;
+	}
+}
+
+static void report_progress(struct exact *x, double now)
+{
+	if (!x->opt->progress || now < x->next_progress)
+		return;
+	x->next_progress = now + 0.25;
+	struct solver_progress pr = { x->progress_best, x->progress_lb,
+				      x->nodes, now };
+	x->opt->progress(x->opt->progress_ctx, &pr);
+}
+
+/*
+ * Splits child[0..m) (unplaced items, sorted) at the boundaries of
+ * [s0, s1) that no unplaced item crosses any more, and solves each part on
+ * its own: parts share no time, so their canonical orders restart.
+ */
+static int solve_parts(struct exact *x, uint32_t s0, uint32_t s1,
+		       uint32_t *child, size_t m)
+{
+	uint32_t *cut = x->cutlist + x->ncut;
+	size_t nc = 0;
+	if (s1 > s0 + 1)
+		czeros(x, 1, 0, x->nb, s0, s1 - 1, 0, cut, &nc);
+	if (nc == 0)
+		return -1;
+	for (size_t i = 0; i < nc; i++)
+		cut[i]++; /* boundary s splits before section s + 1 */
+	size_t save = x->ncut;
+	x->ncut += nc;
+	/* stable counting sort of child by part, through scratch */
+	uint32_t *part = x->scratch;
+	size_t *count = x->partcount + 3 * save; /* nc + 2 entries */
+	memset(count, 0, (nc + 2) * sizeof(*count));
+	for (size_t k = 0; k < m; k++) {
+		uint32_t sa = x->span[child[k]].sa;
+		size_t lo = 0, hi = nc;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (cut[mid] <= sa)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		part[k] = (uint32_t)lo;
+		count[lo + 1]++;
+	}
+	for (size_t i = 1; i <= nc + 1; i++)
+		count[i] += count[i - 1];
+	if (x->top + m > x->order_cap) {
+		x->nomem = 1;
+		return ABORTED;
+	}
+	uint32_t *tmp = x->order + x->top;
+	x->top += m;
+	size_t *at = count;
+	for (size_t k = 0; k < m; k++)
+		tmp[at[part[k]]++] = child[k];
+	memcpy(child, tmp, m * sizeof(*child));
+	x->top -= m;
+	/* at[i] now ends part i; parts start at the previous end */
+	int r = FOUND;
+	size_t start = 0;
+	for (size_t i = 0; i <= nc && r == FOUND; i++) {
+		size_t end = at[i];
+		uint32_t a = i ? cut[i - 1] : s0, b = i < nc ? cut[i] : s1;
+		if (end > start)
+			r = dfs(x, a, b, child + start, end - start, 0, 0);
+		start = end;
+	}
+	x->ncut = save;
+	return r;
+}
+
+/*
+ * One node: order[0..m) are the unplaced items of a part of the time axis
+ * (sections [s0, s1)), sorted by (minimum offset, rank).  last_off and
+ * last_rank: the key of the item placed just before in this part.
+ * Returns FOUND (x->sol holds every placed item), NOTFOUND or ABORTED.
+ */
+static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
+	       size_t m, uint64_t last_off, uint32_t last_rank)
+{
+	const struct solver_item *items = x->p->items;
+	if (m == 0)
+		return FOUND;
+	if (x->nomem || ++x->nodes > x->node_budget)
+		return ABORTED;
+	if ((x->nodes & 255) == 0) {
+		double now = elapsed(x);
+		if (now > x->deadline) {
+			x->timed_out = 1;
+			return ABORTED;
+		}
+		report_progress(x, now);
+	}
+	uint64_t minh = NONE;
+	for (size_t k = 0; k < m; k++) {
+		uint32_t u = order[k];
+		uint64_t h = x->minoff[u] + items[u].size;
+		if (h < minh)
+			minh = h;
+	}
+	if (x->top + m > x->order_cap) {
+		x->nomem = 1;
+		return ABORTED;
+	}
+	size_t save_top = x->top;
+	uint32_t *child = x->order + x->top;
+	x->top += m;
+	int result = NOTFOUND;
+	/* Placing one item lowers a section's unplaced bytes by its size at
+	 * most: a cheap test before the updates. */
+	uint64_t t0 = fmax_t(x, 1, 0, x->nsec, s0, s1);
+	for (size_t k = 0; k < m; k++) {
+		uint32_t b = order[k];
+		uint64_t o = x->minoff[b];
+		int settled = x->nfree[b] == 0;
+		if (o >= minh)
+			break; /* dominance: would leave a gap (sorted by o) */
+		if (o < last_off || (o == last_off && x->rank[b] < last_rank)) {
+			if (settled)
+				break;
+			continue; /* not canonical now */
+		}
+		if (o + items[b].size > x->cap ||
+		    (t0 > items[b].size && o + t0 - items[b].size > x->cap)) {
+			if (settled)
+				break;
+			continue;
+		}
+		size_t mark = x->nlog;
+		int ok = 1;
+		x->off[b] = o;
+		x->sol[b] = o;
+		uint32_t stamp = ++x->stampno;
+		for (size_t e = x->adj0[b]; e < x->adj0[b + 1]; e++) {
+			uint32_t j = x->adj[e].to;
+			x->nfree[j]--;
+			if (x->off[j] != NONE)
+				continue;
+			uint64_t need = align_up(o + x->adj[e].delta,
+						 items[j].align);
+			if (need <= x->minoff[j])
+				continue;
+			if (log_push(x, j, x->minoff[j])) {
+				ok = 0;
+				continue;
+			}
+			x->minoff[j] = need;
+			x->stamp[j] = stamp;
+			if (need + items[j].size > x->cap)
+				ok = 0;
+		}
+		size_t ftmark = x->nftrail;
+		for (size_t q = x->cov0[b]; q < x->cov0[b + 1]; q++) {
+			const struct cover *cv = &x->cov[q];
+			fupdate(x, 1, 0, x->nsec, cv->sa, cv->sb,
+				-(int64_t)(cv->hi - cv->lo), 1, o + cv->hi);
+		}
+		uint32_t ca = x->span[b].sa, cb = x->span[b].sb - 1;
+		int split = 0;
+		if (cb > ca) {
+			cadd(x, 1, 0, x->nb, ca, cb, -1);
+			size_t nz = 0;
+			czeros(x, 1, 0, x->nb, ca, cb, 0, x->cutlist + x->ncut,
+			       &nz);
+			split = nz > 0;
+		}
+		if (x->nomem || x->ft[1].ft > x->cap ||
+		    o + fmax_t(x, 1, 0, x->nsec, s0, s1) > x->cap)
+			ok = 0;
+		int r = NOTFOUND;
+		if (ok) {
+			/* Child order: unmoved items keep their order; moved
+			 * ones are sorted apart and merged in from the back. */
+			uint32_t *moved = x->scratch;
+			size_t nk = 0, mv = 0;
+			for (size_t q = 0; q < m; q++) {
+				uint32_t u = order[q];
+				if (u == b)
+					continue;
+				if (x->stamp[u] == stamp)
+					moved[mv++] = u;
+				else
+					child[nk++] = u;
+			}
+			sort_moved(x, moved, mv);
+			size_t i1 = nk, i2 = mv, w = nk + mv;
+			while (i2) {
+				if (i1 && key_less(x, moved[i2 - 1], child[i1 - 1]))
+					child[--w] = child[--i1];
+				else
+					child[--w] = moved[--i2];
+			}
+			r = split ? solve_parts(x, s0, s1, child, m - 1) : -1;
+			if (r < 0)
+				r = dfs(x, s0, s1, child, m - 1, o, x->rank[b]);
+		}
+		if (cb > ca)
+			cadd(x, 1, 0, x->nb, ca, cb, 1);
+		ftrail_undo(x, ftmark);
+		for (size_t e = x->adj0[b]; e < x->adj0[b + 1]; e++)
+			x->nfree[x->adj[e].to]++;
+		log_undo(x, mark);
+		x->off[b] = NONE;
+		if (r != NOTFOUND) {
+			result = r;
+			break;
+		}
+		if (settled)
+			break;
+	}
+	x->top = save_top;
+	return result;
+}
+
+/* Resets the search state of component c for a fresh run. */
+static void reset_comp(struct exact *x, const struct comp *c)
+{
+	for (size_t k = 0; k < c->n; k++) {
+		uint32_t i = c->items[k];
+		x->minoff[i] = 0;
+		x->off[i] = NONE;
+		x->nfree[i] = (uint32_t)(x->adj0[i + 1] - x->adj0[i]);
+	}
+	fbuild(x, 1, 0, x->nsec);
+	memset(x->cmin, 0, 4 * (x->nb + 1) * sizeof(*x->cmin));
+	memset(x->cadd_, 0, 4 * (x->nb + 1) * sizeof(*x->cadd_));
+	for (size_t k = 0; k < c->n; k++) {
+		uint32_t i = c->items[k];
+		if (x->span[i].sb > x->span[i].sa + 1)
+			cadd(x, 1, 0, x->nb, x->span[i].sa, x->span[i].sb - 1,
+			     1);
+	}
+	x->nlog = 0;
+	x->nftrail = 0;
+	x->top = 0;
+	x->ncut = 0;
+}
+
+/*
+ * Decides capacity cap for component c: round robin over the preorders
+ * with a doubling node budget until one finishes or the deadline passes.
+ */
+static int decide_comp(struct exact *x, const struct comp *c)
+{
+	uint64_t budget = 2 * (uint64_t)c->n + 64;
+	for (;;) {
+		for (int h = 0; h < NPREORDER; h++) {
+			sort_ctx = x;
+			sort_pre = h;
+			reset_comp(x, c);
+			uint32_t *root = x->order;
+			x->top = c->n;
+			memcpy(root, c->items, c->n * sizeof(*root));
+			qsort(root, c->n, sizeof(*root), pre_cmp);
+			for (size_t k = 0; k < c->n; k++)
+				x->rank[root[k]] = (uint32_t)k;
+			x->node_budget = x->nodes + budget;
+			int r = dfs(x, c->s0, c->s1, root, c->n, 0, 0);
+			if (r != ABORTED || x->timed_out || x->nomem)
+				return r;
+		}
+		budget *= 2;
+	}
+}
+
+/*
+ * Decides capacity cap for the whole problem.  FOUND: x->sol is a full
+ * placement (loose items at 0).  NOTFOUND: proven impossible.  ABORTED:
+ * out of time or memory.
+ */
+static int decide(struct exact *x, uint64_t cap)
+{
+	x->cap = cap;
+	x->timed_out = 0;
+	for (size_t i = 0; i < x->n; i++) {
+		if (x->adj0[i + 1] == x->adj0[i]) {
+			if (x->p->items[i].size > cap)
+				return NOTFOUND;
+			x->sol[i] = 0;
+		}
+	}
+	for (size_t k = 0; k < x->ncomps; k++) {
+		int r = decide_comp(x, &x->comps[k]);
+		if (r != FOUND)
+			return r;
+	}
+	return FOUND;
+}
+
+static uint64_t height_of(const struct solver_problem *p, const uint64_t *o)
+{
+	uint64_t h = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (o[i] + p->items[i].size > h)
+			h = o[i] + p->items[i].size;
+	return h;
+}
+
+static void exact_free(struct exact *x)
+{
+	free(x->adj0);
+	free(x->adj);
+	free(x->cov0);
+	free(x->cov);
+	free(x->sec_total0);
+	free(x->comp_items);
+	free(x->comps);
+	for (int k = 0; k < 3; k++)
+		free(x->key[k]);
+	free(x->minoff);
+	free(x->off);
+	free(x->ft);
+	free(x->ftrail);
+	free(x->cmin);
+	free(x->cadd_);
+	free(x->nfree);
+	free(x->rank);
+	free(x->stamp);
+	free(x->order);
+	free(x->scratch);
+	free(x->span);
+	free(x->cutlist);
+	free(x->partcount);
+	free(x->log);
+	free(x->sol);
+}
+
+/*
+ * The anytime minimisation, from the placement in offsets (height *best).
+ * Improves offsets in place; fills r->lower_bound (proven), r->optimal,
+ * r->timed_out, r->nodes.  Returns 0 or a negative code.
+ */
+static int minimise(const struct solver_problem *p,
+		    const struct solver_options *opt, double limit,
+		    uint64_t *offsets, uint64_t best, struct solver_report *r,
+		    const struct timespec *t0, char *err, size_t errlen)
+{
+	struct exact x = { 0 };
+	x.p = p;
+	x.n = p->n;
+	x.opt = opt;
+	x.t0 = *t0;
+	x.deadline = limit;
+	uint64_t lb = solver_lower_bound(p), g = 0;
+	int windows = 0, fixed = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct solver_item *it = &p->items[i];
+		if (it->size > lb)
+			lb = it->size;
+		g = gcd64(g, gcd64(it->size, it->align));
+		if (it->fixed_offset != SOLVER_FREE)
+			fixed = 1;
+		for (uint32_t k = 0; k < it->nholes; k++)
+			if (it->holes[k].win_lo != SOLVER_NO_WINDOW)
+				windows = 1;
+	}
+	if (!g)
+		g = 1;
+	uint64_t proven = align_up(lb, g); /* no placement is lower */
+	if (proven > best)
+		proven = best;
+	r->lower_bound = proven;
+	if (best <= proven || fixed || p->n < 2) {
+		r->optimal = best <= proven;
+		return 0;
+	}
+	int rc = build(&x);
+	if (rc == 1) { /* too big to search: keep the heuristic answer */
+		exact_free(&x);
+		return 0;
+	}
+	if (rc)
+		goto nomem;
+	rc = split(&x);
+	if (rc)
+		goto nomem;
+	size_t biggest = 0;
+	for (size_t k = 0; k < x.ncomps; k++)
+		if (x.comps[k].n > biggest)
+			biggest = x.comps[k].n;
+	if (biggest > MAX_COMPONENT) {
+		exact_free(&x);
+		return 0;
+	}
+	size_t n = p->n;
+	for (int k = 0; k < 3; k++)
+		x.key[k] = malloc((n + 1) * sizeof(uint64_t));
+	x.minoff = malloc((n + 1) * sizeof(*x.minoff));
+	x.off = malloc((n + 1) * sizeof(*x.off));
+	x.nb = x.nsec > 1 ? (uint32_t)x.nsec - 1 : 1;
+	x.ft = calloc(4 * (x.nsec + 1), sizeof(*x.ft));
+	x.cmin = calloc(4 * (x.nb + 1), sizeof(*x.cmin));
+	x.cadd_ = calloc(4 * (x.nb + 1), sizeof(*x.cadd_));
+	x.nfree = malloc((n + 1) * sizeof(*x.nfree));
+	x.rank = malloc((n + 1) * sizeof(*x.rank));
+	x.stamp = calloc(n + 1, sizeof(*x.stamp));
+	x.order_cap = (biggest + 1) * (biggest + 2) / 2 + 4 * biggest + 8;
+	x.order = malloc(x.order_cap * sizeof(*x.order));
+	x.sol = malloc((n + 1) * sizeof(*x.sol));
+	x.scratch = malloc((n + 1) * sizeof(*x.scratch));
+	x.span = malloc((n + 1) * sizeof(*x.span));
+	x.cutlist = malloc((x.nsec + 1) * sizeof(*x.cutlist));
+	x.partcount = malloc((3 * x.nsec + 8) * sizeof(*x.partcount));
+	if (!x.span || !x.cutlist || !x.partcount)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		x.span[i].sa = x.cov0[i + 1] > x.cov0[i] ? x.cov[x.cov0[i]].sa : 0;
+		x.span[i].sb = x.cov0[i + 1] > x.cov0[i] ? x.cov[x.cov0[i + 1] - 1].sb : 0;
+	}
+	if (!x.scratch || !x.key[0] || !x.key[1] || !x.key[2] || !x.minoff || !x.off ||
+	    !x.ft || !x.cmin || !x.cadd_ || !x.nfree || !x.rank || !x.stamp ||
+	    !x.order || !x.sol)
+		goto nomem;
+	make_keys(&x);
+	for (size_t i = 0; i < n; i++)
+		x.off[i] = NONE;
+	x.progress_best = best;
+	x.progress_lb = proven;
+
+	/* First the lower bound itself, with a quarter of the time; then bisection
+	 * between the proven floor and the best height. */
+	uint64_t lo = proven; /* lowest capacity still worth asking */
+	int first = 1;
+	while (best > proven && lo < best) {
+		double now = elapsed(&x);
+		if (now >= limit)
+			break;
+		uint64_t cap;
+		if (first) {
+			cap = lo;
+			x.deadline = now + (limit - now) / 4;
+		} else {
+			uint64_t steps = (best - lo) / g; /* >= 1 */
+			cap = lo + (steps - 1) / 2 * g;
+			x.deadline = limit;
+		}
+		first = 0;
+		int d = decide(&x, cap);
+		r->nodes = x.nodes;
+		if (x.nomem)
+			goto nomem;
+		if (d == FOUND) {
+			uint64_t h = height_of(p, x.sol);
+			if (h < best) {
+				best = h;
+				memcpy(offsets, x.sol, n * sizeof(*offsets));
+			}
+			x.progress_best = best;
+		} else if (d == NOTFOUND) {
+			if (cap + g > proven)
+				proven = cap + g;
+			if (proven > best)
+				proven = best;
+			lo = proven;
+			x.progress_lb = proven;
+		} else {
+			lo = cap + g; /* too hard: look higher, unproven */
+			if (x.timed_out && elapsed(&x) >= limit)
+				r->timed_out = 1;
+		}
+	}
+	if (best > proven && elapsed(&x) >= limit)
+		r->timed_out = 1;
+	r->nodes = x.nodes;
+	/* Exhausted searches prove bounds only where gravity is exact. */
+	r->lower_bound = windows ? align_up(lb, g) : proven;
+	if (r->lower_bound > best)
+		r->lower_bound = best;
+	r->optimal = best <= r->lower_bound;
+	exact_free(&x);
+	return 0;
+nomem:
+	exact_free(&x);
+	return trace_seterr(err, errlen, SOLVER_ENOMEM,
+		    "out of memory searching %zu buffers", p->n);
+}
+
+/* Runs the heuristics named in names[] and keeps the lowest placement. */
+static int best_heuristic(const struct solver_problem *p,
+			  const char *const *names, size_t k,
+			  uint64_t *offsets, uint64_t *height,
+			  const char **winner, char *err, size_t errlen)
+{
+	uint64_t *tmp = malloc((p->n + 1) * sizeof(*tmp));
+	if (!tmp)
+		return trace_seterr(err, errlen, SOLVER_ENOMEM,
+			    "out of memory placing %zu buffers", p->n);
+	*height = NONE;
+	for (size_t i = 0; i < k; i++) {
+		uint64_t h;
+		int rc = solver_strategy_find(names[i])->place(p, tmp, &h, err,
+							       errlen);
+		if (rc) {
+			free(tmp);
+			return rc;
+		}
+		if (h < *height) {
+			*height = h;
+			*winner = names[i];
+			memcpy(offsets, tmp, p->n * sizeof(*offsets));
+		}
+	}
+	free(tmp);
+	return 0;
+}
+
+static double limit_of(const struct solver_options *opt)
+{
+	return opt->time_limit > 0 ? opt->time_limit : SOLVER_DEFAULT_TIME_LIMIT;
+}
+
+int solver_search_exact(const struct solver_problem *p,
+			const struct solver_options *opt, uint64_t *offsets,
+			struct solver_report *r, char *err, size_t errlen)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	uint64_t best;
+	if (opt->seed) {
+		int rc = solver_check(p, opt->seed, &best, err, errlen);
+		if (rc)
+			return rc;
+		memcpy(offsets, opt->seed, p->n * sizeof(*offsets));
+	} else {
+		static const char *const seed[] = { "greedy-size" };
+		const char *w;
+		int rc = best_heuristic(p, seed, 1, offsets, &best, &w, err,
+					errlen);
+		if (rc)
+			return rc;
+	}
+	r->winner = "exact";
+	return minimise(p, opt, limit_of(opt), offsets, best, r, &t0, err,
+			errlen);
+}
+
+int solver_search_auto(const struct solver_problem *p,
+		       const struct solver_options *opt, uint64_t *offsets,
+		       struct solver_report *r, char *err, size_t errlen)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	static const char *const all[] = { "greedy-size", "best-fit",
+					   "first-fit" };
+	uint64_t best;
+	const char *w = all[0];
+	int rc = best_heuristic(p, all, sizeof(all) / sizeof(all[0]), offsets,
+				&best, &w, err, errlen);
+	if (rc)
+		return rc;
+	rc = minimise(p, opt, limit_of(opt), offsets, best, r, &t0, err,
+		      errlen);
+	if (rc)
+		return rc;
+	r->winner = height_of(p, offsets) < best ? "exact" : w;
+	return 0;
+}
