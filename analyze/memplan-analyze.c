@@ -7,10 +7,14 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "cli.h"
+#include "json.h"
+#include "junit.h"
 #include "report.h"
 #include "trace.h"
 #include "tracedb.h"
@@ -30,25 +34,50 @@ static int opt_common(int c, const char *cmd)
 			       cli_progname, cmd);
 }
 
-static int load_or_die(const char *path, struct trace **t)
+/*
+ * Loads path and computes its report with the allocator models in mask.
+ * On failure prints the error (into msg as well when msg is not NULL) and
+ * returns the exit status; *t and *r are then untouched.
+ */
+static int analyze(const char *path, unsigned mask, struct trace **t,
+		   struct report *r, char *msg, size_t msglen)
 {
 	char err[ERRLEN];
 	int rc = trace_load(path, t, err, sizeof(err));
-	if (rc) {
-		cli_error("%s", err);
-		return cli_exit_for(rc, 0);
+	if (rc == 0) {
+		char e2[ERRLEN / 2];
+		rc = report_build(*t, NULL, mask, r, e2, sizeof(e2));
+		if (rc) {
+			snprintf(err, sizeof(err), "trace '%.200s': %s", path, e2);
+			trace_free(*t);
+			if (rc == TRACE_EINVAL)
+				rc = -100; /* an internal error, not a usage one */
+		}
 	}
-	return 0;
+	if (rc == 0)
+		return 0;
+	cli_error("%s", err);
+	if (msg)
+		snprintf(msg, msglen, "%s", err);
+	return rc == -100 ? MP_EXIT_INTERNAL : cli_exit_for(rc, 0);
 }
 
-/* Parses --allocator NAME into a mask of models; 0 or a usage status. */
-static int parse_allocator(const char *cmd, const char *name, unsigned *mask)
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Parses --allocator NAME into a model; 0 or a usage status. */
+static int parse_allocator(const char *cmd, const char *name,
+			   enum allocsim_model *model)
 {
 	int m = allocsim_from_name(name);
 	if (m < 0)
 		return cli_usage_error("%s: unknown allocator '%s' (known: cudamalloc, pytorch)",
 				       cmd, name);
-	*mask = 1u << m;
+	*model = (enum allocsim_model)m;
 	return 0;
 }
 
@@ -75,6 +104,7 @@ static int cmd_summary(int argc, char **argv)
 	int json = 0, c, rc;
 	size_t top = 10;
 	unsigned mask = REPORT_ALL_ALLOCATORS;
+	enum allocsim_model model = ALLOCSIM_PYTORCH;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:ja:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -86,8 +116,9 @@ static int cmd_summary(int argc, char **argv)
 			json = 1;
 			break;
 		case 'a':
-			if ((rc = parse_allocator("summary", optarg, &mask)))
+			if ((rc = parse_allocator("summary", optarg, &model)))
 				return rc;
+			mask = 1u << model;
 			break;
 		default:
 			return opt_common(c, "summary");
@@ -97,16 +128,9 @@ static int cmd_summary(int argc, char **argv)
 		return cli_usage_error("summary: expected one TRACE");
 	const char *path = argv[optind];
 	struct trace *t;
-	if ((rc = load_or_die(path, &t)))
-		return rc;
 	struct report r;
-	char err[ERRLEN];
-	if ((rc = report_build(t, NULL, mask, &r, err, sizeof(err)))) {
-		cli_error("trace '%s': %s", path, err);
-		trace_free(t);
-		return cli_exit_for(rc, 0) == MP_EXIT_USAGE ? MP_EXIT_INTERNAL
-							    : cli_exit_for(rc, 0);
-	}
+	if ((rc = analyze(path, mask, &t, &r, NULL, 0)))
+		return rc;
 	if (json)
 		report_print_json(stdout, path, t, &r, top);
 	else
@@ -120,12 +144,176 @@ static int cmd_summary(int argc, char **argv)
 	return MP_EXIT_OK;
 }
 
+/* --- check ------------------------------------------------------------------ */
+
+static const char *const check_kind_names[CHECK_KIND_COUNT] = {
+	"max_peak", "max_reserved", "baseline_peak", "baseline_lower_bound"
+};
+
+/* The JUnit file: one case per limit, or one error case for bad input. */
+static int write_junit(const char *file, const char *trace,
+		       const struct check_result *res, size_t n,
+		       const char *error, double seconds)
+{
+	struct junit_case cases[CHECK_KIND_COUNT];
+	struct junit_case bad = { "memplan.check", "read the trace", NULL,
+				  error, NULL };
+	for (size_t i = 0; i < n; i++)
+		cases[i] = (struct junit_case){ "memplan.check", res[i].name,
+						res[i].passed ? NULL : res[i].message,
+						NULL, res[i].passed ? res[i].message : NULL };
+	char suite[512];
+	snprintf(suite, sizeof(suite), "memplan-analyze check %s", trace);
+	struct cli_out o;
+	int rc = cli_out_open(&o, file);
+	if (rc)
+		return rc;
+	int bad_write = error ? junit_write(o.f, suite, &bad, 1, seconds)
+			      : junit_write(o.f, suite, cases, n, seconds);
+	return cli_out_close(&o, bad_write == 0);
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "max-peak", required_argument, NULL, 'p' },
+		{ "max-reserved", required_argument, NULL, 'r' },
+		{ "allocator", required_argument, NULL, 'a' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "junit", required_argument, NULL, 'J' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct check_opts co = { .allocator = ALLOCSIM_PYTORCH };
+	const char *baseline = NULL, *junit = NULL, *alloc_name = NULL;
+	int json = 0, has_tol = 0, c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:r:a:b:t:J:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (cli_parse_size(optarg, &co.max_peak))
+				return cli_usage_error("check: --max-peak '%s' is not a size (such as 3.5GiB or 3.5GB)",
+						       optarg);
+			co.has_max_peak = 1;
+			break;
+		case 'r':
+			if (cli_parse_size(optarg, &co.max_reserved))
+				return cli_usage_error("check: --max-reserved '%s' is not a size (such as 3.5GiB or 3.5GB)",
+						       optarg);
+			co.has_max_reserved = 1;
+			break;
+		case 'a':
+			if ((rc = parse_allocator("check", optarg, &co.allocator)))
+				return rc;
+			alloc_name = optarg;
+			break;
+		case 'b':
+			baseline = optarg;
+			break;
+		case 't':
+			if (check_parse_tolerance(optarg, &co.tolerance))
+				return cli_usage_error("check: --tolerance '%s' is not a percentage (such as 2%%)",
+						       optarg);
+			has_tol = 1;
+			break;
+		case 'J':
+			junit = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		default:
+			return opt_common(c, "check");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("check: expected one TRACE");
+	if (!co.has_max_peak && !co.has_max_reserved && !baseline)
+		return cli_usage_error("check: no limit given (--max-peak, --max-reserved or --baseline)");
+	if (has_tol && !baseline)
+		return cli_usage_error("check: --tolerance needs --baseline");
+	if (alloc_name && !co.has_max_reserved)
+		return cli_usage_error("check: --allocator needs --max-reserved");
+	const char *path = argv[optind];
+	double t0 = now();
+	struct trace *t, *bt = NULL;
+	struct report r, br;
+	char msg[ERRLEN];
+	if ((rc = analyze(path, co.has_max_reserved ? 1u << co.allocator : 0, &t,
+			  &r, msg, sizeof(msg)))) {
+		if (junit)
+			write_junit(junit, path, NULL, 0, msg, now() - t0);
+		return rc;
+	}
+	if (baseline) {
+		if ((rc = analyze(baseline, 0, &bt, &br, msg, sizeof(msg)))) {
+			if (junit)
+				write_junit(junit, path, NULL, 0, msg, now() - t0);
+			report_free(&r);
+			trace_free(t);
+			return rc;
+		}
+		co.baseline = &br;
+	}
+	struct check_result res[CHECK_KIND_COUNT];
+	size_t n = check_run(&r, &co, res);
+	int failed = 0;
+	for (size_t i = 0; i < n; i++)
+		failed += !res[i].passed;
+	if (json) {
+		struct json j;
+		json_init(&j, stdout);
+		json_object(&j, NULL);
+		json_string(&j, "trace", path);
+		json_string(&j, "baseline", baseline);
+		json_bool(&j, "passed", !failed);
+		json_array(&j, "limits");
+		for (size_t i = 0; i < n; i++) {
+			json_object(&j, NULL);
+			json_string(&j, "kind", check_kind_names[res[i].kind]);
+			json_string(&j, "name", res[i].name);
+			json_u64(&j, "value", res[i].value);
+			json_u64(&j, "limit", res[i].limit);
+			json_bool(&j, "passed", res[i].passed);
+			json_string(&j, "message", res[i].message);
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+		json_object_end(&j);
+		json_finish(&j);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			printf("%s: %s\n", res[i].passed ? "pass" : "FAIL",
+			       res[i].message);
+	}
+	rc = junit ? write_junit(junit, path, res, n, NULL, now() - t0) : 0;
+	report_free(&r);
+	trace_free(t);
+	if (bt) {
+		report_free(&br);
+		trace_free(bt);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_error("cannot write to standard output");
+		return MP_EXIT_OUTPUT;
+	}
+	if (rc)
+		return rc;
+	return failed ? MP_EXIT_LIMIT : MP_EXIT_OK;
+}
+
 /* --- table ------------------------------------------------------------------ */
 
 static const struct cli_command commands[] = {
 	{ "summary", cmd_summary,
 	  "summary [--top N] [--json] [--allocator cudamalloc|pytorch] TRACE",
 	  "where the memory goes: peak, lower bound, live at the peak, swappable room, allocators" },
+	{ "check", cmd_check,
+	  "check [--max-peak SIZE] [--max-reserved SIZE [--allocator cudamalloc|pytorch]] "
+	  "[--baseline OLD_TRACE [--tolerance PCT]] [--junit FILE] [--json] TRACE",
+	  "CI gate: exit 1 when the trace passes a limit, 0 when it is within all" },
 	{ 0 }
 };
 

@@ -8,7 +8,9 @@
  */
 #include <stdlib.h>
 
-#include "../../analyze/report.h" /* the Makefile has no -Ianalyze */
+/* the Makefile has no -Ianalyze */
+#include "../../analyze/check.h"
+#include "../../analyze/report.h"
 #include "tap.h"
 
 #define NO_TIME TRACE_TIME_NONE
@@ -410,6 +412,41 @@ static void test_random(void)
 	CHECK(!bad, "400 random traces: peak, lower bound, live set and uses match brute force");
 }
 
+static void test_check(void)
+{
+	double tol;
+	CHECK(check_parse_tolerance("2%", &tol) == 0 && tol == 0.02, "tolerance 2%");
+	CHECK(check_parse_tolerance("0.5 %", &tol) == 0 && tol == 0.005, "tolerance 0.5 %");
+	CHECK(check_parse_tolerance("3", &tol) == 0 && tol == 0.03, "tolerance without its sign");
+	CHECK(check_parse_tolerance("-1%", &tol) == -1, "negative tolerance refused");
+	CHECK(check_parse_tolerance("2%%", &tol) == -1, "junk after the sign refused");
+	CHECK(check_parse_tolerance("x", &tol) == -1, "not a number");
+
+	struct report r = { .peak = 1000, .lower_bound = 800 };
+	r.alloc[ALLOCSIM_CUDAMALLOC].reserved_peak = 4096;
+	struct report base = { .peak = 981, .lower_bound = 800 };
+	struct check_opts o = { .has_max_peak = 1, .max_peak = 1000,
+				.has_max_reserved = 1, .max_reserved = 4000,
+				.allocator = ALLOCSIM_CUDAMALLOC,
+				.baseline = &base, .tolerance = 0.02 };
+	struct check_result res[CHECK_KIND_COUNT];
+	size_t n = check_run(&r, &o, res);
+	CHECK_EQ_U64(n, 4, "four limits");
+	CHECK(res[0].kind == CHECK_MAX_PEAK && res[0].passed, "peak equal to its limit passes");
+	CHECK(res[1].kind == CHECK_MAX_RESERVED && !res[1].passed, "reserved over its limit fails");
+	CHECK_STR_HAS(res[1].message, "exceeds --max-reserved 3.91 KiB by 96 B", "says which and by how much");
+	CHECK_STR_HAS(res[1].message, "(cudamalloc)", "names the allocator");
+	CHECK(res[2].passed && res[2].limit == 1000, "peak +1.94% of 981 is within 2% (limit 1000)");
+	r.peak = 1000;
+	base.peak = 979;
+	check_run(&r, &o, res);
+	CHECK(!res[2].passed && res[2].limit == 998, "peak +2.15% of 979 is not");
+	CHECK_STR_HAS(res[2].message, "grew 2.15% over the baseline's 979 B", "baseline message");
+	CHECK(res[3].passed, "lower bound unchanged passes");
+	struct check_opts none = { 0 };
+	CHECK_EQ_U64(check_run(&r, &none, res), 0, "no limit, no result");
+}
+
 int main(void)
 {
 	test_hand_seq();
@@ -417,5 +454,6 @@ int main(void)
 	test_hole();
 	test_label_group();
 	test_random();
+	test_check();
 	return tap_done();
 }
