@@ -13,7 +13,11 @@
  * places never decreases (canonical solutions).  Pruning:
  *  - capacity: an item whose minimum offset no longer fits kills the node;
  *  - cross sections: in every elementary time section, the unplaced bytes
- *    must fit between max(section floor, current offset) and C;
+ *    must fit between the section's floor and C, where the floor is the
+ *    highest of: the top of the placed items there, the current offset,
+ *    and the lowest minimum offset of the items still to place there
+ *    (MiniMalloc's "unallocated floor": the strongest bound when C is
+ *    tight);
  *  - dominance: an item is never placed at or above the lowest height some
  *    other unplaced item could finish at (it would leave a gap below);
  *  - settled items: an unplaced item none of whose neighbours is unplaced
@@ -25,15 +29,11 @@
  *
  * Minimisation.  Heights are multiples of g, the gcd of sizes and
  * alignments.  Starting from a heuristic placement, the driver first asks
- * for the lower bound itself (a quarter of the time: tight capacities
+ * for the lower bound itself (60% of the time: tight capacities
  * prune best), then bisects between what is proven
  * infeasible and the best height found.  An exhausted search at C proves
  * that nothing reaches C, which raises the proven lower bound; the answer
  * is optimal when the best height meets it.
- *
- * Known gap: MiniMalloc also raises each section's floor to the lowest
- * minimum offset of the items still to place there ("unallocated floor");
- * without it this search proves less at tight capacities (see the bench).
  *
  * Exactness.  The gravity argument holds for items with holes as long as
  * a hole frees the item's whole range.  Holes that keep a window occupied
@@ -73,6 +73,11 @@ struct cover {
 	uint64_t lo, hi; /* bytes relative to the offset */
 };
 
+struct member {
+	uint32_t item;
+	uint64_t lo; /* first byte of its piece in the section */
+};
+
 struct undo {
 	uint32_t what; /* item whose minimum offset changed */
 	uint64_t old;
@@ -94,6 +99,10 @@ struct exact {
 	struct cover *cov;
 	size_t nsec;
 	uint64_t *sec_total0; /* initial unplaced bytes per section */
+	size_t *sec0;          /* section s has members secmem[sec0[s]..] */
+	struct member *secmem;
+	uint32_t *secstamp;
+	uint32_t *movedlist;
 	uint32_t *comp_items;
 	struct comp *comps;
 	size_t ncomps;
@@ -252,6 +261,25 @@ static int build(struct exact *x)
 		for (uint32_t s = c->sa; s < c->sb; s++)
 			x->sec_total0[s] += c->hi - c->lo;
 	}
+	/* Section members (item and piece offset), for the unallocated floor. */
+	x->sec0 = calloc(x->nsec + 2, sizeof(*x->sec0));
+	if (!x->sec0)
+		goto out;
+	for (size_t i = 0; i < np; i++)
+		for (uint32_t s = x->cov[i].sa; s < x->cov[i].sb; s++)
+			x->sec0[s + 1]++;
+	for (size_t s = 0; s < x->nsec; s++)
+		x->sec0[s + 1] += x->sec0[s];
+	x->secmem = malloc((x->sec0[x->nsec] + 1) * sizeof(*x->secmem));
+	if (!x->secmem)
+		goto out;
+	for (size_t i = 0; i < np; i++)
+		for (uint32_t s = x->cov[i].sa; s < x->cov[i].sb; s++)
+			x->secmem[x->sec0[s]++] = (struct member){ pc[i].item,
+								   x->cov[i].lo };
+	for (size_t s = x->nsec; s > 0; s--)
+		x->sec0[s] = x->sec0[s - 1];
+	x->sec0[0] = 0;
 	/* Sweep piece starts; the active list holds pieces still resident. */
 	qsort(ps, np, sizeof(*ps), pstart_cmp);
 	size_t na = 0;
@@ -574,6 +602,46 @@ static void ftrail_undo(struct exact *x, size_t mark)
 	}
 }
 
+/* The floor of section q (pushing pending tags down, with the trail). */
+static uint64_t ffloor(struct exact *x, uint32_t q)
+{
+	uint32_t at = 1, l = 0, r = (uint32_t)x->nsec;
+	while (r - l > 1) {
+		fpush(x, at);
+		uint32_t mid = l + (r - l) / 2;
+		if (q < mid) {
+			at = 2 * at;
+			r = mid;
+		} else {
+			at = 2 * at + 1;
+			l = mid;
+		}
+	}
+	return x->ft[at].ft - x->ft[at].t;
+}
+
+/*
+ * Unallocated floor: every item still to place in section q goes at or
+ * above its minimum offset, so the section's floor rises to the lowest of
+ * them (MiniMalloc's strongest bound at tight capacities).
+ */
+static void raise_floor(struct exact *x, uint32_t q, uint32_t stamp)
+{
+	if (x->secstamp[q] == stamp)
+		return;
+	x->secstamp[q] = stamp;
+	uint64_t mu = NONE;
+	for (size_t k = x->sec0[q]; k < x->sec0[q + 1]; k++) {
+		const struct member *me = &x->secmem[k];
+		if (x->off[me->item] == NONE &&
+		    x->minoff[me->item] + me->lo < mu)
+			mu = x->minoff[me->item] + me->lo;
+	}
+	if (mu == NONE || mu <= ffloor(x, q))
+		return;
+	fupdate(x, 1, 0, (uint32_t)x->nsec, q, q + 1, 0, 1, mu);
+}
+
 /* Cut tree: min with lazy add over boundaries [0, nb). */
 static void cadd(struct exact *x, uint32_t at, uint32_t l, uint32_t r,
 		 uint32_t ql, uint32_t qr, int32_t d)
@@ -780,6 +848,7 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 		x->off[b] = o;
 		x->sol[b] = o;
 		uint32_t stamp = ++x->stampno;
+		size_t nmv = 0;
 		for (size_t e = x->adj0[b]; e < x->adj0[b + 1]; e++) {
 			uint32_t j = x->adj[e].to;
 			x->nfree[j]--;
@@ -795,6 +864,7 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 			}
 			x->minoff[j] = need;
 			x->stamp[j] = stamp;
+			x->movedlist[nmv++] = j;
 			if (need + items[j].size > x->cap)
 				ok = 0;
 		}
@@ -803,6 +873,20 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 			const struct cover *cv = &x->cov[q];
 			fupdate(x, 1, 0, x->nsec, cv->sa, cv->sb,
 				-(int64_t)(cv->hi - cv->lo), 1, o + cv->hi);
+		}
+		if (ok && (x->ft[1].ft > x->cap ||
+			   o + fmax_t(x, 1, 0, (uint32_t)x->nsec, s0, s1) > x->cap))
+			ok = 0; /* cheap tests first */
+		if (ok) {
+			for (size_t q = x->cov0[b]; q < x->cov0[b + 1]; q++)
+				for (uint32_t z = x->cov[q].sa; z < x->cov[q].sb; z++)
+					raise_floor(x, z, stamp);
+			for (size_t k2 = 0; k2 < nmv; k2++) {
+				uint32_t j = x->movedlist[k2];
+				for (size_t q = x->cov0[j]; q < x->cov0[j + 1]; q++)
+					for (uint32_t z = x->cov[q].sa; z < x->cov[q].sb; z++)
+						raise_floor(x, z, stamp);
+			}
 		}
 		uint32_t ca = x->span[b].sa, cb = x->span[b].sb - 1;
 		int split = 0;
@@ -952,6 +1036,10 @@ static void exact_free(struct exact *x)
 	free(x->cov0);
 	free(x->cov);
 	free(x->sec_total0);
+	free(x->sec0);
+	free(x->secmem);
+	free(x->secstamp);
+	free(x->movedlist);
 	free(x->comp_items);
 	free(x->comps);
 	for (int k = 0; k < 3; k++)
@@ -1047,6 +1135,10 @@ static int minimise(const struct solver_problem *p,
 	x.order = malloc(x.order_cap * sizeof(*x.order));
 	x.sol = malloc((n + 1) * sizeof(*x.sol));
 	x.scratch = malloc((n + 1) * sizeof(*x.scratch));
+	x.secstamp = calloc(x.nsec + 1, sizeof(*x.secstamp));
+	x.movedlist = malloc((n + 1) * sizeof(*x.movedlist));
+	if (!x.secstamp || !x.movedlist)
+		goto nomem;
 	x.span = malloc((n + 1) * sizeof(*x.span));
 	x.cutlist = malloc((x.nsec + 1) * sizeof(*x.cutlist));
 	x.partcount = malloc((3 * x.nsec + 8) * sizeof(*x.partcount));
@@ -1066,7 +1158,7 @@ static int minimise(const struct solver_problem *p,
 	x.progress_best = best;
 	x.progress_lb = proven;
 
-	/* First the lower bound itself, with a quarter of the time; then bisection
+	/* First the lower bound itself, with 60% of the time; then bisection
 	 * between the proven floor and the best height. */
 	uint64_t lo = proven; /* lowest capacity still worth asking */
 	int first = 1;
@@ -1077,7 +1169,7 @@ static int minimise(const struct solver_problem *p,
 		uint64_t cap;
 		if (first) {
 			cap = lo;
-			x.deadline = now + (limit - now) / 4;
+			x.deadline = now + (limit - now) * 0.6;
 		} else {
 			uint64_t steps = (best - lo) / g; /* >= 1 */
 			cap = lo + (steps - 1) / 2 * g;
