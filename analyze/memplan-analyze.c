@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "cli.h"
+#include "diff.h"
 #include "json.h"
 #include "junit.h"
 #include "report.h"
@@ -304,6 +305,64 @@ static int cmd_check(int argc, char **argv)
 	return failed ? MP_EXIT_LIMIT : MP_EXIT_OK;
 }
 
+/* --- diff ------------------------------------------------------------------- */
+
+static int cmd_diff(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "top", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int json = 0, c, rc;
+	size_t top = 10;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "n:jh", opts, NULL)) != -1) {
+		if (c == 'n') {
+			if ((rc = parse_top("diff", optarg, &top)))
+				return rc;
+		} else if (c == 'j') {
+			json = 1;
+		} else {
+			return opt_common(c, "diff");
+		}
+	}
+	if (optind != argc - 2)
+		return cli_usage_error("diff: expected two traces, A and B");
+	const char *pa = argv[optind], *pb = argv[optind + 1];
+	struct trace *a, *b;
+	struct report ra, rb;
+	if ((rc = analyze(pa, REPORT_ALL_ALLOCATORS, &a, &ra, NULL, 0)))
+		return rc;
+	if ((rc = analyze(pb, REPORT_ALL_ALLOCATORS, &b, &rb, NULL, 0))) {
+		report_free(&ra);
+		trace_free(a);
+		return rc;
+	}
+	struct diff d;
+	char err[ERRLEN];
+	if ((rc = diff_build(a, &ra, b, &rb, &d, err, sizeof(err)))) {
+		cli_error("%s", err);
+		rc = MP_EXIT_INTERNAL;
+	} else {
+		if (json)
+			diff_print_json(stdout, pa, a, &ra, pb, b, &rb, &d, top);
+		else
+			diff_print_text(stdout, pa, a, &ra, pb, b, &rb, &d, top);
+		diff_free(&d);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			cli_error("cannot write to standard output");
+			rc = MP_EXIT_OUTPUT;
+		}
+	}
+	report_free(&ra);
+	report_free(&rb);
+	trace_free(a);
+	trace_free(b);
+	return rc;
+}
+
 /* --- table ------------------------------------------------------------------ */
 
 static const struct cli_command commands[] = {
@@ -314,6 +373,8 @@ static const struct cli_command commands[] = {
 	  "check [--max-peak SIZE] [--max-reserved SIZE [--allocator cudamalloc|pytorch]] "
 	  "[--baseline OLD_TRACE [--tolerance PCT]] [--junit FILE] [--json] TRACE",
 	  "CI gate: exit 1 when the trace passes a limit, 0 when it is within all" },
+	{ "diff", cmd_diff, "diff [--top N] [--json] A B",
+	  "two traces side by side: figures, groups, buffers that appeared, vanished or resized" },
 	{ 0 }
 };
 

@@ -10,6 +10,7 @@
 
 /* the Makefile has no -Ianalyze */
 #include "../../analyze/check.h"
+#include "../../analyze/diff.h"
 #include "../../analyze/report.h"
 #include "tap.h"
 
@@ -447,6 +448,55 @@ static void test_check(void)
 	CHECK_EQ_U64(check_run(&r, &none, res), 0, "no limit, no result");
 }
 
+/* Buffers live for the whole iteration, one per (label, size). */
+static struct trace *labelled(const char *const *labels, const uint64_t *sizes,
+			      size_t n)
+{
+	struct trace *t = trace_new();
+	for (size_t i = 0; i < n; i++)
+		buf(t, sizes[i], TRACE_ROLE_WEIGHT, labels[i]);
+	char err[256];
+	if (trace_finish(t, err, sizeof(err)))
+		abort();
+	return t;
+}
+
+static void test_diff(void)
+{
+	static const char *const la[] = { "x", "y", "y", "z", NULL, NULL };
+	static const uint64_t sa[] = { 100, 200, 200, 50, 10, 20 };
+	static const char *const lb[] = { "x", "y", "y", "w", NULL, NULL, NULL };
+	static const uint64_t sb[] = { 100, 300, 200, 70, 10, 25, 5 };
+	struct trace *a = labelled(la, sa, 6), *b = labelled(lb, sb, 7);
+	struct report ra, rb;
+	struct diff d;
+	char err[256];
+	CHECK(report_build(a, NULL, 0, &ra, err, sizeof(err)) == 0 &&
+	      report_build(b, NULL, 0, &rb, err, sizeof(err)) == 0, "reports of both");
+	CHECK(diff_build(a, &ra, b, &rb, &d, err, sizeof(err)) == 0, "diff builds");
+	CHECK_EQ_U64(d.matched, 3, "x, one y of 200 and the first unlabelled buffer are the same");
+	CHECK_EQ_U64(d.nresized, 2, "the other y and the second unlabelled buffer resized");
+	CHECK(d.nresized == 2 && d.resized[0].size_a == 200 && d.resized[0].size_b == 300 &&
+	      d.resized[0].a == 2 && d.resized[0].b == 1,
+	      "y: 200 -> 300, matched by label (the y of A and of B left over)");
+	CHECK(d.nresized == 2 && d.resized[1].size_a == 20 && d.resized[1].size_b == 25,
+	      "unlabelled: 20 -> 25, matched by order");
+	CHECK(d.nvanished == 1 && d.vanished[0].a == 3 && d.vanished_bytes == 50, "z vanished");
+	CHECK(d.nappeared == 2 && d.appeared[0].b == 3 && d.appeared[1].b == 6 &&
+	      d.appeared_bytes == 75, "w and the third unlabelled buffer appeared");
+	CHECK(d.resized_bytes == 105, "resized bytes +100 +5");
+	CHECK(d.nrole == 1 && d.by_role[0].a == 580 && d.by_role[0].b == 710,
+	      "live at peak by role");
+	CHECK(d.nlabel == 5 && strcmp(d.by_label[0].name, "y") == 0 &&
+	      d.by_label[0].a == 400 && d.by_label[0].b == 500,
+	      "label groups, largest change first");
+	diff_free(&d);
+	report_free(&ra);
+	report_free(&rb);
+	trace_free(a);
+	trace_free(b);
+}
+
 int main(void)
 {
 	test_hand_seq();
@@ -455,5 +505,6 @@ int main(void)
 	test_label_group();
 	test_random();
 	test_check();
+	test_diff();
 	return tap_done();
 }
