@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_solver.c - placement quality and speed: one row per (instance,
- * strategy) with the lower bound, the height, their ratio, the time and the
- * throughput, on the shared MiniMalloc instances ($SHARED_DATA/placement,
- * default ../shared/data) and on generated training iterations of 10^4, 10^5
- * and 10^6 buffers (--quick skips 10^6).  Every placement is checked.
+ * strategy) with the lower bound (proven, for the searches), the height,
+ * their ratio, whether it is proven optimal, the time and the throughput, on
+ * the shared MiniMalloc instances ($SHARED_DATA/placement, default
+ * ../shared/data), the zoo's iterations, and generated training iterations
+ * of 10^4, 10^5 and 10^6 buffers (--quick skips 10^6; the searches exact
+ * and auto run up to 10^4).  --time-limit (default 1 s) bounds each search.
+ * Every placement is checked by solver_solve().
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +17,7 @@
 
 #include "minimalloc_csv.h"
 #include "solver.h"
+#include "synth.h"
 
 static const char *instances[] = {
 	"A.1048576", "B.1048576", "C.1048576", "D.1048576",
@@ -157,36 +161,55 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int bench(const char *name, const struct solver_problem *p)
+static double time_limit = 1.0;
+
+/*
+ * One row per strategy through solver_solve() (which checks every answer).
+ * Searches run only where asked: on huge problems auto would only repeat
+ * the heuristics.
+ */
+static int bench(const char *name, const struct solver_problem *p,
+		 int searches)
 {
 	int bad = 0;
 	char err[512];
-	uint64_t lb = solver_lower_bound(p);
 	uint64_t *off = malloc((p->n ? p->n : 1) * sizeof(*off));
 	if (!off)
 		return 1;
-	for (size_t i = 0; solver_strategy_at(i); i++) {
-		const struct solver_strategy *s = solver_strategy_at(i);
-		uint64_t h = 0, hc = 0;
+	for (size_t i = 0; solver_name_at(i); i++) {
+		const char *sn = solver_name_at(i);
+		if (!searches && !solver_strategy_find(sn))
+			continue;
+		struct solver_options o = { .time_limit = time_limit };
+		struct solver_report r;
 		double t0 = now_s();
-		int rc = s->place(p, off, &h, err, sizeof(err));
+		int rc = solver_solve(p, sn, &o, off, &r, err, sizeof(err));
 		double dt = now_s() - t0;
-		if (rc == 0)
-			rc = solver_check(p, off, &hc, err, sizeof(err));
-		if (rc || hc != h) {
-			fprintf(stderr, "bench_solver: %s %s: %s\n", name, s->name,
-				rc ? err : "height differs from the checker's");
+		if (rc) {
+			fprintf(stderr, "bench_solver: %s %s: %s\n", name, sn, err);
 			bad = 1;
 			continue;
 		}
-		printf("%-16s %9zu %14" PRIu64 " %-12s %14" PRIu64 " %7.4f %10.1f %12.0f\n",
-		       name, p->n, lb, s->name, h, lb ? (double)h / (double)lb : 1.0,
-		       dt * 1e3, dt > 0 ? (double)p->n / dt : 0.0);
+		printf("%-22s %9zu %14" PRIu64 " %-12s %14" PRIu64 " %7.4f %-7s %10.1f %12.0f\n",
+		       name, p->n, r.lower_bound, sn, r.height,
+		       r.lower_bound ? (double)r.height / (double)r.lower_bound : 1.0,
+		       r.optimal ? "yes" : "no", dt * 1e3,
+		       dt > 0 ? (double)p->n / dt : 0.0);
 		fflush(stdout);
 	}
 	free(off);
 	return bad;
 }
+
+/* The zoo's iterations, as in traces/archive.list. */
+static const struct synth_opts zoo[] = {
+	{ "resnet50", 32, SYNTH_FP32, "h200", 0, NULL },
+	{ "alexnet", 128, SYNTH_FP32, "h200", 0, NULL },
+	{ "vgg16", 32, SYNTH_FP32, "a100", 0, NULL },
+	{ "inception_v3", 32, SYNTH_FP16, "h100", 0, NULL },
+	{ "bert-base", 32, SYNTH_FP32, "a100", 0, NULL },
+	{ "gpt2", 8, SYNTH_BF16, "h200", 0, NULL },
+};
 
 int main(int argc, char **argv)
 {
@@ -194,8 +217,16 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			quick = 1;
+		} else if (strcmp(argv[i], "--time-limit") == 0 && i + 1 < argc) {
+			char *end;
+			time_limit = strtod(argv[++i], &end);
+			if (*end || !(time_limit > 0 && time_limit <= 3600)) {
+				fprintf(stderr, "bench_solver: error: --time-limit wants seconds in (0, 3600], not '%s'\n",
+					argv[i]);
+				return 2;
+			}
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: bench_solver [--quick]\n");
+			printf("usage: bench_solver [--quick] [--time-limit SECONDS]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "bench_solver: error: unknown option '%s'\n",
@@ -206,9 +237,9 @@ int main(int argc, char **argv)
 	const char *dir = getenv("SHARED_DATA");
 	if (!dir || !*dir)
 		dir = "../shared/data";
-	printf("%-16s %9s %14s %-12s %14s %7s %10s %12s\n", "instance", "buffers",
-	       "lower_bound", "strategy", "height", "ratio", "time_ms",
-	       "buffers_per_s");
+	printf("%-22s %9s %14s %-12s %14s %7s %-7s %10s %12s\n", "instance",
+	       "buffers", "lower_bound", "strategy", "height", "ratio", "optimal",
+	       "time_ms", "buffers_per_s");
 	for (size_t k = 0; k < sizeof(instances) / sizeof(instances[0]); k++) {
 		char path[1024];
 		struct solver_problem p;
@@ -219,8 +250,23 @@ int main(int argc, char **argv)
 				path);
 			continue;
 		}
-		bad |= bench(instances[k], &p);
+		bad |= bench(instances[k], &p, 1);
 		solver_problem_free(&p);
+	}
+	for (size_t k = 0; k < sizeof(zoo) / sizeof(zoo[0]); k++) {
+		char err[512], name[64];
+		struct trace *t;
+		struct solver_problem p;
+		if (synth_build(&zoo[k], &t, err, sizeof(err)) ||
+		    solver_problem_from_trace(t, &p, err, sizeof(err))) {
+			fprintf(stderr, "bench_solver: %s: %s\n", zoo[k].model, err);
+			bad = 1;
+			continue;
+		}
+		snprintf(name, sizeof(name), "%s-b%u", zoo[k].model, zoo[k].batch);
+		bad |= bench(name, &p, 1);
+		solver_problem_free(&p);
+		trace_free(t);
 	}
 	static const size_t sizes[] = { 10000, 100000, 1000000 };
 	for (size_t k = 0; k < 3; k++) {
@@ -229,7 +275,7 @@ int main(int argc, char **argv)
 		char name[32];
 		snprintf(name, sizeof(name), "train-%zu", sizes[k]);
 		struct solver_problem p = generate(sizes[k], 0x5eed + k);
-		bad |= bench(name, &p);
+		bad |= bench(name, &p, sizes[k] <= 10000);
 		free(p.items);
 	}
 	return bad;
