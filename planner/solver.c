@@ -23,6 +23,17 @@ void solver_problem_free(struct solver_problem *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/*
+ * Buffers a pool can serve: transient device memory (cudaMalloc and the
+ * stream-ordered allocator).  Managed, pinned host and mapped (VMM) memory
+ * keep going to their own allocators, so plans pass them through.
+ */
+static int poolable(const struct trace_buffer *b)
+{
+	return !trace_buffer_persistent(b) &&
+	       (b->kind == TRACE_KIND_DEVICE || b->kind == TRACE_KIND_ASYNC);
+}
+
 int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
 			      char *err, size_t errlen)
 {
@@ -33,7 +44,7 @@ int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
 	size_t n = 0, nh = 0;
 	for (size_t i = 0; i < t->nbuffers; i++) {
 		const struct trace_buffer *b = &t->buffers[i];
-		if (trace_buffer_persistent(b))
+		if (!poolable(b))
 			continue;
 		n++;
 		nh += b->nholes;
@@ -51,7 +62,7 @@ int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
 	size_t k = 0, kh = 0;
 	for (size_t i = 0; i < t->nbuffers; i++) {
 		const struct trace_buffer *b = &t->buffers[i];
-		if (trace_buffer_persistent(b))
+		if (!poolable(b))
 			continue;
 		struct solver_item *it = &p->items[k++];
 		it->size = b->size;

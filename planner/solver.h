@@ -67,10 +67,13 @@ struct solver_problem {
 };
 
 /*
- * Extracts the transient buffers of a finished trace (in buffer id order;
+ * Extracts the transient device buffers (kinds device and async; managed,
+ * host and mapped memory stay with their allocators) of a finished trace
+ * (in buffer id order;
  * items[i].buffer is the id), with lifetimes from trace_lifetime(), holes,
  * alignment and fixed offsets.  Sizes are the requested sizes, so that
- * solver_lower_bound() equals trace_peak(t, TRACE_TRANSIENT, NULL).  On
+ * solver_lower_bound() equals trace_peak(t, TRACE_TRANSIENT, NULL) when every
+ * transient buffer is device memory.  On
  * failure *p is left empty (safe to free) and err holds a sentence.
  */
 int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
