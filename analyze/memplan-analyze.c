@@ -17,6 +17,7 @@
 #include "json.h"
 #include "junit.h"
 #include "report.h"
+#include "timeline.h"
 #include "trace.h"
 #include "tracedb.h"
 
@@ -363,6 +364,112 @@ static int cmd_diff(int argc, char **argv)
 	return rc;
 }
 
+/* --- timeline ----------------------------------------------------------------- */
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int cmd_timeline(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "points", required_argument, NULL, 'p' },
+		{ "buffers", required_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct timeline_opts to = { .by = TIMELINE_BY_ROLE, .top = 8,
+				    .max_points = 2000, .max_buffers = 1000 };
+	const char *out = NULL, *format = NULL;
+	int c, rc;
+	uint64_t v;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:b:n:f:p:B:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'b':
+			if ((rc = timeline_by_from_name(optarg)) < 0)
+				return cli_usage_error("timeline: --by '%s' is not one of kind, role, label",
+						       optarg);
+			to.by = (enum timeline_by)rc;
+			break;
+		case 'n':
+			if (cli_parse_u64(optarg, &v) || v < 1 || v >= TIMELINE_MAX_GROUPS)
+				return cli_usage_error("timeline: --top '%s' is not a number of groups (1 to %d)",
+						       optarg, TIMELINE_MAX_GROUPS - 1);
+			to.top = (size_t)v;
+			break;
+		case 'f':
+			format = optarg;
+			if (strcmp(format, "svg") && strcmp(format, "html"))
+				return cli_usage_error("timeline: --format '%s' is not svg or html", optarg);
+			break;
+		case 'p':
+			if (cli_parse_u64(optarg, &v) || v < 16 || v > 1000000)
+				return cli_usage_error("timeline: --points '%s' is not a number of steps (16 to 1000000)",
+						       optarg);
+			to.max_points = (size_t)v;
+			break;
+		case 'B':
+			if (cli_parse_u64(optarg, &v) || v > 1000000)
+				return cli_usage_error("timeline: --buffers '%s' is not a count (0 to 1000000)",
+						       optarg);
+			to.max_buffers = (size_t)v;
+			break;
+		default:
+			return opt_common(c, "timeline");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("timeline: expected one TRACE");
+	if (!out)
+		return cli_usage_error("timeline: -o FILE.svg or -o FILE.html is required");
+	if (!format) {
+		if (ends_with(out, ".svg"))
+			format = "svg";
+		else if (ends_with(out, ".html") || ends_with(out, ".htm"))
+			format = "html";
+		else
+			return cli_usage_error("timeline: cannot tell the format of '%s' (name it .svg or .html, or give --format)",
+					       out);
+	}
+	const char *path = argv[optind];
+	char err[ERRLEN];
+	struct trace *t;
+	if ((rc = trace_load(path, &t, err, sizeof(err)))) {
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	struct timeline tl;
+	if ((rc = timeline_build(t, &to, &tl, err, sizeof(err)))) {
+		cli_error("trace '%s': %s", path, err);
+		trace_free(t);
+		return MP_EXIT_INTERNAL;
+	}
+	const char *title = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	struct cli_out o;
+	if ((rc = cli_out_open(&o, out)) == 0) {
+		int bad = strcmp(format, "svg") == 0 ? timeline_write_svg(o.f, t, &tl, title)
+						     : timeline_write_html(o.f, t, &tl, title);
+		rc = cli_out_close(&o, bad == 0);
+		if (bad && rc == 0) {
+			cli_error("cannot write '%s'", out);
+			rc = MP_EXIT_OUTPUT;
+		}
+	}
+	timeline_free(&tl);
+	trace_free(t);
+	return rc;
+}
+
 /* --- table ------------------------------------------------------------------ */
 
 static const struct cli_command commands[] = {
@@ -375,6 +482,10 @@ static const struct cli_command commands[] = {
 	  "CI gate: exit 1 when the trace passes a limit, 0 when it is within all" },
 	{ "diff", cmd_diff, "diff [--top N] [--json] A B",
 	  "two traces side by side: figures, groups, buffers that appeared, vanished or resized" },
+	{ "timeline", cmd_timeline,
+	  "timeline [--by kind|role|label] [--top N] [--format svg|html] [--points N] "
+	  "[--buffers N] -o FILE.svg|FILE.html TRACE",
+	  "draw memory over the iteration, stacked by group, the peak marked (SVG or HTML)" },
 	{ 0 }
 };
 

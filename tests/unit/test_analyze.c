@@ -11,6 +11,7 @@
 /* the Makefile has no -Ianalyze */
 #include "../../analyze/check.h"
 #include "../../analyze/diff.h"
+#include "../../analyze/timeline.h"
 #include "../../analyze/report.h"
 #include "tap.h"
 
@@ -497,6 +498,115 @@ static void test_diff(void)
 	trace_free(b);
 }
 
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/*
+ * W weight 100 [0, 7), A activation 400 [1, 5), B temp 200 [2, 3),
+ * C activation 300 [4, 6): totals 100 500 700 500 800 400 100 0.
+ */
+static void test_timeline(void)
+{
+	struct trace *t = trace_new();
+	int64_t W = buf(t, 100, TRACE_ROLE_WEIGHT, "w");
+	int64_t A = buf(t, 400, TRACE_ROLE_ACTIVATION, "a</script><b>");
+	int64_t B = buf(t, 200, TRACE_ROLE_TEMP, "b");
+	int64_t C = buf(t, 300, TRACE_ROLE_ACTIVATION, "c & d");
+	(void)W;
+	ev(t, 0, TRACE_EV_KERNEL, TRACE_NONE, NO_TIME, NO_TIME);
+	ev(t, 1, TRACE_EV_ALLOC, A, NO_TIME, NO_TIME);
+	ev(t, 2, TRACE_EV_ALLOC, B, NO_TIME, NO_TIME);
+	ev(t, 3, TRACE_EV_FREE, B, NO_TIME, NO_TIME);
+	ev(t, 4, TRACE_EV_ALLOC, C, NO_TIME, NO_TIME);
+	ev(t, 5, TRACE_EV_FREE, A, NO_TIME, NO_TIME);
+	ev(t, 6, TRACE_EV_FREE, C, NO_TIME, NO_TIME);
+	ev(t, 7, TRACE_EV_KERNEL, TRACE_NONE, NO_TIME, NO_TIME);
+	char err[256];
+	CHECK(trace_finish(t, err, sizeof(err)) == 0, "timeline trace is valid");
+	struct timeline tl;
+	struct timeline_opts o = { TIMELINE_BY_ROLE, 1, 2000, 2 };
+	CHECK(timeline_build(t, &o, &tl, err, sizeof(err)) == 0, "timeline builds");
+	CHECK(tl.axis == TIMELINE_AXIS_SEQ && tl.x_min == 0 && tl.x_max == 7,
+	      "sequence axis from 0 to 7 without timestamps");
+	CHECK(tl.peak == 800 && tl.peak_x == 4, "peak 800 at seq 4, as trace_peak");
+	CHECK(tl.ngroups == 2 && tl.has_other && strcmp(tl.groups[0].name, "activation") == 0 &&
+	      strcmp(tl.groups[1].name, "other") == 0,
+	      "top 1 group by most held, the rest in other");
+	CHECK(tl.groups[0].max_bytes == 700 && tl.groups[1].max_bytes == 300,
+	      "most held: activations 700, other 300 (temp and weight at seq 2)");
+	CHECK(tl.groups[0].at_peak == 700 && tl.groups[1].at_peak == 100, "bytes at the peak");
+	CHECK_EQ_U64(tl.npoints, 8, "one step per distinct x");
+	size_t p = timeline_step_at(&tl, 4);
+	CHECK(tl.x[p] == 4 && tl.y[p * 2] == 700 && tl.y[p * 2 + 1] == 100, "the step at seq 4");
+	p = timeline_step_at(&tl, 2);
+	CHECK(tl.y[p * 2] == 400 && tl.y[p * 2 + 1] == 300, "the step at seq 2");
+	CHECK(tl.nbuffers == 2 && tl.buffers[0].id == A && tl.buffers[1].id == C &&
+	      tl.buffers[0].x0 == 1 && tl.buffers[0].x1 == 5 && tl.nbuffers_total == 4,
+	      "the two largest buffers listed, in allocation order");
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	CHECK(timeline_write_svg(m, t, &tl, "x<y.trace") == 0, "SVG written");
+	fclose(m);
+	CHECK_EQ_U64(count_of(text, "<path class=\"area\""), 2, "one area per group");
+	CHECK_STR_HAS(text, "memplan timeline: x&lt;y.trace", "title escaped");
+	CHECK_STR_HAS(text, "peak 800 B", "peak marked");
+	CHECK_STR_HAS(text, ">800 B<", "y axis in human sizes");
+	free(text);
+	m = open_memstream(&text, &len);
+	CHECK(timeline_write_html(m, t, &tl, "t") == 0, "HTML written");
+	fclose(m);
+	CHECK_EQ_U64(count_of(text, "</script>"), 2, "a label cannot close the data script");
+	CHECK_STR_HAS(text, "a<\\/script><b>", "the label is kept, escaped for the script");
+	CHECK(!strstr(text, "http://") || count_of(text, "http://") == count_of(text, "http://www.w3.org/2000/svg"),
+	      "nothing fetched: the only URL is the SVG namespace");
+	free(text);
+	timeline_free(&tl);
+
+	/* bounded: many steps merge into at most max_points, the peak kept */
+	struct trace *big = trace_new();
+	int64_t seq = 0;
+	for (int i = 0; i < 3000; i++)
+		buf(big, 1 + (uint64_t)(i * 7919 % 1000), (unsigned)(i % 5), NULL);
+	for (int i = 0; i < 3000; i++) {
+		ev(big, seq, TRACE_EV_ALLOC, i, seq * 10, seq * 10);
+		seq++;
+		if (i >= 50) {
+			ev(big, seq, TRACE_EV_FREE, i - 50, seq * 10, seq * 10);
+			seq++;
+		}
+	}
+	CHECK(trace_finish(big, err, sizeof(err)) == 0, "big trace is valid");
+	struct timeline_opts ob = { TIMELINE_BY_ROLE, 8, 100, 10 };
+	CHECK(timeline_build(big, &ob, &tl, err, sizeof(err)) == 0, "big timeline builds");
+	uint64_t most = 0;
+	for (size_t q = 0; q < tl.npoints; q++) {
+		uint64_t sum = 0;
+		for (size_t g = 0; g < tl.ngroups; g++)
+			sum += tl.y[q * tl.ngroups + g];
+		most = sum > most ? sum : most;
+	}
+	CHECK(tl.axis == TIMELINE_AXIS_NS, "time axis when every alloc and free has a time");
+	CHECK(tl.npoints <= 101 && tl.nbuffers == 10, "steps and listed buffers bounded");
+	CHECK(most == tl.peak && tl.peak == trace_peak(big, TRACE_ALL, NULL),
+	      "merged steps keep the peak");
+	timeline_free(&tl);
+	trace_free(big);
+
+	o.by = TIMELINE_BY_LABEL;
+	o.top = 8;
+	CHECK(timeline_build(t, &o, &tl, err, sizeof(err)) == 0 && tl.ngroups == 4 && !tl.has_other,
+	      "by label: four groups, none other");
+	timeline_free(&tl);
+	trace_free(t);
+}
+
 int main(void)
 {
 	test_hand_seq();
@@ -506,5 +616,6 @@ int main(void)
 	test_random();
 	test_check();
 	test_diff();
+	test_timeline();
 	return tap_done();
 }

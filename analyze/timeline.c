@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timeline.c - turns a trace into the stacked steps of timeline.h.  Every
+ * alloc, free and hole becomes a change of one group's bytes at one x; the
+ * changes are sorted (what ends at x goes before what starts there, as for
+ * the peak) and swept twice: once to rank the groups by the most they ever
+ * hold, once to record the steps of the groups drawn.
+ */
+#include "timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *const by_names[] = { "kind", "role", "label" };
+
+const char *timeline_by_name(enum timeline_by by)
+{
+	return (unsigned)by < 3 ? by_names[by] : "?";
+}
+
+int timeline_by_from_name(const char *s)
+{
+	for (int i = 0; i < 3; i++)
+		if (s && strcmp(s, by_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+void timeline_free(struct timeline *tl)
+{
+	for (size_t i = 0; i < tl->ngroups; i++)
+		free(tl->groups[i].name);
+	free(tl->groups);
+	free(tl->x);
+	free(tl->y);
+	free(tl->buffers);
+	memset(tl, 0, sizeof(*tl));
+}
+
+size_t timeline_step_at(const struct timeline *tl, int64_t x)
+{
+	size_t lo = 0, hi = tl->npoints;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (tl->x[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : 0;
+}
+
+/* --- the axis ------------------------------------------------------------- */
+
+/* Time axis only when every alloc and free has a timestamp. */
+static enum timeline_axis pick_axis(const struct trace *t)
+{
+	if (t->clock == TRACE_CLOCK_TIME)
+		return TIMELINE_AXIS_TIME;
+	size_t timed = 0;
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		if (e->type != TRACE_EV_ALLOC && e->type != TRACE_EV_FREE)
+			continue;
+		if (e->t_start == TRACE_TIME_NONE)
+			return TIMELINE_AXIS_SEQ;
+		timed++;
+	}
+	return timed ? TIMELINE_AXIS_NS : TIMELINE_AXIS_SEQ;
+}
+
+static void axis_span(const struct trace *t, struct timeline *tl)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		int64_t a, b;
+		if (tl->axis == TIMELINE_AXIS_SEQ) {
+			a = b = e->seq;
+		} else {
+			a = e->t_start;
+			b = tl->axis == TIMELINE_AXIS_NS && e->t_end != TRACE_TIME_NONE
+				    ? e->t_end
+				    : e->t_start;
+			if (a == TRACE_TIME_NONE)
+				continue;
+		}
+		if (a < lo)
+			lo = a;
+		if (b > hi)
+			hi = b;
+	}
+	if (lo > hi)
+		lo = hi = 0;
+	if (hi <= lo)
+		hi = lo + 1;
+	tl->x_min = lo;
+	tl->x_max = hi;
+}
+
+/* x of a clock value (holes): on the ns axis, the time of the first event
+ * at or after it. */
+static int64_t x_of_clock(const struct trace *t, const struct timeline *tl,
+			  int64_t c)
+{
+	if (tl->axis != TIMELINE_AXIS_NS)
+		return c < tl->x_min ? tl->x_min : c > tl->x_max ? tl->x_max : c;
+	size_t lo = 0, hi = t->nevents;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->events[mid].seq < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->nevents || t->events[lo].t_start == TRACE_TIME_NONE)
+		return tl->x_max;
+	return t->events[lo].t_start;
+}
+
+/* Lifetime of b on the axis; empty when x0 >= x1. */
+static void x_span(const struct trace *t, const struct timeline *tl,
+		   const struct trace_buffer *b, int64_t *x0, int64_t *x1)
+{
+	if (tl->axis == TIMELINE_AXIS_NS) {
+		*x0 = b->alloc_ev == TRACE_NONE ? tl->x_min
+						: t->events[b->alloc_ev].t_start;
+		*x1 = b->free_ev == TRACE_NONE ? tl->x_max
+					       : t->events[b->free_ev].t_start;
+		return;
+	}
+	int64_t lo, hi;
+	trace_lifetime(t, b, &lo, &hi);
+	if (lo >= hi) {
+		*x0 = *x1 = 0;
+		return;
+	}
+	*x0 = lo == INT64_MIN ? tl->x_min : lo;
+	*x1 = hi == INT64_MAX ? tl->x_max : hi;
+}
+
+/* --- groups ----------------------------------------------------------------- */
+
+struct gname {
+	char *name;
+	uint32_t buf;
+};
+
+static int gname_cmp(const void *a, const void *b)
+{
+	const struct gname *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->buf > y->buf) - (x->buf < y->buf);
+}
+
+/*
+ * Gives every buffer a group (*gid) and returns the group names (*names,
+ * *n).  Kinds and roles are fixed lists; label groups are sorted names.
+ */
+static int assign_groups(const struct trace *t, enum timeline_by by,
+			 uint32_t *gid, char ***names, size_t *n)
+{
+	*names = NULL;
+	*n = 0;
+	if (by != TIMELINE_BY_LABEL) {
+		size_t count = by == TIMELINE_BY_KIND ? TRACE_KIND_COUNT : TRACE_ROLE_COUNT;
+		char **nm = calloc(count, sizeof(*nm));
+		if (!nm)
+			return TRACE_ENOMEM;
+		for (size_t i = 0; i < count; i++)
+			if (!(nm[i] = strdup(by == TIMELINE_BY_KIND ? trace_kind_name((unsigned)i)
+								     : trace_role_name((unsigned)i)))) {
+				*names = nm;
+				*n = i;
+				return TRACE_ENOMEM;
+			}
+		for (size_t i = 0; i < t->nbuffers; i++)
+			gid[i] = by == TIMELINE_BY_KIND ? t->buffers[i].kind : t->buffers[i].role;
+		*names = nm;
+		*n = count;
+		return 0;
+	}
+	struct gname *g = calloc(t->nbuffers + 1, sizeof(*g));
+	char **nm = calloc(t->nbuffers + 1, sizeof(*nm));
+	int rc = 0;
+	if (!g || !nm)
+		rc = TRACE_ENOMEM;
+	for (size_t i = 0; rc == 0 && i < t->nbuffers; i++) {
+		char buf[256];
+		report_label_group(t->buffers[i].label, buf, sizeof(buf));
+		g[i].buf = (uint32_t)i;
+		if (!(g[i].name = strdup(buf)))
+			rc = TRACE_ENOMEM;
+	}
+	size_t m = 0;
+	if (rc == 0) {
+		qsort(g, t->nbuffers, sizeof(*g), gname_cmp);
+		for (size_t i = 0; i < t->nbuffers; i++) {
+			if (m == 0 || strcmp(nm[m - 1], g[i].name) != 0)
+				nm[m++] = g[i].name;
+			else
+				free(g[i].name);
+			g[i].name = NULL;
+			gid[g[i].buf] = (uint32_t)(m - 1);
+		}
+	}
+	for (size_t i = 0; g && i < t->nbuffers; i++)
+		free(g[i].name);
+	free(g);
+	*names = nm;
+	*n = m;
+	return rc;
+}
+
+/* --- the sweep ------------------------------------------------------------- */
+
+struct change {
+	int64_t x;
+	int64_t delta;
+	uint32_t group;
+};
+
+static int change_cmp(const void *a, const void *b)
+{
+	const struct change *p = a, *q = b;
+	if (p->x != q->x)
+		return p->x < q->x ? -1 : 1;
+	return (p->delta > q->delta) - (p->delta < q->delta);
+}
+
+struct rank {
+	uint64_t max;
+	uint32_t group;
+};
+
+static int rank_cmp(const void *a, const void *b)
+{
+	const struct rank *x = a, *y = b;
+	if (x->max != y->max)
+		return x->max > y->max ? -1 : 1;
+	return (x->group > y->group) - (x->group < y->group);
+}
+
+static int buf_cmp(const void *a, const void *b)
+{
+	const struct timeline_buffer *p = a, *q = b;
+	if (p->group != q->group)
+		return p->group < q->group ? -1 : 1;
+	if (p->x0 != q->x0)
+		return p->x0 < q->x0 ? -1 : 1;
+	return (p->id > q->id) - (p->id < q->id);
+}
+
+static int size_cmp(const void *a, const void *b)
+{
+	const struct timeline_buffer *p = a, *q = b;
+	if (p->size != q->size)
+		return p->size > q->size ? -1 : 1;
+	return (p->id > q->id) - (p->id < q->id);
+}
+
+int timeline_build(const struct trace *t, const struct timeline_opts *o,
+		   struct timeline *tl, char *err, size_t errlen)
+{
+	memset(tl, 0, sizeof(*tl));
+	if (!t->finished)
+		return trace_seterr(err, errlen, TRACE_EINVAL, "the trace is not finished");
+	tl->by = o->by;
+	tl->axis = pick_axis(t);
+	axis_span(t, tl);
+	size_t top = o->top < 1 ? 1 : o->top >= TIMELINE_MAX_GROUPS ? TIMELINE_MAX_GROUPS - 1 : o->top;
+	size_t max_points = o->max_points < 16 ? 16 : o->max_points;
+
+	int rc = 0;
+	uint32_t *gid = malloc((t->nbuffers + 1) * sizeof(*gid));
+	struct change *ch = malloc((2 * t->nbuffers + 2 * t->nholes + 1) * sizeof(*ch));
+	char **names = NULL;
+	size_t nnames = 0;
+	uint64_t *cur = NULL, *gmax = NULL;
+	struct rank *order = NULL;
+	uint32_t *drawn = NULL;
+	if (!gid || !ch)
+		rc = TRACE_ENOMEM;
+	if (rc == 0)
+		rc = assign_groups(t, o->by, gid, &names, &nnames);
+	if (rc == 0 && (!(cur = calloc(nnames + 1, sizeof(*cur))) ||
+			!(gmax = calloc(nnames + 1, sizeof(*gmax))) ||
+			!(order = malloc((nnames + 1) * sizeof(*order))) ||
+			!(drawn = malloc((nnames + 1) * sizeof(*drawn)))))
+		rc = TRACE_ENOMEM;
+
+	/* the changes */
+	size_t nch = 0;
+	for (size_t i = 0; rc == 0 && i < t->nbuffers; i++) {
+		const struct trace_buffer *b = &t->buffers[i];
+		int64_t x0, x1;
+		x_span(t, tl, b, &x0, &x1);
+		if (x0 >= x1)
+			continue;
+		tl->nbuffers_total++;
+		ch[nch++] = (struct change){ x0, (int64_t)b->size, gid[i] };
+		ch[nch++] = (struct change){ x1, -(int64_t)b->size, gid[i] };
+		for (uint32_t k = 0; k < b->nholes; k++) {
+			const struct trace_hole *h = &t->holes[b->hole0 + k];
+			int64_t h0 = x_of_clock(t, tl, h->lower), h1 = x_of_clock(t, tl, h->upper);
+			if (h0 < x0)
+				h0 = x0;
+			if (h1 > x1)
+				h1 = x1;
+			if (h0 >= h1)
+				continue;
+			int64_t away = (int64_t)b->size;
+			if (h->win_lo != TRACE_NONE)
+				away -= h->win_hi - h->win_lo;
+			ch[nch++] = (struct change){ h0, -away, gid[i] };
+			ch[nch++] = (struct change){ h1, away, gid[i] };
+		}
+	}
+	if (rc == 0)
+		qsort(ch, nch, sizeof(*ch), change_cmp);
+
+	/* pass 1: the most each group holds, the peak, distinct x values */
+	size_t distinct = 0;
+	uint64_t total = 0;
+	for (size_t i = 0; rc == 0 && i < nch;) {
+		size_t j = i;
+		while (j < nch && ch[j].x == ch[i].x) {
+			cur[ch[j].group] += (uint64_t)ch[j].delta;
+			total += (uint64_t)ch[j].delta;
+			if (cur[ch[j].group] > gmax[ch[j].group])
+				gmax[ch[j].group] = cur[ch[j].group];
+			j++;
+		}
+		distinct++;
+		if (total > tl->peak) {
+			tl->peak = total;
+			tl->peak_x = ch[i].x;
+		}
+		i = j;
+	}
+	if (tl->peak == 0)
+		tl->peak_x = tl->x_min;
+
+	/* the groups drawn: those that ever hold bytes, largest first */
+	size_t nused = 0;
+	for (size_t g = 0; rc == 0 && g < nnames; g++)
+		if (gmax[g])
+			order[nused++] = (struct rank){ gmax[g], (uint32_t)g };
+	if (rc == 0)
+		qsort(order, nused, sizeof(*order), rank_cmp);
+	size_t ndraw = nused <= top + 1 ? nused : top;
+	tl->has_other = nused > ndraw;
+	tl->ngroups = ndraw + (size_t)tl->has_other;
+	if (rc == 0 && !(tl->groups = calloc(tl->ngroups + 1, sizeof(*tl->groups))))
+		rc = TRACE_ENOMEM;
+	for (size_t g = 0; rc == 0 && g < nnames; g++)
+		drawn[g] = (uint32_t)ndraw; /* "other" unless ranked */
+	for (size_t k = 0; rc == 0 && k < ndraw; k++) {
+		drawn[order[k].group] = (uint32_t)k;
+		tl->groups[k].name = names[order[k].group];
+		tl->groups[k].max_bytes = order[k].max;
+		names[order[k].group] = NULL;
+	}
+	if (rc == 0 && tl->has_other && !(tl->groups[ndraw].name = strdup("other")))
+		rc = TRACE_ENOMEM;
+
+	/* pass 2: the steps of the drawn groups */
+	size_t G = tl->ngroups, cap = (distinct < max_points ? distinct : max_points) + 1;
+	uint64_t *gcur = NULL;
+	if (rc == 0 && (!(tl->x = malloc(cap * sizeof(*tl->x))) ||
+			!(tl->y = calloc(cap * (G ? G : 1), sizeof(*tl->y))) ||
+			!(gcur = calloc(G + 1, sizeof(*gcur)))))
+		rc = TRACE_ENOMEM;
+	double width = (double)(tl->x_max - tl->x_min) / (double)max_points;
+	int64_t col = -1;
+	uint64_t best = 0;
+	total = 0;
+	for (size_t i = 0; rc == 0 && i < nch;) {
+		size_t j = i;
+		while (j < nch && ch[j].x == ch[i].x) {
+			uint32_t g = drawn[ch[j].group];
+			gcur[g] += (uint64_t)ch[j].delta;
+			total += (uint64_t)ch[j].delta;
+			j++;
+		}
+		int64_t c = distinct <= max_points
+				    ? (int64_t)tl->npoints
+				    : (int64_t)((double)(ch[i].x - tl->x_min) / width);
+		if (c != col && tl->npoints < cap) {
+			col = c;
+			tl->x[tl->npoints] = ch[i].x;
+			memcpy(&tl->y[tl->npoints * G], gcur, G * sizeof(*gcur));
+			tl->npoints++;
+			best = total;
+		} else if (total > best) {
+			memcpy(&tl->y[(tl->npoints - 1) * G], gcur, G * sizeof(*gcur));
+			best = total;
+		}
+		if (ch[i].x == tl->peak_x)
+			for (size_t g = 0; g < G; g++)
+				tl->groups[g].at_peak = gcur[g];
+		i = j;
+	}
+	if (rc == 0 && tl->has_other) {
+		/* the most "other" ever holds, from the steps */
+		uint64_t m = 0;
+		for (size_t p = 0; p < tl->npoints; p++)
+			if (tl->y[p * G + ndraw] > m)
+				m = tl->y[p * G + ndraw];
+		tl->groups[ndraw].max_bytes = m;
+	}
+
+	/* the largest buffers, listed for hovering (never one with holes:
+	 * its band would not be one rectangle of the stack) */
+	size_t nlist = 0;
+	if (rc == 0 && o->max_buffers &&
+	    !(tl->buffers = malloc((tl->nbuffers_total + 1) * sizeof(*tl->buffers))))
+		rc = TRACE_ENOMEM;
+	for (size_t i = 0; rc == 0 && o->max_buffers && i < t->nbuffers; i++) {
+		const struct trace_buffer *b = &t->buffers[i];
+		int64_t x0, x1;
+		x_span(t, tl, b, &x0, &x1);
+		if (x0 >= x1 || b->nholes)
+			continue;
+		tl->buffers[nlist++] = (struct timeline_buffer){ b->id, b->size, x0, x1,
+								  drawn[gid[i]] };
+	}
+	if (rc == 0 && nlist) {
+		qsort(tl->buffers, nlist, sizeof(*tl->buffers), size_cmp);
+		tl->nbuffers = nlist < o->max_buffers ? nlist : o->max_buffers;
+		qsort(tl->buffers, tl->nbuffers, sizeof(*tl->buffers), buf_cmp);
+	}
+
+	for (size_t g = 0; names && g < nnames; g++)
+		free(names[g]);
+	free(names);
+	free(gid);
+	free(ch);
+	free(cur);
+	free(gmax);
+	free(order);
+	free(drawn);
+	free(gcur);
+	if (rc) {
+		timeline_free(tl);
+		return trace_seterr(err, errlen, rc, "out of memory building the timeline");
+	}
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timeline.h - memory over one iteration, stacked by group (kind, role or
+ * label group), ready to draw: `memplan-analyze timeline` writes it as SVG
+ * (timeline_svg.c) or as a standalone HTML page (timeline_html.c).
+ *
+ * Invariant: the size of a drawing never grows with the trace.  At most
+ * TIMELINE_MAX_GROUPS areas (the rest summed into "other"), at most
+ * max_points steps (finer steps are merged keeping, in each column, the
+ * moment of most memory, so the peak is drawn exactly), and at most
+ * max_buffers buffers listed for hovering.
+ */
+#ifndef MEMPLAN_TIMELINE_H
+#define MEMPLAN_TIMELINE_H
+
+#include <stdio.h>
+
+#include "trace.h"
+
+#define TIMELINE_MAX_GROUPS 64
+
+enum timeline_by { TIMELINE_BY_KIND = 0, TIMELINE_BY_ROLE, TIMELINE_BY_LABEL };
+
+enum timeline_axis {
+	TIMELINE_AXIS_SEQ = 0,  /* event sequence numbers */
+	TIMELINE_AXIS_NS = 1,   /* GPU timestamps, ns */
+	TIMELINE_AXIS_TIME = 2, /* the trace's own time clock (imports: abstract units) */
+};
+
+struct timeline_group {
+	char *name;          /* owned */
+	uint64_t max_bytes;  /* most bytes it held at once */
+	uint64_t at_peak;    /* bytes it held at the total's peak */
+};
+
+/* A buffer listed for hovering: one of the largest. */
+struct timeline_buffer {
+	int64_t id;
+	uint64_t size;
+	int64_t x0, x1; /* on the axis: from its alloc to its free */
+	uint32_t group;
+};
+
+struct timeline {
+	enum timeline_by by;
+	enum timeline_axis axis;
+	int64_t x_min, x_max;
+	struct timeline_group *groups; /* drawn bottom up; "other" last if any */
+	size_t ngroups;
+	int has_other;
+	/* the steps: from x[p] to x[p+1] group g holds y[p * ngroups + g] */
+	int64_t *x;
+	uint64_t *y;
+	size_t npoints;
+	uint64_t peak;
+	int64_t peak_x;
+	struct timeline_buffer *buffers; /* by group, then x0 */
+	size_t nbuffers;
+	size_t nbuffers_total; /* every buffer with a non-empty lifetime */
+};
+
+struct timeline_opts {
+	enum timeline_by by;
+	size_t top;         /* groups drawn by name (1..TIMELINE_MAX_GROUPS - 1) */
+	size_t max_points;  /* steps at most (>= 16) */
+	size_t max_buffers; /* listed for hovering */
+};
+
+/*
+ * Builds the timeline of t (finished).  Returns 0, or a negative trace_err
+ * with a sentence in err; tl is then empty and safe to free.
+ */
+int timeline_build(const struct trace *t, const struct timeline_opts *o,
+		   struct timeline *tl, char *err, size_t errlen);
+void timeline_free(struct timeline *tl);
+
+/* "kind", "role", "label"; and back (-1 if unknown). */
+const char *timeline_by_name(enum timeline_by by);
+int timeline_by_from_name(const char *s);
+
+/* Index of the step holding x (the last p with x[p] <= x), 0 before all. */
+size_t timeline_step_at(const struct timeline *tl, int64_t x);
+
+/* Where the plot sits in the picture, in SVG user units (timeline_svg.c). */
+struct timeline_frame {
+	double width, height;             /* the whole picture */
+	double left, top, plot_w, plot_h; /* the plot area */
+	uint64_t y_max;                   /* bytes at the top of the plot */
+};
+void timeline_frame(const struct timeline *tl, struct timeline_frame *fr);
+
+/*
+ * Writes the picture as one <svg> element; with prolog, as a standalone
+ * SVG file (XML declaration first).  Every group is one <path class="area">.
+ */
+int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
+		 const char *title, int prolog);
+
+/*
+ * The drawings.  title heads the picture (the trace's name); labels are
+ * read from t.  Return 0 or -1 on a write error.
+ */
+int timeline_write_svg(FILE *f, const struct trace *t,
+		       const struct timeline *tl, const char *title);
+int timeline_write_html(FILE *f, const struct trace *t,
+			const struct timeline *tl, const char *title);
+
+#endif

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timeline_svg.c - draws a timeline (timeline.h) as SVG: one stacked area
+ * per group, axes with human sizes and times, the peak marked, a legend and
+ * a title.  The HTML page embeds the same picture, so both look alike.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "timeline.h"
+#include "xml.h"
+
+#define PIC_W 1000.0
+#define PIC_H 560.0
+#define LEFT 90.0
+#define RIGHT 230.0
+#define TOP 64.0
+#define BOTTOM 56.0
+
+/* Tableau 10, then grey for "other". */
+static const char *const palette[] = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
+				       "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+				       "#9c755f", "#bab0ac" };
+#define OTHER_COLOR "#d3d3d3"
+
+static const char *color(const struct timeline *tl, size_t g)
+{
+	if (tl->has_other && g == tl->ngroups - 1)
+		return OTHER_COLOR;
+	return palette[g % (sizeof(palette) / sizeof(palette[0]))];
+}
+
+/* --- nice ticks ------------------------------------------------------------ */
+
+static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+
+/* A tick step near max/6 of the form {1, 2, 2.5, 5} x 10^k of a binary unit. */
+static double size_step(uint64_t max, unsigned *unit)
+{
+	double v = (double)(max ? max : 1), u = 1;
+	unsigned k = 0;
+	while (v / u >= 1024 && k + 1 < sizeof(units) / sizeof(units[0])) {
+		u *= 1024;
+		k++;
+	}
+	static const double m[] = { 0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10, 20, 25, 50,
+				    100, 200, 250, 500, 1000 };
+	double want = v / 6, step = m[16] * u;
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (m[i] * u >= want && m[i] * u >= 1) {
+			step = m[i] * u;
+			break;
+		}
+	*unit = k;
+	return step;
+}
+
+/* The smallest step of the form {1, 2, 5} x 10^k (k may be negative) at
+ * least want. */
+static double step125(double want)
+{
+	double p = 1;
+	if (!(want > 0))
+		return 1;
+	while (p > want)
+		p /= 10;
+	while (p * 10 <= want)
+		p *= 10;
+	return want <= p ? p : want <= 2 * p ? 2 * p : want <= 5 * p ? 5 * p : 10 * p;
+}
+
+void timeline_frame(const struct timeline *tl, struct timeline_frame *fr)
+{
+	unsigned u;
+	double step = size_step(tl->peak, &u);
+	double top = ceil((double)(tl->peak ? tl->peak : 1) / step) * step;
+	fr->width = PIC_W;
+	fr->height = PIC_H;
+	fr->left = LEFT;
+	fr->top = TOP;
+	fr->plot_w = PIC_W - LEFT - RIGHT;
+	fr->plot_h = PIC_H - TOP - BOTTOM;
+	fr->y_max = (uint64_t)top;
+}
+
+static double px(const struct timeline *tl, const struct timeline_frame *fr,
+		 int64_t x)
+{
+	return fr->left + fr->plot_w * (double)(x - tl->x_min) /
+				   (double)(tl->x_max - tl->x_min);
+}
+
+static double py(const struct timeline_frame *fr, uint64_t y)
+{
+	return fr->top + fr->plot_h - fr->plot_h * (double)y / (double)fr->y_max;
+}
+
+/* The x axis: its label and how an x value reads. */
+static const char *axis_label(const struct timeline *tl)
+{
+	switch (tl->axis) {
+	case TIMELINE_AXIS_NS:
+		return "time into the iteration (ms)";
+	case TIMELINE_AXIS_TIME:
+		return "time (the trace's clock units)";
+	default:
+		return "event sequence number";
+	}
+}
+
+static void x_text(const struct timeline *tl, double v, char *buf, size_t len)
+{
+	if (tl->axis == TIMELINE_AXIS_NS)
+		snprintf(buf, len, "%g", (v - (double)tl->x_min) / 1e6);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+static void axes(FILE *f, const struct timeline *tl,
+		 const struct timeline_frame *fr)
+{
+	unsigned u;
+	double step = size_step(tl->peak, &u), scale = 1;
+	for (unsigned k = 0; k < u; k++)
+		scale *= 1024;
+	fprintf(f, "<g class=\"axes\" font-size=\"12\" fill=\"#333\">\n");
+	for (double v = 0; v <= (double)fr->y_max + step / 2; v += step) {
+		double y = py(fr, (uint64_t)v);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>",
+			fr->left, y, fr->left + fr->plot_w, y);
+		if (v == 0)
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">0</text>\n",
+				fr->left - 6, y + 4);
+		else
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n",
+				fr->left - 6, y + 4, v / scale, units[u]);
+	}
+	double span = (double)(tl->x_max - tl->x_min), xstep;
+	if (tl->axis == TIMELINE_AXIS_NS)
+		xstep = step125(span / 1e6 / 8) * 1e6; /* round milliseconds */
+	else
+		xstep = span / 8 < 1 ? 1 : step125(span / 8);
+	double first = tl->axis == TIMELINE_AXIS_NS ? (double)tl->x_min
+						    : ceil((double)tl->x_min / xstep) * xstep;
+	for (double v = first; v <= (double)tl->x_max + xstep * 1e-9; v += xstep) {
+		double x = px(tl, fr, (int64_t)llround(v));
+		char lab[48];
+		x_text(tl, v, lab, sizeof(lab));
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>",
+			x, fr->top + fr->plot_h, x, fr->top + fr->plot_h + 5);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x,
+			fr->top + fr->plot_h + 18, lab);
+	}
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>",
+		fr->left, fr->top + fr->plot_h, fr->left + fr->plot_w, fr->top + fr->plot_h);
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+		fr->left, fr->top, fr->left, fr->top + fr->plot_h);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+		fr->left + fr->plot_w / 2, fr->height - 14, axis_label(tl));
+	fprintf(f, "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">live bytes</text>\n",
+		fr->top + fr->plot_h / 2);
+	fprintf(f, "</g>\n");
+}
+
+/* One stacked area: the step line of its top, back along its bottom. */
+static void area(FILE *f, const struct timeline *tl,
+		 const struct timeline_frame *fr, size_t g)
+{
+	size_t G = tl->ngroups;
+	fprintf(f, "<path class=\"area\" data-group=\"%zu\" fill=\"%s\" stroke=\"none\" d=\"", g,
+		color(tl, g));
+	for (size_t p = 0; p < tl->npoints; p++) {
+		uint64_t lo = 0;
+		for (size_t k = 0; k < g; k++)
+			lo += tl->y[p * G + k];
+		uint64_t hi = lo + tl->y[p * G + g];
+		int64_t x1 = p + 1 < tl->npoints ? tl->x[p + 1] : tl->x_max;
+		fprintf(f, "%s%.1f %.1fH%.1f", p ? "L" : "M", px(tl, fr, tl->x[p]),
+			py(fr, hi), px(tl, fr, x1));
+	}
+	for (size_t p = tl->npoints; p-- > 0;) {
+		uint64_t lo = 0;
+		for (size_t k = 0; k < g; k++)
+			lo += tl->y[p * G + k];
+		int64_t x1 = p + 1 < tl->npoints ? tl->x[p + 1] : tl->x_max;
+		fprintf(f, "L%.1f %.1fH%.1f", px(tl, fr, x1), py(fr, lo), px(tl, fr, tl->x[p]));
+	}
+	fprintf(f, "Z\"><title>");
+	xml_escape(f, tl->groups[g].name);
+	fprintf(f, "</title></path>\n");
+}
+
+/* Human size for the legend and the marker; buf >= 32. */
+static const char *hsize(uint64_t n, char *buf, size_t len)
+{
+	double v = (double)n;
+	size_t i = 0;
+	while (v >= 1024 && i + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%" PRIu64 " B", n);
+	else
+		snprintf(buf, len, "%.2f %s", v, units[i]);
+	return buf;
+}
+
+int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
+		 const char *title, int prolog)
+{
+	(void)t;
+	struct timeline_frame fr;
+	timeline_frame(tl, &fr);
+	char a[32], b[48];
+	if (prolog)
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		   "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" role=\"img\">\n",
+		fr.width, fr.height, fr.width, fr.height);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
+	fprintf(f, "<text x=\"%.1f\" y=\"24\" font-size=\"16\" font-weight=\"bold\">memplan timeline: ",
+		fr.left);
+	xml_escape(f, title);
+	if (tl->axis == TIMELINE_AXIS_NS)
+		snprintf(b, sizeof(b), "%.3f", (double)(tl->peak_x - tl->x_min) / 1e6);
+	else
+		x_text(tl, (double)tl->peak_x, b, sizeof(b));
+	fprintf(f, "</text>\n<text x=\"%.1f\" y=\"44\" font-size=\"12\" fill=\"#555\">"
+		   "live bytes by %s; peak %s at %s %s%s</text>\n",
+		fr.left, timeline_by_name(tl->by), hsize(tl->peak, a, sizeof(a)),
+		tl->axis == TIMELINE_AXIS_NS ? "" : tl->axis == TIMELINE_AXIS_SEQ ? "seq" : "time",
+		b, tl->axis == TIMELINE_AXIS_NS ? " ms" : "");
+	axes(f, tl, &fr);
+	fprintf(f, "<g class=\"areas\">\n");
+	for (size_t g = 0; g < tl->ngroups; g++)
+		area(f, tl, &fr, g);
+	fprintf(f, "</g>\n");
+	double x = px(tl, &fr, tl->peak_x);
+	fprintf(f, "<g class=\"peak\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		   "stroke=\"#c00\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>",
+		x, fr.top - 6, x, fr.top + fr.plot_h);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#c00\" text-anchor=\"%s\">peak %s</text></g>\n",
+		x + (x > fr.left + fr.plot_w / 2 ? -4 : 4), fr.top - 8,
+		x > fr.left + fr.plot_w / 2 ? "end" : "start", hsize(tl->peak, a, sizeof(a)));
+	/* the legend lists the stack top down, as it is drawn */
+	fprintf(f, "<g class=\"legend\" font-size=\"12\">\n");
+	double lx = fr.left + fr.plot_w + 16, ly = fr.top;
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">%s (most held)</text>\n", lx,
+		ly, timeline_by_name(tl->by));
+	for (size_t i = 0; i < tl->ngroups; i++) {
+		size_t g = tl->ngroups - 1 - i;
+		ly += 18;
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>", lx,
+			ly - 10, color(tl, g));
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", lx + 18, ly);
+		char nm[40];
+		const char *name = tl->groups[g].name;
+		if (strlen(name) > 22) {
+			snprintf(nm, sizeof(nm), "%.20s..", name);
+			name = nm;
+		}
+		xml_escape(f, name);
+		fprintf(f, " (%s)</text>\n", hsize(tl->groups[g].max_bytes, a, sizeof(a)));
+	}
+	fprintf(f, "</g>\n</svg>\n");
+	return ferror(f) ? -1 : 0;
+}
+
+int timeline_write_svg(FILE *f, const struct trace *t,
+		       const struct timeline *tl, const char *title)
+{
+	return timeline_svg(f, t, tl, title, 1);
+}
