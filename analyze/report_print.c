@@ -361,8 +361,9 @@ int report_print_json(FILE *f, const char *path, const struct trace *t,
 	json_object(&j, "live_at_peak");
 	json_u64(&j, "buffers", r->nlive);
 	json_u64(&j, "bytes", r->peak);
-	json_groups(&j, "by_kind", r->by_kind, TRACE_KIND_COUNT, 0);
-	json_groups(&j, "by_role", r->by_role, TRACE_ROLE_COUNT, 0);
+	struct report_group g[(int)TRACE_ROLE_COUNT + (int)TRACE_KIND_COUNT];
+	json_groups(&j, "by_kind", g, sorted_groups(r->by_kind, TRACE_KIND_COUNT, g), 0);
+	json_groups(&j, "by_role", g, sorted_groups(r->by_role, TRACE_ROLE_COUNT, g), 0);
 	json_groups(&j, "by_label", r->by_label, r->nlabel, top);
 	json_array(&j, "top");
 	for (size_t i = 0; i < nshow; i++)

@@ -1,0 +1,73 @@
+#!/bin/sh
+# memplan-analyze summary: figures worked out by hand on a small import,
+# agreement with memplan-trace info on a zoo trace, JSON, and bad input.
+. tests/cli/lib.sh
+
+expect 0 "--help exits 0" memplan-analyze --help
+has "$T/out" "usage: memplan-analyze" "--help prints usage on stdout"
+for c in summary check diff timeline; do
+	has "$T/out" "  $c " "--help lists $c"
+done
+expect 0 "--version exits 0" memplan-analyze --version
+has "$T/out" "memplan-analyze 0." "version line"
+expect 2 "no command is a usage error" memplan-analyze
+expect 2 "unknown command" memplan-analyze frobnicate
+expect 0 "summary --help" memplan-analyze summary --help
+has "$T/out" "usage: memplan-analyze summary" "summary usage"
+expect 2 "summary without a trace" memplan-analyze summary
+expect 2 "summary with a bad option" memplan-analyze summary --bogus x.trace
+
+# tests/fuzz/seeds/csv/small.csv: [0,4) 1024, [2,6) 512, [4,8) 2048, [5,9) 256
+# peak 2816 at time 5; buffers 1 and 2 are idle there (2560 bytes), gaps 4.
+memplan-trace import --from minimalloc-csv tests/fuzz/seeds/csv/small.csv \
+	-o "$T/small.trace" 2>"$T/err"
+ok $? "import the small CSV"
+expect 0 "summary of the import" memplan-analyze summary "$T/small.trace"
+has "$T/out" "peak:           2.75 KiB (2816 bytes) at time 5" "peak and when"
+has "$T/out" "lower bound:    2.75 KiB (2816 bytes)" "lower bound"
+has "$T/out" "swappable room: 2.50 KiB (90.9% of the peak) in 2 buffers" "swappable room"
+has "$T/out" "live at peak:   3 buffers" "three buffers live at the peak"
+expect 0 "summary --json" memplan-analyze summary --json "$T/small.trace"
+has "$T/out" '"peak":{"bytes":2816,"at":5,"seq":4,"time":5,"buffer":3,' "JSON peak, exact bytes"
+has "$T/out" '"swappable":{"bytes":2560,"buffers":2,' "JSON swappable room"
+has "$T/out" '"gap":{"min":4,"median_by_bytes":4,"max":4}' "JSON idle gaps in clock units"
+has "$T/out" '"pytorch":{"reserved_peak":2097152,' "PyTorch model: one 2 MiB small segment"
+has "$T/out" '"cudamalloc":{"reserved_peak":2097152,' "cudaMalloc model: one 2 MiB page"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out"
+	ok $? "JSON parses"
+fi
+expect 0 "summary --allocator pytorch" memplan-analyze summary --allocator pytorch "$T/small.trace"
+has "$T/out" "pytorch" "the chosen allocator is shown"
+grep -q cudamalloc "$T/out"
+[ $? -ne 0 ]
+ok $? "the other allocator is not"
+expect 2 "unknown allocator" memplan-analyze summary --allocator tcmalloc "$T/small.trace"
+has "$T/err" "unknown allocator 'tcmalloc'" "unknown allocator named"
+expect 2 "bad --top" memplan-analyze summary --top many "$T/small.trace"
+
+# a zoo trace: the same peak and lower bound as memplan-trace info
+memplan-trace synth --model resnet50 --batch 8 -o "$T/r50.trace" 2>"$T/err"
+ok $? "synth resnet50"
+memplan-trace info --json "$T/r50.trace" >"$T/info.json"
+peak=$(sed 's/.*"peak_bytes":\([0-9]*\).*/\1/' "$T/info.json")
+lb=$(sed 's/.*"lower_bound_bytes":\([0-9]*\).*/\1/' "$T/info.json")
+expect 0 "summary --json of a zoo trace" memplan-analyze summary --json --top 3 "$T/r50.trace"
+has "$T/out" "\"peak\":{\"bytes\":$peak," "peak agrees with memplan-trace info"
+has "$T/out" "\"lower_bound\":{\"bytes\":$lb," "lower bound agrees with memplan-trace info"
+has "$T/out" '"by_role":[{"name":"activation"' "activations lead at the peak"
+expect 0 "summary text of a zoo trace" memplan-analyze summary "$T/r50.trace"
+has "$T/out" "allocating '" "names the buffer that makes the peak"
+has "$T/out" "ms into the iteration" "peak time from the timestamps"
+has "$T/out" "  by label:" "groups by label"
+has "$T/out" "idle gaps:" "idle gaps in time"
+
+expect 3 "missing trace exits 3" memplan-analyze summary "$T/nope.trace"
+has "$T/err" "memplan-analyze: error: cannot open trace '$T/nope.trace'" "missing trace named"
+printf 'hello\n' >"$T/text.trace"
+expect 3 "not SQLite exits 3" memplan-analyze summary "$T/text.trace"
+head -c 5000 "$T/r50.trace" >"$T/trunc.trace"
+expect 3 "truncated trace exits 3" memplan-analyze summary "$T/trunc.trace"
+has "$T/err" "trace '$T/trunc.trace'" "truncated trace named"
+
+done_testing
