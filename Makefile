@@ -5,6 +5,8 @@
 #   make check           build and run every test; ends with "N passed, N failed"
 #   make demo            run the main job on a trace from traces/
 #   make bench           print the benchmark table
+#   make compare         every placement strategy over a folder of traces
+#                        (TRACES=dir, STRATEGIES=a,b, TIME_LIMIT=seconds)
 #   make fuzz            longer fuzz runs (libFuzzer with clang when available)
 #   make install         PREFIX=/usr/local DESTDIR= BINDIR LIBDIR INCLUDEDIR MANDIR
 #   make uninstall
@@ -79,7 +81,7 @@ MAN_PAGES := $(wildcard man/*.[1-8])
 ALL_OBJ := $(CORE_OBJ) $(patsubst %.c,$(BUILD)/obj/%.o,$(PROG_SRC) $(UNIT_SRC) \
 	   $(FUZZ_SRC) $(BENCH_SRC) tests/fuzz/driver.c)
 
-.PHONY: all check demo bench fuzz install uninstall clean archive
+.PHONY: all check demo bench fuzz compare install uninstall clean archive FORCE
 # keep objects that only pattern rules mention
 .SECONDARY:
 all: $(PROGS) archive
@@ -129,6 +131,44 @@ demo: $(PROGS) archive
 
 bench: $(PROGS) $(BENCH_BINS) archive
 	@BUILD=$(BUILD) SHARED_DATA=$(SHARED_DATA) sh tests/bench/run.sh
+
+# --- compare: placement strategies over a folder of traces -------------------
+# One row per *.trace / *.csv of TRACES (default: the archive), made in
+# parallel under make -j by `memplan-plan compare --csv --no-header`, then
+# one table in $(BUILD)/compare.csv.  A trace that fails keeps its row (with
+# the error) and makes the target fail at the end.
+TRACES     ?=
+STRATEGIES ?=
+TIME_LIMIT ?= 1
+COMPARE_DIR := $(patsubst %/,%,$(or $(TRACES),$(BUILD)/traces))
+COMPARE_IN  := $(if $(TRACES),$(sort $(wildcard $(COMPARE_DIR)/*.trace $(COMPARE_DIR)/*.csv)),$(ARCHIVE_FILES))
+COMPARE_ROWS := $(patsubst $(COMPARE_DIR)/%,$(BUILD)/compare/%.row,$(COMPARE_IN))
+COMPARE_OPTS := $(if $(STRATEGIES),--strategies $(STRATEGIES)) --time-limit $(TIME_LIMIT)
+PLAN_BIN := $(BUILD)/bin/memplan-plan
+
+compare: $(BUILD)/compare.csv
+	@cat $<
+	@st=0; for r in $(COMPARE_ROWS); do [ ! -e $$r.failed ] || { \
+		echo "compare: $${r%.row}: failed (the error is in its row)" >&2; st=1; }; \
+	done; exit $$st
+
+$(BUILD)/compare.csv: $(COMPARE_ROWS) $(PLAN_BIN) FORCE
+	@{ $(PLAN_BIN) compare --csv --header-only $(COMPARE_OPTS) && \
+	  cat /dev/null $(COMPARE_ROWS); } >$@.tmp && mv $@.tmp $@
+
+# rows are made again when the folder or the options change
+$(BUILD)/compare/options: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(COMPARE_DIR) $(COMPARE_OPTS)' | cmp -s - $@ 2>/dev/null || \
+		echo '$(COMPARE_DIR) $(COMPARE_OPTS)' >$@
+
+$(BUILD)/compare/%.row: $(COMPARE_DIR)/% $(PLAN_BIN) $(BUILD)/compare/options
+	@mkdir -p $(dir $@)
+	$(call quiet,PLAN,$<)rm -f $@.failed; \
+		$(PLAN_BIN) compare --csv --no-header -j 1 $(COMPARE_OPTS) $< >$@.tmp || \
+		touch $@.failed; mv $@.tmp $@
+
+FORCE:
 
 # Longer fuzzing: libFuzzer when clang has it, else the built-in driver.
 FUZZ_SECONDS ?= 60

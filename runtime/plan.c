@@ -774,10 +774,38 @@ void mp_plan_free(struct mp_plan *p)
 
 /* --- files ----------------------------------------------------------------- */
 
-int mp_plan_read_file(const char *path, struct mp_plan *out, char *err,
-		      size_t errlen)
+int mp_plan_layout(const unsigned char *buf, size_t len,
+		   struct mp_plan_section_info *rows, size_t max, size_t *nsec,
+		   uint32_t *checksum, char *err, size_t errlen)
 {
-	memset(out, 0, sizeof(*out));
+	uint32_t n = 0;
+	size_t table = 0;
+	*nsec = 0;
+	int rc = decode_header(buf, len, &n, &table, err, errlen);
+	if (rc)
+		return rc;
+	struct section *sec = malloc((n ? n : 1) * sizeof(*sec));
+	if (!sec)
+		return seterr(err, errlen, MP_PLAN_ENOMEM,
+			      "out of memory reading %u sections", n);
+	rc = decode_table(buf, len, n, table, sec, err, errlen);
+	if (!rc) {
+		for (uint32_t i = 0; i < n && i < max; i++)
+			rows[i] = (struct mp_plan_section_info){
+				sec[i].type,   sec[i].flags, sec[i].offset,
+				sec[i].length, sec[i].count, sec[i].esize };
+		*nsec = n;
+		*checksum = get32(buf + MP_PLAN_CHECKSUM_AT);
+	}
+	free(sec);
+	return rc;
+}
+
+int mp_plan_read_bytes(const char *path, unsigned char **out, size_t *outlen,
+		       char *err, size_t errlen)
+{
+	*out = NULL;
+	*outlen = 0;
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return seterr(err, errlen, MP_PLAN_EIO, "cannot open plan '%s': %s",
@@ -813,12 +841,28 @@ int mp_plan_read_file(const char *path, struct mp_plan *out, char *err,
 	if (!buf)
 		return seterr(err, errlen, MP_PLAN_ENOMEM,
 			      "out of memory reading plan '%s'", path);
-	if (!rc) {
-		char why[384];
-		rc = mp_plan_decode(buf, len, out, why, sizeof(why));
-		if (rc)
-			seterr(err, errlen, rc, "plan '%s': %s", path, why);
+	if (rc) {
+		free(buf);
+		return rc;
 	}
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+int mp_plan_read_file(const char *path, struct mp_plan *out, char *err,
+		      size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	unsigned char *buf;
+	size_t len;
+	int rc = mp_plan_read_bytes(path, &buf, &len, err, errlen);
+	if (rc)
+		return rc;
+	char why[384];
+	rc = mp_plan_decode(buf, len, out, why, sizeof(why));
+	if (rc)
+		seterr(err, errlen, rc, "plan '%s': %s", path, why);
 	free(buf);
 	return rc;
 }

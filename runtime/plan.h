@@ -178,6 +178,28 @@ int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 int mp_plan_read_file(const char *path, struct mp_plan *out, char *err,
 		      size_t errlen);
 
+/* Reads the whole file at path into a new malloc'ed buffer, unchecked.
+ * Returns 0, MP_PLAN_EIO or MP_PLAN_ENOMEM (*buf NULL on failure). */
+int mp_plan_read_bytes(const char *path, unsigned char **buf, size_t *len,
+		       char *err, size_t errlen);
+
+/* One row of a file's section table (for tools that show the layout). */
+struct mp_plan_section_info {
+	uint32_t type, flags;
+	uint64_t offset, length;
+	uint32_t count, entry_size;
+};
+
+/*
+ * The header fields and section table of the len bytes in buf, checked as
+ * mp_plan_decode() checks them (not the sections' contents): *nsec rows, of
+ * which the first max go to rows; *checksum gets the header's checksum.
+ * Returns 0, MP_PLAN_EFORMAT or MP_PLAN_EVERSION.
+ */
+int mp_plan_layout(const unsigned char *buf, size_t len,
+		   struct mp_plan_section_info *rows, size_t max, size_t *nsec,
+		   uint32_t *checksum, char *err, size_t errlen);
+
 /*
  * Encodes p and writes it to a temporary file beside path, fsyncs it and
  * renames it over path: a failure never leaves part of a file at path, nor

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # tests/demo.sh - `make demo`: the main job on the archived traces in
 # build/traces/ (made from traces/archive.list): what each iteration holds,
-# its peak and its lower bound, and a MiniMalloc export of one of them.
+# its peak and its lower bound, a MiniMalloc export of one of them, and a
+# plan compiled for it (strategy auto), verified and shown.
 BUILD=${BUILD:-build}
 bin=$BUILD/bin
 set -e
@@ -21,3 +22,11 @@ done
 echo
 echo "== memplan-trace export --to minimalloc-csv (first lines)"
 "$bin/memplan-trace" export --to minimalloc-csv "$BUILD/traces/resnet50-b32-fp32.trace" | head -n 5
+echo
+echo "== memplan-plan compile --strategy auto (resnet50-b32-fp32)"
+"$bin/memplan-plan" compile --strategy auto "$BUILD/traces/resnet50-b32-fp32.trace" \
+	-o "$BUILD/resnet50-b32-fp32.plan"
+"$bin/memplan-plan" verify "$BUILD/resnet50-b32-fp32.plan" "$BUILD/traces/resnet50-b32-fp32.trace"
+echo
+echo "== memplan-plan inspect (first lines)"
+"$bin/memplan-plan" inspect "$BUILD/resnet50-b32-fp32.plan" | head -n 10

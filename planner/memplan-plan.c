@@ -1,0 +1,1081 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * memplan-plan - compile a trace into a plan file, verify a plan against a
+ * trace, show a plan, and compare placement strategies over many traces.
+ * A thin layer over planner/ (solver.h, planfile.h) and runtime/plan.h:
+ * parse options, call the libraries, print once.  Every plan is verified
+ * independently before it is written, and written atomically.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "minimalloc_csv.h"
+#include "plan.h"
+#include "planfile.h"
+#include "solver.h"
+#include "trace.h"
+#include "tracedb.h"
+
+#define ERRLEN 1024
+
+static const struct cli_command *find_cmd(const char *name);
+
+/* Handles -h/--help and unknown options for every subcommand. */
+static int opt_common(int c, const char *cmd)
+{
+	if (c == 'h') {
+		cli_print_usage(stdout, find_cmd(cmd));
+		return MP_EXIT_OK;
+	}
+	return cli_usage_error("%s: bad option (see '%s %s --help')", cmd,
+			       cli_progname, cmd);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* A CSV field: quoted when it holds a comma, quote or line break. */
+static void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	}
+	fputc('"', f);
+}
+
+/*
+ * A trace from an SQLite trace file or a MiniMalloc CSV, told apart by the
+ * SQLite header.  Returns 0, or a trace_err with the sentence in err.
+ */
+static int load_input(const char *path, struct trace **t, char *err,
+		      size_t errlen)
+{
+	char head[16] = { 0 };
+	FILE *f = fopen(path, "rb");
+	int sqlite = 1; /* unreadable: let trace_load say why */
+	if (f) {
+		size_t n = fread(head, 1, sizeof(head), f);
+		fclose(f);
+		sqlite = n == sizeof(head) &&
+			 memcmp(head, "SQLite format 3", 16) == 0;
+	}
+	return sqlite ? trace_load(path, t, err, errlen)
+		      : mmcsv_import(path, t, err, errlen);
+}
+
+static int solver_exit(int rc)
+{
+	switch (rc) {
+	case SOLVER_ENOMEM:
+		return MP_EXIT_INTERNAL;
+	case SOLVER_EINVAL:
+		return MP_EXIT_INPUT;
+	case SOLVER_ENOTFOUND:
+		return MP_EXIT_USAGE;
+	default:
+		return MP_EXIT_INTERNAL;
+	}
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !(v > 0) || v > 1e6)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* Raises every item's alignment to a multiple of align (a power of two). */
+static int raise_align(struct solver_problem *p, uint64_t align, char *err,
+		       size_t errlen)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		struct solver_item *it = &p->items[i];
+		uint64_t g = gcd64(it->align, align);
+		uint64_t m = it->align / g;
+		if (m > (UINT64_C(1) << 62) / align)
+			return trace_seterr(err, errlen, TRACE_EINVAL,
+					    "buffer %lld: alignment %llu and --align %llu need more than 2^62",
+					    (long long)it->buffer,
+					    (unsigned long long)it->align,
+					    (unsigned long long)align);
+		it->align = m * align;
+	}
+	return 0;
+}
+
+static int valid_strategy(const char *name)
+{
+	return solver_name_about(name) != NULL;
+}
+
+static void list_strategies(char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; solver_name_at(i); i++) {
+		size_t at = strlen(buf);
+		snprintf(buf + at, len - at, "%s%s", i ? ", " : "",
+			 solver_name_at(i));
+	}
+}
+
+/* --- compile ---------------------------------------------------------------- */
+
+struct progress {
+	int shown;
+};
+
+/* The search's progress, on one stderr line rewritten in place. */
+static void show_progress(void *ctx, const struct solver_progress *pr)
+{
+	struct progress *g = ctx;
+	char best[32] = "none", gap[32] = "-";
+	if (pr->best != UINT64_MAX) {
+		snprintf(best, sizeof(best), "%" PRIu64, pr->best);
+		if (pr->lower_bound)
+			snprintf(gap, sizeof(gap), "%.2f%%",
+				 100.0 * ((double)pr->best - (double)pr->lower_bound) /
+					 (double)pr->lower_bound);
+	}
+	fprintf(stderr,
+		"\r%s: best %s, lower bound %" PRIu64 ", gap %s, %" PRIu64
+		" nodes, %.1f s\033[K",
+		cli_progname, best, pr->lower_bound, gap, pr->nodes, pr->seconds);
+	fflush(stderr);
+	g->shown = 1;
+}
+
+static double gap_percent(uint64_t pool, uint64_t lb)
+{
+	return lb ? 100.0 * ((double)pool - (double)lb) / (double)lb : 0.0;
+}
+
+static int cmd_compile(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "strategy", required_argument, NULL, 's' },
+		{ "time-limit", required_argument, NULL, 't' },
+		{ "align", required_argument, NULL, 'a' },
+		{ "max-pool", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *out = NULL, *strategy = "auto";
+	double limit = SOLVER_DEFAULT_TIME_LIMIT;
+	uint64_t align = 1, max_pool = 0;
+	int json = 0, c, have_max = 0;
+	char names[256];
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:s:t:a:m:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 's':
+			strategy = optarg;
+			break;
+		case 't':
+			if (parse_seconds(optarg, &limit))
+				return cli_usage_error("compile: --time-limit '%s' is not a number of seconds above 0",
+						       optarg);
+			break;
+		case 'a':
+			if (cli_parse_size(optarg, &align) || align == 0 ||
+			    (align & (align - 1)) || align > (UINT64_C(1) << 30))
+				return cli_usage_error("compile: --align '%s' is not a power of two from 1 to 1 GiB",
+						       optarg);
+			break;
+		case 'm':
+			if (cli_parse_size(optarg, &max_pool))
+				return cli_usage_error("compile: --max-pool '%s' is not a size",
+						       optarg);
+			have_max = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		default:
+			return opt_common(c, "compile");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("compile: expected one TRACE");
+	if (!out)
+		return cli_usage_error("compile: -o PLAN is required");
+	if (!valid_strategy(strategy)) {
+		list_strategies(names, sizeof(names));
+		return cli_usage_error("compile: unknown strategy '%s' (known: %s)",
+				       strategy, names);
+	}
+	const char *path = argv[optind];
+	char err[ERRLEN];
+	struct trace *t = NULL;
+	int rc = load_input(path, &t, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	struct solver_problem p;
+	uint64_t *off = NULL;
+	struct mp_plan plan;
+	memset(&plan, 0, sizeof(plan));
+	int status = MP_EXIT_OK;
+	rc = solver_problem_from_trace(t, &p, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		status = solver_exit(rc);
+		goto done;
+	}
+	if (p.n == 0) {
+		cli_error("trace '%s' has no transient buffers to plan (everything outlives the iteration or passes through)",
+			  path);
+		status = MP_EXIT_INPUT;
+		goto done;
+	}
+	if (align > 1 && (rc = raise_align(&p, align, err, sizeof(err))) != 0) {
+		cli_error("%s", err);
+		status = MP_EXIT_INPUT;
+		goto done;
+	}
+	uint64_t lb = solver_lower_bound(&p);
+	if (have_max && lb > max_pool) {
+		cli_error("no plan fits --max-pool %" PRIu64 ": the lower bound of trace '%s' is %" PRIu64
+			  " bytes, %" PRIu64 " more",
+			  max_pool, path, lb, lb - max_pool);
+		status = MP_EXIT_LIMIT;
+		goto done;
+	}
+	off = malloc(p.n * sizeof(*off));
+	if (!off) {
+		cli_error("out of memory planning %zu buffers", p.n);
+		status = MP_EXIT_INTERNAL;
+		goto done;
+	}
+	struct progress g = { 0 };
+	struct solver_options so = { .time_limit = limit };
+	if (isatty(2)) {
+		so.progress = show_progress;
+		so.progress_ctx = &g;
+	}
+	struct solver_report r;
+	rc = solver_solve(&p, strategy, &so, off, &r, err, sizeof(err));
+	if (g.shown)
+		fprintf(stderr, "\r\033[K");
+	if (rc) {
+		cli_error("%s", err);
+		status = solver_exit(rc);
+		goto done;
+	}
+	if (have_max && r.height > max_pool) {
+		cli_error("the %s plan needs a pool of %" PRIu64 " bytes, %" PRIu64
+			  " more than --max-pool %" PRIu64 " (%.2f%%)%s",
+			  strategy, r.height, r.height - max_pool, max_pool,
+			  gap_percent(r.height, max_pool),
+			  r.optimal ? "; it is optimal, so no plan fits"
+				    : "; a longer --time-limit may find a smaller one");
+		status = MP_EXIT_LIMIT;
+		goto done;
+	}
+	char stored[MP_PLAN_STRATEGY_LEN];
+	if (r.winner && strcmp(r.winner, strategy) != 0)
+		snprintf(stored, sizeof(stored), "%s/%s", strategy, r.winner);
+	else
+		snprintf(stored, sizeof(stored), "%s", strategy);
+	struct planfile_info info = { align, stored, r.optimal };
+	rc = planfile_build(t, &p, off, &info, &plan, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		status = rc == TRACE_ENOMEM ? MP_EXIT_INTERNAL : MP_EXIT_INPUT;
+		goto done;
+	}
+	rc = planfile_verify(&plan, t, err, sizeof(err));
+	if (rc) {
+		cli_error("internal error: the plan does not verify against trace '%s': %s",
+			  path, err);
+		status = MP_EXIT_INTERNAL;
+		goto done;
+	}
+	rc = mp_plan_write_file(out, &plan, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		status = rc == MP_PLAN_EIO ? MP_EXIT_OUTPUT : MP_EXIT_INTERNAL;
+		goto done;
+	}
+	double gap = gap_percent(plan.pool_size, plan.lower_bound);
+	const char *winner = r.winner ? r.winner : strategy;
+	if (json) {
+		printf("{\"plan\":");
+		json_str(stdout, out);
+		printf(",\"trace\":");
+		json_str(stdout, path);
+		printf(",\"buffers\":%zu,\"requests\":%" PRIu32
+		       ",\"lower_bound\":%" PRIu64 ",\"pool\":%" PRIu64
+		       ",\"gap_percent\":%.4f,\"optimal\":%s,\"proven_lower_bound\":%" PRIu64
+		       ",\"strategy\":",
+		       p.n, plan.nallocs, plan.lower_bound, plan.pool_size, gap,
+		       r.optimal ? "true" : "false", r.lower_bound);
+		json_str(stdout, strategy);
+		printf(",\"winner\":");
+		json_str(stdout, winner);
+		printf(",\"timed_out\":%s,\"nodes\":%" PRIu64
+		       ",\"seconds\":%.3f,\"align\":%" PRIu64
+		       ",\"fingerprint\":\"0x%016" PRIx64 "\"}\n",
+		       r.timed_out ? "true" : "false", r.nodes, r.seconds, align,
+		       plan.fingerprint);
+	} else {
+		char a[32], b[32];
+		printf("%s: %zu buffers, lower bound %s (%" PRIu64 "), pool %s (%" PRIu64
+		       "), gap %.2f%%, %s, %s",
+		       out, p.n, cli_format_size(plan.lower_bound, a, sizeof(a)),
+		       plan.lower_bound, cli_format_size(plan.pool_size, b, sizeof(b)),
+		       plan.pool_size, gap,
+		       r.optimal ? "proven optimal"
+				 : r.timed_out ? "not proven optimal (time limit)"
+					       : "not proven optimal",
+		       strategy);
+		if (strcmp(winner, strategy) != 0)
+			printf(" (winner %s)", winner);
+		printf(", %.2f s\n", r.seconds);
+	}
+	if (fflush(stdout) != 0)
+		status = MP_EXIT_OUTPUT;
+done:
+	mp_plan_free(&plan);
+	free(off);
+	solver_problem_free(&p);
+	trace_free(t);
+	return status;
+}
+
+/* --- verify ----------------------------------------------------------------- */
+
+static int cmd_verify(int argc, char **argv)
+{
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' },
+					      { 0 } };
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		return opt_common(c, "verify");
+	if (optind != argc - 2)
+		return cli_usage_error("verify: expected PLAN and TRACE");
+	const char *ppath = argv[optind], *tpath = argv[optind + 1];
+	char err[ERRLEN];
+	struct mp_plan plan;
+	int rc = mp_plan_read_file(ppath, &plan, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	struct trace *t;
+	rc = load_input(tpath, &t, err, sizeof(err));
+	if (rc) {
+		mp_plan_free(&plan);
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	rc = planfile_verify(&plan, t, err, sizeof(err));
+	int status = MP_EXIT_OK;
+	if (rc == PLANFILE_EINVALID) {
+		cli_error("plan '%s' does not fit trace '%s': %s", ppath, tpath, err);
+		status = MP_EXIT_LIMIT;
+	} else if (rc) {
+		cli_error("%s", err);
+		status = MP_EXIT_INTERNAL;
+	} else {
+		uint32_t planned = 0;
+		for (uint32_t i = 0; i < plan.nallocs; i++)
+			planned += plan.allocs[i].offset != MP_PLAN_PASS_THROUGH;
+		printf("%s: valid for %s: %" PRIu32 " requests (%" PRIu32
+		       " planned), pool %" PRIu64 " bytes, lower bound %" PRIu64
+		       ", %" PRIu32 " swaps\n",
+		       ppath, tpath, plan.nallocs, planned, plan.pool_size,
+		       plan.lower_bound, plan.nswaps);
+		if (fflush(stdout) != 0)
+			status = MP_EXIT_OUTPUT;
+	}
+	mp_plan_free(&plan);
+	trace_free(t);
+	return status;
+}
+
+/* --- inspect ---------------------------------------------------------------- */
+
+static const char *section_type_name(uint32_t type)
+{
+	switch (type) {
+	case MP_PLAN_SECTION_META:
+		return "META";
+	case MP_PLAN_SECTION_ALLOCS:
+		return "ALLOCS";
+	case MP_PLAN_SECTION_SWAPS:
+		return "SWAPS";
+	default:
+		return "unknown";
+	}
+}
+
+/* An ordinal or offset, or the word for its marker. */
+static void print_u64_or(FILE *f, uint64_t v, uint64_t none, const char *word)
+{
+	if (v == none)
+		fputs(word, f);
+	else
+		fprintf(f, "%" PRIu64, v);
+}
+
+#define INSPECT_ROWS 10
+
+static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
+			 const struct mp_plan_section_info *sec, size_t nsec,
+			 uint32_t checksum)
+{
+	char a[32];
+	uint32_t planned = 0;
+	for (uint32_t i = 0; i < p->nallocs; i++)
+		planned += p->allocs[i].offset != MP_PLAN_PASS_THROUGH;
+	printf("plan:         %s\n", path);
+	printf("format:       version %" PRIu32 ", %zu bytes, CRC-32C 0x%08" PRIx32 "\n",
+	       p->version, len, checksum);
+	printf("strategy:     %s (%s)\n", p->strategy[0] ? p->strategy : "unknown",
+	       p->flags & MP_PLAN_OPTIMAL ? "proven optimal" : "not proven optimal");
+	printf("pool:         %s (%" PRIu64 " bytes), alignment %" PRIu64 "\n",
+	       cli_format_size(p->pool_size, a, sizeof(a)), p->pool_size,
+	       p->pool_align);
+	printf("lower bound:  %" PRIu64 " bytes (gap %.2f%%)\n", p->lower_bound,
+	       gap_percent(p->pool_size, p->lower_bound));
+	if (p->device >= 0)
+		printf("device:       %" PRId32 "\n", p->device);
+	else
+		printf("device:       unknown\n");
+	printf("requests:     %" PRIu32 " allocations (%" PRIu32 " planned, %" PRIu32
+	       " pass through), %" PRIu64 " on the allocator clock\n",
+	       p->nallocs, planned, p->nallocs - planned, p->nrequests);
+	printf("fingerprint:  0x%016" PRIx64 "\n", p->fingerprint);
+	printf("persistent:   %s (%" PRIu64 " bytes, not planned)\n",
+	       cli_format_size(p->persistent_bytes, a, sizeof(a)),
+	       p->persistent_bytes);
+	printf("swaps:        %" PRIu32 " (host staging %" PRIu64 " bytes)\n",
+	       p->nswaps, p->host_staging);
+	printf("\nsections:\n  %-3s %-8s %-9s %10s %10s %8s %6s\n", "#", "type",
+	       "flags", "offset", "length", "entries", "size");
+	for (size_t i = 0; i < nsec && i < 16; i++)
+		printf("  %-3zu %-8s %-9s %10" PRIu64 " %10" PRIu64 " %8" PRIu32
+		       " %6" PRIu32 "\n",
+		       i, section_type_name(sec[i].type),
+		       sec[i].flags & MP_PLAN_SECTION_REQUIRED ? "required"
+							       : "optional",
+		       sec[i].offset, sec[i].length, sec[i].count,
+		       sec[i].entry_size);
+	printf("\nallocations%s:\n  %8s %14s %14s %8s %8s %8s\n",
+	       p->nallocs > INSPECT_ROWS ? " (first 10; --csv or --json for all)" : "",
+	       "request", "size", "offset", "buffer", "lower", "upper");
+	for (uint32_t i = 0; i < p->nallocs && i < INSPECT_ROWS; i++) {
+		const struct mp_plan_alloc *e = &p->allocs[i];
+		char off[24], up[24];
+		if (e->offset == MP_PLAN_PASS_THROUGH)
+			snprintf(off, sizeof(off), "pass-through");
+		else
+			snprintf(off, sizeof(off), "%" PRIu64, e->offset);
+		if (e->upper == MP_PLAN_NO_FREE)
+			snprintf(up, sizeof(up), "-");
+		else
+			snprintf(up, sizeof(up), "%" PRIu64, e->upper);
+		printf("  %8" PRIu32 " %14" PRIu64 " %14s %8" PRIu64 " %8" PRIu64
+		       " %8s\n",
+		       i, e->size, off, e->buffer, e->lower, up);
+	}
+	if (p->nswaps) {
+		printf("\nswaps%s:\n  %8s %8s %8s %12s %12s %12s\n",
+		       p->nswaps > INSPECT_ROWS ? " (first 10)" : "", "request",
+		       "out_at", "in_at", "src_offset", "bytes", "staging");
+		for (uint32_t i = 0; i < p->nswaps && i < INSPECT_ROWS; i++) {
+			const struct mp_plan_swap *s = &p->swaps[i];
+			printf("  %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %12" PRIu64
+			       " %12" PRIu64 " %12" PRIu64 "\n",
+			       s->request, s->out_at, s->in_at, s->src_offset,
+			       s->bytes, s->staging);
+		}
+	}
+}
+
+/* MiniMalloc CSV of the planned requests: id is the request index, the
+ * lifetime is on the allocator clock. */
+static void inspect_csv(const struct mp_plan *p)
+{
+	printf("id,lower,upper,size,offset\n");
+	for (uint32_t i = 0; i < p->nallocs; i++) {
+		const struct mp_plan_alloc *e = &p->allocs[i];
+		if (e->offset == MP_PLAN_PASS_THROUGH)
+			continue;
+		printf("%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+		       i, e->lower, e->upper, e->size, e->offset);
+	}
+}
+
+static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
+			 const struct mp_plan_section_info *sec, size_t nsec,
+			 uint32_t checksum)
+{
+	printf("{\"plan\":");
+	json_str(stdout, path);
+	printf(",\"version\":%" PRIu32 ",\"file_size\":%zu,\"checksum\":\"0x%08" PRIx32
+	       "\",\"sections\":[",
+	       p->version, len, checksum);
+	for (size_t i = 0; i < nsec; i++)
+		printf("%s{\"type\":%" PRIu32 ",\"name\":\"%s\",\"required\":%s,"
+		       "\"offset\":%" PRIu64 ",\"length\":%" PRIu64
+		       ",\"entries\":%" PRIu32 ",\"entry_size\":%" PRIu32 "}",
+		       i ? "," : "", sec[i].type, section_type_name(sec[i].type),
+		       sec[i].flags & MP_PLAN_SECTION_REQUIRED ? "true" : "false",
+		       sec[i].offset, sec[i].length, sec[i].count,
+		       sec[i].entry_size);
+	printf("],\"meta\":{\"pool_size\":%" PRIu64 ",\"pool_align\":%" PRIu64
+	       ",\"device\":%" PRId32 ",\"nrequests\":%" PRIu64
+	       ",\"fingerprint\":\"0x%016" PRIx64 "\",\"lower_bound\":%" PRIu64
+	       ",\"persistent_bytes\":%" PRIu64 ",\"host_staging\":%" PRIu64
+	       ",\"optimal\":%s,\"strategy\":",
+	       p->pool_size, p->pool_align, p->device, p->nrequests,
+	       p->fingerprint, p->lower_bound, p->persistent_bytes,
+	       p->host_staging, p->flags & MP_PLAN_OPTIMAL ? "true" : "false");
+	json_str(stdout, p->strategy);
+	printf("},\"allocs\":[");
+	for (uint32_t i = 0; i < p->nallocs; i++) {
+		const struct mp_plan_alloc *e = &p->allocs[i];
+		printf("%s{\"size\":%" PRIu64 ",\"offset\":", i ? "," : "", e->size);
+		print_u64_or(stdout, e->offset, MP_PLAN_PASS_THROUGH, "null");
+		printf(",\"buffer\":%" PRIu64 ",\"lower\":%" PRIu64 ",\"upper\":",
+		       e->buffer, e->lower);
+		print_u64_or(stdout, e->upper, MP_PLAN_NO_FREE, "null");
+		printf(",\"flags\":%" PRIu32 "}", e->flags);
+	}
+	printf("],\"swaps\":[");
+	for (uint32_t i = 0; i < p->nswaps; i++) {
+		const struct mp_plan_swap *s = &p->swaps[i];
+		printf("%s{\"request\":%" PRIu64 ",\"out_at\":%" PRIu64
+		       ",\"in_at\":%" PRIu64 ",\"src_offset\":%" PRIu64
+		       ",\"bytes\":%" PRIu64 ",\"staging\":%" PRIu64
+		       ",\"flags\":%" PRIu32 "}",
+		       i ? "," : "", s->request, s->out_at, s->in_at,
+		       s->src_offset, s->bytes, s->staging, s->flags);
+	}
+	printf("]}\n");
+}
+
+static int cmd_inspect(int argc, char **argv)
+{
+	static const struct option opts[] = { { "csv", no_argument, NULL, 'c' },
+					      { "json", no_argument, NULL, 'j' },
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
+	int csv = 0, json = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "cjh", opts, NULL)) != -1) {
+		if (c == 'c')
+			csv = 1;
+		else if (c == 'j')
+			json = 1;
+		else
+			return opt_common(c, "inspect");
+	}
+	if (csv && json)
+		return cli_usage_error("inspect: --csv and --json exclude each other");
+	if (optind != argc - 1)
+		return cli_usage_error("inspect: expected one PLAN");
+	const char *path = argv[optind];
+	char err[ERRLEN], why[ERRLEN];
+	unsigned char *buf;
+	size_t len;
+	int rc = mp_plan_read_bytes(path, &buf, &len, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	struct mp_plan p;
+	rc = mp_plan_decode(buf, len, &p, why, sizeof(why));
+	struct mp_plan_section_info sec[16];
+	size_t nsec = 0;
+	uint32_t checksum = 0;
+	if (!rc)
+		rc = mp_plan_layout(buf, len, sec, 16, &nsec, &checksum, why,
+				    sizeof(why));
+	free(buf);
+	if (rc) {
+		mp_plan_free(&p);
+		cli_error("plan '%s': %s", path, why);
+		return cli_exit_for(rc, 0);
+	}
+	if (nsec > 16)
+		nsec = 16;
+	if (csv)
+		inspect_csv(&p);
+	else if (json)
+		inspect_json(path, &p, len, sec, nsec, checksum);
+	else
+		inspect_text(path, &p, len, sec, nsec, checksum);
+	mp_plan_free(&p);
+	return fflush(stdout) == 0 ? MP_EXIT_OK : MP_EXIT_OUTPUT;
+}
+
+/* --- compare ---------------------------------------------------------------- */
+
+struct cell {
+	uint64_t pool;
+	double seconds;
+	int optimal, failed;
+};
+
+struct row {
+	const char *path;
+	size_t buffers;
+	uint64_t lower_bound;
+	struct cell *cells; /* one per strategy */
+	char *error;        /* NULL, or why this trace (or a strategy) failed */
+	int status;
+};
+
+struct job {
+	struct row *rows;
+	size_t nrows, next;
+	const char **strategies;
+	size_t nstrat;
+	double limit;
+	pthread_mutex_t lock;
+};
+
+/*
+ * The exact search of this build keeps state in file-scope variables while
+ * it sorts, so two searches must not run at once; heuristics run freely.
+ */
+static pthread_mutex_t search_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Keeps the first error of a row (its exit status with it). */
+static void row_fail(struct row *r, int status, const char *msg)
+{
+	if (r->error)
+		return;
+	r->error = strdup(msg);
+	r->status = status;
+}
+
+static void compare_one(const struct job *j, struct row *r)
+{
+	char err[ERRLEN];
+	struct trace *t = NULL;
+	struct solver_problem p;
+	memset(&p, 0, sizeof(p));
+	uint64_t *off = NULL;
+	int rc = load_input(r->path, &t, err, sizeof(err));
+	if (rc) {
+		row_fail(r, cli_exit_for(rc, 0), err);
+		return;
+	}
+	rc = solver_problem_from_trace(t, &p, err, sizeof(err));
+	if (rc) {
+		row_fail(r, solver_exit(rc), err);
+		goto out;
+	}
+	r->buffers = p.n;
+	r->lower_bound = solver_lower_bound(&p);
+	if (p.n == 0) {
+		row_fail(r, MP_EXIT_INPUT, "no transient buffers to plan");
+		goto out;
+	}
+	off = malloc(p.n * sizeof(*off));
+	if (!off) {
+		row_fail(r, MP_EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	for (size_t s = 0; s < j->nstrat; s++) {
+		const char *name = j->strategies[s];
+		struct solver_options so = { .time_limit = j->limit };
+		struct solver_report rep;
+		int search = solver_strategy_find(name) == NULL;
+		if (search)
+			pthread_mutex_lock(&search_lock);
+		rc = solver_solve(&p, name, &so, off, &rep, err, sizeof(err));
+		if (search)
+			pthread_mutex_unlock(&search_lock);
+		struct cell *c = &r->cells[s];
+		if (rc) {
+			c->failed = 1;
+			char msg[ERRLEN + 64];
+			snprintf(msg, sizeof(msg), "%s: %s", name, err);
+			row_fail(r, solver_exit(rc), msg);
+			continue;
+		}
+		c->pool = rep.height;
+		c->seconds = rep.seconds;
+		c->optimal = rep.optimal;
+	}
+out:
+	free(off);
+	solver_problem_free(&p);
+	trace_free(t);
+}
+
+static void *compare_worker(void *arg)
+{
+	struct job *j = arg;
+	for (;;) {
+		pthread_mutex_lock(&j->lock);
+		size_t i = j->next++;
+		pthread_mutex_unlock(&j->lock);
+		if (i >= j->nrows)
+			return NULL;
+		compare_one(j, &j->rows[i]);
+	}
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static double ratio(uint64_t pool, uint64_t lb)
+{
+	return lb ? (double)pool / (double)lb : 0.0;
+}
+
+static void compare_csv_header(const struct job *j)
+{
+	printf("trace,buffers,lower_bound");
+	for (size_t s = 0; s < j->nstrat; s++) {
+		const char *n = j->strategies[s];
+		printf(",%s_pool,%s_ratio,%s_seconds,%s_optimal", n, n, n, n);
+	}
+	printf(",error\n");
+}
+
+static void compare_csv(const struct job *j, int header)
+{
+	if (header)
+		compare_csv_header(j);
+	for (size_t i = 0; i < j->nrows; i++) {
+		const struct row *r = &j->rows[i];
+		csv_str(stdout, r->path);
+		printf(",%zu,%" PRIu64, r->buffers, r->lower_bound);
+		for (size_t s = 0; s < j->nstrat; s++) {
+			const struct cell *c = &r->cells[s];
+			if (c->failed || !c->pool)
+				printf(",,,,");
+			else
+				printf(",%" PRIu64 ",%.6f,%.3f,%d", c->pool,
+				       ratio(c->pool, r->lower_bound), c->seconds,
+				       c->optimal);
+		}
+		putchar(',');
+		csv_str(stdout, r->error ? r->error : "");
+		putchar('\n');
+	}
+}
+
+static void compare_json(const struct job *j)
+{
+	printf("{\"strategies\":[");
+	for (size_t s = 0; s < j->nstrat; s++) {
+		printf(s ? "," : "");
+		json_str(stdout, j->strategies[s]);
+	}
+	printf("],\"time_limit\":%.3f,\"traces\":[", j->limit);
+	for (size_t i = 0; i < j->nrows; i++) {
+		const struct row *r = &j->rows[i];
+		printf("%s{\"trace\":", i ? "," : "");
+		json_str(stdout, r->path);
+		printf(",\"buffers\":%zu,\"lower_bound\":%" PRIu64 ",\"results\":[",
+		       r->buffers, r->lower_bound);
+		for (size_t s = 0; s < j->nstrat; s++) {
+			const struct cell *c = &r->cells[s];
+			printf("%s{\"strategy\":", s ? "," : "");
+			json_str(stdout, j->strategies[s]);
+			if (c->failed || !c->pool)
+				printf(",\"pool\":null,\"ratio\":null,\"seconds\":null,\"optimal\":false}");
+			else
+				printf(",\"pool\":%" PRIu64 ",\"ratio\":%.6f,\"seconds\":%.3f,\"optimal\":%s}",
+				       c->pool, ratio(c->pool, r->lower_bound),
+				       c->seconds, c->optimal ? "true" : "false");
+		}
+		printf("],\"error\":");
+		if (r->error)
+			json_str(stdout, r->error);
+		else
+			printf("null");
+		putchar('}');
+	}
+	printf("]}\n");
+}
+
+/* The table for people: one row per trace, pool / lower bound and time per
+ * strategy, "optimal" where proven. */
+static void compare_text(const struct job *j, int header)
+{
+	int w = 12;
+	for (size_t i = 0; i < j->nrows; i++) {
+		int n = (int)strlen(base_name(j->rows[i].path));
+		if (n > w)
+			w = n;
+	}
+	if (w > 40)
+		w = 40;
+	if (header) {
+		printf("%-*s %8s %14s", w, "trace", "buffers", "lower bound");
+		for (size_t s = 0; s < j->nstrat; s++)
+			printf("   %-22s", j->strategies[s]);
+		printf("\n");
+	}
+	for (size_t i = 0; i < j->nrows; i++) {
+		const struct row *r = &j->rows[i];
+		printf("%-*.*s %8zu %14" PRIu64, w, w, base_name(r->path),
+		       r->buffers, r->lower_bound);
+		for (size_t s = 0; s < j->nstrat; s++) {
+			const struct cell *c = &r->cells[s];
+			if (c->failed || !c->pool)
+				printf("   %-22s", c->failed ? "error" : "-");
+			else
+				printf("   %6.4f %7.2fs %-7s",
+				       ratio(c->pool, r->lower_bound), c->seconds,
+				       c->optimal ? "optimal" : "");
+		}
+		printf("\n");
+		if (r->error)
+			printf("  error: %s\n", r->error);
+	}
+	if (header)
+		printf("(pool / lower bound, seconds; \"optimal\": proven)\n");
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "strategies", required_argument, NULL, 's' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "time-limit", required_argument, NULL, 't' },
+		{ "csv", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "no-header", no_argument, NULL, 'n' },
+		{ "header-only", no_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *list = NULL;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t jobs = cpus > 0 ? (uint64_t)cpus : 1;
+	double limit = SOLVER_DEFAULT_TIME_LIMIT;
+	int csv = 0, json = 0, header = 1, header_only = 0, c;
+	char names[256];
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:j:t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			list = optarg;
+			break;
+		case 'j':
+			if (cli_parse_u64(optarg, &jobs) || jobs == 0 || jobs > 1024)
+				return cli_usage_error("compare: -j '%s' is not a number of jobs from 1 to 1024",
+						       optarg);
+			break;
+		case 't':
+			if (parse_seconds(optarg, &limit))
+				return cli_usage_error("compare: --time-limit '%s' is not a number of seconds above 0",
+						       optarg);
+			break;
+		case 'c':
+			csv = 1;
+			break;
+		case 'J':
+			json = 1;
+			break;
+		case 'n':
+			header = 0;
+			break;
+		case 'H':
+			header_only = 1;
+			break;
+		default:
+			return opt_common(c, "compare");
+		}
+	}
+	if (csv && json)
+		return cli_usage_error("compare: --csv and --json exclude each other");
+	if (header_only && !csv)
+		return cli_usage_error("compare: --header-only needs --csv");
+	if (optind == argc && !header_only)
+		return cli_usage_error("compare: expected at least one TRACE");
+
+	struct job j = { 0 };
+	char *copy = NULL;
+	size_t cap = 8;
+	j.strategies = malloc(cap * sizeof(*j.strategies));
+	if (!j.strategies)
+		return cli_error("out of memory"), MP_EXIT_INTERNAL;
+	if (list) {
+		copy = strdup(list);
+		char *save = NULL;
+		for (char *s = strtok_r(copy, ",", &save); s;
+		     s = strtok_r(NULL, ",", &save)) {
+			if (!valid_strategy(s)) {
+				list_strategies(names, sizeof(names));
+				free(copy);
+				free(j.strategies);
+				return cli_usage_error("compare: unknown strategy '%s' (known: %s)",
+						       s, names);
+			}
+			if (j.nstrat == cap) {
+				const char **g = realloc(j.strategies,
+							 2 * cap * sizeof(*g));
+				if (!g)
+					break;
+				j.strategies = g;
+				cap *= 2;
+			}
+			j.strategies[j.nstrat++] = s;
+		}
+	} else {
+		for (size_t i = 0; solver_name_at(i) && j.nstrat < cap; i++)
+			j.strategies[j.nstrat++] = solver_name_at(i);
+	}
+	if (j.nstrat == 0) {
+		free(copy);
+		free(j.strategies);
+		return cli_usage_error("compare: --strategies lists no strategy");
+	}
+	j.limit = limit;
+	if (header_only) {
+		compare_csv_header(&j);
+		free(copy);
+		free(j.strategies);
+		return fflush(stdout) == 0 ? MP_EXIT_OK : MP_EXIT_OUTPUT;
+	}
+
+	j.nrows = (size_t)(argc - optind);
+	j.rows = calloc(j.nrows, sizeof(*j.rows));
+	int status = MP_EXIT_OK;
+	for (size_t i = 0; j.rows && i < j.nrows; i++) {
+		j.rows[i].path = argv[optind + (int)i];
+		j.rows[i].cells = calloc(j.nstrat, sizeof(struct cell));
+		if (!j.rows[i].cells)
+			status = MP_EXIT_INTERNAL;
+	}
+	if (!j.rows || status) {
+		cli_error("out of memory");
+		status = MP_EXIT_INTERNAL;
+		goto out;
+	}
+	pthread_mutex_init(&j.lock, NULL);
+	size_t nth = jobs < j.nrows ? (size_t)jobs : j.nrows;
+	pthread_t *th = malloc(nth * sizeof(*th));
+	size_t started = 0;
+	for (size_t i = 0; th && i < nth; i++) {
+		if (pthread_create(&th[i], NULL, compare_worker, &j) != 0)
+			break;
+		started++;
+	}
+	if (started == 0)
+		compare_worker(&j); /* no thread: do it all here */
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	pthread_mutex_destroy(&j.lock);
+
+	if (csv)
+		compare_csv(&j, header);
+	else if (json)
+		compare_json(&j);
+	else
+		compare_text(&j, header);
+	if (fflush(stdout) != 0)
+		status = MP_EXIT_OUTPUT;
+	for (size_t i = 0; i < j.nrows; i++) {
+		const struct row *r = &j.rows[i];
+		if (!r->error)
+			continue;
+		cli_error("%s", r->error);
+		if (status == MP_EXIT_OK)
+			status = r->status ? r->status : MP_EXIT_INTERNAL;
+	}
+out:
+	for (size_t i = 0; j.rows && i < j.nrows; i++) {
+		free(j.rows[i].cells);
+		free(j.rows[i].error);
+	}
+	free(j.rows);
+	free(copy);
+	free(j.strategies);
+	return status;
+}
+
+/* --- table ------------------------------------------------------------------ */
+
+static const struct cli_command commands[] = {
+	{ "compile", cmd_compile,
+	  "compile TRACE -o PLAN [--strategy S] [--time-limit SECONDS] "
+	  "[--align A] [--max-pool SIZE] [--json]",
+	  "place every transient buffer in one pool and write the plan file" },
+	{ "verify", cmd_verify, "verify PLAN TRACE",
+	  "check independently that a plan fits a trace" },
+	{ "inspect", cmd_inspect, "inspect [--csv | --json] PLAN",
+	  "show a plan file: header, sections, entries" },
+	{ "compare", cmd_compare,
+	  "compare [--strategies LIST] [-j N] [--time-limit SECONDS] "
+	  "[--csv | --json] [--no-header] [--header-only] TRACE...",
+	  "run placement strategies over traces and tabulate pool / lower bound" },
+	{ 0 }
+};
+
+static const struct cli_command *find_cmd(const char *name)
+{
+	for (const struct cli_command *c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return &commands[0];
+}
+
+int main(int argc, char **argv)
+{
+	cli_progname = "memplan-plan";
+	return cli_dispatch(commands, argc, argv,
+			    "Compile traces into plan files (memplan-plan(5)), "
+			    "verify and show plans, and compare placement "
+			    "strategies.  TRACE is a memplan trace or a "
+			    "MiniMalloc CSV.");
+}
