@@ -53,6 +53,10 @@ mkdir -p "$seeds/trace"
 	tests/fuzz/seeds/csv/small.csv -o "$seeds/trace/small.trace" >/dev/null 2>&1
 "$MEMPLAN_BIN/memplan-trace" synth --model alexnet --batch 1 \
 	-o "$seeds/trace/alexnet.trace" >/dev/null 2>&1
+# Seeds for the plan loader: plans compiled from those traces.
+mkdir -p "$seeds/plan"
+"$MEMPLAN_BIN/memplan-plan" compile --strategy greedy-size \
+	"$seeds/trace/alexnet.trace" -o "$seeds/plan/alexnet.plan" >/dev/null 2>&1
 for t in "$BUILD"/tests/fuzz_*; do
 	[ -x "$t" ] || continue
 	n=${t##*/}

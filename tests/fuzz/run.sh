@@ -7,7 +7,7 @@ BUILD=${BUILD:-build}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 out=$BUILD/fuzz
 mkdir -p "$out"
-core=$(ls traces/*.c cli/*.c planner/*.c 2>/dev/null | grep -v '/memplan-')
+core=$(ls traces/*.c cli/*.c planner/*.c runtime/*.c 2>/dev/null | grep -v '/memplan-')
 seeds=$BUILD/tests/seeds
 cc=${CC_FUZZ:-clang}
 status=0
@@ -19,7 +19,7 @@ for target in tests/fuzz/fuzz_*.c; do
 		$cc -x c -fsanitize=fuzzer - -o "$out/probe" 2>/dev/null; then
 		echo "== $name: libFuzzer for ${FUZZ_SECONDS}s"
 		$cc -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 \
-			-fsanitize=fuzzer,address,undefined -Itraces -Icli -Iplanner \
+			-fsanitize=fuzzer,address,undefined -Itraces -Icli -Iplanner -Iruntime \
 			$(pkg-config --cflags sqlite3) "$target" $core \
 			$(pkg-config --libs sqlite3) -lm -lpthread -o "$out/$name" || exit 1
 		"$out/$name" -max_total_time="$FUZZ_SECONDS" -max_len=1048576 \

@@ -1,0 +1,206 @@
+#!/bin/sh
+# memplan-plan: compile with every strategy, inspect --csv checked by an
+# independent overlap check, verify (and its refusals), corrupted plans,
+# --max-pool, --align, a trace with nothing to plan, compare and JSON.
+. tests/cli/lib.sh
+
+# overlap FILE: exit 0 when no two rows of a MiniMalloc CSV with offsets
+# (id,lower,upper,size,offset; half-open lifetimes) share a byte while both
+# live.  All pairs: fine on small inputs, and shares no code with memplan.
+overlap() {
+	awk -F, 'NR > 1 { lo[n] = $2; hi[n] = $3; a[n] = $5; b[n] = $5 + $4; n++ }
+	END {
+		if (n == 0) exit 2
+		for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
+			if (lo[i] < hi[j] && lo[j] < hi[i] && a[i] < b[j] && a[j] < b[i]) {
+				print "rows " i " and " j " overlap"; exit 1 }
+	}' "$1"
+}
+
+csv=tests/fuzz/seeds/csv/small.csv
+cp "$SHARED_DATA/placement/C.1048576.csv" "$T/C.csv" 2>/dev/null
+memplan-trace synth --model alexnet --batch 2 -o "$T/a2.trace" 2>"$T/err"
+ok $? "a zoo trace to plan"
+memplan-trace synth --model alexnet --batch 3 -o "$T/a3.trace" 2>"$T/err"
+
+for s in first-fit greedy-size best-fit exact auto; do
+	for src in "$csv" "$T/C.csv" "$T/a2.trace"; do
+		b=${src##*/}
+		expect 0 "compile $b with $s" \
+			memplan-plan compile --strategy "$s" --time-limit 0.2 "$src" -o "$T/p.plan"
+		has "$T/out" "buffers, lower bound" "  ... prints the summary line"
+		expect 0 "  ... inspect --csv" memplan-plan inspect --csv "$T/p.plan"
+		overlap "$T/out" >"$T/err" 2>&1
+		ok $? "  ... no two co-resident buffers overlap (awk, all pairs)"
+		expect 0 "  ... verify" memplan-plan verify "$T/p.plan" "$src"
+		has "$T/out" "valid" "  ... says valid"
+	done
+done
+
+# the summary and the lower bound
+memplan-plan compile --strategy greedy-size "$csv" -o "$T/s.plan" >"$T/out" 2>"$T/err"
+has "$T/out" "lower bound 2.75 KiB (2816)" "the small CSV's lower bound is 2816"
+has "$T/out" "proven optimal" "  ... and its greedy-size plan reaches it"
+expect 0 "inspect shows the plan" memplan-plan inspect "$T/s.plan"
+has "$T/out" "version 1" "  ... the format version"
+has "$T/out" "ALLOCS" "  ... the sections"
+has "$T/out" "4 allocations (4 planned" "  ... the requests"
+
+# verify refuses a plan for another trace
+memplan-plan compile --strategy best-fit "$T/a2.trace" -o "$T/a2.plan" >/dev/null 2>"$T/err"
+expect 1 "verify against another trace exits 1" \
+	memplan-plan verify "$T/a2.plan" "$T/a3.trace"
+has "$T/err" "fingerprint" "  ... and says fingerprint"
+expect 1 "verify a CSV's plan against a zoo trace exits 1" \
+	memplan-plan verify "$T/s.plan" "$T/a2.trace"
+
+# a plan edited to overlap (offsets moved by the CSV round trip) is caught:
+# rewrite ALLOCS entry 1's offset (bytes 256 + 48 + 8) to entry 0's, fix CRC
+if command -v python3 >/dev/null 2>&1; then
+	python3 - "$T/s.plan" "$T/bad.plan" <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off0 = struct.unpack_from('<Q', b, 256 + 8)[0]
+struct.pack_into('<Q', b, 256 + 48 + 8, off0)
+b[28:32] = b'\0\0\0\0'
+# CRC-32C, bitwise, from memplan-plan(5)
+crc = 0xffffffff
+for x in b:
+    crc ^= x
+    for _ in range(8):
+        crc = (crc >> 1) ^ 0x82f63b78 if crc & 1 else crc >> 1
+struct.pack_into('<I', b, 28, crc ^ 0xffffffff)
+open(sys.argv[2], 'wb').write(b)
+EOF
+	expect 1 "a re-checksummed plan with two buffers at one offset fails verify" \
+		memplan-plan verify "$T/bad.plan" "$csv"
+	has "$T/err" "overlap" "  ... as an overlap"
+	expect 0 "  ... which memplan-plan reads (the CRC of the man page is right)" \
+		memplan-plan inspect "$T/bad.plan"
+else
+	ok 0 "# SKIP no python3 to edit a plan"
+fi
+
+# corrupted, truncated, foreign, missing plans: exit 3
+cp "$T/a2.plan" "$T/c.plan"
+printf 'X' | dd of="$T/c.plan" bs=1 seek=300 conv=notrunc 2>/dev/null
+expect 3 "a corrupted plan exits 3 (verify)" memplan-plan verify "$T/c.plan" "$T/a2.trace"
+has "$T/err" "checksum" "  ... naming the checksum"
+expect 3 "a corrupted plan exits 3 (inspect)" memplan-plan inspect "$T/c.plan"
+head -c 100 "$T/a2.plan" >"$T/t.plan"
+expect 3 "a truncated plan exits 3" memplan-plan inspect "$T/t.plan"
+has "$T/err" "truncated" "  ... saying truncated"
+expect 3 "a trace given as a plan exits 3" memplan-plan inspect "$T/a2.trace"
+has "$T/err" "not a memplan plan file" "  ... saying foreign"
+expect 3 "a missing plan exits 3" memplan-plan inspect "$T/none.plan"
+expect 3 "a missing trace exits 3" memplan-plan verify "$T/a2.plan" "$T/none.trace"
+
+# --max-pool: infeasible exits 1, says by how much, writes nothing
+expect 1 "--max-pool below the lower bound exits 1" \
+	memplan-plan compile "$csv" --strategy greedy-size --max-pool 2000 -o "$T/m.plan"
+has "$T/err" "816 more" "  ... saying by how much"
+expect 1 "--max-pool below the first-fit pool exits 1" \
+	memplan-plan compile "$T/C.csv" --strategy first-fit --max-pool 1.2MiB -o "$T/m.plan"
+has "$T/err" "more than --max-pool" "  ... saying so"
+[ ! -e "$T/m.plan" ]
+ok $? "  ... and no plan is written"
+expect 0 "--max-pool at the pool is fine" \
+	memplan-plan compile "$csv" --strategy greedy-size --max-pool 2816 -o "$T/m.plan"
+
+# --align: stored and honoured
+expect 0 "compile --align 4096" \
+	memplan-plan compile "$T/a2.trace" --strategy greedy-size --align 4K -o "$T/al.plan"
+memplan-plan inspect "$T/al.plan" >"$T/out"
+has "$T/out" "alignment 4096" "  ... the plan records it"
+memplan-plan inspect --csv "$T/al.plan" | awk -F, 'NR > 1 && $5 % 4096 { bad = 1 } END { exit bad }'
+ok $? "  ... every offset is a multiple of 4096"
+expect 2 "--align 3 is a usage error" \
+	memplan-plan compile "$csv" --align 3 -o "$T/x.plan"
+
+# a trace with nothing to plan: every buffer outlives the iteration
+if command -v sqlite3 >/dev/null 2>&1; then
+	cp "$T/a2.trace" "$T/kept.trace"
+	sqlite3 "$T/kept.trace" 'DELETE FROM events WHERE type = 1'
+	expect 3 "a trace without transient buffers exits 3" \
+		memplan-plan compile "$T/kept.trace" -o "$T/k.plan"
+	has "$T/err" "no transient buffers" "  ... saying so"
+else
+	ok 0 "# SKIP no sqlite3 to make a trace without transient buffers"
+fi
+
+# outputs: atomic, an old plan survives a failure, unwritable exits 4
+cp "$T/a2.plan" "$T/keep.plan"
+expect 1 "a failing compile over an existing plan" \
+	memplan-plan compile "$csv" --max-pool 10 -o "$T/keep.plan"
+cmp -s "$T/a2.plan" "$T/keep.plan"
+ok $? "  ... leaves it untouched"
+ls "$T" | grep -q tmp
+[ $? -ne 0 ]
+ok $? "no temporary file is left behind"
+expect 4 "an unwritable plan exits 4" \
+	memplan-plan compile "$csv" -o /nonexistent/x.plan
+
+# usage
+expect 2 "unknown strategy" memplan-plan compile "$csv" --strategy nope -o "$T/x.plan"
+has "$T/err" "first-fit" "  ... listing the known ones"
+expect 2 "compile without -o" memplan-plan compile "$csv"
+expect 2 "verify with one argument" memplan-plan verify "$T/a2.plan"
+expect 2 "inspect --csv --json" memplan-plan inspect --csv --json "$T/a2.plan"
+expect 2 "bad --time-limit" memplan-plan compile "$csv" --time-limit 0 -o "$T/x.plan"
+expect 0 "compile --help" memplan-plan compile --help
+has "$T/out" "--max-pool" "  ... shows the options"
+expect 0 "--version" memplan-plan --version
+
+# JSON
+expect 0 "compile --json" \
+	memplan-plan compile "$csv" --strategy best-fit --json -o "$T/j.plan"
+for k in '"plan":' '"buffers":4' '"lower_bound":2816' '"pool":2816' '"gap_percent":' \
+	'"optimal":true' '"strategy":"best-fit"' '"seconds":'; do
+	has "$T/out" "$k" "  ... has $k"
+done
+cp "$T/out" "$T/compile.json"
+expect 0 "inspect --json" memplan-plan inspect --json "$T/j.plan"
+for k in '"version":1' '"sections":[' '"meta":{' '"allocs":[' '"swaps":[]' '"fingerprint":"0x'; do
+	has "$T/out" "$k" "  ... has $k"
+done
+cp "$T/out" "$T/inspect.json"
+if command -v jq >/dev/null 2>&1; then
+	jq -e '.pool == 2816' "$T/compile.json" >/dev/null &&
+		jq -e '.allocs | length == 4' "$T/inspect.json" >/dev/null
+	ok $? "both JSON outputs parse (jq)"
+elif command -v python3 >/dev/null 2>&1; then
+	python3 -m json.tool "$T/compile.json" >/dev/null &&
+		python3 -m json.tool "$T/inspect.json" >/dev/null
+	ok $? "both JSON outputs parse (python3)"
+fi
+
+# compare: one table, rows in input order, a broken trace is a row
+expect 0 "compare two inputs" \
+	memplan-plan compare --strategies greedy-size,best-fit,auto --time-limit 0.2 \
+	"$csv" "$T/a2.trace"
+for k in trace buffers "lower bound" greedy-size best-fit auto small.csv a2.trace; do
+	has "$T/out" "$k" "  ... the table has '$k'"
+done
+awk '/small.csv/ { s = NR } /a2.trace/ { a = NR } END { exit !(s && a && s < a) }' "$T/out"
+ok $? "  ... rows in input order"
+expect 0 "compare --csv" \
+	memplan-plan compare --csv --strategies first-fit -j 2 "$csv" "$T/C.csv" "$T/a2.trace"
+has "$T/out" "trace,buffers,lower_bound,first-fit_pool,first-fit_ratio,first-fit_seconds,first-fit_optimal,error" \
+	"  ... the CSV header"
+[ "$(wc -l <"$T/out")" -eq 4 ]
+ok $? "  ... a header and three rows"
+expect 0 "compare --csv --no-header" \
+	memplan-plan compare --csv --no-header --strategies first-fit "$csv"
+[ "$(wc -l <"$T/out")" -eq 1 ]
+ok $? "  ... one row"
+expect 0 "compare --json" memplan-plan compare --json --strategies exact --time-limit 0.2 "$csv"
+has "$T/out" '"strategy":"exact"' "  ... names the strategy"
+has "$T/out" '"optimal":true' "  ... and says optimal"
+printf 'id,lower,upper,size\n0,5,2,10\n' >"$T/broken.csv"
+expect 3 "compare with a broken trace exits 3" \
+	memplan-plan compare --strategies first-fit "$csv" "$T/broken.csv" "$T/a2.trace"
+has "$T/out" "a2.trace" "  ... after printing every row"
+has "$T/out" "error:" "  ... with the error in the table"
+has "$T/err" "broken.csv':2" "  ... and on stderr"
+
+done_testing
