@@ -865,8 +865,11 @@ static void compare_text(const struct job *j, int header)
 	}
 	for (size_t i = 0; i < j->nrows; i++) {
 		const struct row *r = &j->rows[i];
-		printf("%-*.*s %8zu %14" PRIu64, w, w, base_name(r->path),
-		       r->buffers, r->lower_bound);
+		if (r->error && !r->buffers)
+			printf("%-*.*s %8s %14s", w, w, base_name(r->path), "-", "-");
+		else
+			printf("%-*.*s %8zu %14" PRIu64, w, w, base_name(r->path),
+			       r->buffers, r->lower_bound);
 		for (size_t s = 0; s < j->nstrat; s++) {
 			const struct cell *c = &r->cells[s];
 			if (c->failed || !c->pool)
