@@ -682,12 +682,6 @@ struct job {
 	pthread_mutex_t lock;
 };
 
-/*
- * The exact search of this build keeps state in file-scope variables while
- * it sorts, so two searches must not run at once; heuristics run freely.
- */
-static pthread_mutex_t search_lock = PTHREAD_MUTEX_INITIALIZER;
-
 /* Keeps the first error of a row (its exit status with it). */
 static void row_fail(struct row *r, int status, const char *msg)
 {
@@ -729,12 +723,7 @@ static void compare_one(const struct job *j, struct row *r)
 		const char *name = j->strategies[s];
 		struct solver_options so = { .time_limit = j->limit };
 		struct solver_report rep;
-		int search = solver_strategy_find(name) == NULL;
-		if (search)
-			pthread_mutex_lock(&search_lock);
 		rc = solver_solve(&p, name, &so, off, &rep, err, sizeof(err));
-		if (search)
-			pthread_mutex_unlock(&search_lock);
 		struct cell *c = &r->cells[s];
 		if (rc) {
 			c->failed = 1;

@@ -430,8 +430,8 @@ static void make_keys(struct exact *x)
 	}
 }
 
-static const struct exact *sort_ctx;
-static int sort_pre;
+static _Thread_local const struct exact *sort_ctx; /* qsort has no context */
+static _Thread_local int sort_pre;
 
 static int pre_cmp(const void *a, const void *b)
 {
@@ -685,7 +685,7 @@ static int key_less(const struct exact *x, uint32_t a, uint32_t b)
 	return x->rank[a] < x->rank[b];
 }
 
-static const struct exact *moved_ctx;
+static _Thread_local const struct exact *moved_ctx;
 
 static int moved_cmp(const void *a, const void *b)
 {
