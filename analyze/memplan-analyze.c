@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include "json.h"
 #include "junit.h"
 #include "report.h"
+#include "scan.h"
 #include "timeline.h"
 #include "trace.h"
 #include "tracedb.h"
@@ -36,28 +38,53 @@ static int opt_common(int c, const char *cmd)
 			       cli_progname, cmd);
 }
 
+/* Progress of a long scan, on a terminal only. */
+static void progress(double done)
+{
+	fprintf(stderr, "\r%s: reading the trace: %3.0f%%", cli_progname, done * 100);
+	fflush(stderr);
+}
+
 /*
  * Loads path and computes its report with the allocator models in mask.
- * On failure prints the error (into msg as well when msg is not NULL) and
+ * The trace is streamed (scan.h): the events pass by once and only the
+ * buffers are kept; a trace that cannot be streamed is loaded whole.  On
+ * failure prints the error (into msg as well when msg is not NULL) and
  * returns the exit status; *t and *r are then untouched.
  */
 static int analyze(const char *path, unsigned mask, struct trace **t,
 		   struct report *r, char *msg, size_t msglen)
 {
-	char err[ERRLEN];
-	int rc = trace_load(path, t, err, sizeof(err));
+	char err[ERRLEN], why[ERRLEN / 2];
+	struct report_digest d;
+	int tty = isatty(STDERR_FILENO);
+	int rc = scan_trace(path, t, &d, tty ? progress : NULL, err, sizeof(err));
+	if (tty)
+		fprintf(stderr, "\r%*s\r", 60, "");
 	if (rc == 0) {
-		char e2[ERRLEN / 2];
-		rc = report_build(*t, NULL, mask, r, e2, sizeof(e2));
-		if (rc) {
-			snprintf(err, sizeof(err), "trace '%.200s': %s", path, e2);
+		rc = report_build(*t, &d, mask, r, why, sizeof(why));
+		scan_digest_free(&d);
+		if (rc == 0)
+			return 0;
+		trace_free(*t);
+		snprintf(err, sizeof(err), "trace '%.200s': %s", path, why);
+		/* TRACE_EINVAL: the stream placed the peak elsewhere than the
+		 * lean trace does, a bug; the whole trace still gives the report */
+		if (rc == TRACE_EINVAL)
+			rc = SCAN_LOAD_WHOLE;
+	}
+	if (rc == SCAN_LOAD_WHOLE) {
+		rc = trace_load(path, t, err, sizeof(err));
+		if (rc == 0) {
+			rc = report_build(*t, NULL, mask, r, why, sizeof(why));
+			if (rc == 0)
+				return 0;
 			trace_free(*t);
+			snprintf(err, sizeof(err), "trace '%.200s': %s", path, why);
 			if (rc == TRACE_EINVAL)
 				rc = -100; /* an internal error, not a usage one */
 		}
 	}
-	if (rc == 0)
-		return 0;
 	cli_error("%s", err);
 	if (msg)
 		snprintf(msg, msglen, "%s", err);
@@ -444,12 +471,23 @@ static int cmd_timeline(int argc, char **argv)
 	const char *path = argv[optind];
 	char err[ERRLEN];
 	struct trace *t;
-	if ((rc = trace_load(path, &t, err, sizeof(err)))) {
+	struct report_digest d;
+	int tty = isatty(STDERR_FILENO);
+	rc = scan_trace(path, &t, &d, tty ? progress : NULL, err, sizeof(err));
+	if (tty)
+		fprintf(stderr, "\r%*s\r", 60, "");
+	int scanned = rc == 0;
+	if (rc == SCAN_LOAD_WHOLE)
+		rc = trace_load(path, &t, err, sizeof(err));
+	if (rc) {
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}
 	struct timeline tl;
-	if ((rc = timeline_build(t, &to, &tl, err, sizeof(err)))) {
+	rc = timeline_build(t, scanned ? &d : NULL, &to, &tl, err, sizeof(err));
+	if (scanned)
+		scan_digest_free(&d);
+	if (rc) {
 		cli_error("trace '%s': %s", path, err);
 		trace_free(t);
 		return MP_EXIT_INTERNAL;

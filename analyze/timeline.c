@@ -71,10 +71,18 @@ static enum timeline_axis pick_axis(const struct trace *t)
 	return timed ? TIMELINE_AXIS_NS : TIMELINE_AXIS_SEQ;
 }
 
-static void axis_span(const struct trace *t, struct timeline *tl)
+static void axis_span(const struct trace *t, const struct report_digest *d,
+		      struct timeline *tl)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	for (size_t i = 0; i < t->nevents; i++) {
+	if (d && tl->axis == TIMELINE_AXIS_SEQ && d->nevents) {
+		lo = d->seq_first;
+		hi = d->seq_last;
+	} else if (d && d->time_first != TRACE_TIME_NONE) {
+		lo = d->time_first;
+		hi = d->time_last;
+	}
+	for (size_t i = 0; !d && i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
 		int64_t a, b;
 		if (tl->axis == TIMELINE_AXIS_SEQ) {
@@ -261,15 +269,16 @@ static int size_cmp(const void *a, const void *b)
 	return (p->id > q->id) - (p->id < q->id);
 }
 
-int timeline_build(const struct trace *t, const struct timeline_opts *o,
-		   struct timeline *tl, char *err, size_t errlen)
+int timeline_build(const struct trace *t, const struct report_digest *d,
+		   const struct timeline_opts *o, struct timeline *tl,
+		   char *err, size_t errlen)
 {
 	memset(tl, 0, sizeof(*tl));
 	if (!t->finished)
 		return trace_seterr(err, errlen, TRACE_EINVAL, "the trace is not finished");
 	tl->by = o->by;
 	tl->axis = pick_axis(t);
-	axis_span(t, tl);
+	axis_span(t, d, tl);
 	size_t top = o->top < 1 ? 1 : o->top >= TIMELINE_MAX_GROUPS ? TIMELINE_MAX_GROUPS - 1 : o->top;
 	size_t max_points = o->max_points < 16 ? 16 : o->max_points;
 

@@ -66,12 +66,17 @@ struct timeline_opts {
 	size_t max_buffers; /* listed for hovering */
 };
 
+struct report_digest;
+
 /*
- * Builds the timeline of t (finished).  Returns 0, or a negative trace_err
- * with a sentence in err; tl is then empty and safe to free.
+ * Builds the timeline of t (finished).  d is NULL for a trace held whole;
+ * for a streamed one (scan.h) it gives the span of all the events, which
+ * the lean trace no longer holds.  Returns 0, or a negative trace_err with
+ * a sentence in err; tl is then empty and safe to free.
  */
-int timeline_build(const struct trace *t, const struct timeline_opts *o,
-		   struct timeline *tl, char *err, size_t errlen);
+int timeline_build(const struct trace *t, const struct report_digest *d,
+		   const struct timeline_opts *o, struct timeline *tl,
+		   char *err, size_t errlen);
 void timeline_free(struct timeline *tl);
 
 /* "kind", "role", "label"; and back (-1 if unknown). */

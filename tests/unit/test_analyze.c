@@ -7,11 +7,16 @@
  * buffers and their gaps).
  */
 #include <stdlib.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
 
 /* the Makefile has no -Ianalyze */
 #include "../../analyze/check.h"
 #include "../../analyze/diff.h"
+#include "../../analyze/scan.h"
 #include "../../analyze/timeline.h"
+#include "tracedb.h"
 #include "../../analyze/report.h"
 #include "tap.h"
 
@@ -530,7 +535,7 @@ static void test_timeline(void)
 	CHECK(trace_finish(t, err, sizeof(err)) == 0, "timeline trace is valid");
 	struct timeline tl;
 	struct timeline_opts o = { TIMELINE_BY_ROLE, 1, 2000, 2 };
-	CHECK(timeline_build(t, &o, &tl, err, sizeof(err)) == 0, "timeline builds");
+	CHECK(timeline_build(t, NULL, &o, &tl, err, sizeof(err)) == 0, "timeline builds");
 	CHECK(tl.axis == TIMELINE_AXIS_SEQ && tl.x_min == 0 && tl.x_max == 7,
 	      "sequence axis from 0 to 7 without timestamps");
 	CHECK(tl.peak == 800 && tl.peak_x == 4, "peak 800 at seq 4, as trace_peak");
@@ -584,7 +589,7 @@ static void test_timeline(void)
 	}
 	CHECK(trace_finish(big, err, sizeof(err)) == 0, "big trace is valid");
 	struct timeline_opts ob = { TIMELINE_BY_ROLE, 8, 100, 10 };
-	CHECK(timeline_build(big, &ob, &tl, err, sizeof(err)) == 0, "big timeline builds");
+	CHECK(timeline_build(big, NULL, &ob, &tl, err, sizeof(err)) == 0, "big timeline builds");
 	uint64_t most = 0;
 	for (size_t q = 0; q < tl.npoints; q++) {
 		uint64_t sum = 0;
@@ -601,10 +606,153 @@ static void test_timeline(void)
 
 	o.by = TIMELINE_BY_LABEL;
 	o.top = 8;
-	CHECK(timeline_build(t, &o, &tl, err, sizeof(err)) == 0 && tl.ngroups == 4 && !tl.has_other,
+	CHECK(timeline_build(t, NULL, &o, &tl, err, sizeof(err)) == 0 && tl.ngroups == 4 && !tl.has_other,
 	      "by label: four groups, none other");
 	timeline_free(&tl);
 	trace_free(t);
+}
+
+/* The figures of two reports of one trace agree; 1 or 0 with a note. */
+static int same_report(const struct report *a, const struct report *b)
+{
+#define SAME(f)                                                               \
+	if (a->f != b->f) {                                                   \
+		printf("#   %s: %lld vs %lld\n", #f, (long long)a->f, (long long)b->f); \
+		return 0;                                                     \
+	}
+	SAME(peak) SAME(peak_at) SAME(peak_seq) SAME(peak_time) SAME(peak_buffer)
+	SAME(lower_bound) SAME(lower_bound_at) SAME(nevents) SAME(naccesses)
+	SAME(seq_first) SAME(seq_last) SAME(time_first) SAME(time_last)
+	SAME(npersistent) SAME(persistent_bytes) SAME(nlive) SAME(idle_bytes)
+	SAME(idle_count) SAME(gap_min) SAME(gap_median) SAME(gap_max)
+	SAME(gap_ns_min) SAME(gap_ns_median) SAME(gap_ns_max)
+	for (unsigned k = 0; k < TRACE_EV_COUNT; k++)
+		SAME(by_type[k])
+	for (size_t i = 0; i < a->nlive; i++) {
+		SAME(live[i].buffer) SAME(live[i].bytes) SAME(live[i].idle)
+		SAME(live[i].last_use) SAME(live[i].next_use) SAME(live[i].gap)
+		SAME(live[i].gap_ns)
+	}
+	for (unsigned m = 0; m < ALLOCSIM_COUNT; m++) {
+		SAME(alloc[m].reserved_peak) SAME(alloc[m].live_at_reserved_peak)
+		SAME(alloc[m].allocated_peak) SAME(alloc[m].device_allocs)
+	}
+#undef SAME
+	return 1;
+}
+
+static int sql(const char *path, const char *stmt)
+{
+	sqlite3 *db;
+	int rc = sqlite3_open(path, &db) != SQLITE_OK ||
+		 sqlite3_exec(db, stmt, NULL, NULL, NULL) != SQLITE_OK;
+	sqlite3_close(db);
+	return rc;
+}
+
+/* The streamed report equals the whole one, on random traces saved to disk;
+ * what the stream cannot take, it hands to the full loader. */
+static void test_scan(void)
+{
+	char path[64], err[256];
+	snprintf(path, sizeof(path), "/tmp/memplan-test-scan-%ld.trace", (long)getpid());
+	int bad = 0, streamed = 0;
+	for (int i = 0; i < 300 && !bad; i++) {
+		struct trace *t = random_trace(i % 2), *lean, *whole;
+		struct report_digest d;
+		struct report ra, rb;
+		if (trace_save(t, path, err, sizeof(err)) != 0) {
+			printf("#   save: %s\n", err);
+			bad = 1;
+		} else if (trace_load(path, &whole, err, sizeof(err)) != 0) {
+			printf("#   load: %s\n", err);
+			bad = 1;
+		} else {
+			int rc = scan_trace(path, &lean, &d, NULL, err, sizeof(err));
+			if (rc == 0) {
+				streamed++;
+				bad = report_build(lean, &d, REPORT_ALL_ALLOCATORS, &ra, err, sizeof(err)) ||
+				      report_build(whole, NULL, REPORT_ALL_ALLOCATORS, &rb, err, sizeof(err)) ||
+				      !same_report(&ra, &rb);
+				if (bad)
+					printf("#   random trace %d (%s clock): %s\n", i,
+					       i % 2 ? "time" : "seq", err);
+				report_free(&ra);
+				report_free(&rb);
+				scan_digest_free(&d);
+				trace_free(lean);
+			} else {
+				printf("#   random trace %d was not streamed (%d)\n", i, rc);
+				bad = 1;
+			}
+			trace_free(whole);
+		}
+		trace_free(t);
+	}
+	CHECK(!bad && streamed == 300,
+	      "300 random traces: streamed and whole reports agree figure for figure");
+
+	/* what the stream must refuse: the full loader then says why */
+	struct trace *t = random_trace(0), *x;
+	struct report_digest d;
+	while (t->naccesses < 3 || t->nevents < 3) {
+		trace_free(t);
+		t = random_trace(0);
+	}
+	static const struct {
+		const char *sql, *what;
+		int loads; /* the full loader still takes it */
+	} cases[] = {
+		{ "UPDATE accesses SET rowid = -rowid", "accesses out of order", 1 },
+		{ "UPDATE events SET aux = 300 WHERE rowid = 2", "an aux out of range", 0 },
+		{ "UPDATE events SET bytes = 'x' WHERE rowid = 1", "a text where a number goes", 0 },
+		{ "UPDATE events SET t_end = -5 WHERE rowid = 1", "an end before a start", 0 },
+		{ "UPDATE meta SET value = '9' WHERE key = 'schema_version'", "a newer schema", 0 },
+		{ "UPDATE accesses SET seq = 1000000 WHERE rowid = (SELECT max(rowid) FROM accesses)",
+		  "an access of no event", 0 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char what[128];
+		trace_save(t, path, err, sizeof(err));
+		if (sql(path, cases[k].sql)) {
+			snprintf(what, sizeof(what), "corrupt the trace: %s", cases[k].what);
+			CHECK(0, what);
+			continue;
+		}
+		snprintf(what, sizeof(what), "%s: handed to the full loader", cases[k].what);
+		CHECK(scan_trace(path, &x, &d, NULL, err, sizeof(err)) == SCAN_LOAD_WHOLE, what);
+		int rc = trace_load(path, &x, err, sizeof(err));
+		snprintf(what, sizeof(what), "%s: the full loader %s", cases[k].what,
+			 cases[k].loads ? "takes it" : "refuses it");
+		CHECK(cases[k].loads ? rc == 0 : rc < 0, what);
+		if (rc == 0)
+			trace_free(x);
+	}
+	/* an access of a buffer that is not live, in order: the stream sees it */
+	trace_save(t, path, err, sizeof(err));
+	int64_t dead = -1;
+	for (size_t i = 0; i < t->nbuffers && dead < 0; i++)
+		if (t->buffers[i].alloc_ev != TRACE_NONE && t->buffers[i].alloc_ev > 0)
+			dead = (int64_t)i;
+	if (dead >= 0) {
+		char q[160];
+		snprintf(q, sizeof(q), "UPDATE accesses SET buffer = %lld WHERE rowid = (SELECT min(rowid) FROM accesses)",
+			 (long long)dead);
+		sql(path, q);
+		int rs = scan_trace(path, &x, &d, NULL, err, sizeof(err));
+		if (rs == 0) {
+			trace_free(x);
+			scan_digest_free(&d);
+		}
+		int rl = trace_load(path, &x, err, sizeof(err));
+		if (rl == 0)
+			trace_free(x);
+		CHECK((rs == 0) == (rl == 0), "an access of a dead buffer: stream and loader agree");
+	}
+	CHECK(scan_trace("/nonexistent/x.trace", &x, &d, NULL, err, sizeof(err)) == SCAN_LOAD_WHOLE,
+	      "a missing file goes to the full loader for its message");
+	trace_free(t);
+	unlink(path);
 }
 
 int main(void)
@@ -617,5 +765,6 @@ int main(void)
 	test_check();
 	test_diff();
 	test_timeline();
+	test_scan();
 	return tap_done();
 }

@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scan.c - the streaming reader of scan.h.  One pass over the events table
+ * in row order, merged with one pass over the accesses table (both are
+ * written in sequence order), keeps a running sum of live bytes and the
+ * clock value where it is highest so far (the peak candidate P).
+ *
+ * Design note: the uses around a peak that is not known until the end are
+ * kept in O(1) per buffer.  P only ever moves forward, to the clock value
+ * just finished, so at that moment every use seen is at or before it.  Each
+ * buffer keeps its latest use u1, the use before it (saved, taken whenever
+ * u1 was at or before the P of the time) and its first use after P; at the
+ * end the last use at or before P is u1 if u1 <= P, else saved, and the
+ * first use after P is valid if it lies after the final P.
+ *
+ * Buffers live at the start add a constant to every point of the running
+ * sum, and which buffers they are is known only at the end (those never
+ * allocated), so the sum leaves them out: the place of the maximum does
+ * not depend on them.  The peak itself then comes from trace_peak() on the
+ * lean trace, and report_build() checks that it falls where the stream says.
+ */
+#include "scan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#define NO_USE_BEFORE INT64_MIN
+#define NO_USE_AFTER INT64_MAX
+
+struct hole_point {
+	int64_t at, delta;
+};
+
+struct scanner {
+	sqlite3 *db;
+	struct trace *t;
+	struct report_digest *d;
+	int64_t nnames;
+	int bad; /* the stream met something only the full loader may judge */
+
+	/* per buffer */
+	int64_t *u1, *u1_t, *saved, *saved_t, *after, *after_t;
+	int64_t *acc_first, *acc_last; /* seqs of the first and last access */
+
+	/* the running sum */
+	int64_t live, best, at;
+	int64_t clock;
+	int have_clock;
+	struct hole_point *hp;
+	size_t nhp, ihp;
+};
+
+static int hp_cmp(const void *a, const void *b)
+{
+	const struct hole_point *x = a, *y = b;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Reads column col as an integer (NULL: none) within [min, max]; else bad. */
+static int64_t col(struct scanner *s, sqlite3_stmt *st, int c, int nullable,
+		   int64_t none, int64_t min, int64_t max)
+{
+	/* one column call, then the cheap value calls: this is the inner loop
+	 * of a 10^7-row scan */
+	sqlite3_value *v = sqlite3_column_value(st, c);
+	int type = sqlite3_value_type(v);
+	if (type == SQLITE_NULL && nullable)
+		return none;
+	int64_t x = sqlite3_value_int64(v);
+	if (type != SQLITE_INTEGER || x < min || x > max)
+		s->bad = 1;
+	return x;
+}
+
+static int prepare(struct scanner *s, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+		s->bad = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Steps st: 1 row, 0 done, -1 error (bad). */
+static int step(struct scanner *s, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	s->bad = 1;
+	return -1;
+}
+
+static int read_meta(struct scanner *s)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "SELECT key, value FROM meta", &st))
+		return 0;
+	int r;
+	while ((r = step(s, st)) > 0) {
+		if (sqlite3_column_type(st, 0) != SQLITE_TEXT ||
+		    sqlite3_column_type(st, 1) != SQLITE_TEXT) {
+			s->bad = 1;
+			break;
+		}
+		if (trace_set_meta(s->t, (const char *)sqlite3_column_text(st, 0),
+				   (const char *)sqlite3_column_text(st, 1)) < 0) {
+			sqlite3_finalize(st);
+			return TRACE_ENOMEM;
+		}
+	}
+	sqlite3_finalize(st);
+	const char *v = trace_get_meta(s->t, "schema_version");
+	char mine[16];
+	snprintf(mine, sizeof(mine), "%d", TRACE_SCHEMA_VERSION);
+	/* only the version this build writes streams; the loader migrates */
+	if (!v || strcmp(v, mine) != 0)
+		s->bad = 1;
+	return 0;
+}
+
+static int read_buffers(struct scanner *s)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "SELECT id, size, rounded, kind, role, device, stream, addr,"
+		       " align, fixed_offset, label FROM buffers ORDER BY id", &st))
+		return 0;
+	int r;
+	while (!s->bad && (r = step(s, st)) > 0) {
+		struct trace_buffer b = { 0 };
+		int64_t id = col(s, st, 0, 0, 0, 0, INT64_MAX);
+		b.size = (uint64_t)col(s, st, 1, 0, 0, 1, INT64_MAX);
+		b.rounded = (uint64_t)col(s, st, 2, 0, 0, 1, INT64_MAX);
+		b.kind = (uint8_t)col(s, st, 3, 0, 0, 0, TRACE_KIND_COUNT - 1);
+		b.role = (uint8_t)col(s, st, 4, 0, 0, 0, TRACE_ROLE_COUNT - 1);
+		b.device = (int32_t)col(s, st, 5, 0, 0, 0, INT32_MAX);
+		b.stream = col(s, st, 6, 1, TRACE_NONE, 0, INT64_MAX);
+		b.addr = (uint64_t)col(s, st, 7, 1, 0, INT64_MIN, INT64_MAX);
+		b.align = (uint64_t)col(s, st, 8, 0, 0, 1, INT64_MAX);
+		b.fixed_offset = col(s, st, 9, 1, TRACE_NONE, 0, INT64_MAX);
+		int lt = sqlite3_column_type(st, 10);
+		if (lt == SQLITE_TEXT)
+			b.label = (const char *)sqlite3_column_text(st, 10);
+		else if (lt != SQLITE_NULL)
+			s->bad = 1;
+		if ((uint64_t)id != s->t->nbuffers)
+			s->bad = 1;
+		if (!s->bad && trace_add_buffer(s->t, &b) < 0) {
+			sqlite3_finalize(st);
+			return TRACE_ENOMEM;
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Names are only counted: events refer to them by id 1..n. */
+static void read_names(struct scanner *s)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "SELECT count(*), coalesce(min(id), 1), coalesce(max(id), 0),"
+		       " sum(typeof(id) != 'integer' OR typeof(name) != 'text')"
+		       " FROM names", &st))
+		return;
+	if (step(s, st) > 0) {
+		int64_t n = sqlite3_column_int64(st, 0);
+		if (sqlite3_column_int64(st, 1) != 1 || sqlite3_column_int64(st, 2) != n ||
+		    sqlite3_column_int64(st, 3) != 0)
+			s->bad = 1;
+		s->nnames = n;
+	}
+	sqlite3_finalize(st);
+}
+
+static int read_holes(struct scanner *s)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "SELECT buffer, lower, upper, win_lo, win_hi FROM holes ORDER BY rowid",
+		    &st))
+		return 0;
+	int r;
+	while (!s->bad && (r = step(s, st)) > 0) {
+		struct trace_hole h;
+		h.buffer = col(s, st, 0, 0, 0, 0, INT64_MAX);
+		h.lower = col(s, st, 1, 0, 0, INT64_MIN, INT64_MAX);
+		h.upper = col(s, st, 2, 0, 0, INT64_MIN, INT64_MAX);
+		h.win_lo = col(s, st, 3, 1, TRACE_NONE, 0, INT64_MAX);
+		h.win_hi = col(s, st, 4, 1, TRACE_NONE, 0, INT64_MAX);
+		if (!s->bad && trace_add_hole(s->t, &h) < 0) {
+			sqlite3_finalize(st);
+			return TRACE_ENOMEM;
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* --- the running sum and the uses ------------------------------------------ */
+
+/* Closes clock value c: the sum there is final; a new maximum moves P. */
+static void close_clock(struct scanner *s, int64_t c)
+{
+	if (s->live > s->best) {
+		s->best = s->live;
+		s->at = c;
+	}
+}
+
+/* Hole points before clock value c, each its own clock value. */
+static void holes_before(struct scanner *s, int64_t c)
+{
+	while (s->ihp < s->nhp && s->hp[s->ihp].at < c) {
+		int64_t at = s->hp[s->ihp].at;
+		while (s->ihp < s->nhp && s->hp[s->ihp].at == at)
+			s->live += s->hp[s->ihp++].delta;
+		close_clock(s, at);
+	}
+}
+
+/* Moves the sweep to clock value c (events arrive in clock order). */
+static void advance(struct scanner *s, int64_t c)
+{
+	if (s->have_clock && c == s->clock)
+		return;
+	if (s->have_clock)
+		close_clock(s, s->clock);
+	holes_before(s, c);
+	while (s->ihp < s->nhp && s->hp[s->ihp].at == c)
+		s->live += s->hp[s->ihp++].delta;
+	s->clock = c;
+	s->have_clock = 1;
+}
+
+static void use(struct scanner *s, int64_t b, int64_t c, int64_t t_end,
+		int64_t t_start)
+{
+	if (s->u1[b] <= s->at) {
+		s->saved[b] = s->u1[b];
+		s->saved_t[b] = s->u1_t[b];
+	}
+	s->u1[b] = c;
+	s->u1_t[b] = t_end;
+	if (c > s->at && (s->after[b] == NO_USE_AFTER || s->after[b] <= s->at)) {
+		s->after[b] = c;
+		s->after_t[b] = t_start;
+	}
+}
+
+/* --- the events and accesses, merged ------------------------------------------ */
+
+static int stream_events(struct scanner *s, void (*progress)(double))
+{
+	sqlite3_stmt *ev, *ac, *mx;
+	int64_t total = 1;
+	if (prepare(s, "SELECT max(rowid) FROM events", &mx) == 0) {
+		if (step(s, mx) > 0 && sqlite3_column_type(mx, 0) == SQLITE_INTEGER)
+			total = sqlite3_column_int64(mx, 0);
+		sqlite3_finalize(mx);
+	}
+	if (prepare(s, "SELECT seq, type, buffer, stream, t_start, t_end, bytes, flops,"
+		       " aux, name FROM events ORDER BY rowid", &ev))
+		return 0;
+	if (prepare(s, "SELECT seq, buffer, mode FROM accesses ORDER BY rowid", &ac)) {
+		sqlite3_finalize(ev);
+		return 0;
+	}
+	struct trace *t = s->t;
+	struct report_digest *d = s->d;
+	int time_clock = t->clock == TRACE_CLOCK_TIME;
+	int have_acc = step(s, ac) > 0, rc = 0;
+	int64_t acc_seq = have_acc ? col(s, ac, 0, 0, 0, INT64_MIN, INT64_MAX) : 0;
+	int64_t prev_acc_seq = INT64_MIN, prev_seq = INT64_MIN;
+	d->time_first = INT64_MAX;
+	d->time_last = INT64_MIN;
+	while (!s->bad && step(s, ev) > 0) {
+		int64_t seq = col(s, ev, 0, 0, 0, INT64_MIN, INT64_MAX);
+		int type = (int)col(s, ev, 1, 0, 0, 0, TRACE_EV_COUNT - 1);
+		int64_t b = col(s, ev, 2, 1, TRACE_NONE, 0, INT64_MAX);
+		col(s, ev, 3, 1, TRACE_NONE, 0, INT64_MAX);
+		int64_t t0 = col(s, ev, 4, 1, TRACE_TIME_NONE, INT64_MIN + 1, INT64_MAX);
+		int64_t t1 = col(s, ev, 5, 1, TRACE_TIME_NONE, INT64_MIN + 1, INT64_MAX);
+		col(s, ev, 6, 1, 0, 0, INT64_MAX);
+		col(s, ev, 7, 1, 0, 0, INT64_MAX);
+		col(s, ev, 8, 0, 0, 0, 255);
+		col(s, ev, 9, 1, 0, 1, s->nnames);
+		if (d->nevents && seq <= prev_seq)
+			s->bad = 1;
+		if (t0 != TRACE_TIME_NONE && t1 != TRACE_TIME_NONE && t1 < t0)
+			s->bad = 1;
+		int alloc_free = type == TRACE_EV_ALLOC || type == TRACE_EV_FREE;
+		if (alloc_free && (b == TRACE_NONE || (uint64_t)b >= t->nbuffers ||
+				   (time_clock && t0 == TRACE_TIME_NONE)))
+			s->bad = 1;
+		if (s->bad)
+			break;
+		prev_seq = seq;
+		if (d->nevents == 0)
+			d->seq_first = seq;
+		d->seq_last = seq;
+		d->nevents++;
+		d->by_type[type]++;
+		if (t0 != TRACE_TIME_NONE && t0 < d->time_first)
+			d->time_first = t0;
+		int64_t tend = t1 != TRACE_TIME_NONE ? t1 : t0;
+		if (tend != TRACE_TIME_NONE && tend > d->time_last)
+			d->time_last = tend;
+
+		/* the event's clock value; a time-clock event without a time
+		 * has none and moves nothing */
+		int clocked = !time_clock || t0 != TRACE_TIME_NONE;
+		int64_t c = time_clock ? t0 : seq;
+		if (clocked) {
+			if (s->have_clock && c < s->clock) {
+				s->bad = 1; /* not in clock order: load it whole */
+				break;
+			}
+			advance(s, c);
+		}
+		if (alloc_free) {
+			struct trace_event e = { .seq = seq, .type = (uint8_t)type, .buffer = b,
+						 .stream = TRACE_NONE, .t_start = t0, .t_end = t1 };
+			if (trace_add_event(t, &e) < 0) {
+				rc = TRACE_ENOMEM;
+				break;
+			}
+			int64_t size = (int64_t)t->buffers[b].size;
+			s->live += type == TRACE_EV_ALLOC ? size : -size;
+			use(s, b, c, tend, t0);
+		}
+		/* this event's accesses */
+		while (have_acc && !s->bad) {
+			if (acc_seq < prev_acc_seq) {
+				s->bad = 1; /* accesses not in event order: load it whole */
+				break;
+			}
+			if (acc_seq > seq)
+				break;
+			if (acc_seq < seq) {
+				s->bad = 1; /* an access of no event */
+				break;
+			}
+			int64_t ab = col(s, ac, 1, 0, 0, 0, (int64_t)t->nbuffers - 1);
+			col(s, ac, 2, 0, 0, 0, TRACE_ACCESS_RW);
+			if (s->bad)
+				break;
+			d->naccesses++;
+			if (s->acc_first[ab] == INT64_MAX)
+				s->acc_first[ab] = seq;
+			s->acc_last[ab] = seq;
+			if (clocked)
+				use(s, ab, c, tend, t0);
+			prev_acc_seq = acc_seq;
+			have_acc = step(s, ac) > 0;
+			if (have_acc)
+				acc_seq = col(s, ac, 0, 0, 0, INT64_MIN, INT64_MAX);
+		}
+		if (progress && (d->nevents & 0x3ffff) == 0)
+			progress((double)d->nevents / (double)(total > 0 ? total : 1));
+	}
+	if (have_acc)
+		s->bad = 1; /* accesses after the last event */
+	if (!s->bad && s->have_clock)
+		close_clock(s, s->clock);
+	holes_before(s, INT64_MAX);
+	/* a hole point at INT64_MAX itself cannot start anything: ignore */
+	sqlite3_finalize(ev);
+	sqlite3_finalize(ac);
+	if (d->time_first > d->time_last)
+		d->time_first = d->time_last = TRACE_TIME_NONE;
+	return rc;
+}
+
+/* Every access must touch a live buffer (the full loader's rule). */
+static void check_accesses(struct scanner *s)
+{
+	const struct trace *t = s->t;
+	for (size_t i = 0; i < t->nbuffers && !s->bad; i++) {
+		const struct trace_buffer *b = &t->buffers[i];
+		if (s->acc_first[i] == INT64_MAX)
+			continue;
+		if ((b->alloc_ev != TRACE_NONE && s->acc_first[i] <= t->events[b->alloc_ev].seq) ||
+		    (b->free_ev != TRACE_NONE && s->acc_last[i] >= t->events[b->free_ev].seq))
+			s->bad = 1;
+	}
+}
+
+static int64_t *array(size_t n, int64_t fill)
+{
+	int64_t *p = malloc((n ? n : 1) * sizeof(*p));
+	for (size_t i = 0; p && i < n; i++)
+		p[i] = fill;
+	return p;
+}
+
+void scan_digest_free(struct report_digest *d)
+{
+	free(d->last);
+	free(d->next);
+	free(d->last_t);
+	free(d->next_t);
+	memset(d, 0, sizeof(*d));
+}
+
+static void scanner_free(struct scanner *s)
+{
+	free(s->u1);
+	free(s->u1_t);
+	free(s->saved);
+	free(s->saved_t);
+	free(s->after);
+	free(s->after_t);
+	free(s->acc_first);
+	free(s->acc_last);
+	free(s->hp);
+	if (s->db)
+		sqlite3_close(s->db);
+}
+
+int scan_trace(const char *path, struct trace **out, struct report_digest *d,
+	       void (*progress)(double done), char *err, size_t errlen)
+{
+	struct scanner s = { 0 };
+	memset(d, 0, sizeof(*d));
+	s.d = d;
+	s.best = 0;
+	s.at = INT64_MIN;
+	FILE *f = fopen(path, "rb");
+	char magic[16];
+	if (!f)
+		return SCAN_LOAD_WHOLE;
+	size_t n = fread(magic, 1, sizeof(magic), f);
+	fclose(f);
+	if (n < sizeof(magic) || memcmp(magic, "SQLite format 3", 16) != 0)
+		return SCAN_LOAD_WHOLE;
+	if (sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		sqlite3_close(s.db);
+		return SCAN_LOAD_WHOLE;
+	}
+	int rc = 0;
+	char msg[256];
+	if (!(s.t = trace_new()))
+		rc = TRACE_ENOMEM;
+	if (rc == 0 && (rc = read_meta(&s)) == 0 && !s.bad)
+		rc = read_buffers(&s);
+	if (rc == 0 && !s.bad)
+		read_names(&s);
+	if (rc == 0 && !s.bad)
+		rc = read_holes(&s);
+	/* the clock, and the holes as points of the running sum */
+	if (rc == 0 && !s.bad) {
+		const char *clock = trace_get_meta(s.t, "clock");
+		if (clock && strcmp(clock, "time") == 0)
+			s.t->clock = TRACE_CLOCK_TIME;
+		else if (clock && strcmp(clock, "seq") != 0)
+			s.bad = 1;
+		size_t nb = s.t->nbuffers;
+		if (!(s.u1 = array(nb, NO_USE_BEFORE)) || !(s.u1_t = array(nb, TRACE_TIME_NONE)) ||
+		    !(s.saved = array(nb, NO_USE_BEFORE)) ||
+		    !(s.saved_t = array(nb, TRACE_TIME_NONE)) ||
+		    !(s.after = array(nb, NO_USE_AFTER)) ||
+		    !(s.after_t = array(nb, TRACE_TIME_NONE)) ||
+		    !(s.acc_first = array(nb, INT64_MAX)) || !(s.acc_last = array(nb, INT64_MIN)) ||
+		    !(s.hp = malloc((2 * s.t->nholes + 1) * sizeof(*s.hp))))
+			rc = TRACE_ENOMEM;
+		for (size_t i = 0; rc == 0 && !s.bad && i < s.t->nholes; i++) {
+			const struct trace_hole *h = &s.t->holes[i];
+			if (h->buffer < 0 || (uint64_t)h->buffer >= nb) {
+				s.bad = 1;
+				break;
+			}
+			int64_t away = (int64_t)s.t->buffers[h->buffer].size;
+			if (h->win_lo != TRACE_NONE && h->win_hi != TRACE_NONE)
+				away -= h->win_hi - h->win_lo;
+			s.hp[s.nhp++] = (struct hole_point){ h->lower, -away };
+			s.hp[s.nhp++] = (struct hole_point){ h->upper, away };
+		}
+		if (!s.bad && s.nhp)
+			qsort(s.hp, s.nhp, sizeof(*s.hp), hp_cmp);
+	}
+	if (rc == 0 && !s.bad)
+		rc = stream_events(&s, progress);
+	sqlite3_close(s.db);
+	s.db = NULL;
+	/* the model's rules, as the full loader applies them */
+	if (rc == 0 && !s.bad && trace_finish(s.t, msg, sizeof(msg)) != 0)
+		s.bad = 1;
+	if (rc == 0 && !s.bad)
+		check_accesses(&s);
+	if (rc == 0 && !s.bad) {
+		size_t nb = s.t->nbuffers;
+		if (!(d->last = array(nb, 0)) || !(d->next = array(nb, 0)) ||
+		    !(d->last_t = array(nb, 0)) || !(d->next_t = array(nb, 0)))
+			rc = TRACE_ENOMEM;
+		for (size_t i = 0; rc == 0 && i < nb; i++) {
+			int before = s.u1[i] <= s.at;
+			d->last[i] = before ? s.u1[i] : s.saved[i];
+			d->last_t[i] = before ? s.u1_t[i] : s.saved_t[i];
+			int after = s.after[i] != NO_USE_AFTER && s.after[i] > s.at;
+			d->next[i] = after ? s.after[i] : NO_USE_AFTER;
+			d->next_t[i] = after ? s.after_t[i] : TRACE_TIME_NONE;
+		}
+		d->at = s.at;
+	}
+	scanner_free(&s);
+	if (rc || s.bad) {
+		trace_free(s.t);
+		scan_digest_free(d);
+		if (rc)
+			return trace_seterr(err, errlen, rc, "out of memory reading trace '%s'",
+					    path);
+		return SCAN_LOAD_WHOLE;
+	}
+	*out = s.t;
+	return 0;
+}
