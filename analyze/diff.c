@@ -295,9 +295,13 @@ int diff_build(const struct trace *a, const struct report *ra,
 		diff_free(d);
 		return trace_seterr(err, errlen, rc, "out of memory comparing the traces");
 	}
-	qsort(d->appeared, d->nappeared, sizeof(*d->appeared), dbuf_cmp);
-	qsort(d->vanished, d->nvanished, sizeof(*d->vanished), dbuf_cmp);
-	qsort(d->resized, d->nresized, sizeof(*d->resized), resized_cmp);
+	/* qsort wants a valid pointer even for no elements */
+	if (d->nappeared)
+		qsort(d->appeared, d->nappeared, sizeof(*d->appeared), dbuf_cmp);
+	if (d->nvanished)
+		qsort(d->vanished, d->nvanished, sizeof(*d->vanished), dbuf_cmp);
+	if (d->nresized)
+		qsort(d->resized, d->nresized, sizeof(*d->resized), resized_cmp);
 	for (size_t i = 0; i < d->nappeared; i++)
 		d->appeared_bytes += d->appeared[i].size_b;
 	for (size_t i = 0; i < d->nvanished; i++)

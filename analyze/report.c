@@ -257,7 +257,8 @@ static int live_at_peak(const struct trace *t, const struct report_digest *d,
 				l->gap_ns = tt > tf ? tt - tf : 0;
 		}
 	}
-	qsort(r->live, r->nlive, sizeof(*r->live), live_cmp);
+	if (r->nlive)
+		qsort(r->live, r->nlive, sizeof(*r->live), live_cmp);
 	return 0;
 }
 
