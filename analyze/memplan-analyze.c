@@ -7,10 +7,10 @@
  */
 #include <getopt.h>
 #include <stdio.h>
-#include <time.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "cli.h"
@@ -45,50 +45,67 @@ static void progress(double done)
 	fflush(stderr);
 }
 
+/* Prints err (and copies it into msg) and returns the exit status of rc. */
+static int fail(int rc, const char *err, char *msg, size_t msglen)
+{
+	cli_error("%s", err);
+	if (msg)
+		snprintf(msg, msglen, "%s", err);
+	return rc == TRACE_EINVAL ? MP_EXIT_INTERNAL : cli_exit_for(rc, 0);
+}
+
+/*
+ * Reads path, streamed (scan.h: the events pass by once and only the
+ * buffers stay) when it can be, else whole; *scanned says which, and d is
+ * filled when streamed (free it with scan_digest_free()).  whole forces the
+ * full loader.  On failure prints the error (copied into msg when not NULL)
+ * and returns the exit status.
+ */
+static int load(const char *path, int whole, struct trace **t,
+		struct report_digest *d, int *scanned, char *msg, size_t msglen)
+{
+	char err[ERRLEN];
+	int rc = SCAN_LOAD_WHOLE;
+	if (!whole) {
+		int tty = isatty(STDERR_FILENO);
+		rc = scan_trace(path, t, d, tty ? progress : NULL, err, sizeof(err));
+		if (tty)
+			fprintf(stderr, "\r%*s\r", 60, "");
+	}
+	*scanned = rc == 0;
+	if (rc == SCAN_LOAD_WHOLE)
+		rc = trace_load(path, t, err, sizeof(err));
+	return rc ? fail(rc, err, msg, msglen) : 0;
+}
+
 /*
  * Loads path and computes its report with the allocator models in mask.
- * The trace is streamed (scan.h): the events pass by once and only the
- * buffers are kept; a trace that cannot be streamed is loaded whole.  On
- * failure prints the error (into msg as well when msg is not NULL) and
- * returns the exit status; *t and *r are then untouched.
+ * On failure prints the error (copied into msg when not NULL) and returns
+ * the exit status; *t and *r are then untouched.
  */
 static int analyze(const char *path, unsigned mask, struct trace **t,
 		   struct report *r, char *msg, size_t msglen)
 {
-	char err[ERRLEN], why[ERRLEN / 2];
+	char why[ERRLEN / 2], err[ERRLEN];
 	struct report_digest d;
-	int tty = isatty(STDERR_FILENO);
-	int rc = scan_trace(path, t, &d, tty ? progress : NULL, err, sizeof(err));
-	if (tty)
-		fprintf(stderr, "\r%*s\r", 60, "");
-	if (rc == 0) {
-		rc = report_build(*t, &d, mask, r, why, sizeof(why));
-		scan_digest_free(&d);
+	int scanned, rc;
+	for (int whole = 0; whole < 2; whole++) {
+		if ((rc = load(path, whole, t, &d, &scanned, msg, msglen)))
+			return rc;
+		rc = report_build(*t, scanned ? &d : NULL, mask, r, why, sizeof(why));
+		if (scanned)
+			scan_digest_free(&d);
 		if (rc == 0)
 			return 0;
 		trace_free(*t);
-		snprintf(err, sizeof(err), "trace '%.200s': %s", path, why);
-		/* TRACE_EINVAL: the stream placed the peak elsewhere than the
-		 * lean trace does, a bug; the whole trace still gives the report */
-		if (rc == TRACE_EINVAL)
-			rc = SCAN_LOAD_WHOLE;
+		/* TRACE_EINVAL after a scan: the stream placed the peak elsewhere
+		 * than the lean trace does, a bug; the whole trace still gives
+		 * the report */
+		if (!(rc == TRACE_EINVAL && scanned))
+			break;
 	}
-	if (rc == SCAN_LOAD_WHOLE) {
-		rc = trace_load(path, t, err, sizeof(err));
-		if (rc == 0) {
-			rc = report_build(*t, NULL, mask, r, why, sizeof(why));
-			if (rc == 0)
-				return 0;
-			trace_free(*t);
-			snprintf(err, sizeof(err), "trace '%.200s': %s", path, why);
-			if (rc == TRACE_EINVAL)
-				rc = -100; /* an internal error, not a usage one */
-		}
-	}
-	cli_error("%s", err);
-	if (msg)
-		snprintf(msg, msglen, "%s", err);
-	return rc == -100 ? MP_EXIT_INTERNAL : cli_exit_for(rc, 0);
+	snprintf(err, sizeof(err), "trace '%.200s': %s", path, why);
+	return fail(rc, err, msg, msglen);
 }
 
 static double now(void)
@@ -472,17 +489,9 @@ static int cmd_timeline(int argc, char **argv)
 	char err[ERRLEN];
 	struct trace *t;
 	struct report_digest d;
-	int tty = isatty(STDERR_FILENO);
-	rc = scan_trace(path, &t, &d, tty ? progress : NULL, err, sizeof(err));
-	if (tty)
-		fprintf(stderr, "\r%*s\r", 60, "");
-	int scanned = rc == 0;
-	if (rc == SCAN_LOAD_WHOLE)
-		rc = trace_load(path, &t, err, sizeof(err));
-	if (rc) {
-		cli_error("%s", err);
-		return cli_exit_for(rc, 0);
-	}
+	int scanned;
+	if ((rc = load(path, 0, &t, &d, &scanned, NULL, 0)))
+		return rc;
 	struct timeline tl;
 	rc = timeline_build(t, scanned ? &d : NULL, &to, &tl, err, sizeof(err));
 	if (scanned)
