@@ -180,10 +180,13 @@ static int key_cmp(const struct blk *x, int pool, int64_t stream,
 	return 0;
 }
 
+/* Keys are unique: addresses could only repeat after 2^64 bytes of
+ * segments, and the block's index breaks even that tie. */
 static int blk_cmp(const struct allocsim *s, uint32_t a, uint32_t b)
 {
 	const struct blk *y = &s->b[b];
-	return key_cmp(&s->b[a], y->pool, y->stream, y->size, y->addr);
+	int c = key_cmp(&s->b[a], y->pool, y->stream, y->size, y->addr);
+	return c ? c : (a > b) - (a < b);
 }
 
 /* Splits tree t into keys below x's (*l) and the rest (*r). */
@@ -311,8 +314,7 @@ static int reserve_ids(struct allocsim *s, uint64_t id)
 int allocsim_alloc(struct allocsim *s, int64_t id, uint64_t size,
 		   int64_t stream, int64_t at)
 {
-	if (id < 0 || (uint64_t)id >= NIL - 1 || size == 0 ||
-	    size > (UINT64_MAX >> 2))
+	if (id < 0 || (uint64_t)id >= NIL - 1 || size == 0 || size > (uint64_t)INT64_MAX)
 		return TRACE_EINVAL;
 	int rc;
 	if ((rc = reserve_ids(s, (uint64_t)id)) < 0)

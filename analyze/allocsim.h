@@ -61,10 +61,11 @@ void allocsim_destroy(struct allocsim *s);
 
 /*
  * Replays one request: buffer id (any value below 2^32 - 1, each allocated
- * at most once while live) of size bytes on stream (TRACE_NONE: the default
- * stream) at clock value `at`.  Returns 0, TRACE_EINVAL for a zero size, an
- * id already live or a free of an id that is not, or TRACE_ENOMEM; after a
- * failure the simulation is unchanged.
+ * at most once while live) of size bytes (1 to 2^63 - 1) on stream
+ * (TRACE_NONE: the default stream) at clock value `at`.  Returns 0,
+ * TRACE_EINVAL for a size out of range, an id already live or a free of an
+ * id that is not, or TRACE_ENOMEM; after a failure the simulation is
+ * unchanged.
  */
 int allocsim_alloc(struct allocsim *s, int64_t id, uint64_t size,
 		   int64_t stream, int64_t at);

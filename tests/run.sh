@@ -53,6 +53,9 @@ mkdir -p "$seeds/trace"
 	tests/fuzz/seeds/csv/small.csv -o "$seeds/trace/small.trace" >/dev/null 2>&1
 "$MEMPLAN_BIN/memplan-trace" synth --model alexnet --batch 1 \
 	-o "$seeds/trace/alexnet.trace" >/dev/null 2>&1
+# Seeds for analyze's streaming reader: the same traces.
+mkdir -p "$seeds/scan"
+cp "$seeds/trace/"*.trace "$seeds/scan/" 2>/dev/null
 # Seeds for the plan loader: plans compiled from those traces.
 mkdir -p "$seeds/plan"
 "$MEMPLAN_BIN/memplan-plan" compile --strategy greedy-size \

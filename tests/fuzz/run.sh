@@ -7,7 +7,7 @@ BUILD=${BUILD:-build}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 out=$BUILD/fuzz
 mkdir -p "$out"
-core=$(ls traces/*.c cli/*.c planner/*.c runtime/*.c 2>/dev/null | grep -v '/memplan-')
+core=$(ls traces/*.c cli/*.c analyze/*.c planner/*.c runtime/*.c 2>/dev/null | grep -v '/memplan-')
 seeds=$BUILD/tests/seeds
 cc=${CC_FUZZ:-clang}
 status=0
