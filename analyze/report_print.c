@@ -107,15 +107,15 @@ int report_print_text(FILE *f, const char *path, const struct trace *t,
 		r->nbuffers, r->npersistent,
 		cli_format_size(r->persistent_bytes, a, sizeof(a)),
 		r->ntransient, cli_format_size(r->transient_bytes, b, sizeof(b)));
-	fprintf(f, "events:         %zu (", r->nevents);
+	fprintf(f, "events:         %zu", r->nevents);
 	for (unsigned k = 0, first = 1; k < TRACE_EV_COUNT; k++) {
 		if (!r->by_type[k])
 			continue;
-		fprintf(f, "%s%zu %s", first ? "" : ", ", r->by_type[k],
+		fprintf(f, "%s%zu %s", first ? " (" : ", ", r->by_type[k],
 			trace_event_type_name(k));
 		first = 0;
 	}
-	fprintf(f, "), %zu accesses\n", r->naccesses);
+	fprintf(f, "%s, %zu accesses\n", r->nevents ? ")" : "", r->naccesses);
 	fprintf(f, "span:           seq %" PRId64 "..%" PRId64, r->seq_first,
 		r->seq_last);
 	if (r->time_first != TRACE_TIME_NONE) {
@@ -210,11 +210,15 @@ int report_print_text(FILE *f, const char *path, const struct trace *t,
 			if (!(r->allocators & (1u << m)))
 				continue;
 			const struct allocsim_result *s = &r->alloc[m];
-			fprintf(f, "                %-12s %14s %14s %14.3f %13.3f\n",
+			char fr[32] = "-", ov[32] = "-";
+			if (s->live_at_reserved_peak)
+				snprintf(fr, sizeof(fr), "%.3f", report_fragmentation(s));
+			if (s->live_peak)
+				snprintf(ov, sizeof(ov), "%.3f", report_reserved_over_peak(s));
+			fprintf(f, "                %-12s %14s %14s %14s %13s\n",
 				allocsim_name(m),
 				cli_format_size(s->reserved_peak, a, sizeof(a)),
-				cli_format_size(s->live_at_reserved_peak, b, sizeof(b)),
-				report_fragmentation(s), report_reserved_over_peak(s));
+				cli_format_size(s->live_at_reserved_peak, b, sizeof(b)), fr, ov);
 		}
 	}
 	return ferror(f) ? -1 : 0;
