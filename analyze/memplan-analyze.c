@@ -25,19 +25,6 @@
 
 #define ERRLEN 512
 
-static const struct cli_command *find_cmd(const char *name);
-
-/* Handles -h/--help and unknown options for every subcommand. */
-static int opt_common(int c, const char *cmd)
-{
-	if (c == 'h') {
-		cli_print_usage(stdout, find_cmd(cmd));
-		return MP_EXIT_OK;
-	}
-	return cli_usage_error("%s: bad option (see '%s %s --help')", cmd,
-			       cli_progname, cmd);
-}
-
 /* Progress of a long scan, on a terminal only. */
 static void progress(double done)
 {
@@ -167,7 +154,7 @@ static int cmd_summary(int argc, char **argv)
 			mask = 1u << model;
 			break;
 		default:
-			return opt_common(c, "summary");
+			return cli_option_error(c, "summary");
 		}
 	}
 	if (optind != argc - 1)
@@ -271,7 +258,7 @@ static int cmd_check(int argc, char **argv)
 			json = 1;
 			break;
 		default:
-			return opt_common(c, "check");
+			return cli_option_error(c, "check");
 		}
 	}
 	if (optind != argc - 1)
@@ -370,7 +357,7 @@ static int cmd_diff(int argc, char **argv)
 		} else if (c == 'j') {
 			json = 1;
 		} else {
-			return opt_common(c, "diff");
+			return cli_option_error(c, "diff");
 		}
 	}
 	if (optind != argc - 2)
@@ -469,7 +456,7 @@ static int cmd_timeline(int argc, char **argv)
 			to.max_buffers = (size_t)v;
 			break;
 		default:
-			return opt_common(c, "timeline");
+			return cli_option_error(c, "timeline");
 		}
 	}
 	if (optind != argc - 1)
@@ -535,14 +522,6 @@ static const struct cli_command commands[] = {
 	  "draw memory over the iteration, stacked by group, the peak marked (SVG or HTML)" },
 	{ 0 }
 };
-
-static const struct cli_command *find_cmd(const char *name)
-{
-	for (const struct cli_command *c = commands; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return &commands[0];
-}
 
 int main(int argc, char **argv)
 {

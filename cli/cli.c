@@ -157,20 +157,42 @@ static void print_help(FILE *f, const struct cli_command *table,
 		cli_progname, cli_progname);
 }
 
+/* The table cli_dispatch() runs, for cli_option_error()'s --help. */
+static const struct cli_command *dispatched;
+
+static const struct cli_command *find_command(const struct cli_command *table,
+					      const char *name)
+{
+	for (const struct cli_command *c = table; c && c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+int cli_option_error(int c, const char *cmd)
+{
+	const struct cli_command *found = find_command(dispatched, cmd);
+	if (c == 'h' && found) {
+		cli_print_usage(stdout, found);
+		return MP_EXIT_OK;
+	}
+	return cli_usage_error("%s: bad option (see '%s %s --help')", cmd,
+			       cli_progname, cmd);
+}
+
 int cli_dispatch(const struct cli_command *table, int argc, char **argv,
 		 const char *about)
 {
+	dispatched = table;
 	if (argc < 2)
 		return print_help(stderr, table, about), MP_EXIT_USAGE;
 	const char *name = argv[1];
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") ||
 	    !strcmp(name, "help")) {
-		if (argc > 2 && strcmp(name, "help") == 0) {
-			for (const struct cli_command *c = table; c->name; c++)
-				if (!strcmp(c->name, argv[2]))
-					return cli_print_usage(stdout, c),
-					       MP_EXIT_OK;
-		}
+		const struct cli_command *c;
+		if (argc > 2 && strcmp(name, "help") == 0 &&
+		    (c = find_command(table, argv[2])))
+			return cli_print_usage(stdout, c), MP_EXIT_OK;
 		print_help(stdout, table, about);
 		return MP_EXIT_OK;
 	}
@@ -178,9 +200,9 @@ int cli_dispatch(const struct cli_command *table, int argc, char **argv,
 		printf("%s %s\n", cli_progname, MEMPLAN_VERSION);
 		return MP_EXIT_OK;
 	}
-	for (const struct cli_command *c = table; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c->run(argc - 1, argv + 1);
+	const struct cli_command *c = find_command(table, name);
+	if (c)
+		return c->run(argc - 1, argv + 1);
 	return cli_usage_error("unknown command '%s'", name);
 }
 

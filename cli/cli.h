@@ -63,6 +63,13 @@ struct cli_command {
 int cli_dispatch(const struct cli_command *table, int argc, char **argv,
 		 const char *about);
 
+/*
+ * For a subcommand's getopt loop: option 'h' prints the usage of cmd (from
+ * the table cli_dispatch() runs) and returns MP_EXIT_OK; anything else is a
+ * usage error pointing at '<prog> <cmd> --help'.
+ */
+int cli_option_error(int c, const char *cmd);
+
 /* Prints "usage: <prog> <cmd->usage>" and the summary to f. */
 void cli_print_usage(FILE *f, const struct cli_command *cmd);
 

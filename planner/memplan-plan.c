@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json.h"
 #include "minimalloc_csv.h"
 #include "plan.h"
 #include "planfile.h"
@@ -23,34 +24,6 @@
 #include "tracedb.h"
 
 #define ERRLEN 1024
-
-static const struct cli_command *find_cmd(const char *name);
-
-/* Handles -h/--help and unknown options for every subcommand. */
-static int opt_common(int c, const char *cmd)
-{
-	if (c == 'h') {
-		cli_print_usage(stdout, find_cmd(cmd));
-		return MP_EXIT_OK;
-	}
-	return cli_usage_error("%s: bad option (see '%s %s --help')", cmd,
-			       cli_progname, cmd);
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 /* A CSV field: quoted when it holds a comma, quote or line break. */
 static void csv_str(FILE *f, const char *s)
@@ -234,7 +207,7 @@ static int cmd_compile(int argc, char **argv)
 			json = 1;
 			break;
 		default:
-			return opt_common(c, "compile");
+			return cli_option_error(c, "compile");
 		}
 	}
 	if (optind != argc - 1)
@@ -344,18 +317,18 @@ static int cmd_compile(int argc, char **argv)
 	const char *winner = r.winner ? r.winner : strategy;
 	if (json) {
 		printf("{\"plan\":");
-		json_str(stdout, out);
+		json_quote(stdout, out);
 		printf(",\"trace\":");
-		json_str(stdout, path);
+		json_quote(stdout, path);
 		printf(",\"buffers\":%zu,\"requests\":%" PRIu32
 		       ",\"lower_bound\":%" PRIu64 ",\"pool\":%" PRIu64
 		       ",\"gap_percent\":%.4f,\"optimal\":%s,\"proven_lower_bound\":%" PRIu64
 		       ",\"strategy\":",
 		       p.n, plan.nallocs, plan.lower_bound, plan.pool_size, gap,
 		       r.optimal ? "true" : "false", r.lower_bound);
-		json_str(stdout, strategy);
+		json_quote(stdout, strategy);
 		printf(",\"winner\":");
-		json_str(stdout, winner);
+		json_quote(stdout, winner);
 		printf(",\"timed_out\":%s,\"nodes\":%" PRIu64
 		       ",\"seconds\":%.3f,\"align\":%" PRIu64
 		       ",\"fingerprint\":\"0x%016" PRIx64 "\"}\n",
@@ -395,7 +368,7 @@ static int cmd_verify(int argc, char **argv)
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
-		return opt_common(c, "verify");
+		return cli_option_error(c, "verify");
 	if (optind != argc - 2)
 		return cli_usage_error("verify: expected PLAN and TRACE");
 	const char *ppath = argv[optind], *tpath = argv[optind + 1];
@@ -557,7 +530,7 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 			 uint32_t checksum)
 {
 	printf("{\"plan\":");
-	json_str(stdout, path);
+	json_quote(stdout, path);
 	printf(",\"version\":%" PRIu32 ",\"file_size\":%zu,\"checksum\":\"0x%08" PRIx32
 	       "\",\"sections\":[",
 	       p->version, len, checksum);
@@ -577,7 +550,7 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 	       p->pool_size, p->pool_align, p->device, p->nrequests,
 	       p->fingerprint, p->lower_bound, p->persistent_bytes,
 	       p->host_staging, p->flags & MP_PLAN_OPTIMAL ? "true" : "false");
-	json_str(stdout, p->strategy);
+	json_quote(stdout, p->strategy);
 	printf("},\"allocs\":[");
 	for (uint32_t i = 0; i < p->nallocs; i++) {
 		const struct mp_plan_alloc *e = &p->allocs[i];
@@ -615,7 +588,7 @@ static int cmd_inspect(int argc, char **argv)
 		else if (c == 'j')
 			json = 1;
 		else
-			return opt_common(c, "inspect");
+			return cli_option_error(c, "inspect");
 	}
 	if (csv && json)
 		return cli_usage_error("inspect: --csv and --json exclude each other");
@@ -804,19 +777,19 @@ static void compare_json(const struct job *j)
 	printf("{\"strategies\":[");
 	for (size_t s = 0; s < j->nstrat; s++) {
 		printf(s ? "," : "");
-		json_str(stdout, j->strategies[s]);
+		json_quote(stdout, j->strategies[s]);
 	}
 	printf("],\"time_limit\":%.3f,\"traces\":[", j->limit);
 	for (size_t i = 0; i < j->nrows; i++) {
 		const struct row *r = &j->rows[i];
 		printf("%s{\"trace\":", i ? "," : "");
-		json_str(stdout, r->path);
+		json_quote(stdout, r->path);
 		printf(",\"buffers\":%zu,\"lower_bound\":%" PRIu64 ",\"results\":[",
 		       r->buffers, r->lower_bound);
 		for (size_t s = 0; s < j->nstrat; s++) {
 			const struct cell *c = &r->cells[s];
 			printf("%s{\"strategy\":", s ? "," : "");
-			json_str(stdout, j->strategies[s]);
+			json_quote(stdout, j->strategies[s]);
 			if (c->failed || !c->pool)
 				printf(",\"pool\":null,\"ratio\":null,\"seconds\":null,\"optimal\":false}");
 			else
@@ -826,7 +799,7 @@ static void compare_json(const struct job *j)
 		}
 		printf("],\"error\":");
 		if (r->error)
-			json_str(stdout, r->error);
+			json_quote(stdout, r->error);
 		else
 			printf("null");
 		putchar('}');
@@ -924,7 +897,7 @@ static int cmd_compare(int argc, char **argv)
 			header_only = 1;
 			break;
 		default:
-			return opt_common(c, "compare");
+			return cli_option_error(c, "compare");
 		}
 	}
 	if (csv && json)
@@ -1053,14 +1026,6 @@ static const struct cli_command commands[] = {
 	  "run placement strategies over traces and tabulate pool / lower bound" },
 	{ 0 }
 };
-
-static const struct cli_command *find_cmd(const char *name)
-{
-	for (const struct cli_command *c = commands; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return &commands[0];
-}
 
 int main(int argc, char **argv)
 {

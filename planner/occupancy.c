@@ -72,26 +72,6 @@ struct solver_occupancy {
 	size_t nprobes, capprobes;
 };
 
-static int i64_cmp(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Number of values in sorted v[0..n) below x. */
-static size_t count_below(const int64_t *v, size_t n, int64_t x)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 struct solver_occupancy *solver_occupancy_new(const struct solver_problem *p)
 {
 	struct solver_occupancy *o = calloc(1, sizeof(*o));
@@ -110,14 +90,14 @@ struct solver_occupancy *solver_occupancy_new(const struct solver_problem *p)
 		goto nomem;
 	for (size_t i = 0; i < np; i++)
 		starts[i] = o->pc[i].lower;
-	qsort(starts, np, sizeof(*starts), i64_cmp);
+	qsort(starts, np, sizeof(*starts), solver_time_cmp);
 	size_t m = 0;
 	for (size_t i = 0; i < np; i++)
 		if (m == 0 || starts[m - 1] != starts[i])
 			starts[m++] = starts[i];
 	for (size_t i = 0; i < np; i++) {
-		o->sl[i] = (uint32_t)count_below(starts, m, o->pc[i].lower);
-		o->sr[i] = (uint32_t)count_below(starts, m, o->pc[i].upper);
+		o->sl[i] = (uint32_t)solver_time_rank(starts, m, o->pc[i].lower);
+		o->sr[i] = (uint32_t)solver_time_rank(starts, m, o->pc[i].upper);
 	}
 	free(starts);
 	starts = NULL;

@@ -14,6 +14,27 @@
 #include <time.h>
 
 
+/* --- time coordinates -------------------------------------------------- */
+
+int solver_time_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+size_t solver_time_rank(const int64_t *v, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* --- problems ---------------------------------------------------------- */
 
 void solver_problem_free(struct solver_problem *p)

@@ -146,6 +146,11 @@ struct solver_strategy {
 		     uint64_t *height, char *err, size_t errlen);
 };
 
+/* Helpers the strategies share for time coordinates: a qsort comparator
+ * of int64_t, and the number of values of sorted v[0..n) below t. */
+int solver_time_cmp(const void *a, const void *b);
+size_t solver_time_rank(const int64_t *v, size_t n, int64_t t);
+
 /* --- running a strategy: the one entry point tools call --------------- */
 
 #define SOLVER_DEFAULT_TIME_LIMIT 1.0 /* seconds, for exact and auto */

@@ -165,25 +165,6 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 
 /* --- building the static data ----------------------------------------- */
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-static uint32_t section_of(const int64_t *times, size_t nt, int64_t t)
-{
-	size_t lo = 0, hi = nt;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (times[mid] < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (uint32_t)lo;
-}
-
 struct pstart {
 	int64_t lower;
 	uint32_t piece;
@@ -239,7 +220,7 @@ static int build(struct exact *x)
 		times[2 * i + 1] = pc[i].upper;
 		ps[i] = (struct pstart){ pc[i].lower, (uint32_t)i };
 	}
-	qsort(times, 2 * np, sizeof(*times), cmp_i64);
+	qsort(times, 2 * np, sizeof(*times), solver_time_cmp);
 	size_t nt = 0;
 	for (size_t i = 0; i < 2 * np; i++)
 		if (nt == 0 || times[nt - 1] != times[i])
@@ -254,8 +235,8 @@ static int build(struct exact *x)
 		x->cov0[i] = fi[i];
 	for (size_t i = 0; i < np; i++) {
 		struct cover *c = &x->cov[i];
-		c->sa = section_of(times, nt, pc[i].lower);
-		c->sb = section_of(times, nt, pc[i].upper);
+		c->sa = (uint32_t)solver_time_rank(times, nt, pc[i].lower);
+		c->sb = (uint32_t)solver_time_rank(times, nt, pc[i].upper);
 		c->lo = pc[i].lo;
 		c->hi = pc[i].hi;
 		for (uint32_t s = c->sa; s < c->sb; s++)
@@ -407,23 +388,17 @@ static void make_keys(struct exact *x)
 {
 	for (size_t i = 0; i < x->n; i++) {
 		const struct solver_item *it = &x->p->items[i];
-		uint64_t area = 0, total = 0;
-		uint32_t sa = UINT32_MAX, sb = 0;
+		uint64_t total = 0;
 		for (size_t k = x->cov0[i]; k < x->cov0[i + 1]; k++) {
 			const struct cover *c = &x->cov[k];
-			if (c->sa < sa)
-				sa = c->sa;
-			if (c->sb > sb)
-				sb = c->sb;
 			for (uint32_t s = c->sa; s < c->sb; s++)
 				if (x->sec_total0[s] > total)
 					total = x->sec_total0[s];
 		}
 		uint64_t dur = (uint64_t)(it->upper - it->lower);
-		area = dur && it->size > UINT64_MAX / dur ? UINT64_MAX
-							   : it->size * dur;
-		(void)sa;
-		(void)sb;
+		uint64_t area = dur && it->size > UINT64_MAX / dur
+					? UINT64_MAX
+					: it->size * dur;
 		x->key[KEY_W][i] = dur;
 		x->key[KEY_A][i] = area;
 		x->key[KEY_T][i] = total;
@@ -640,6 +615,14 @@ static void raise_floor(struct exact *x, uint32_t q, uint32_t stamp)
 	if (mu == NONE || mu <= ffloor(x, q))
 		return;
 	fupdate(x, 1, 0, (uint32_t)x->nsec, q, q + 1, 0, 1, mu);
+}
+
+/* raise_floor() over every section item i covers. */
+static void raise_floors(struct exact *x, uint32_t i, uint32_t stamp)
+{
+	for (size_t q = x->cov0[i]; q < x->cov0[i + 1]; q++)
+		for (uint32_t z = x->cov[q].sa; z < x->cov[q].sb; z++)
+			raise_floor(x, z, stamp);
 }
 
 /* Cut tree: min with lazy add over boundaries [0, nb). */
@@ -878,15 +861,9 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 			   o + fmax_t(x, 1, 0, (uint32_t)x->nsec, s0, s1) > x->cap))
 			ok = 0; /* cheap tests first */
 		if (ok) {
-			for (size_t q = x->cov0[b]; q < x->cov0[b + 1]; q++)
-				for (uint32_t z = x->cov[q].sa; z < x->cov[q].sb; z++)
-					raise_floor(x, z, stamp);
-			for (size_t k2 = 0; k2 < nmv; k2++) {
-				uint32_t j = x->movedlist[k2];
-				for (size_t q = x->cov0[j]; q < x->cov0[j + 1]; q++)
-					for (uint32_t z = x->cov[q].sa; z < x->cov[q].sb; z++)
-						raise_floor(x, z, stamp);
-			}
+			raise_floors(x, b, stamp);
+			for (size_t k2 = 0; k2 < nmv; k2++)
+				raise_floors(x, x->movedlist[k2], stamp);
 		}
 		uint32_t ca = x->span[b].sa, cb = x->span[b].sb - 1;
 		int split = 0;
@@ -897,8 +874,8 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 			       &nz);
 			split = nz > 0;
 		}
-		if (x->nomem || x->ft[1].ft > x->cap ||
-		    o + fmax_t(x, 1, 0, x->nsec, s0, s1) > x->cap)
+		/* raised floors leave the unplaced bytes as they were */
+		if (x->nomem || x->ft[1].ft > x->cap)
 			ok = 0;
 		int r = NOTFOUND;
 		if (ok) {

@@ -11,25 +11,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 #include "minimalloc_csv.h"
 #include "synth.h"
 #include "trace.h"
 #include "tracedb.h"
 
 #define ERRLEN 512
-
-static const struct cli_command *find_cmd(const char *name);
-
-/* Handles -h/--help and unknown options for every subcommand. */
-static int opt_common(int c, const char *cmd)
-{
-	if (c == 'h') {
-		cli_print_usage(stdout, find_cmd(cmd));
-		return MP_EXIT_OK;
-	}
-	return cli_usage_error("%s: bad option (see '%s %s --help')", cmd,
-			       cli_progname, cmd);
-}
 
 static int load_or_die(const char *path, struct trace **t)
 {
@@ -91,32 +79,17 @@ static void gather(const struct trace *t, struct info *in)
 	in->lower_bound = trace_peak(t, TRACE_TRANSIENT, &in->lb_at);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void info_json(const char *path, const struct trace *t,
 		      const struct info *in)
 {
 	printf("{\"trace\":");
-	json_str(stdout, path);
+	json_quote(stdout, path);
 	printf(",\"meta\":{");
 	for (size_t i = 0; i < t->nmeta; i++) {
 		printf(i ? "," : "");
-		json_str(stdout, t->meta[i].key);
+		json_quote(stdout, t->meta[i].key);
 		putchar(':');
-		json_str(stdout, t->meta[i].value);
+		json_quote(stdout, t->meta[i].value);
 	}
 	printf("},\"buffers\":%zu,\"persistent\":%zu,\"transient\":%zu,"
 	       "\"persistent_bytes\":%" PRIu64 ",\"events\":%zu,",
@@ -198,7 +171,7 @@ static int cmd_info(int argc, char **argv)
 		if (c == 'j')
 			json = 1;
 		else
-			return opt_common(c, "info");
+			return cli_option_error(c, "info");
 	}
 	if (optind != argc - 1)
 		return cli_usage_error("info: expected one TRACE");
@@ -235,7 +208,7 @@ static int cmd_import(int argc, char **argv)
 		else if (c == 'o')
 			out = optarg;
 		else
-			return opt_common(c, "import");
+			return cli_option_error(c, "import");
 	}
 	if (!from)
 		return cli_usage_error("import: --from FORMAT is required (minimalloc-csv)");
@@ -275,7 +248,7 @@ static int cmd_export(int argc, char **argv)
 		else if (c == 'o')
 			out = optarg;
 		else
-			return opt_common(c, "export");
+			return cli_option_error(c, "export");
 	}
 	if (!to)
 		return cli_usage_error("export: --to FORMAT is required (minimalloc-csv)");
@@ -369,7 +342,7 @@ static int cmd_synth(int argc, char **argv)
 		case 'l':
 			return synth_list();
 		default:
-			return opt_common(c, "synth");
+			return cli_option_error(c, "synth");
 		}
 	}
 	if (optind != argc)
@@ -409,14 +382,6 @@ static const struct cli_command commands[] = {
 	  "write one training iteration of a model from the synthetic zoo" },
 	{ 0 }
 };
-
-static const struct cli_command *find_cmd(const char *name)
-{
-	for (const struct cli_command *c = commands; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
-	return &commands[0];
-}
 
 int main(int argc, char **argv)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * json.h - a small streaming JSON writer for the reports of memplan-analyze
- * (summary, check, diff).  It keeps the commas and nesting straight; the
+ * json.h - a small streaming JSON writer for the commands' machine-readable
+ * output (memplan-analyze's reports; json_quote() for the others).  It keeps the commas and nesting straight; the
  * shapes themselves are documented in memplan-analyze(1).  Sizes are exact
  * integers, never rounded floats.
  */
@@ -38,7 +38,7 @@ void json_null(struct json *j, const char *key);
 /* Ends the document with a newline. */
 void json_finish(struct json *j);
 
-/* Writes s as a JSON string literal (quotes included) to f. */
+/* Writes s as a JSON string literal (quotes included) to f; NULL as "". */
 void json_quote(FILE *f, const char *s);
 
 #endif
