@@ -58,16 +58,40 @@ ifeq ($(HAVE_CUDA),)
 $(info memplan: no CUDA toolkit at CUDA_HOME=$(CUDA_HOME): building without the CUDA parts (capture library, CUDA runtime backend))
 endif
 
+CUDA_CFLAGS := -I$(CUDA_HOME)/include
+# Objects for shared libraries: position-independent, hidden by default.
+MP_PIC_CFLAGS := -fPIC -fvisibility=hidden
+
+# --- component fragments ----------------------------------------------------
+# A component that builds more than programs and core objects (a shared
+# library, CUDA parts, tests linked with more than the core library) says so
+# in <component>/build.mk.  A fragment may append to:
+#   NOT_CORE_SRC   .c files of COMPONENTS kept out of the core library
+#   EXTRA_ALL      targets `make` (and so `make check`) also builds
+#   EXTRA_CHECK    targets only `make check` builds (test helpers)
+#   EXTRA_BENCH    targets only `make bench` builds
+#   EXTRA_INSTALL / EXTRA_UNINSTALL   phony targets run by install / uninstall
+# and define explicit rules for its own test programs (they win over the
+# pattern rules below).  Fragments see BUILD, MP_CFLAGS, MP_LDFLAGS, LIBS,
+# CORE_LIB, HAVE_CUDA, CUDA_HOME, CUDA_CFLAGS and MP_PIC_CFLAGS.
+CORE_LIB := $(BUILD)/lib/libmemplan-core.a
+NOT_CORE_SRC :=
+EXTRA_ALL :=
+EXTRA_CHECK :=
+EXTRA_BENCH :=
+EXTRA_INSTALL :=
+EXTRA_UNINSTALL :=
+include $(wildcard capture/build.mk runtime/build.mk)
+
 # --- sources --------------------------------------------------------------
 # A program is any <component>/memplan-*.c; every other .c in a component
 # folder goes into the internal core library that programs and tests link.
 COMPONENTS := cli traces analyze planner runtime
 PROG_SRC   := $(wildcard $(addsuffix /memplan-*.c,$(COMPONENTS)))
-CORE_SRC   := $(filter-out $(PROG_SRC),$(wildcard $(addsuffix /*.c,$(COMPONENTS))))
+CORE_SRC   := $(filter-out $(PROG_SRC) $(NOT_CORE_SRC),$(wildcard $(addsuffix /*.c,$(COMPONENTS))))
 PROGS      := $(patsubst %.c,$(BUILD)/bin/%,$(notdir $(PROG_SRC)))
 
 CORE_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CORE_SRC))
-CORE_LIB := $(BUILD)/lib/libmemplan-core.a
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
@@ -84,7 +108,7 @@ ALL_OBJ := $(CORE_OBJ) $(patsubst %.c,$(BUILD)/obj/%.o,$(PROG_SRC) $(UNIT_SRC) \
 .PHONY: all check demo bench fuzz compare install uninstall clean archive FORCE
 # keep objects that only pattern rules mention
 .SECONDARY:
-all: $(PROGS) archive
+all: $(PROGS) archive $(EXTRA_ALL)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -123,13 +147,13 @@ $(BUILD)/traces/%.trace: traces/archive.list $(BUILD)/bin/memplan-trace
 		$$(awk '$$1 == "$*" { $$1 = ""; print }' traces/archive.list) -o $@
 
 # --- tests ------------------------------------------------------------------
-check: $(PROGS) $(UNIT_BINS) $(FUZZ_BINS) archive
+check: $(PROGS) $(UNIT_BINS) $(FUZZ_BINS) archive $(EXTRA_ALL) $(EXTRA_CHECK)
 	@BUILD=$(BUILD) SHARED_DATA=$(SHARED_DATA) sh tests/run.sh
 
 demo: $(PROGS) archive
 	@BUILD=$(BUILD) sh tests/demo.sh
 
-bench: $(PROGS) $(BENCH_BINS) archive
+bench: $(PROGS) $(BENCH_BINS) archive $(EXTRA_ALL) $(EXTRA_BENCH)
 	@BUILD=$(BUILD) SHARED_DATA=$(SHARED_DATA) sh tests/bench/run.sh
 
 # --- compare: placement strategies over a folder of traces -------------------
@@ -177,7 +201,7 @@ fuzz: $(FUZZ_BINS)
 		SHARED_DATA=$(SHARED_DATA) sh tests/fuzz/run.sh
 
 # --- install ----------------------------------------------------------------
-install: $(PROGS)
+install: $(PROGS) $(EXTRA_ALL) $(EXTRA_INSTALL)
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)
 	@set -e; for p in $(MAN_PAGES); do \
@@ -185,7 +209,7 @@ install: $(PROGS)
 		echo "install -m 644 $$p $(DESTDIR)$(MANDIR)/man$$s"; \
 		install -m 644 $$p $(DESTDIR)$(MANDIR)/man$$s; done
 
-uninstall:
+uninstall: $(EXTRA_UNINSTALL)
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS)))
 	@for p in $(MAN_PAGES); do s=$${p##*.}; f=$${p##*/}; \
 		echo "rm -f $(DESTDIR)$(MANDIR)/man$$s/$$f"; \
