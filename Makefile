@@ -114,6 +114,11 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) $(CFLAGS) -c -o $@ $<
 
+# the same sources for shared libraries (fragments list what they need)
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(MP_CFLAGS) $(MP_PIC_CFLAGS) $(CFLAGS) -c -o $@ $<
+
 $(CORE_LIB): $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
