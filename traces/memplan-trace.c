@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "import_snapshot.h"
 #include "json.h"
 #include "minimalloc_csv.h"
 #include "synth.h"
@@ -191,38 +192,56 @@ static int cmd_info(int argc, char **argv)
 
 /* --- import / export ----------------------------------------------------- */
 
+#define IMPORT_FORMATS "minimalloc-csv, pytorch-snapshot"
+
 static int cmd_import(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "from", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "device", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *from = NULL, *out = NULL;
-	int c;
+	int device = SNAPSHOT_ANY_DEVICE, c;
+	uint64_t v;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:d:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			from = optarg;
 		else if (c == 'o')
 			out = optarg;
-		else
+		else if (c == 'd') {
+			if (cli_parse_u64(optarg, &v) || v > 1023)
+				return cli_usage_error("import: --device '%s' is not a device ordinal (0 to 1023)",
+						       optarg);
+			device = (int)v;
+		} else
 			return cli_option_error(c, "import");
 	}
 	if (!from)
-		return cli_usage_error("import: --from FORMAT is required (minimalloc-csv)");
+		return cli_usage_error("import: --from FORMAT is required (" IMPORT_FORMATS ")");
 	if (!out)
 		return cli_usage_error("import: -o TRACE is required");
 	if (optind != argc - 1)
 		return cli_usage_error("import: expected one input file");
-	if (strcmp(from, "minimalloc-csv") != 0)
-		return cli_usage_error("import: unknown format '%s' (known: minimalloc-csv)",
-				       from);
 	char err[ERRLEN];
 	struct trace *t;
-	int rc = mmcsv_import(argv[optind], &t, err, sizeof(err));
+	int rc;
+	if (strcmp(from, "minimalloc-csv") == 0) {
+		if (device != SNAPSHOT_ANY_DEVICE)
+			return cli_usage_error("import: --device applies to pytorch-snapshot and nsys-sqlite");
+		rc = mmcsv_import(argv[optind], &t, err, sizeof(err));
+	} else if (strcmp(from, "pytorch-snapshot") == 0) {
+		rc = snapshot_import(argv[optind], device, &t, err, sizeof(err));
+	} else {
+		return cli_usage_error("import: unknown format '%s' (known: " IMPORT_FORMATS ")",
+				       from);
+	}
 	if (rc) {
+		if (rc == TRACE_EINVAL)
+			return cli_usage_error("import: %s", err);
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}
@@ -372,7 +391,8 @@ static int cmd_synth(int argc, char **argv)
 static const struct cli_command commands[] = {
 	{ "info", cmd_info, "info [--json] TRACE",
 	  "show what a trace holds: source, counts, span, peak, lower bound" },
-	{ "import", cmd_import, "import --from minimalloc-csv IN -o TRACE",
+	{ "import", cmd_import,
+	  "import --from minimalloc-csv|pytorch-snapshot IN -o TRACE [--device N]",
 	  "convert another tool's file into a trace" },
 	{ "export", cmd_export, "export --to minimalloc-csv TRACE [-o OUT]",
 	  "write a trace in another tool's format (stdout by default)" },

@@ -1,0 +1,108 @@
+#!/bin/sh
+# memplan-trace import --from pytorch-snapshot: pickles written by Python's
+# own pickle module in the shape of torch.cuda.memory._dump_snapshot(), for
+# protocols 2 to 5; the figures match what the generator computed; bad
+# snapshots are refused with exit 3 and no output left behind.
+. tests/cli/lib.sh
+
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "ok 1 # skip python3 is not installed"
+	echo "1..1"
+	exit 0
+fi
+gen=tests/import/make_snapshot.py
+
+# value KEY FILE: the figure KEY of an .expect file
+value() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+
+for proto in 2 3 4 5; do
+	s=$T/train$proto.pickle
+	python3 "$gen" train "$s" --protocol $proto
+	ok $? "protocol $proto: the generator wrote a snapshot"
+	expect 0 "protocol $proto: import device 0" \
+		memplan-trace import --from pytorch-snapshot "$s" --device 0 -o "$T/t$proto.trace"
+	expect 0 "protocol $proto: info" memplan-trace info --json "$T/t$proto.trace"
+	e=$s.expect
+	has "$T/out" "\"buffers\":$(value buffers "$e")," "protocol $proto: buffer count"
+	has "$T/out" "\"peak_bytes\":$(value peak "$e")," "protocol $proto: peak of live bytes"
+	has "$T/out" "\"persistent\":$(value persistent "$e")," \
+		"protocol $proto: persistent buffers (live at start, at end, never in the history)"
+	has "$T/out" "\"alloc\":$(value allocs "$e"),\"free\":$(value frees "$e")," \
+		"protocol $proto: allocs, and frees only when completed"
+	has "$T/out" "\"pytorch.reserved_peak_bytes\":\"$(value reserved_peak "$e")\"" \
+		"protocol $proto: reserved peak from the segments"
+	has "$T/out" "\"pytorch.reserved_end_bytes\":\"$(value reserved_end "$e")\"" \
+		"protocol $proto: reserved at the end"
+	has "$T/out" "\"pytorch.pending_frees\":\"1\"" \
+		"protocol $proto: a free_requested without free_completed stays allocated"
+done
+
+e=$T/train4.pickle.expect
+python3 - "$T/t4.trace" "$(value label_forward20 "$e")" "$(value label_attention "$e")" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+def n(label):
+    return db.execute("SELECT count(*) FROM buffers b JOIN events e ON e.buffer = b.id"
+                      " AND e.type = 0 WHERE label = ?", (label,)).fetchone()[0]
+ok = n("model.py:20 forward") == int(sys.argv[2]) and n("model.py:30 attention") == int(sys.argv[3])
+streams = {r[0] for r in db.execute("SELECT DISTINCT stream FROM buffers")}
+ok = ok and streams == {0, 7777}
+times = [r[0] for r in db.execute("SELECT t_start FROM events ORDER BY seq")]
+ok = ok and all(t is not None for t in times) and times == sorted(times)
+sys.exit(0 if ok else 1)
+EOF
+ok $? "labels are the innermost user frame; streams and times are kept"
+
+expect 2 "two devices with a history need --device" \
+	memplan-trace import --from pytorch-snapshot "$T/train4.pickle" -o "$T/x.trace"
+has "$T/err" "holds the history of devices 0, 1: choose one with --device" \
+	"the error names the devices"
+expect 0 "device 1 imports" \
+	memplan-trace import --from pytorch-snapshot "$T/train4.pickle" --device 1 -o "$T/d1.trace"
+expect 0 "info on device 1" memplan-trace info --json "$T/d1.trace"
+has "$T/out" '"alloc":1,"free":1,' "device 1 has its own history"
+has "$T/out" '"mark":1' "an oom entry becomes a mark"
+has "$T/out" '"device":"cuda:1"' "the device is in meta"
+expect 2 "a device without history is a usage error" \
+	memplan-trace import --from pytorch-snapshot "$T/train4.pickle" --device 5 -o "$T/x.trace"
+has "$T/err" "no history for device 5" "and says which device"
+expect 2 "--device must be a number" \
+	memplan-trace import --from pytorch-snapshot "$T/train4.pickle" --device x -o "$T/x.trace"
+
+refuse() { # kind message description
+	python3 "$gen" "$1" "$T/$1.pickle"
+	cp "$T/t4.trace" "$T/keep.trace"
+	expect 3 "$3 exits 3" \
+		memplan-trace import --from pytorch-snapshot "$T/$1.pickle" -o "$T/keep.trace"
+	has "$T/err" "memplan-trace: error: cannot read snapshot '$T/$1.pickle': " "$3: the error names the file"
+	has "$T/err" "$2" "$3: the error says why"
+	cmp -s "$T/t4.trace" "$T/keep.trace"
+	ok $? "$3: the existing output is untouched"
+}
+refuse nohistory "the snapshot holds no allocation history" "a snapshot recorded without history"
+refuse legacy "in the shape of PyTorch before 2.1" "a PyTorch 2.0 snapshot"
+refuse otherprog "not a PyTorch memory snapshot" "a pickle from another program"
+refuse code "opcode STACK_GLOBAL: would import or call code" "a pickle that imports code"
+python3 "$gen" code "$T/code2.pickle" --protocol 2
+expect 3 "a protocol 2 pickle with GLOBAL exits 3" \
+	memplan-trace import --from pytorch-snapshot "$T/code2.pickle" -o "$T/x.trace"
+has "$T/err" "opcode GLOBAL" "GLOBAL is named"
+refuse segmentsonly "looks like torch.cuda.memory_snapshot()" "a segments-only list"
+
+head -c 3000 "$T/train4.pickle" >"$T/cut.pickle"
+expect 3 "a truncated snapshot exits 3" \
+	memplan-trace import --from pytorch-snapshot "$T/cut.pickle" -o "$T/x.trace"
+has "$T/err" "truncated?" "and says it may be truncated"
+[ ! -e "$T/x.trace" ]
+ok $? "no output is left behind"
+ls "$T" | grep -q tmp
+[ $? -ne 0 ]
+ok $? "no temporary file is left behind"
+expect 3 "a missing snapshot exits 3" \
+	memplan-trace import --from pytorch-snapshot "$T/none.pickle" -o "$T/x.trace"
+has "$T/err" "cannot read snapshot '$T/none.pickle'" "the missing file is named"
+expect 3 "a text file exits 3" \
+	memplan-trace import --from pytorch-snapshot "$gen" -o "$T/x.trace"
+has "$T/err" "not a pickle of protocol 2 to 5" "and is not taken for a pickle"
+
+done_testing

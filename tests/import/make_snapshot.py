@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# tests/import/make_snapshot.py - writes pickles in the shape of PyTorch's
+# torch.cuda.memory._dump_snapshot() (standard library only), and beside a
+# snapshot the figures memplan must find in it, computed here independently.
+#
+#   make_snapshot.py KIND OUT.pickle [--protocol N]
+#
+# KIND: train (two devices, streams, frames, a history that starts and ends
+# mid-iteration, a free_requested without free_completed), nohistory,
+# legacy (PyTorch < 2.1 per-block history), otherprog (a plain dict from
+# another program), code (a pickle that imports a class), segmentsonly (a
+# list, as torch.cuda.memory_snapshot() returns), periodic (a long run of
+# identical iterations after a different first one, for slice).
+# Writes OUT.expect ("key value" lines) for train and periodic.
+import pickle
+import sys
+from collections import OrderedDict
+
+TORCH = "/opt/conda/lib/python3.11/site-packages/torch"
+
+
+def frames(user_file, line, func):
+    # innermost first, as CapturedTraceback gives them: C++ frames, torch's
+    # Python frames, then the user's code outwards
+    return [
+        {"filename": "??", "line": 0, "name": "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(signed char, unsigned long, CUstream_st*)"},
+        {"filename": TORCH + "/nn/modules/module.py", "line": 1527, "name": "_call_impl"},
+        {"filename": "/home/ml/" + user_file, "line": line, "name": func},
+        {"filename": "/home/ml/train.py", "line": 88, "name": "main"},
+        {"filename": "/home/ml/train.py", "line": 120, "name": "<module>"},
+    ]
+
+
+class Device:
+    """A small caching allocator: 2 MiB segments, bump allocation, reuse of
+    freed blocks of the same size (the same address comes back, as in a real
+    run)."""
+
+    def __init__(self, index, base):
+        self.index = index
+        self.next = base
+        self.free = {}
+        self.segments = []  # [address, size, stream]
+        self.seg_left = 0
+        self.history = []
+        self.time = 1_700_000_000_000_000 + index * 1000
+
+    def tick(self):
+        self.time += 37
+        return self.time
+
+    def entry(self, action, addr, size, stream, fr):
+        e = {"action": action, "addr": addr, "size": size, "stream": stream,
+             "time_us": self.tick(), "frames": fr,
+             "compile_context": "N/A", "user_metadata": ""}
+        self.history.append(e)
+
+    def alloc(self, size, stream, fr):
+        size = (size + 511) // 512 * 512
+        if self.free.get(size):
+            addr = self.free[size].pop()
+        else:
+            if self.seg_left < size:
+                seg = max(2 << 20, size)
+                self.segments.append([self.next, seg, stream])
+                self.entry("segment_alloc", self.next, seg, stream, fr)
+                self.seg_left = seg
+            addr = self.next
+            self.next += size
+            self.seg_left -= size
+        self.entry("alloc", addr, size, stream, fr)
+        return (addr, size, stream)
+
+    def free_(self, buf, completed=True):
+        addr, size, stream = buf
+        self.entry("free_requested", addr, size, stream, [])
+        if completed:
+            self.entry("free_completed", addr, size, stream, [])
+            self.free.setdefault(size, []).append(addr)
+
+
+def iteration(dev, weights_grads, side, first):
+    """One training step: input, activations on two streams, gradients kept
+    (allocated in the first step only, as with zero_grad(set_to_none=False))."""
+    inp = dev.alloc(3 * 4096, 0, frames("train.py", 61, "load_batch"))
+    acts = []
+    for layer in range(3):
+        acts.append(dev.alloc(65536 * (layer + 1), 0,
+                              frames("model.py", 20 + layer, "forward")))
+        tmp = dev.alloc(1000 + layer, side, frames("model.py", 30, "attention"))
+        dev.free_(tmp)
+    loss = dev.alloc(512, 0, frames("train.py", 70, "loss_fn"))
+    for layer in reversed(range(3)):
+        g = dev.alloc(65536, 0, frames("model.py", 40 + layer, "backward"))
+        dev.free_(g)
+        dev.free_(acts[layer])
+    if first:
+        for i in range(4):
+            weights_grads.append(dev.alloc(8192 * (i + 1), 0,
+                                           frames("optim.py", 11, "step")))
+    dev.free_(loss)
+    dev.free_(inp)
+
+
+def snapshot_of(devs, keep):
+    segs = []
+    for d in devs:
+        for addr, size, stream in d.segments:
+            segs.append({"device": d.index, "address": addr, "total_size": size,
+                         "allocated_size": 0, "active_size": 0,
+                         "requested_size": 0, "stream": stream,
+                         "segment_type": "large" if size > (1 << 20) else "small",
+                         "segment_pool_id": (0, 0), "is_expandable": False,
+                         "frames": [], "blocks": []})
+    return segs
+
+
+def train(out, proto):
+    d0 = Device(0, 0x7F0000000000)
+    d1 = Device(1, 0x7E0000000000)
+    # weights: allocated before recording starts, never in the history
+    weights = []
+    for i in range(3):
+        weights.append((d0.next, 1 << 20, 0))
+        d0.segments.append([d0.next, 1 << 20, 0])
+        d0.next += 1 << 20
+    grads = []
+    for it in range(4):
+        iteration(d0, grads, 7777, it == 0)
+    # a fifth step cut short: a pending free (record_stream) and live blocks
+    a = d0.alloc(3 * 4096, 0, frames("train.py", 61, "load_batch"))
+    b = d0.alloc(65536, 0, frames("model.py", 20, "forward"))
+    side = d0.alloc(4096, 7777, frames("model.py", 30, "attention"))
+    d0.free_(side, completed=False)
+    # device 1: a little history and an oom
+    x = d1.alloc(1 << 16, 0, frames("eval.py", 5, "evaluate"))
+    d1.history.append({"action": "oom", "addr": 1 << 30, "size": 80 << 30,
+                       "stream": 0, "time_us": d1.tick(), "frames": []})
+    d1.free_(x)
+
+    # the ring buffer kept only the last entries: start mid-iteration 1
+    full = d0.history
+    cut = 0
+    while full[cut]["action"] != "free_completed" or cut < 12:
+        cut += 1
+    hist = full[cut:]
+
+    # the expected figures, by replaying the kept history
+    live = {}
+    start_live = {}
+    seen = set()
+    for e in hist:
+        if e["action"] == "alloc":
+            live[e["addr"]] = e["size"]
+            seen.add(e["addr"])
+        elif e["action"] in ("free_requested", "free_completed"):
+            if e["addr"] not in live and e["addr"] not in seen:
+                start_live[e["addr"]] = e["size"]
+                live[e["addr"]] = e["size"]
+                seen.add(e["addr"])
+            if e["action"] == "free_completed":
+                live.pop(e["addr"], None)
+    end_live = dict(live)
+    total = sum(w[1] for w in weights) + sum(start_live.values())
+    peak = total
+    nbuf = len(weights)
+    allocs = frees = 0
+    reserved_delta = reserved_hi = 0
+    labels = {}
+    cur = total
+    for e in hist:
+        if e["action"] == "alloc":
+            cur += e["size"]
+            peak = max(peak, cur)
+            nbuf += 1
+            allocs += 1
+            fr = [f for f in e["frames"] if f["filename"].endswith(".py") and "/torch/" not in f["filename"]][0]
+            lab = "%s:%d %s" % (fr["filename"].rsplit("/", 1)[-1], fr["line"], fr["name"])
+            labels[lab] = labels.get(lab, 0) + 1
+        elif e["action"] == "free_completed":
+            cur -= e["size"]
+            frees += 1
+        elif e["action"] == "segment_alloc":
+            reserved_delta += e["size"]
+            reserved_hi = max(reserved_hi, reserved_delta)
+    nbuf += len(start_live)
+    reserved_end = sum(s[1] for s in d0.segments)
+
+    segs = snapshot_of([d0, d1], None)
+    # blocks at snapshot time: weights, live buffers, one inactive block
+    for s in segs:
+        if s["device"] != 0:
+            continue
+        for addr, size in [(w[0], w[1]) for w in weights] + list(end_live.items()):
+            if s["address"] <= addr < s["address"] + s["total_size"]:
+                s["blocks"].append({"address": addr, "size": size,
+                                    "requested_size": size,
+                                    "state": "active_allocated",
+                                    "frames": frames("model.py", 9, "__init__")
+                                    if addr in [w[0] for w in weights] else []})
+        s["blocks"].append({"address": s["address"] + s["total_size"] - 512,
+                            "size": 512, "requested_size": 0,
+                            "state": "inactive", "frames": []})
+    snap = {"segments": segs, "device_traces": [hist, d1.history],
+            "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": "",
+                                   "max_split_size": -1,
+                                   "garbage_collection_threshold": 0.0,
+                                   "expandable_segments": False,
+                                   "roundup_power2_divisions": {"1": 0}}}
+    with open(out, "wb") as f:
+        pickle.dump(snap, f, protocol=proto)
+    with open(out + ".expect", "w") as f:
+        f.write("buffers %d\n" % nbuf)
+        f.write("allocs %d\n" % allocs)
+        f.write("frees %d\n" % frees)
+        f.write("peak %d\n" % peak)
+        # live at start ones are all freed in the window, so no overlap
+        f.write("persistent %d\n" % (len(weights) + len(start_live) + len(end_live)))
+        f.write("reserved_end %d\n" % reserved_end)
+        f.write("reserved_peak %d\n" % (reserved_end - reserved_delta + reserved_hi))
+        f.write("label_forward20 %d\n" % labels.get("model.py:20 forward", 0))
+        f.write("label_attention %d\n" % labels.get("model.py:30 attention", 0))
+        f.write("pending 1\n")
+        f.write("events_device1 2\n")
+
+
+def periodic(out, proto):
+    """A warm-up step that differs, then identical steps, the last cut."""
+    d = Device(0, 0x7F0000000000)
+    grads = []
+    for it in range(6):
+        iteration(d, grads, 7777, it == 0)
+    d.alloc(3 * 4096, 0, frames("train.py", 61, "load_batch"))
+    snap = {"segments": snapshot_of([d], None), "device_traces": [d.history]}
+    with open(out, "wb") as f:
+        pickle.dump(snap, f, protocol=proto)
+    # requests (allocs and frees) of one steady step
+    steady = 1 + 3 * 3 + 1 + 3 * 2 + 2
+    with open(out + ".expect", "w") as f:
+        f.write("period %d\n" % steady)
+
+
+def main():
+    kind, out = sys.argv[1], sys.argv[2]
+    proto = pickle.DEFAULT_PROTOCOL
+    if "--protocol" in sys.argv:
+        proto = int(sys.argv[sys.argv.index("--protocol") + 1])
+    if kind == "train":
+        train(out, proto)
+    elif kind == "periodic":
+        periodic(out, proto)
+    else:
+        if kind == "nohistory":
+            obj = {"segments": [{"device": 0, "address": 4096, "total_size": 2 << 20,
+                                 "stream": 0, "blocks": []}],
+                   "device_traces": [[], []]}
+        elif kind == "legacy":
+            obj = {"segments": [{"device": 0, "address": 4096, "total_size": 2 << 20,
+                                 "stream": 0, "blocks": [
+                                     {"size": 512, "state": "active_allocated",
+                                      "history": [{"addr": 4096, "real_size": 500,
+                                                   "frames": []}]}]}]}
+        elif kind == "otherprog":
+            obj = {"model": "resnet", "epoch": 3, "losses": [0.5, 0.25]}
+        elif kind == "code":
+            obj = OrderedDict([("segments", []), ("device_traces", [])])
+        elif kind == "segmentsonly":
+            obj = [{"device": 0, "address": 4096, "total_size": 2 << 20,
+                    "blocks": []}]
+        else:
+            sys.exit("make_snapshot.py: unknown kind " + kind)
+        with open(out, "wb") as f:
+            pickle.dump(obj, f, protocol=proto)
+
+
+main()
