@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: MIT
+# capture/build.mk - the capture component, included by the top-level
+# Makefile (see its "component fragments" section for what a fragment may
+# touch).  Always built: the plain-C recorder, live map, argument scanner and
+# selection (so their tests run without CUDA) and the memplan-capture
+# launcher.  With a CUDA toolkit: libmemplan-capture.so, the CUPTI injection
+# library, and the translation test that builds CUPTI callback data.
+
+CAP_PLAIN_SRC := capture/live.c capture/argscan.c capture/recorder.c \
+		 capture/select.c
+CAP_PLAIN_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CAP_PLAIN_SRC))
+CAP_BIN       := $(BUILD)/bin/memplan-capture
+CAP_SO        := $(BUILD)/lib/libmemplan-capture.so
+
+# CUPTI lives in lib64 or, in older toolkits, extras/CUPTI/lib64.
+CUPTI_LIBDIR := $(firstword $(dir $(wildcard $(CUDA_HOME)/lib64/libcupti.so \
+		$(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so)))
+CUPTI_INCDIR := $(firstword $(dir $(wildcard $(CUDA_HOME)/include/cupti.h \
+		$(CUDA_HOME)/extras/CUPTI/include/cupti.h)))
+CAP_HAVE_CUPTI := $(if $(HAVE_CUDA),$(if $(CUPTI_LIBDIR),$(if $(CUPTI_INCDIR),1)))
+ifeq ($(HAVE_CUDA),1)
+ifeq ($(CAP_HAVE_CUPTI),)
+$(info memplan: CUDA at $(CUDA_HOME) has no CUPTI (cupti.h, libcupti.so): building capture without its injection library)
+endif
+endif
+
+CAP_CUDA_CFLAGS := $(CUDA_CFLAGS) -I$(CUPTI_INCDIR) -DMEMPLAN_HAVE_CUPTI=1
+
+EXTRA_ALL += $(CAP_BIN)
+EXTRA_INSTALL += install-capture
+EXTRA_UNINSTALL += uninstall-capture
+EXTRA_BENCH += $(BUILD)/bench/bench_capture
+
+$(BUILD)/obj/capture/%.o: capture/%.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) -Icapture $(CFLAGS) -c -o $@ $<
+
+# The launcher finds the library next to itself (build tree: ../lib) or in
+# LIBDIR once installed, and libcupti for NVTX injection where it was found.
+CAP_LAUNCH_DEFS := -DMEMPLAN_CAPTURE_LIBDIR='"$(LIBDIR)"' \
+	-DMEMPLAN_CUPTI_LIB='"$(if $(CAP_HAVE_CUPTI),$(CUPTI_LIBDIR)libcupti.so)"'
+$(BUILD)/obj/capture/memplan-capture.o: capture/memplan-capture.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) -Icapture $(CAP_LAUNCH_DEFS) $(CFLAGS) -c -o $@ $<
+
+$(CAP_BIN): $(BUILD)/obj/capture/memplan-capture.o $(CAP_PLAIN_OBJ) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# Unit tests of the plain-C parts link them beside the core library.
+$(BUILD)/obj/tests/unit/test_capture_%.o: tests/unit/test_capture_%.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) -Icapture -Itests/unit \
+		$(if $(CAP_HAVE_CUPTI),$(CAP_CUDA_CFLAGS)) \
+		-DMEMPLAN_CAPTURE_SO='"$(abspath $(CAP_SO))"' $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/test_capture_%: $(BUILD)/obj/tests/unit/test_capture_%.o $(CAP_PLAIN_OBJ) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS) -ldl
+
+$(BUILD)/obj/tests/bench/bench_capture.o: tests/bench/bench_capture.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) -Icapture $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/bench/bench_capture: $(BUILD)/obj/tests/bench/bench_capture.o $(CAP_PLAIN_OBJ) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+.PHONY: install-capture uninstall-capture
+install-capture: $(CAP_BIN) $(if $(CAP_HAVE_CUPTI),$(CAP_SO))
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR)/memplan
+	install -m 755 $(CAP_BIN) $(DESTDIR)$(BINDIR)
+	install -m 644 capture/marker.h $(DESTDIR)$(INCLUDEDIR)/memplan/marker.h
+	$(if $(CAP_HAVE_CUPTI),install -d $(DESTDIR)$(LIBDIR) && install -m 755 $(CAP_SO) $(DESTDIR)$(LIBDIR))
+
+uninstall-capture:
+	rm -f $(DESTDIR)$(BINDIR)/memplan-capture $(DESTDIR)$(LIBDIR)/libmemplan-capture.so \
+		$(DESTDIR)$(INCLUDEDIR)/memplan/marker.h
