@@ -14,6 +14,7 @@
 #include "import_snapshot.h"
 #include "json.h"
 #include "minimalloc_csv.h"
+#include "slice.h"
 #include "synth.h"
 #include "trace.h"
 #include "tracedb.h"
@@ -50,6 +51,7 @@ struct info {
 	int64_t seq_lo, seq_hi, t_lo, t_hi;
 	uint64_t peak, lower_bound;
 	int64_t peak_at, lb_at;
+	struct slice_period period;
 };
 
 static void gather(const struct trace *t, struct info *in)
@@ -78,6 +80,8 @@ static void gather(const struct trace *t, struct info *in)
 	in->seq_hi = t->nevents ? t->events[t->nevents - 1].seq : 0;
 	in->peak = trace_peak(t, TRACE_ALL, &in->peak_at);
 	in->lower_bound = trace_peak(t, TRACE_TRANSIENT, &in->lb_at);
+	if (slice_detect(t, &in->period) < 0)
+		in->period.found = 0; /* out of memory: reported as none */
 }
 
 static void info_json(const char *path, const struct trace *t,
@@ -110,8 +114,15 @@ static void info_json(const char *path, const struct trace *t,
 		       in->t_lo, in->t_hi);
 	printf("\"peak_bytes\":%" PRIu64 ",\"peak_at\":%" PRId64
 	       ",\"lower_bound_bytes\":%" PRIu64 ",\"lower_bound_at\":%" PRId64
-	       "}\n",
+	       ",\"period\":",
 	       in->peak, in->peak_at, in->lower_bound, in->lb_at);
+	if (in->period.found)
+		printf("{\"requests\":%zu,\"iterations\":%zu,\"first_request\":%zu,"
+		       "\"run_first\":%zu,\"run_requests\":%zu}}\n",
+		       in->period.period, in->period.iterations, in->period.first,
+		       in->period.run_first, in->period.run_len);
+	else
+		printf("null}\n");
 }
 
 static void info_text(const char *path, const struct trace *t,
@@ -159,6 +170,12 @@ static void info_text(const char *path, const struct trace *t,
 	       t->clock == TRACE_CLOCK_TIME ? "time" : "seq", in->peak_at);
 	printf("lower bound:  %s (%" PRIu64 " bytes; transient buffers, any single pool)\n",
 	       cli_format_size(in->lower_bound, b, sizeof(b)), in->lower_bound);
+	if (in->period.found)
+		printf("period:       %zu allocation requests, %zu complete iterations "
+		       "(detected; iteration 1 starts at request %zu)\n",
+		       in->period.period, in->period.iterations, in->period.first);
+	else
+		printf("period:       none detected (one iteration, or no repeating pattern)\n");
 }
 
 static int cmd_info(int argc, char **argv)
@@ -386,6 +403,118 @@ static int cmd_synth(int argc, char **argv)
 	return rc;
 }
 
+/* --- slice --------------------------------------------------------------- */
+
+static int parse_time(const char *s, int64_t *out)
+{
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	if (end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int cmd_slice(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "iteration", required_argument, NULL, 'i' },
+		{ "range", required_argument, NULL, 'r' },
+		{ "from-time", required_argument, NULL, 'F' },
+		{ "to-time", required_argument, NULL, 'T' },
+		{ "auto", no_argument, NULL, 'a' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *out = NULL, *range = NULL;
+	uint64_t n = 0;
+	int64_t from = 0, to = 0;
+	int have_from = 0, have_to = 0, detect = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:r:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (cli_parse_u64(optarg, &n) || n == 0 || n > SIZE_MAX / 2)
+				return cli_usage_error("slice: --iteration '%s' is not an iteration number (1, 2, ...)",
+						       optarg);
+			break;
+		case 'r':
+			range = optarg;
+			break;
+		case 'F':
+			if (parse_time(optarg, &from))
+				return cli_usage_error("slice: --from-time '%s' is not a time", optarg);
+			have_from = 1;
+			break;
+		case 'T':
+			if (parse_time(optarg, &to))
+				return cli_usage_error("slice: --to-time '%s' is not a time", optarg);
+			have_to = 1;
+			break;
+		case 'a':
+			detect = 1;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			return cli_option_error(c, "slice");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("slice: expected one TRACE");
+	if (!out)
+		return cli_usage_error("slice: -o TRACE is required");
+	if (have_from != have_to)
+		return cli_usage_error("slice: --from-time and --to-time go together");
+	if (have_from && (n || range || detect))
+		return cli_usage_error("slice: a time window excludes --iteration, --range and --auto");
+	if (range && detect)
+		return cli_usage_error("slice: --range and --auto exclude each other");
+	if (!have_from && !range && !n)
+		return cli_usage_error("slice: say which iteration: --iteration N, --range NAME or --from-time/--to-time");
+	const char *path = argv[optind];
+	struct trace *t, *s = NULL;
+	int rc = load_or_die(path, &t);
+	if (rc)
+		return rc;
+	char err[ERRLEN], note[160];
+	size_t lo = 0, hi = 0;
+	if (!n)
+		n = 1;
+	if (have_from) {
+		rc = slice_time(t, from, to, &lo, &hi, err, sizeof(err));
+		snprintf(note, sizeof(note), "time %lld to %lld", (long long)from,
+			 (long long)to);
+	} else if (range || (!detect && slice_count_ranges(t, "iteration"))) {
+		const char *name = range ? range : "iteration";
+		rc = slice_range(t, name, (size_t)n, &lo, &hi, err, sizeof(err));
+		snprintf(note, sizeof(note), "range '%.100s' number %llu", name,
+			 (unsigned long long)n);
+	} else {
+		struct slice_period p;
+		rc = slice_detect(t, &p);
+		if (rc == 0)
+			rc = slice_iteration(t, &p, (size_t)n, &lo, &hi, err, sizeof(err));
+		else
+			snprintf(err, sizeof(err), "out of memory");
+		snprintf(note, sizeof(note),
+			 "iteration %llu of %zu (period of %zu allocation requests, detected)",
+			 (unsigned long long)n, p.iterations, p.period);
+	}
+	if (rc == 0)
+		rc = slice_cut(t, lo, hi, note, &s, err, sizeof(err));
+	trace_free(t);
+	if (rc) {
+		cli_error("cannot slice trace '%s': %s", path, err);
+		return cli_exit_for(rc, 0);
+	}
+	rc = save_or_die(s, out);
+	trace_free(s);
+	return rc;
+}
+
 /* --- table --------------------------------------------------------------- */
 
 static const struct cli_command commands[] = {
@@ -396,6 +525,10 @@ static const struct cli_command commands[] = {
 	  "convert another tool's file into a trace" },
 	{ "export", cmd_export, "export --to minimalloc-csv TRACE [-o OUT]",
 	  "write a trace in another tool's format (stdout by default)" },
+	{ "slice", cmd_slice,
+	  "slice TRACE (--iteration N [--range NAME | --auto] | --range NAME | "
+	  "--from-time T --to-time U) -o OUT",
+	  "cut one iteration out of a trace of many (by ranges, time, or the detected period)" },
 	{ "synth", cmd_synth,
 	  "synth --model M --batch B [--dtype fp32|fp16|bf16] [--device h200|h100|a100|v100] "
 	  "[--seq-len N] [--optimizer sgd|adam] -o TRACE | synth --list",

@@ -236,7 +236,7 @@ def periodic(out, proto):
     with open(out, "wb") as f:
         pickle.dump(snap, f, protocol=proto)
     # requests (allocs and frees) of one steady step
-    steady = 1 + 3 * 3 + 1 + 3 * 2 + 2
+    steady = 1 + 3 * 3 + 1 + 3 * 3 + 2
     with open(out + ".expect", "w") as f:
         f.write("period %d\n" % steady)
 

@@ -1,0 +1,69 @@
+#!/bin/sh
+# memplan-trace slice and the period info reports: a snapshot of a training
+# loop (a different first step, steady steps, one cut short) gives its period
+# and its iterations; ranges and time windows cut too; a trace without a
+# repeating pattern is refused with exit 3 and no output.
+. tests/cli/lib.sh
+
+z=$T/z.trace
+memplan-trace synth --model alexnet --batch 2 -o "$z" 2>"$T/err"
+ok $? "synth a zoo iteration"
+expect 0 "info on one iteration" memplan-trace info "$z"
+has "$T/out" "period:       none detected" "one iteration has no period"
+expect 0 "info --json" memplan-trace info --json "$z"
+has "$T/out" '"period":null}' "json says null"
+
+expect 0 "slice by the 'iteration' range" memplan-trace slice "$z" --iteration 1 -o "$T/z1.trace"
+memplan-trace info --json "$z" | sed 's/"trace":"[^"]*",//; s/"slice":"[^"]*",//' >"$T/a"
+memplan-trace info --json "$T/z1.trace" | sed 's/"trace":"[^"]*",//; s/"slice":"[^"]*",//' >"$T/b"
+cmp -s "$T/a" "$T/b"
+ok $? "the only iteration is the whole trace"
+expect 3 "a period is required with --auto" memplan-trace slice "$z" --auto --iteration 1 -o "$T/x.trace"
+has "$T/err" "cannot slice trace '$z': no repeating pattern" "and the error says so"
+[ ! -e "$T/x.trace" ]
+ok $? "no output is left behind"
+expect 3 "a missing range" memplan-trace slice "$z" --range epoch -o "$T/x.trace"
+has "$T/err" "range 'epoch' number 1 does not exist" "the range is named"
+expect 0 "slice by the 'forward' range" memplan-trace slice "$z" --range forward -o "$T/f.trace"
+expect 0 "info on it" memplan-trace info --json "$T/f.trace"
+has "$T/out" '"slice":"range '"'"'forward'"'"' number 1"' "the slice is noted in meta"
+expect 0 "slice by time" memplan-trace slice "$z" --from-time 0 --to-time 30000 -o "$T/t.trace"
+expect 3 "an empty time window" memplan-trace slice "$z" --from-time 90000000000 --to-time 90000000001 -o "$T/x.trace"
+
+expect 2 "slice without a selector" memplan-trace slice "$z" -o "$T/x.trace"
+expect 2 "--from-time alone" memplan-trace slice "$z" --from-time 5 -o "$T/x.trace"
+expect 2 "--iteration 0" memplan-trace slice "$z" --iteration 0 -o "$T/x.trace"
+expect 2 "slice without -o" memplan-trace slice "$z" --iteration 1
+expect 3 "slice of a missing trace" memplan-trace slice "$T/none.trace" --iteration 1 -o "$T/x.trace"
+
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "ok $((tap_n + 1)) # skip python3 is not installed"
+	tap_n=$((tap_n + 1))
+	done_testing
+	exit
+fi
+python3 tests/import/make_snapshot.py periodic "$T/p.pickle"
+ok $? "the generator wrote a training loop snapshot"
+period=$(awk '$1 == "period" { print $2 }' "$T/p.pickle.expect")
+memplan-trace import --from pytorch-snapshot "$T/p.pickle" -o "$T/p.trace" 2>"$T/err"
+ok $? "import it"
+expect 0 "info" memplan-trace info "$T/p.trace"
+has "$T/out" "period:       $period allocation requests, 5 complete iterations" \
+	"info reports the period of a steady step and skips the first"
+for n in 1 3 5; do
+	expect 0 "slice iteration $n" memplan-trace slice "$T/p.trace" --iteration $n -o "$T/p$n.trace"
+	memplan-trace info --json "$T/p$n.trace" >"$T/out"
+	n_alloc=$(sed 's/.*"alloc":\([0-9]*\).*/\1/' "$T/out")
+	n_free=$(sed 's/.*"free":\([0-9]*\).*/\1/' "$T/out")
+	[ $((n_alloc + n_free)) -eq "$period" ]
+	ok $? "iteration $n holds one period of requests"
+	has "$T/out" "\"slice\":\"iteration $n of 5" "iteration $n is noted"
+	sed 's/"trace":"[^"]*",//; s/"slice":"[^"]*",//; s/"seq_last":[0-9]*,//; s/"time_[a-z]*":[0-9]*,//g' "$T/out" >"$T/s$n"
+done
+cmp -s "$T/s1" "$T/s3" && cmp -s "$T/s1" "$T/s5"
+ok $? "the steady iterations are alike"
+expect 3 "iteration 6 does not exist" memplan-trace slice "$T/p.trace" --iteration 6 -o "$T/x.trace"
+has "$T/err" "the trace holds 5 complete iterations of $period allocation requests" \
+	"and the error counts them"
+
+done_testing
