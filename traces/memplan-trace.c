@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "import_nsys.h"
 #include "import_snapshot.h"
 #include "json.h"
 #include "minimalloc_csv.h"
@@ -209,7 +210,7 @@ static int cmd_info(int argc, char **argv)
 
 /* --- import / export ----------------------------------------------------- */
 
-#define IMPORT_FORMATS "minimalloc-csv, pytorch-snapshot"
+#define IMPORT_FORMATS "minimalloc-csv, pytorch-snapshot, nsys-sqlite"
 
 static int cmd_import(int argc, char **argv)
 {
@@ -252,6 +253,9 @@ static int cmd_import(int argc, char **argv)
 		rc = mmcsv_import(argv[optind], &t, err, sizeof(err));
 	} else if (strcmp(from, "pytorch-snapshot") == 0) {
 		rc = snapshot_import(argv[optind], device, &t, err, sizeof(err));
+	} else if (strcmp(from, "nsys-sqlite") == 0) {
+		rc = nsys_import(argv[optind], device < 0 ? NSYS_ANY_DEVICE : device,
+				 &t, err, sizeof(err));
 	} else {
 		return cli_usage_error("import: unknown format '%s' (known: " IMPORT_FORMATS ")",
 				       from);
@@ -521,7 +525,7 @@ static const struct cli_command commands[] = {
 	{ "info", cmd_info, "info [--json] TRACE",
 	  "show what a trace holds: source, counts, span, peak, lower bound" },
 	{ "import", cmd_import,
-	  "import --from minimalloc-csv|pytorch-snapshot IN -o TRACE [--device N]",
+	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite IN -o TRACE [--device N]",
 	  "convert another tool's file into a trace" },
 	{ "export", cmd_export, "export --to minimalloc-csv TRACE [-o OUT]",
 	  "write a trace in another tool's format (stdout by default)" },

@@ -1,0 +1,87 @@
+#!/bin/sh
+# memplan-trace import --from nsys-sqlite: SQLite files in the shape of
+# Nsight Systems' export, of the current and an older schema version (other
+# enumeration ids), give the figures the generator computed; an unknown
+# version, a report without memory events and bad fields exit 3 and leave
+# nothing behind.
+. tests/cli/lib.sh
+
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "ok 1 # skip python3 is not installed"
+	echo "1..1"
+	exit 0
+fi
+gen=tests/import/make_nsys.py
+value() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+
+for kind in current old; do
+	db=$T/$kind.sqlite
+	python3 "$gen" $kind "$db"
+	ok $? "$kind: the generator wrote an export"
+	e=$db.expect
+	expect 0 "$kind: import device 0" \
+		memplan-trace import --from nsys-sqlite "$db" --device 0 -o "$T/$kind.trace"
+	expect 0 "$kind: info" memplan-trace info --json "$T/$kind.trace"
+	has "$T/out" "\"buffers\":$(value buffers "$e")," "$kind: buffers"
+	has "$T/out" "\"persistent\":$(value persistent "$e")," "$kind: live at start and at end"
+	has "$T/out" "\"peak_bytes\":$(value peak "$e")," "$kind: peak of live bytes"
+	has "$T/out" "\"alloc\":$(value allocs "$e"),\"free\":$(value frees "$e"),\"kernel\":$(value kernels "$e"),\"copy\":$(value copies "$e"),\"memset\":$(value memsets "$e"),\"sync\":0,\"mark\":$(value marks "$e")}" \
+		"$kind: events by type, enumerations joined by name"
+	has "$T/out" "\"nsys.skipped_memory_events\":\"$(value skipped "$e")\"" \
+		"$kind: pageable host memory is skipped and counted"
+	expect 0 "$kind: slice the second NVTX iteration" \
+		memplan-trace slice "$T/$kind.trace" --iteration 2 -o "$T/$kind-2.trace"
+	expect 0 "$kind: info on the slice" memplan-trace info --json "$T/$kind-2.trace"
+	has "$T/out" '"mark":2}' "$kind: the slice is one range"
+done
+has "$T/current.sqlite.expect" "marks 7" "the current export has a point mark too"
+
+python3 - "$T/current.trace" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+kinds = {r[0] for r in db.execute("SELECT DISTINCT kind FROM buffers")}
+names = {r[0] for r in db.execute("SELECT name FROM events_named WHERE type = 'kernel'")}
+copies = {r[0] for r in db.execute("SELECT aux FROM events WHERE type = 3")}
+times = [r[0] for r in db.execute("SELECT t_start FROM events ORDER BY seq")]
+ok = kinds == {0, 1, 2} and names == {"gemm_layer0", "gemm_layer1", "gemm_layer2"}
+ok = ok and copies == {1} and times == sorted(times) and None not in times
+sys.exit(0 if ok else 1)
+EOF
+ok $? "pool, device and managed kinds, kernel short names, h2d copies, times in order"
+
+expect 2 "two devices need --device" \
+	memplan-trace import --from nsys-sqlite "$T/current.sqlite" -o "$T/x.trace"
+has "$T/err" "holds memory events of devices 0, 1: choose one with --device" "the devices are named"
+expect 0 "device 1 imports" \
+	memplan-trace import --from nsys-sqlite "$T/current.sqlite" --device 1 -o "$T/d1.trace"
+expect 0 "info on device 1" memplan-trace info --json "$T/d1.trace"
+has "$T/out" '"alloc":1,"free":1,"kernel":1,' "device 1 has its own events"
+expect 2 "a device without events" \
+	memplan-trace import --from nsys-sqlite "$T/current.sqlite" --device 3 -o "$T/x.trace"
+
+refuse() { # kind message description
+	python3 "$gen" "$1" "$T/$1.sqlite"
+	cp "$T/old.trace" "$T/keep.trace"
+	expect 3 "$3 exits 3" \
+		memplan-trace import --from nsys-sqlite "$T/$1.sqlite" -o "$T/keep.trace"
+	has "$T/err" "memplan-trace: error: cannot read nsys export '$T/$1.sqlite': " "$3: the file is named"
+	has "$T/err" "$2" "$3: the error says why"
+	cmp -s "$T/old.trace" "$T/keep.trace"
+	ok $? "$3: the existing output is untouched"
+}
+refuse unknown "export schema version 9.0.0 is not one memplan knows (2.x and 3.x)" \
+	"an unknown schema version"
+refuse nomem "record with 'nsys profile --cuda-memory-usage=true'" "a report without memory events"
+refuse noversion "table META_DATA_EXPORT is missing" "an export without its version"
+refuse badtype "table CUDA_GPU_MEMORY_USAGE_EVENTS, row 28, column bytes: expected an integer, found text" \
+	"a text in an integer column"
+expect 3 "a memplan trace is not an nsys export" \
+	memplan-trace import --from nsys-sqlite "$T/old.trace" -o "$T/x.trace"
+has "$T/err" "not an Nsight Systems export" "and is told apart"
+expect 3 "a text file is not an export" \
+	memplan-trace import --from nsys-sqlite "$gen" -o "$T/x.trace"
+has "$T/err" "not an SQLite file" "and says so"
+[ ! -e "$T/x.trace" ]
+ok $? "no output is left behind"
+
+done_testing
