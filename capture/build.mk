@@ -24,7 +24,14 @@ $(info memplan: CUDA at $(CUDA_HOME) has no CUPTI (cupti.h, libcupti.so): buildi
 endif
 endif
 
-CAP_CUDA_CFLAGS := $(CUDA_CFLAGS) -I$(CUPTI_INCDIR) -DMEMPLAN_HAVE_CUPTI=1
+# -isystem: the toolkit's headers are not held to our warnings
+CAP_CUDA_CFLAGS := -isystem $(CUDA_HOME)/include -isystem $(CUPTI_INCDIR) \
+		   -DMEMPLAN_HAVE_CUPTI=1
+# Needs the CUPTI headers; built, tested and linked only with them.
+CAP_CUDA_SRC := capture/translate.c
+CAP_CUDA_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CAP_CUDA_SRC))
+CAP_HOST_OBJ := $(BUILD)/obj/capture/backend_host.o
+$(CAP_CUDA_OBJ): CAP_EXTRA := $(CAP_CUDA_CFLAGS)
 
 EXTRA_ALL += $(CAP_BIN)
 EXTRA_INSTALL += install-capture
@@ -33,7 +40,7 @@ EXTRA_BENCH += $(BUILD)/bench/bench_capture
 
 $(BUILD)/obj/capture/%.o: capture/%.c
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) -Icapture $(CFLAGS) -c -o $@ $<
+	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) -Icapture $(CAP_EXTRA) $(CFLAGS) -c -o $@ $<
 
 # The launcher finds the library next to itself (build tree: ../lib) or in
 # LIBDIR once installed, and libcupti for NVTX injection where it was found.
@@ -58,6 +65,13 @@ $(BUILD)/tests/test_capture_%: $(BUILD)/obj/tests/unit/test_capture_%.o $(CAP_PL
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS) -ldl
 
+# The translation test builds CUPTI callback data: with CUPTI it links the
+# translation and the host backend; without, it reports itself skipped.
+$(BUILD)/tests/test_capture_translate: $(BUILD)/obj/tests/unit/test_capture_translate.o \
+		$(if $(CAP_HAVE_CUPTI),$(CAP_CUDA_OBJ)) $(CAP_HOST_OBJ) $(CAP_PLAIN_OBJ) $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS) -ldl
+
 $(BUILD)/obj/tests/bench/bench_capture.o: tests/bench/bench_capture.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) -Icapture $(CFLAGS) -c -o $@ $<
@@ -65,6 +79,31 @@ $(BUILD)/obj/tests/bench/bench_capture.o: tests/bench/bench_capture.c
 $(BUILD)/bench/bench_capture: $(BUILD)/obj/tests/bench/bench_capture.o $(CAP_PLAIN_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# --- libmemplan-capture.so: the CUPTI injection library ------------------
+# PIC objects, hidden by default; the version script exports the two entry
+# points (InitializeInjection for CUDA, memplan_capture_mark for marker.h).
+# libcupti is linked (with an rpath to where it was found); the driver and
+# the program's runtime are found with dlsym at run time (backend_cuda.c).
+ifeq ($(CAP_HAVE_CUPTI),1)
+CAP_SO_SRC := $(CAP_PLAIN_SRC) capture/translate.c capture/backend_cuda.c \
+	      capture/inject.c
+CAP_SO_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(CAP_SO_SRC)) \
+	      $(BUILD)/pic/traces/trace.o $(BUILD)/pic/traces/tracedb.o
+EXTRA_ALL += $(CAP_SO)
+EXTRA_CHECK += $(CAP_SO)
+
+$(BUILD)/pic/capture/%.o: capture/%.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(MP_CFLAGS) $(MP_PIC_CFLAGS) -Icapture $(CAP_CUDA_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(CAP_SO): $(CAP_SO_OBJ) capture/exports.map
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) -shared $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) \
+		-Wl,--version-script=capture/exports.map $(if $(SANITIZE),,-Wl,--no-undefined) \
+		-o $@ $(CAP_SO_OBJ) -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti \
+		$(LIBS) -ldl
+endif
 
 .PHONY: install-capture uninstall-capture
 install-capture: $(CAP_BIN) $(if $(CAP_HAVE_CUPTI),$(CAP_SO))

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * backend.h - the one small contract between the capture's translation of
+ * CUPTI callbacks and CUDA itself: stream ids, devices and kernel parameter
+ * layouts.  backend_cuda.c asks the driver, CUPTI and the program's CUDA
+ * runtime; backend_host.c answers from tables the tests fill, so the
+ * translation above never knows which one it runs on.
+ */
+#ifndef MEMPLAN_CAPTURE_BACKEND_H
+#define MEMPLAN_CAPTURE_BACKEND_H
+
+#include <stdint.h>
+
+#include "argscan.h"
+
+enum backend_handle {
+	BACKEND_RUNTIME_STUB = 0, /* host stub of a __global__ (cudaLaunchKernel) */
+	BACKEND_FUNCTION = 1,     /* CUfunction */
+	BACKEND_KERNEL = 2,       /* CUkernel / cudaKernel_t */
+};
+
+/* Most parameters of one kernel we look at (CUDA allows 32764 bytes of
+ * parameters; more than 512 parameters count as truncated). */
+#define BACKEND_MAX_PARAMS 512
+
+struct capture_backend {
+	/* The trace's stream id for (context, stream handle); -1 unknown. */
+	int64_t (*stream_id)(void *ctx, void *stream, int per_thread);
+	/* Device ordinal of a context (NULL: current); 0 if unknown. */
+	int32_t (*device)(void *ctx);
+	/*
+	 * Fills out[0..*n) with the parameter offsets and sizes of a kernel
+	 * handle of the given kind; returns 0, or -1 when it cannot tell.
+	 * Called once per kernel (translate.c caches the answer).
+	 */
+	int (*params)(int kind, const void *handle, struct argscan_param *out,
+		      uint32_t cap, uint32_t *n);
+};
+
+/* The host implementation, for tests and benchmarks. */
+extern const struct capture_backend backend_host;
+/* Registers a layout the host backend reports for (kind, handle). */
+int backend_host_set_params(int kind, const void *handle,
+			    const struct argscan_param *p, uint32_t n);
+/* Forgets every registered layout. */
+void backend_host_reset(void);
+
+#endif

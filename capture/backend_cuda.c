@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * backend_cuda.c - the real side of backend.h, inside the injection library:
+ * stream and device ids from CUPTI, kernel parameter layouts from the driver
+ * (cuFuncGetParamInfo / cuKernelGetParamInfo, runtime stubs mapped with the
+ * program's own cudaGetFuncBySymbol), and the end-of-capture bandwidth
+ * measurement.
+ *
+ * Driver and runtime functions are looked up with dlsym, not linked: the
+ * driver that loaded us is already in the process (dlopen(RTLD_NOLOAD) finds
+ * exactly that instance), the runtime must be the program's own copy (its
+ * kernel registry is per copy, and it may be static or a framework's
+ * private libcudart), and the library must still load on a machine without
+ * a driver (for its tests and nm checks).
+ */
+#define _GNU_SOURCE
+#include "backend_cuda.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda.h>
+#include <cupti.h>
+
+#include "translate.h"
+
+typedef CUresult (*param_info_fn)(void *, size_t, size_t *, size_t *);
+typedef int (*func_by_symbol_fn)(void **, const void *);
+
+static struct {
+	pthread_once_t once;
+	void *cuda;
+	param_info_fn func_params, kernel_params;
+	func_by_symbol_fn func_by_symbol;
+	CUresult (*ctx_get_current)(CUcontext *);
+	CUresult (*ctx_set_current)(CUcontext);
+	CUresult (*ctx_sync)(void);
+	CUresult (*device_get_name)(char *, int, CUdevice);
+	CUresult (*mem_alloc)(CUdeviceptr *, size_t);
+	CUresult (*mem_free)(CUdeviceptr);
+	CUresult (*mem_alloc_host)(void **, size_t);
+	CUresult (*mem_free_host)(void *);
+	CUresult (*htod)(CUdeviceptr, const void *, size_t);
+	CUresult (*dtoh)(void *, CUdeviceptr, size_t);
+} drv = { .once = PTHREAD_ONCE_INIT };
+
+/* dlsym into a function pointer of any type (object -> function pointer
+ * through memcpy, as POSIX does). */
+static void sym(void *h, const char *name, void *fnptr)
+{
+	void *p = h ? dlsym(h, name) : NULL;
+	memcpy(fnptr, &p, sizeof(p));
+}
+
+static void load(void)
+{
+	drv.cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (!drv.cuda)
+		drv.cuda = dlopen("libcuda.so.1", RTLD_LAZY);
+	sym(drv.cuda, "cuFuncGetParamInfo", &drv.func_params);
+	sym(drv.cuda, "cuKernelGetParamInfo", &drv.kernel_params);
+	sym(drv.cuda, "cuCtxGetCurrent", &drv.ctx_get_current);
+	sym(drv.cuda, "cuCtxSetCurrent", &drv.ctx_set_current);
+	sym(drv.cuda, "cuCtxSynchronize", &drv.ctx_sync);
+	sym(drv.cuda, "cuDeviceGetName", &drv.device_get_name);
+	sym(drv.cuda, "cuMemAlloc_v2", &drv.mem_alloc);
+	sym(drv.cuda, "cuMemFree_v2", &drv.mem_free);
+	sym(drv.cuda, "cuMemAllocHost_v2", &drv.mem_alloc_host);
+	sym(drv.cuda, "cuMemFreeHost", &drv.mem_free_host);
+	sym(drv.cuda, "cuMemcpyHtoD_v2", &drv.htod);
+	sym(drv.cuda, "cuMemcpyDtoH_v2", &drv.dtoh);
+	/* the program's runtime: linked into it, or a shared copy already
+	 * loaded (possibly privately, by a framework) */
+	sym(RTLD_DEFAULT, "cudaGetFuncBySymbol", &drv.func_by_symbol);
+	static const char *const cudart[] = { "libcudart.so.13", "libcudart.so.12",
+					      "libcudart.so.11.0", "libcudart.so" };
+	for (size_t i = 0; !drv.func_by_symbol && i < sizeof(cudart) / sizeof(*cudart); i++) {
+		void *h = dlopen(cudart[i], RTLD_LAZY | RTLD_NOLOAD);
+		sym(h, "cudaGetFuncBySymbol", &drv.func_by_symbol);
+	}
+}
+
+static int64_t cuda_stream_id(void *ctx, void *stream, int per_thread)
+{
+	uint32_t id;
+	if (cuptiGetStreamIdEx((CUcontext)ctx, (CUstream)stream, (uint8_t)per_thread,
+			       &id) != CUPTI_SUCCESS)
+		return -1;
+	return id;
+}
+
+static int32_t cuda_device(void *ctx)
+{
+	uint32_t id;
+	if (!ctx || cuptiGetDeviceId((CUcontext)ctx, &id) != CUPTI_SUCCESS)
+		return 0;
+	return (int32_t)id;
+}
+
+static int cuda_params(int kind, const void *handle, struct argscan_param *out,
+		       uint32_t cap, uint32_t *n)
+{
+	pthread_once(&drv.once, load);
+	param_info_fn info = kind == BACKEND_KERNEL ? drv.kernel_params : drv.func_params;
+	void *h = (void *)(uintptr_t)handle;
+	if (kind == BACKEND_RUNTIME_STUB) {
+		if (!drv.func_by_symbol || drv.func_by_symbol(&h, handle) != 0 || !h)
+			return -1;
+	}
+	if (!info)
+		return -1;
+	uint32_t k = 0;
+	CUresult rc = CUDA_SUCCESS;
+	while (k < cap) {
+		size_t off, size;
+		if ((rc = info(h, k, &off, &size)) != CUDA_SUCCESS)
+			break;
+		out[k].offset = (uint32_t)off;
+		out[k].size = (uint32_t)size;
+		k++;
+	}
+	/* INVALID_VALUE marks the index past the last parameter (k == 0: a
+	 * kernel without any); other errors: not a handle the driver knows */
+	if (k == 0 && rc != CUDA_SUCCESS && rc != CUDA_ERROR_INVALID_VALUE)
+		return -1;
+	*n = k;
+	return 0;
+}
+
+const struct capture_backend backend_cuda = {
+	.stream_id = cuda_stream_id,
+	.device = cuda_device,
+	.params = cuda_params,
+};
+
+int backend_cuda_device_name(void *ctx, char *buf, size_t len)
+{
+	pthread_once(&drv.once, load);
+	uint32_t dev;
+	if (!drv.device_get_name || !ctx ||
+	    cuptiGetDeviceId((CUcontext)ctx, &dev) != CUPTI_SUCCESS)
+		return -1;
+	translate_self_enter();
+	int rc = drv.device_get_name(buf, (int)len, (CUdevice)dev) == CUDA_SUCCESS ? 0 : -1;
+	translate_self_leave();
+	return rc;
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int backend_cuda_bandwidth(void *ctx, double *h2d, double *d2h)
+{
+	pthread_once(&drv.once, load);
+	if (!drv.mem_alloc || !drv.mem_alloc_host || !drv.htod || !drv.dtoh ||
+	    !drv.ctx_set_current || !drv.ctx_get_current || !drv.ctx_sync)
+		return -1;
+	translate_self_enter();
+	const size_t size = 64u << 20;
+	const int reps = 4;
+	int rc = -1;
+	CUcontext cur = NULL;
+	void *host = NULL;
+	CUdeviceptr dev = 0;
+	drv.ctx_get_current(&cur);
+	if (!cur && (!ctx || drv.ctx_set_current((CUcontext)ctx) != CUDA_SUCCESS))
+		goto out;
+	if (drv.mem_alloc_host(&host, size) != CUDA_SUCCESS ||
+	    drv.mem_alloc(&dev, size) != CUDA_SUCCESS)
+		goto out;
+	memset(host, 1, size);
+	/* one untimed round trip first: page tables, clocks */
+	if (drv.htod(dev, host, size) != CUDA_SUCCESS ||
+	    drv.dtoh(host, dev, size) != CUDA_SUCCESS || drv.ctx_sync() != CUDA_SUCCESS)
+		goto out;
+	double t0 = seconds();
+	for (int i = 0; i < reps; i++)
+		if (drv.htod(dev, host, size) != CUDA_SUCCESS)
+			goto out;
+	drv.ctx_sync();
+	double t1 = seconds();
+	for (int i = 0; i < reps; i++)
+		if (drv.dtoh(host, dev, size) != CUDA_SUCCESS)
+			goto out;
+	drv.ctx_sync();
+	double t2 = seconds();
+	if (t1 > t0 && t2 > t1) {
+		*h2d = (double)size * reps / (t1 - t0);
+		*d2h = (double)size * reps / (t2 - t1);
+		rc = 0;
+	}
+out:
+	if (dev)
+		drv.mem_free(dev);
+	if (host)
+		drv.mem_free_host(host);
+	if (!cur && ctx)
+		drv.ctx_set_current(NULL);
+	translate_self_leave();
+	return rc;
+}

@@ -1,0 +1,934 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * translate.c - CUPTI callback data -> recorder calls (see translate.h).
+ * Allocations are recorded at API exit (when the address exists and the
+ * call succeeded), frees, launches, copies and memsets at entry (before the
+ * address can be reused by another thread).  Kernel parameter layouts are
+ * asked of the backend once per kernel handle and cached.
+ */
+#define _GNU_SOURCE
+#include "translate.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti.h> /* with the generated params structs */
+#include <generated_nvtx_meta.h>
+
+#include "trace.h"
+
+/* Candidate words looked at per launch: 8 KiB of parameters. */
+#define MAX_WORDS 1024
+
+struct layout_slot {
+	int kind;
+	const void *handle;
+	int known; /* 0: the backend could not tell */
+	struct argscan_layout l;
+};
+
+struct translate {
+	struct recorder *r;
+	const struct capture_backend *b;
+	pthread_mutex_t sel_mu;
+	struct select sel;
+	pthread_rwlock_t cache_mu;
+	struct layout_slot **cache; /* open addressing by handle */
+	size_t ncache, used;
+	_Atomic uint32_t next_tid;
+	uint32_t n_profiler, n_marker;
+};
+
+static _Thread_local int tls_self;      /* our own CUDA calls */
+static _Thread_local int tls_rt_depth;  /* runtime calls in progress */
+static _Thread_local uint32_t tls_tid;  /* small thread number for keys */
+static _Thread_local uint32_t tls_push; /* NVTX push depth */
+#define PUSH_NAMES 64
+static _Thread_local uint32_t tls_push_name[PUSH_NAMES];
+/* A runtime launch whose layout is unknown, waiting for the driver launch
+ * nested in it. */
+static _Thread_local struct {
+	int active;
+	uint32_t name;
+	int64_t stream;
+	uint32_t corr;
+} tls_pending;
+
+void translate_self_enter(void)
+{
+	tls_self++;
+}
+
+void translate_self_leave(void)
+{
+	tls_self--;
+}
+
+struct translate *translate_new(struct recorder *r, const struct select *sel,
+				const struct capture_backend *b)
+{
+	struct translate *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->r = r;
+	t->b = b;
+	t->sel = *sel;
+	t->ncache = 256;
+	t->cache = calloc(t->ncache, sizeof(*t->cache));
+	if (!t->cache) {
+		free(t);
+		return NULL;
+	}
+	pthread_mutex_init(&t->sel_mu, NULL);
+	pthread_rwlock_init(&t->cache_mu, NULL);
+	t->n_profiler = recorder_intern(r, "cudaProfilerStart");
+	return t;
+}
+
+void translate_free(struct translate *t)
+{
+	char buf[SELECT_NAME_MAX + 64];
+	select_describe(&t->sel, buf, sizeof(buf));
+	recorder_meta(t->r, "capture.selection", buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)t->sel.seen);
+	recorder_meta(t->r, "capture.occurrences", buf);
+	recorder_meta(t->r, "capture.found",
+		      t->sel.all || t->sel.state != SELECT_WAITING ? "1" : "0");
+	for (size_t i = 0; i < t->ncache; i++) {
+		if (t->cache[i])
+			free(t->cache[i]->l.params);
+		free(t->cache[i]);
+	}
+	free(t->cache);
+	pthread_mutex_destroy(&t->sel_mu);
+	pthread_rwlock_destroy(&t->cache_mu);
+	free(t);
+}
+
+int translate_state(struct translate *t)
+{
+	return recorder_state(t->r);
+}
+
+/* --- kernel layouts ------------------------------------------------------ */
+
+static size_t handle_hash(int kind, const void *h, size_t n)
+{
+	uint64_t x = (uint64_t)(uintptr_t)h * 0x9e3779b97f4a7c15ull + (uint64_t)kind;
+	return (size_t)(x >> 20) & (n - 1);
+}
+
+static const struct layout_slot *find_slot(struct translate *t, int kind,
+					   const void *h)
+{
+	size_t j = handle_hash(kind, h, t->ncache);
+	while (t->cache[j]) {
+		if (t->cache[j]->handle == h && t->cache[j]->kind == kind)
+			return t->cache[j];
+		j = (j + 1) & (t->ncache - 1);
+	}
+	return NULL;
+}
+
+static int insert_slot(struct translate *t, struct layout_slot *s)
+{
+	if ((t->used + 1) * 2 > t->ncache) {
+		size_t n = t->ncache * 2;
+		struct layout_slot **c = calloc(n, sizeof(*c));
+		if (!c)
+			return -1;
+		for (size_t i = 0; i < t->ncache; i++) {
+			if (!t->cache[i])
+				continue;
+			size_t j = handle_hash(t->cache[i]->kind, t->cache[i]->handle, n);
+			while (c[j])
+				j = (j + 1) & (n - 1);
+			c[j] = t->cache[i];
+		}
+		free(t->cache);
+		t->cache = c;
+		t->ncache = n;
+	}
+	size_t j = handle_hash(s->kind, s->handle, t->ncache);
+	while (t->cache[j])
+		j = (j + 1) & (t->ncache - 1);
+	t->cache[j] = s;
+	t->used++;
+	return 0;
+}
+
+/* The cached layout of a kernel handle, asking the backend the first time;
+ * NULL when unknown. */
+static const struct argscan_layout *layout_of(struct translate *t, int kind,
+					      const void *h)
+{
+	if (!h)
+		return NULL;
+	pthread_rwlock_rdlock(&t->cache_mu);
+	const struct layout_slot *s = find_slot(t, kind, h);
+	pthread_rwlock_unlock(&t->cache_mu);
+	if (s)
+		return s->known ? &s->l : NULL;
+	struct argscan_param p[BACKEND_MAX_PARAMS];
+	uint32_t n = 0;
+	tls_self++; /* the backend's CUDA calls are not the program's */
+	int known = t->b->params(kind, h, p, BACKEND_MAX_PARAMS, &n) == 0;
+	tls_self--;
+	struct layout_slot *ns = calloc(1, sizeof(*ns));
+	if (!ns)
+		return NULL;
+	ns->kind = kind;
+	ns->handle = h;
+	ns->known = known;
+	if (known && n) {
+		ns->l.params = malloc(n * sizeof(*p));
+		if (!ns->l.params) {
+			free(ns);
+			return NULL;
+		}
+		memcpy(ns->l.params, p, n * sizeof(*p));
+		ns->l.nparams = n;
+	}
+	pthread_rwlock_wrlock(&t->cache_mu);
+	const struct layout_slot *old = find_slot(t, kind, h);
+	if (old || insert_slot(t, ns) != 0) { /* another thread was first */
+		free(ns->l.params);
+		free(ns);
+		ns = (struct layout_slot *)old;
+	}
+	pthread_rwlock_unlock(&t->cache_mu);
+	return ns && ns->known ? &ns->l : NULL;
+}
+
+/* --- recording helpers --------------------------------------------------- */
+
+static int ok_exit(const CUpti_CallbackData *cb)
+{
+	return cb->callbackSite == CUPTI_API_EXIT && cb->functionReturnValue &&
+	       *(const int *)cb->functionReturnValue == 0;
+}
+
+static uint64_t u64p(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+static void rec_alloc(struct translate *t, const CUpti_CallbackData *cb,
+		      uint64_t addr, uint64_t size, unsigned kind, int64_t stream)
+{
+	if (!addr || !size)
+		return;
+	struct recorder_alloc a = { .addr = addr, .size = size, .stream = stream,
+				    .corr = cb->correlationId,
+				    .device = t->b->device(cb->context),
+				    .kind = (uint8_t)kind };
+	recorder_alloc(t->r, &a);
+}
+
+static int64_t sid(struct translate *t, const CUpti_CallbackData *cb,
+		   const void *stream, int ptsz)
+{
+	return t->b->stream_id(cb->context, (void *)(uintptr_t)stream, ptsz);
+}
+
+/* Candidate words of one launch: kernelParams/args with a layout, or the
+ * packed buffer of cuLaunchKernel's extra. */
+static size_t launch_words(const struct argscan_layout *l, void **args,
+			   void **extra, uint64_t *words, size_t *truncated)
+{
+	size_t n = 0;
+	if (args && l) {
+		n = argscan_params(l, args, words, MAX_WORDS);
+	} else if (extra) {
+		const void *buf = NULL;
+		size_t len = 0;
+		for (size_t i = 0; i < 64 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+			if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+				buf = extra[i + 1];
+			else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1])
+				len = *(const size_t *)extra[i + 1];
+			else if (extra[i] != CU_LAUNCH_PARAM_BUFFER_POINTER &&
+				 extra[i] != CU_LAUNCH_PARAM_BUFFER_SIZE)
+				break; /* an option we do not know: stop reading */
+		}
+		n = argscan_buffer(l, buf, len, words, MAX_WORDS);
+	}
+	*truncated = n > MAX_WORDS ? n - MAX_WORDS : 0;
+	return n > MAX_WORDS ? MAX_WORDS : n;
+}
+
+/* A runtime launch of handle (a host stub or a cudaKernel_t). */
+static void rt_launch(struct translate *t, const CUpti_CallbackData *cb,
+		      int kind, const void *handle, void **args,
+		      const void *stream, int ptsz)
+{
+	if (cb->callbackSite != CUPTI_API_ENTER) {
+		if (tls_pending.active) { /* no driver launch came: no accesses */
+			tls_pending.active = 0;
+			recorder_kernel(t->r, tls_pending.name, tls_pending.stream,
+					tls_pending.corr, NULL, 0, 0);
+		}
+		return;
+	}
+	if (recorder_state(t->r) != 1)
+		return;
+	uint32_t name = recorder_intern(t->r, cb->symbolName);
+	int64_t s = sid(t, cb, stream, ptsz);
+	const struct argscan_layout *l = layout_of(t, kind, handle);
+	if (!l) {
+		tls_pending.active = 1;
+		tls_pending.name = name;
+		tls_pending.stream = s;
+		tls_pending.corr = cb->correlationId;
+		return;
+	}
+	uint64_t words[MAX_WORDS];
+	size_t truncated;
+	size_t n = launch_words(l, args, NULL, words, &truncated);
+	recorder_kernel(t->r, name, s, cb->correlationId, words, n, truncated);
+}
+
+/* A driver launch of CUfunction f (which may be a CUkernel in disguise). */
+static void drv_launch(struct translate *t, const CUpti_CallbackData *cb,
+		       CUfunction f, void **params, void **extra,
+		       CUstream stream, int ptsz)
+{
+	if (cb->callbackSite != CUPTI_API_ENTER || recorder_state(t->r) != 1)
+		return;
+	const struct argscan_layout *l = layout_of(t, BACKEND_FUNCTION, f);
+	if (!l)
+		l = layout_of(t, BACKEND_KERNEL, f);
+	uint64_t words[MAX_WORDS];
+	size_t truncated;
+	size_t n = launch_words(l, params, extra, words, &truncated);
+	if (tls_rt_depth > 0) { /* completing a runtime launch */
+		tls_pending.active = 0;
+		recorder_kernel(t->r, tls_pending.name, tls_pending.stream,
+				tls_pending.corr, words, n, truncated);
+		return;
+	}
+	recorder_kernel(t->r, recorder_intern(t->r, cb->symbolName),
+			sid(t, cb, stream, ptsz), cb->correlationId, words, n,
+			truncated);
+}
+
+static unsigned rt_copy_kind(enum cudaMemcpyKind k)
+{
+	switch (k) {
+	case cudaMemcpyHostToHost: return TRACE_COPY_H2H;
+	case cudaMemcpyHostToDevice: return TRACE_COPY_H2D;
+	case cudaMemcpyDeviceToHost: return TRACE_COPY_D2H;
+	case cudaMemcpyDeviceToDevice: return TRACE_COPY_D2D;
+	default: return TRACE_COPY_UNKNOWN; /* cudaMemcpyDefault: from the map */
+	}
+}
+
+static void copy(struct translate *t, const CUpti_CallbackData *cb,
+		 unsigned kind, uint64_t dst, uint64_t src, uint64_t bytes,
+		 const void *stream, int ptsz)
+{
+	if (cb->callbackSite != CUPTI_API_ENTER || recorder_state(t->r) != 1)
+		return;
+	recorder_copy(t->r, recorder_intern(t->r, cb->functionName), kind, dst,
+		      src, bytes, sid(t, cb, stream, ptsz), cb->correlationId);
+}
+
+static void memset_(struct translate *t, const CUpti_CallbackData *cb,
+		    uint64_t dst, uint64_t bytes, const void *stream, int ptsz)
+{
+	if (cb->callbackSite != CUPTI_API_ENTER || recorder_state(t->r) != 1)
+		return;
+	recorder_memset(t->r, recorder_intern(t->r, cb->functionName), dst, bytes,
+			sid(t, cb, stream, ptsz), cb->correlationId);
+}
+
+static void sync_(struct translate *t, const CUpti_CallbackData *cb,
+		  const void *stream, int ptsz, int has_stream)
+{
+	if (cb->callbackSite != CUPTI_API_ENTER || recorder_state(t->r) != 1)
+		return;
+	recorder_sync(t->r, recorder_intern(t->r, cb->functionName),
+		      has_stream ? sid(t, cb, stream, ptsz) : TRACE_NONE);
+}
+
+static void range_begin(struct translate *t, const char *name, uint64_t key)
+{
+	uint32_t id = recorder_intern(t->r, name);
+	pthread_mutex_lock(&t->sel_mu);
+	if (select_begin(&t->sel, name, key) == SELECT_BEGIN)
+		recorder_begin(t->r, id);
+	else
+		recorder_mark(t->r, id, TRACE_MARK_BEGIN);
+	pthread_mutex_unlock(&t->sel_mu);
+}
+
+static void range_end(struct translate *t, uint32_t name, uint64_t key)
+{
+	pthread_mutex_lock(&t->sel_mu);
+	if (select_end(&t->sel, key) == SELECT_END)
+		recorder_end(t->r, name);
+	else
+		recorder_mark(t->r, name, TRACE_MARK_END);
+	pthread_mutex_unlock(&t->sel_mu);
+}
+
+/* --- runtime API ------------------------------------------------------- */
+
+#define RT(name) CUPTI_RUNTIME_TRACE_CBID_##name
+#define P(type) ((const type *)cb->functionParams)
+
+static void runtime_api(struct translate *t, CUpti_CallbackId cbid,
+			const CUpti_CallbackData *cb)
+{
+	int enter = cb->callbackSite == CUPTI_API_ENTER;
+	int ptsz = 0;
+	switch (cbid) {
+	case RT(cudaMalloc_v3020):
+		if (ok_exit(cb))
+			rec_alloc(t, cb, u64p(*P(cudaMalloc_v3020_params)->devPtr),
+				  P(cudaMalloc_v3020_params)->size, TRACE_KIND_DEVICE, -1);
+		return;
+	case RT(cudaMallocPitch_v3020):
+		if (ok_exit(cb)) {
+			const cudaMallocPitch_v3020_params *p = P(cudaMallocPitch_v3020_params);
+			rec_alloc(t, cb, u64p(*p->devPtr), (uint64_t)*p->pitch * p->height,
+				  TRACE_KIND_DEVICE, -1);
+		}
+		return;
+	case RT(cudaMallocManaged_v6000):
+		if (ok_exit(cb))
+			rec_alloc(t, cb, u64p(*P(cudaMallocManaged_v6000_params)->devPtr),
+				  P(cudaMallocManaged_v6000_params)->size,
+				  TRACE_KIND_MANAGED, -1);
+		return;
+	case RT(cudaMallocHost_v3020):
+		if (ok_exit(cb))
+			rec_alloc(t, cb, u64p(*P(cudaMallocHost_v3020_params)->ptr),
+				  P(cudaMallocHost_v3020_params)->size, TRACE_KIND_HOST, -1);
+		return;
+	case RT(cudaHostAlloc_v3020):
+		if (ok_exit(cb))
+			rec_alloc(t, cb, u64p(*P(cudaHostAlloc_v3020_params)->pHost),
+				  P(cudaHostAlloc_v3020_params)->size, TRACE_KIND_HOST, -1);
+		return;
+	case RT(cudaMallocAsync_ptsz_v11020):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaMallocAsync_v11020):
+		if (ok_exit(cb)) {
+			const cudaMallocAsync_v11020_params *p = P(cudaMallocAsync_v11020_params);
+			rec_alloc(t, cb, u64p(*p->devPtr), p->size, TRACE_KIND_ASYNC,
+				  sid(t, cb, p->hStream, ptsz));
+		}
+		return;
+	case RT(cudaMallocFromPoolAsync_ptsz_v11020):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaMallocFromPoolAsync_v11020):
+		if (ok_exit(cb)) {
+			const cudaMallocFromPoolAsync_v11020_params *p =
+				P(cudaMallocFromPoolAsync_v11020_params);
+			rec_alloc(t, cb, u64p(*p->ptr), p->size, TRACE_KIND_ASYNC,
+				  sid(t, cb, p->stream, ptsz));
+		}
+		return;
+	case RT(cudaFree_v3020):
+		if (enter)
+			recorder_free(t->r, u64p(P(cudaFree_v3020_params)->devPtr), -1,
+				      cb->correlationId);
+		return;
+	case RT(cudaFreeHost_v3020):
+		if (enter)
+			recorder_free(t->r, u64p(P(cudaFreeHost_v3020_params)->ptr), -1,
+				      cb->correlationId);
+		return;
+	case RT(cudaFreeAsync_ptsz_v11020):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaFreeAsync_v11020):
+		if (enter) {
+			const cudaFreeAsync_v11020_params *p = P(cudaFreeAsync_v11020_params);
+			recorder_free(t->r, u64p(p->devPtr), sid(t, cb, p->hStream, ptsz),
+				      cb->correlationId);
+		}
+		return;
+	case RT(cudaLaunchKernel_ptsz_v7000):
+	case RT(cudaLaunchCooperativeKernel_ptsz_v9000):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaLaunchKernel_v7000):
+	case RT(cudaLaunchCooperativeKernel_v9000): {
+		/* both params structs have this layout */
+		const cudaLaunchKernel_v7000_params *p = P(cudaLaunchKernel_v7000_params);
+		rt_launch(t, cb, BACKEND_RUNTIME_STUB, p->func, p->args, p->stream, ptsz);
+		return;
+	}
+	case RT(__cudaLaunchKernel_ptsz_v13000):
+		ptsz = 1;
+		/* fall through */
+	case RT(__cudaLaunchKernel_v13000): {
+		/*
+		 * CUDA 13's <<<>>> path: __cudaLaunchKernel(cudaKernel_t, dim3,
+		 * dim3, void **, size_t, cudaStream_t).  Its params struct is not
+		 * in generated_cuda_runtime_api_meta.h of CUDA 13.0; the
+		 * arguments are cudaLaunchKernel's with a cudaKernel_t first.
+		 */
+		const cudaLaunchKernel_v7000_params *p = P(cudaLaunchKernel_v7000_params);
+		rt_launch(t, cb, BACKEND_KERNEL, p->func, p->args, p->stream, ptsz);
+		return;
+	}
+	case RT(cudaLaunchKernelExC_ptsz_v11060):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaLaunchKernelExC_v11060): {
+		const cudaLaunchKernelExC_v11060_params *p = P(cudaLaunchKernelExC_v11060_params);
+		rt_launch(t, cb, BACKEND_RUNTIME_STUB, p->func, p->args,
+			  p->config ? p->config->stream : NULL, ptsz);
+		return;
+	}
+	case RT(cudaMemcpy_v3020):
+	case RT(cudaMemcpy_ptds_v7000): {
+		const cudaMemcpy_v3020_params *p = P(cudaMemcpy_v3020_params);
+		copy(t, cb, rt_copy_kind(p->kind), u64p(p->dst), u64p(p->src), p->count,
+		     NULL, cbid == RT(cudaMemcpy_ptds_v7000));
+		return;
+	}
+	case RT(cudaMemcpyAsync_ptsz_v7000):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaMemcpyAsync_v3020): {
+		const cudaMemcpyAsync_v3020_params *p = P(cudaMemcpyAsync_v3020_params);
+		copy(t, cb, rt_copy_kind(p->kind), u64p(p->dst), u64p(p->src), p->count,
+		     p->stream, ptsz);
+		return;
+	}
+	case RT(cudaMemcpy2D_v3020): {
+		const cudaMemcpy2D_v3020_params *p = P(cudaMemcpy2D_v3020_params);
+		copy(t, cb, rt_copy_kind(p->kind), u64p(p->dst), u64p(p->src),
+		     (uint64_t)p->width * p->height, NULL, 0);
+		return;
+	}
+	case RT(cudaMemset_v3020):
+	case RT(cudaMemset_ptds_v7000): {
+		const cudaMemset_v3020_params *p = P(cudaMemset_v3020_params);
+		memset_(t, cb, u64p(p->devPtr), p->count, NULL,
+			cbid == RT(cudaMemset_ptds_v7000));
+		return;
+	}
+	case RT(cudaMemsetAsync_ptsz_v7000):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaMemsetAsync_v3020): {
+		const cudaMemsetAsync_v3020_params *p = P(cudaMemsetAsync_v3020_params);
+		memset_(t, cb, u64p(p->devPtr), p->count, p->stream, ptsz);
+		return;
+	}
+	case RT(cudaDeviceSynchronize_v3020):
+	case RT(cudaThreadSynchronize_v3020):
+	case RT(cudaEventSynchronize_v3020):
+		sync_(t, cb, NULL, 0, 0);
+		return;
+	case RT(cudaStreamSynchronize_ptsz_v7000):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaStreamSynchronize_v3020):
+		sync_(t, cb, P(cudaStreamSynchronize_v3020_params)->stream, ptsz, 1);
+		return;
+	case RT(cudaProfilerStart_v4000):
+		if (enter)
+			range_begin(t, SELECT_PROFILER, SELECT_KEY_PROFILER);
+		return;
+	case RT(cudaProfilerStop_v4000):
+		if (enter)
+			range_end(t, recorder_intern(t->r, SELECT_PROFILER),
+				  SELECT_KEY_PROFILER);
+		return;
+	default:
+		return;
+	}
+}
+
+/* --- driver API -------------------------------------------------------- */
+
+#define DRV(name) CUPTI_DRIVER_TRACE_CBID_##name
+
+static void driver_api(struct translate *t, CUpti_CallbackId cbid,
+		       const CUpti_CallbackData *cb)
+{
+	int enter = cb->callbackSite == CUPTI_API_ENTER;
+	int ptsz = 0;
+	switch (cbid) {
+	case DRV(cuMemAlloc_v2):
+		if (ok_exit(cb))
+			rec_alloc(t, cb, *P(cuMemAlloc_v2_params)->dptr,
+				  P(cuMemAlloc_v2_params)->bytesize, TRACE_KIND_DEVICE, -1);
+		return;
+	case DRV(cuMemAllocPitch_v2):
+		if (ok_exit(cb)) {
+			const cuMemAllocPitch_v2_params *p = P(cuMemAllocPitch_v2_params);
+			rec_alloc(t, cb, *p->dptr, (uint64_t)*p->pPitch * p->Height,
+				  TRACE_KIND_DEVICE, -1);
+		}
+		return;
+	case DRV(cuMemAllocManaged):
+		if (ok_exit(cb))
+			rec_alloc(t, cb, *P(cuMemAllocManaged_params)->dptr,
+				  P(cuMemAllocManaged_params)->bytesize, TRACE_KIND_MANAGED, -1);
+		return;
+	case DRV(cuMemAllocHost_v2):
+		if (ok_exit(cb))
+			rec_alloc(t, cb, u64p(*P(cuMemAllocHost_v2_params)->pp),
+				  P(cuMemAllocHost_v2_params)->bytesize, TRACE_KIND_HOST, -1);
+		return;
+	case DRV(cuMemHostAlloc):
+		if (ok_exit(cb))
+			rec_alloc(t, cb, u64p(*P(cuMemHostAlloc_params)->pp),
+				  P(cuMemHostAlloc_params)->bytesize, TRACE_KIND_HOST, -1);
+		return;
+	case DRV(cuMemAllocAsync_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemAllocAsync):
+		if (ok_exit(cb)) {
+			const cuMemAllocAsync_params *p = P(cuMemAllocAsync_params);
+			rec_alloc(t, cb, *p->dptr, p->bytesize, TRACE_KIND_ASYNC,
+				  sid(t, cb, p->hStream, ptsz));
+		}
+		return;
+	case DRV(cuMemAllocFromPoolAsync_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemAllocFromPoolAsync):
+		if (ok_exit(cb)) {
+			const cuMemAllocFromPoolAsync_params *p = P(cuMemAllocFromPoolAsync_params);
+			rec_alloc(t, cb, *p->dptr, p->bytesize, TRACE_KIND_ASYNC,
+				  sid(t, cb, p->hStream, ptsz));
+		}
+		return;
+	case DRV(cuMemMap):
+		/* virtual memory (PyTorch's expandable segments): a mapping is
+		 * what kernels can touch, so it is the buffer */
+		if (ok_exit(cb))
+			rec_alloc(t, cb, P(cuMemMap_params)->ptr, P(cuMemMap_params)->size,
+				  TRACE_KIND_VMM, -1);
+		return;
+	case DRV(cuMemUnmap):
+		if (enter)
+			recorder_unmap(t->r, P(cuMemUnmap_params)->ptr,
+				       P(cuMemUnmap_params)->size, cb->correlationId);
+		return;
+	case DRV(cuMemFree_v2):
+		if (enter)
+			recorder_free(t->r, P(cuMemFree_v2_params)->dptr, -1, cb->correlationId);
+		return;
+	case DRV(cuMemFreeHost):
+		if (enter)
+			recorder_free(t->r, u64p(P(cuMemFreeHost_params)->p), -1,
+				      cb->correlationId);
+		return;
+	case DRV(cuMemFreeAsync_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemFreeAsync):
+		if (enter)
+			recorder_free(t->r, P(cuMemFreeAsync_params)->dptr,
+				      sid(t, cb, P(cuMemFreeAsync_params)->hStream, ptsz),
+				      cb->correlationId);
+		return;
+	case DRV(cuLaunchKernel_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuLaunchKernel): {
+		const cuLaunchKernel_params *p = P(cuLaunchKernel_params);
+		drv_launch(t, cb, p->f, p->kernelParams, p->extra, p->hStream, ptsz);
+		return;
+	}
+	case DRV(cuLaunchCooperativeKernel_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuLaunchCooperativeKernel): {
+		const cuLaunchCooperativeKernel_params *p = P(cuLaunchCooperativeKernel_params);
+		drv_launch(t, cb, p->f, p->kernelParams, NULL, p->hStream, ptsz);
+		return;
+	}
+	case DRV(cuLaunchKernelEx_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuLaunchKernelEx): {
+		const cuLaunchKernelEx_params *p = P(cuLaunchKernelEx_params);
+		drv_launch(t, cb, p->f, p->kernelParams, p->extra,
+			   p->config ? p->config->hStream : NULL, ptsz);
+		return;
+	}
+	case DRV(cuMemcpyHtoD_v2):
+	case DRV(cuMemcpyHtoD_v2_ptds): {
+		const cuMemcpyHtoD_v2_params *p = P(cuMemcpyHtoD_v2_params);
+		copy(t, cb, TRACE_COPY_H2D, p->dstDevice, u64p(p->srcHost), p->ByteCount,
+		     NULL, cbid == DRV(cuMemcpyHtoD_v2_ptds));
+		return;
+	}
+	case DRV(cuMemcpyDtoH_v2):
+	case DRV(cuMemcpyDtoH_v2_ptds): {
+		const cuMemcpyDtoH_v2_params *p = P(cuMemcpyDtoH_v2_params);
+		copy(t, cb, TRACE_COPY_D2H, u64p(p->dstHost), p->srcDevice, p->ByteCount,
+		     NULL, cbid == DRV(cuMemcpyDtoH_v2_ptds));
+		return;
+	}
+	case DRV(cuMemcpyDtoD_v2):
+	case DRV(cuMemcpyDtoD_v2_ptds): {
+		const cuMemcpyDtoD_v2_params *p = P(cuMemcpyDtoD_v2_params);
+		copy(t, cb, TRACE_COPY_D2D, p->dstDevice, p->srcDevice, p->ByteCount,
+		     NULL, cbid == DRV(cuMemcpyDtoD_v2_ptds));
+		return;
+	}
+	case DRV(cuMemcpy):
+	case DRV(cuMemcpy_ptds): {
+		const cuMemcpy_params *p = P(cuMemcpy_params);
+		copy(t, cb, TRACE_COPY_UNKNOWN, p->dst, p->src, p->ByteCount, NULL,
+		     cbid == DRV(cuMemcpy_ptds));
+		return;
+	}
+	case DRV(cuMemcpyAsync_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemcpyAsync): {
+		const cuMemcpyAsync_params *p = P(cuMemcpyAsync_params);
+		copy(t, cb, TRACE_COPY_UNKNOWN, p->dst, p->src, p->ByteCount, p->hStream,
+		     ptsz);
+		return;
+	}
+	case DRV(cuMemcpyHtoDAsync_v2): {
+		const cuMemcpyHtoDAsync_v2_params *p = P(cuMemcpyHtoDAsync_v2_params);
+		copy(t, cb, TRACE_COPY_H2D, p->dstDevice, u64p(p->srcHost), p->ByteCount,
+		     p->hStream, 0);
+		return;
+	}
+	case DRV(cuMemcpyDtoHAsync_v2): {
+		const cuMemcpyDtoHAsync_v2_params *p = P(cuMemcpyDtoHAsync_v2_params);
+		copy(t, cb, TRACE_COPY_D2H, u64p(p->dstHost), p->srcDevice, p->ByteCount,
+		     p->hStream, 0);
+		return;
+	}
+	case DRV(cuMemcpyDtoDAsync_v2): {
+		const cuMemcpyDtoDAsync_v2_params *p = P(cuMemcpyDtoDAsync_v2_params);
+		copy(t, cb, TRACE_COPY_D2D, p->dstDevice, p->srcDevice, p->ByteCount,
+		     p->hStream, 0);
+		return;
+	}
+	case DRV(cuMemsetD8_v2):
+	case DRV(cuMemsetD8_v2_ptds):
+		memset_(t, cb, P(cuMemsetD8_v2_params)->dstDevice, P(cuMemsetD8_v2_params)->N,
+			NULL, cbid == DRV(cuMemsetD8_v2_ptds));
+		return;
+	case DRV(cuMemsetD16_v2):
+	case DRV(cuMemsetD16_v2_ptds):
+		memset_(t, cb, P(cuMemsetD16_v2_params)->dstDevice,
+			2 * (uint64_t)P(cuMemsetD16_v2_params)->N, NULL,
+			cbid == DRV(cuMemsetD16_v2_ptds));
+		return;
+	case DRV(cuMemsetD32_v2):
+	case DRV(cuMemsetD32_v2_ptds):
+		memset_(t, cb, P(cuMemsetD32_v2_params)->dstDevice,
+			4 * (uint64_t)P(cuMemsetD32_v2_params)->N, NULL,
+			cbid == DRV(cuMemsetD32_v2_ptds));
+		return;
+	case DRV(cuMemsetD8Async_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemsetD8Async):
+		memset_(t, cb, P(cuMemsetD8Async_params)->dstDevice,
+			P(cuMemsetD8Async_params)->N, P(cuMemsetD8Async_params)->hStream, ptsz);
+		return;
+	case DRV(cuMemsetD32Async_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemsetD32Async):
+		memset_(t, cb, P(cuMemsetD32Async_params)->dstDevice,
+			4 * (uint64_t)P(cuMemsetD32Async_params)->N,
+			P(cuMemsetD32Async_params)->hStream, ptsz);
+		return;
+	case DRV(cuCtxSynchronize):
+		sync_(t, cb, NULL, 0, 0);
+		return;
+	case DRV(cuStreamSynchronize_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuStreamSynchronize):
+		sync_(t, cb, P(cuStreamSynchronize_params)->hStream, ptsz, 1);
+		return;
+	default:
+		return;
+	}
+}
+
+void translate_api(struct translate *t, CUpti_CallbackDomain domain,
+		   CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+	if (tls_self || !cb)
+		return;
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		if (cb->callbackSite == CUPTI_API_ENTER)
+			tls_rt_depth++;
+		runtime_api(t, cbid, cb);
+		if (cb->callbackSite == CUPTI_API_EXIT && tls_rt_depth > 0)
+			tls_rt_depth--;
+		return;
+	}
+	if (domain != CUPTI_CB_DOMAIN_DRIVER_API)
+		return;
+	if (tls_rt_depth > 0) {
+		/* inside a runtime call: it is recorded there, except the
+		 * launch a runtime launch left pending */
+		if (tls_pending.active &&
+		    (cbid == DRV(cuLaunchKernel) || cbid == DRV(cuLaunchKernel_ptsz) ||
+		     cbid == DRV(cuLaunchKernelEx) || cbid == DRV(cuLaunchKernelEx_ptsz) ||
+		     cbid == DRV(cuLaunchCooperativeKernel) ||
+		     cbid == DRV(cuLaunchCooperativeKernel_ptsz)))
+			driver_api(t, cbid, cb);
+		return;
+	}
+	driver_api(t, cbid, cb);
+}
+
+/* --- NVTX and the marker API ------------------------------------------- */
+
+static uint64_t push_key(uint32_t depth)
+{
+	if (!tls_tid)
+		tls_tid = 1; /* set properly in translate_nvtx */
+	return SELECT_KEY_PUSH | (uint64_t)tls_tid << 24 | depth;
+}
+
+static const char *attr_message(const nvtxEventAttributes_t *a)
+{
+	if (a && a->messageType == NVTX_MESSAGE_TYPE_ASCII)
+		return a->message.ascii;
+	return NULL;
+}
+
+static void push(struct translate *t, const char *name)
+{
+	uint32_t d = ++tls_push;
+	if (d <= PUSH_NAMES)
+		tls_push_name[d - 1] = recorder_intern(t->r, name ? name : "(unnamed)");
+	range_begin(t, name ? name : "(unnamed)", push_key(d));
+}
+
+static void pop(struct translate *t)
+{
+	if (tls_push == 0)
+		return;
+	uint32_t d = tls_push--;
+	range_end(t, d <= PUSH_NAMES ? tls_push_name[d - 1] : 0, push_key(d));
+}
+
+static void start(struct translate *t, const char *name, const void *ret)
+{
+	if (!ret)
+		return;
+	uint64_t id = *(const nvtxRangeId_t *)ret;
+	range_begin(t, name ? name : "(unnamed)", id);
+}
+
+void translate_nvtx(struct translate *t, CUpti_CallbackId cbid,
+		    const CUpti_NvtxData *d)
+{
+	if (tls_self || !d)
+		return;
+	if (!tls_tid)
+		tls_tid = atomic_fetch_add(&t->next_tid, 1) + 1;
+	const void *fp = d->functionParams;
+	switch (cbid) {
+	case CUPTI_CBID_NVTX_nvtxRangePushA:
+		push(t, ((const nvtxRangePushA_params *)fp)->message);
+		return;
+	case CUPTI_CBID_NVTX_nvtxRangePushEx:
+		push(t, attr_message(((const nvtxRangePushEx_params *)fp)->eventAttrib));
+		return;
+	case CUPTI_CBID_NVTX_nvtxDomainRangePushEx:
+		push(t, attr_message(((const nvtxDomainRangePushEx_params *)fp)->core.eventAttrib));
+		return;
+	case CUPTI_CBID_NVTX_nvtxRangePop:
+	case CUPTI_CBID_NVTX_nvtxDomainRangePop:
+		pop(t);
+		return;
+	case CUPTI_CBID_NVTX_nvtxRangeStartA:
+		start(t, ((const nvtxRangeStartA_params *)fp)->message,
+		      d->functionReturnValue);
+		return;
+	case CUPTI_CBID_NVTX_nvtxRangeStartEx:
+		start(t, attr_message(((const nvtxRangeStartEx_params *)fp)->eventAttrib),
+		      d->functionReturnValue);
+		return;
+	case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx:
+		start(t, attr_message(((const nvtxDomainRangeStartEx_params *)fp)->core.eventAttrib),
+		      d->functionReturnValue);
+		return;
+	case CUPTI_CBID_NVTX_nvtxRangeEnd:
+		range_end(t, 0, ((const nvtxRangeEnd_params *)fp)->id);
+		return;
+	case CUPTI_CBID_NVTX_nvtxDomainRangeEnd:
+		range_end(t, 0, ((const nvtxDomainRangeEnd_params *)fp)->core.id);
+		return;
+	case CUPTI_CBID_NVTX_nvtxMarkA:
+		recorder_mark(t->r, recorder_intern(t->r, ((const nvtxMarkA_params *)fp)->message),
+			      TRACE_MARK_POINT);
+		return;
+	default:
+		return;
+	}
+}
+
+void translate_marker(struct translate *t, int what, const char *name)
+{
+	if (!name || !*name)
+		name = "iteration";
+	switch (what) {
+	case 1:
+		range_begin(t, name, SELECT_KEY_MARKER);
+		return;
+	case 2:
+		range_end(t, recorder_intern(t->r, name), SELECT_KEY_MARKER);
+		return;
+	default:
+		recorder_mark(t->r, recorder_intern(t->r, name), TRACE_MARK_POINT);
+		return;
+	}
+}
+
+/* --- activity records ---------------------------------------------------- */
+
+void translate_activity(struct translate *t, const CUpti_Activity *a)
+{
+	switch (a->kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+		const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)a;
+		recorder_gpu_time(t->r, k->correlationId, (int64_t)k->start, (int64_t)k->end);
+		return;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMCPY: {
+		const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)a;
+		recorder_gpu_time(t->r, m->correlationId, (int64_t)m->start, (int64_t)m->end);
+		return;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMSET: {
+		const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)a;
+		recorder_gpu_time(t->r, m->correlationId, (int64_t)m->start, (int64_t)m->end);
+		return;
+	}
+	case CUPTI_ACTIVITY_KIND_MEMORY2: {
+		const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)a;
+		recorder_gpu_time(t->r, m->correlationId, (int64_t)m->timestamp,
+				  (int64_t)m->timestamp);
+		return;
+	}
+	default:
+		return;
+	}
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * translate.h - CUPTI callback data and activity records -> recorder calls.
+ * The injection library (inject.c) forwards every callback here; tests build
+ * CUpti_CallbackData with the API's params struct themselves and call the
+ * same functions.  Needs the CUPTI headers, so it is built only with CUDA.
+ *
+ * Runtime API calls are recorded in the runtime domain; the driver calls a
+ * runtime call makes inside itself are skipped (one event per API call), but
+ * a runtime launch whose kernel layout the backend cannot tell is completed
+ * by the driver launch nested in it.
+ */
+#ifndef MEMPLAN_CAPTURE_TRANSLATE_H
+#define MEMPLAN_CAPTURE_TRANSLATE_H
+
+#include <stdint.h>
+
+#include <cupti.h>
+
+#include "backend.h"
+#include "recorder.h"
+#include "select.h"
+
+struct translate;
+
+/* A translator feeding r, selecting with *sel (copied), asking b.  NULL
+ * when out of memory. */
+struct translate *translate_new(struct recorder *r, const struct select *sel,
+				const struct capture_backend *b);
+/* Writes the selection's outcome into the trace's meta (capture.selection,
+ * capture.occurrences, capture.found) and frees t; r stays open. */
+void translate_free(struct translate *t);
+
+/* A runtime or driver API callback (domain CUPTI_CB_DOMAIN_RUNTIME_API or
+ * CUPTI_CB_DOMAIN_DRIVER_API). */
+void translate_api(struct translate *t, CUpti_CallbackDomain domain,
+		   CUpti_CallbackId cbid, const CUpti_CallbackData *cb);
+/* An NVTX callback (CUPTI_CB_DOMAIN_NVTX). */
+void translate_nvtx(struct translate *t, CUpti_CallbackId cbid,
+		    const CUpti_NvtxData *d);
+/* One activity record (kernel, memcpy, memset, memory). */
+void translate_activity(struct translate *t, const CUpti_Activity *a);
+/* A mark from the marker API (marker.h: MEMPLAN_MARK_*). */
+void translate_marker(struct translate *t, int what, const char *name);
+
+/* 0 before the selected range, 1 inside, 2 after it (always 1 for a whole
+ * run until it ends). */
+int translate_state(struct translate *t);
+
+/* While > 0 on a thread, its callbacks are the capture's own CUDA calls
+ * (backend, bandwidth measurement) and are ignored. */
+void translate_self_enter(void);
+void translate_self_leave(void);
+
+#endif

@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_capture_translate.c - CUPTI callback data -> trace, without a GPU:
+ * the test builds CUpti_CallbackData with each API's params struct (from
+ * generated_cuda_runtime_api_meta.h / generated_cuda_meta.h), NVTX data and
+ * activity records, calls the translation with the host backend, and checks
+ * the trace the recorder wrote.  Also checks that the injection library
+ * exports only its entry points and that marker.h reaches it.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+#ifndef MEMPLAN_HAVE_CUPTI
+int main(void)
+{
+	printf("ok 1 - # SKIP built without the CUPTI headers\n1..1\n");
+	return 0;
+}
+#else
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+#include <generated_nvtx_meta.h>
+
+#include "backend.h"
+#include "marker.h"
+#include "recorder.h"
+#include "select.h"
+#include "trace.h"
+#include "tracedb.h"
+#include "translate.h"
+
+#define RT CUPTI_CB_DOMAIN_RUNTIME_API
+#define DRV CUPTI_CB_DOMAIN_DRIVER_API
+#define DEV(i) (0x7f0000000000ull + (uint64_t)(i) * 0x100000ull)
+
+static char dir[64];
+static int ok_ret = 0, bad_ret = 2;
+
+static CUpti_CallbackData cb(int enter, const void *params, const int *ret,
+			     const char *fn, const char *sym, uint32_t corr)
+{
+	CUpti_CallbackData d;
+	memset(&d, 0, sizeof(d));
+	d.callbackSite = enter ? CUPTI_API_ENTER : CUPTI_API_EXIT;
+	d.functionName = fn;
+	d.symbolName = sym;
+	d.functionParams = params;
+	d.functionReturnValue = (void *)(uintptr_t)ret;
+	d.correlationId = corr;
+	return d;
+}
+
+/* One API call: entry, then exit with the given return value. */
+static void call(struct translate *t, CUpti_CallbackDomain dom, CUpti_CallbackId id,
+		 const void *params, const int *ret, const char *fn,
+		 const char *sym, uint32_t corr)
+{
+	CUpti_CallbackData e = cb(1, params, NULL, fn, sym, corr);
+	translate_api(t, dom, id, &e);
+	CUpti_CallbackData x = cb(0, params, ret, fn, sym, corr);
+	translate_api(t, dom, id, &x);
+}
+
+static struct trace *load(const char *path)
+{
+	struct trace *tr = NULL;
+	char err[512];
+	if (trace_load(path, &tr, err, sizeof(err)) != 0)
+		printf("# load: %s\n", err);
+	return tr;
+}
+
+static const struct trace_event *find_event(const struct trace *tr, unsigned type,
+					    const char *name, int nth)
+{
+	for (size_t i = 0; i < tr->nevents; i++) {
+		const struct trace_event *e = &tr->events[i];
+		if (e->type == type && (!name || (e->name && strcmp(e->name, name) == 0)) &&
+		    nth-- == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static int touches(const struct trace *tr, const struct trace_event *e, uint64_t addr)
+{
+	for (uint32_t i = 0; e && i < e->nacc; i++)
+		if (tr->buffers[tr->accesses[e->acc0 + i].buffer].addr == addr)
+			return 1;
+	return 0;
+}
+
+struct by_value {
+	int n;
+	void *a; /* offset 8 */
+	void *b; /* offset 16 */
+};
+
+/* stands in for a __global__'s host stub: only its address matters */
+static const char kernel_stub_obj;
+#define kernel_stub ((const void *)&kernel_stub_obj)
+
+static void test_whole_run(void)
+{
+	char path[128], err[512];
+	snprintf(path, sizeof(path), "%s/whole.trace", dir);
+	struct recorder *r;
+	struct recorder_opts o = { .record_from_start = 1, .hold_ns = 60000000000ll };
+	CHECK(recorder_open(&r, path, &o, err, sizeof(err)) == 0, "open recorder");
+	struct select sel;
+	select_parse(&sel, NULL, NULL, err, sizeof(err));
+	backend_host_reset();
+	struct translate *t = translate_new(r, &sel, &backend_host);
+
+	/* cudaMalloc: recorded at a successful exit only */
+	void *p1 = (void *)(uintptr_t)DEV(1), *p2 = (void *)(uintptr_t)DEV(2);
+	cudaMalloc_v3020_params m1 = { &p1, 4096 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &m1, &ok_ret, "cudaMalloc", NULL, 1);
+	void *pf = (void *)(uintptr_t)DEV(50);
+	cudaMalloc_v3020_params mf = { &pf, 64 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &mf, &bad_ret, "cudaMalloc", NULL, 2);
+	/* the driver allocation the runtime makes inside is not a second one */
+	{
+		CUpti_CallbackData e = cb(1, &m1, NULL, "cudaMalloc", NULL, 3);
+		cudaMalloc_v3020_params m2 = { &p2, 8192 };
+		e.functionParams = &m2;
+		translate_api(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &e);
+		CUdeviceptr dp = DEV(2);
+		cuMemAlloc_v2_params dm = { &dp, 8192 };
+		call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &dm, &ok_ret, "cuMemAlloc_v2", NULL, 4);
+		CUpti_CallbackData x = cb(0, &m2, &ok_ret, "cudaMalloc", NULL, 3);
+		translate_api(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &x);
+	}
+	/* stream-ordered, per-thread default stream */
+	void *p3 = (void *)(uintptr_t)DEV(3);
+	cudaMallocAsync_v11020_params ma = { &p3, 1 << 20, NULL };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020, &ma, &ok_ret,
+	     "cudaMallocAsync_ptsz", NULL, 5);
+	/* pinned host memory */
+	void *h = (void *)(uintptr_t)0x20000000ull;
+	cudaHostAlloc_v3020_params ha = { &h, 65536, 0 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020, &ha, &ok_ret, "cudaHostAlloc", NULL, 6);
+	/* driver allocation outside any runtime call */
+	CUdeviceptr d4 = DEV(4);
+	cuMemAlloc_v2_params dm4 = { &d4, 512 };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &dm4, &ok_ret, "cuMemAlloc_v2", NULL, 7);
+
+	/* cudaLaunchKernel(stub, ..., args) with a by-value struct argument */
+	struct argscan_param lay[3] = { { 0, 8 }, { 8, sizeof(struct by_value) }, { 32, 4 } };
+	backend_host_set_params(BACKEND_RUNTIME_STUB, kernel_stub, lay, 3);
+	void *a0 = (void *)(uintptr_t)(DEV(1) + 128);
+	struct by_value bv = { 3, (void *)(uintptr_t)DEV(2), (void *)(uintptr_t)(DEV(3) + 4096) };
+	int n = 1 << 20;
+	void *args[3] = { &a0, &bv, &n };
+	cudaLaunchKernel_v7000_params lk;
+	memset(&lk, 0, sizeof(lk));
+	lk.func = kernel_stub;
+	lk.args = args;
+	lk.stream = (cudaStream_t)(uintptr_t)0x77;
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &lk, &ok_ret,
+	     "cudaLaunchKernel", "_Z6kernelPfS_i", 10);
+
+	/* CUDA 13 <<<>>>: __cudaLaunchKernel with a cudaKernel_t */
+	const void *kern = (const void *)(uintptr_t)0xabc000;
+	struct argscan_param lay2[1] = { { 0, 8 } };
+	backend_host_set_params(BACKEND_KERNEL, kern, lay2, 1);
+	void *a1 = (void *)(uintptr_t)DEV(4);
+	void *args2[1] = { &a1 };
+	cudaLaunchKernel_v7000_params lk2;
+	memset(&lk2, 0, sizeof(lk2));
+	lk2.func = kern;
+	lk2.args = args2;
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, &lk2, &ok_ret,
+	     "__cudaLaunchKernel", "cuda13_kernel", 11);
+
+	/* a runtime launch the backend cannot resolve, completed by the
+	 * driver launch nested in it */
+	CUfunction fn = (CUfunction)(uintptr_t)0xf00d;
+	backend_host_set_params(BACKEND_FUNCTION, fn, lay2, 1);
+	void *a2 = (void *)(uintptr_t)(DEV(3) + 7);
+	void *args3[1] = { &a2 };
+	cudaLaunchKernel_v7000_params lk3;
+	memset(&lk3, 0, sizeof(lk3));
+	lk3.func = (const void *)(uintptr_t)0x1234; /* unknown stub */
+	lk3.args = args3;
+	{
+		CUpti_CallbackData e = cb(1, &lk3, NULL, "cudaLaunchKernel", "nested_kernel", 12);
+		translate_api(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &e);
+		cuLaunchKernel_params dl;
+		memset(&dl, 0, sizeof(dl));
+		dl.f = fn;
+		dl.kernelParams = args3;
+		call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &dl, &ok_ret,
+		     "cuLaunchKernel", "nested_kernel", 13);
+		CUpti_CallbackData x = cb(0, &lk3, &ok_ret, "cudaLaunchKernel", "nested_kernel", 12);
+		translate_api(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &x);
+	}
+	/* unresolvable and no driver launch: recorded without accesses */
+	lk3.func = (const void *)(uintptr_t)0x5678;
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &lk3, &ok_ret,
+	     "cudaLaunchKernel", "opaque_kernel", 14);
+	/* cuLaunchKernel with a packed parameter buffer in extra */
+	uint64_t packed[3] = { 5, DEV(1) + 8, DEV(4) + 16 };
+	size_t packed_len = sizeof(packed);
+	void *extra[5] = { CU_LAUNCH_PARAM_BUFFER_POINTER, packed,
+			   CU_LAUNCH_PARAM_BUFFER_SIZE, &packed_len, CU_LAUNCH_PARAM_END };
+	cuLaunchKernel_params dl2;
+	memset(&dl2, 0, sizeof(dl2));
+	dl2.f = (CUfunction)(uintptr_t)0xbeef;
+	dl2.extra = extra;
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &dl2, &ok_ret, "cuLaunchKernel",
+	     "packed_kernel", 15);
+
+	/* copies and memsets */
+	cudaMemcpyAsync_v3020_params cp = { (void *)(uintptr_t)DEV(1), (const void *)(uintptr_t)0x20000010ull,
+					    256, cudaMemcpyHostToDevice, NULL };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, &cp, &ok_ret, "cudaMemcpyAsync", NULL, 20);
+	cudaMemcpy_v3020_params cp2 = { (void *)(uintptr_t)DEV(2), (const void *)(uintptr_t)DEV(3), 100,
+					cudaMemcpyDefault };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, &cp2, &ok_ret, "cudaMemcpy", NULL, 21);
+	cuMemsetD32_v2_params ms = { DEV(4), 0, 16 };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2, &ms, &ok_ret, "cuMemsetD32_v2", NULL, 22);
+
+	/* virtual memory: two mappings, one unmap over both */
+	cuMemMap_params mm1 = { DEV(10), 2 << 20, 0, 1, 0 };
+	cuMemMap_params mm2 = { DEV(10) + (2 << 20), 2 << 20, 0, 2, 0 };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemMap, &mm1, &ok_ret, "cuMemMap", NULL, 30);
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemMap, &mm2, &ok_ret, "cuMemMap", NULL, 31);
+	cuMemUnmap_params um = { DEV(10), 4 << 20 };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemUnmap, &um, &ok_ret, "cuMemUnmap", NULL, 32);
+
+	/* NVTX ranges and a mark */
+	nvtxRangePushA_params push = { "forward" };
+	CUpti_NvtxData nd = { "nvtxRangePushA", &push, NULL };
+	translate_nvtx(t, CUPTI_CBID_NVTX_nvtxRangePushA, &nd);
+	CUpti_NvtxData pd = { "nvtxRangePop", NULL, NULL };
+	translate_nvtx(t, CUPTI_CBID_NVTX_nvtxRangePop, &pd);
+
+	cudaFree_v3020_params fr = { (void *)(uintptr_t)DEV(1) };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, &fr, &ok_ret, "cudaFree", NULL, 40);
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, NULL, &ok_ret,
+	     "cudaDeviceSynchronize", NULL, 41);
+
+	/* the capture's own calls are not the program's */
+	translate_self_enter();
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &dm4, &ok_ret, "cuMemAlloc_v2", NULL, 42);
+	translate_self_leave();
+
+	/* GPU times from activity records */
+	CUpti_ActivityKernel10 ak;
+	memset(&ak, 0, sizeof(ak));
+	ak.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	ak.correlationId = 10;
+	ak.start = 5000;
+	ak.end = 7000;
+	translate_activity(t, (const CUpti_Activity *)&ak);
+	CUpti_ActivityMemcpy6 am;
+	memset(&am, 0, sizeof(am));
+	am.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+	am.correlationId = 20;
+	am.start = 8000;
+	am.end = 8100;
+	translate_activity(t, (const CUpti_Activity *)&am);
+
+	translate_free(t);
+	struct recorder_stats st;
+	CHECK(recorder_close(r, 1, &st, err, sizeof(err)) == 0, "close recorder");
+	struct trace *tr = load(path);
+	CHECK(tr != NULL, "the translated trace loads");
+	if (!tr)
+		return;
+	/* buffers: DEV1, DEV2 (once), DEV3 async, host, DEV4, 2 VMM maps */
+	CHECK_EQ_U64(tr->nbuffers, 7, "seven buffers: failed and nested driver allocations are not recorded");
+	CHECK(tr->buffers[0].addr == DEV(1) && tr->buffers[0].size == 4096 &&
+		      tr->buffers[0].kind == TRACE_KIND_DEVICE, "cudaMalloc -> device buffer");
+	CHECK(tr->buffers[2].kind == TRACE_KIND_ASYNC && tr->buffers[2].stream == 1,
+	      "cudaMallocAsync_ptsz -> async buffer on the per-thread stream");
+	CHECK(tr->buffers[3].kind == TRACE_KIND_HOST && tr->buffers[3].size == 65536,
+	      "cudaHostAlloc -> pinned host buffer");
+	CHECK(tr->buffers[5].kind == TRACE_KIND_VMM && tr->buffers[6].kind == TRACE_KIND_VMM &&
+		      tr->buffers[5].free_ev != TRACE_NONE && tr->buffers[6].free_ev != TRACE_NONE,
+	      "cuMemMap -> vmm buffers, one cuMemUnmap frees both");
+	const struct trace_event *k = find_event(tr, TRACE_EV_KERNEL, "_Z6kernelPfS_i", 0);
+	CHECK(k && k->nacc == 3 && touches(tr, k, DEV(1)) && touches(tr, k, DEV(2)) &&
+		      touches(tr, k, DEV(3)) && k->stream == 0x77,
+	      "cudaLaunchKernel: pointers in args and inside a by-value struct, stream");
+	CHECK(k && k->t_start == 5000 && k->t_end == 7000, "kernel GPU times joined by correlation id");
+	k = find_event(tr, TRACE_EV_KERNEL, "cuda13_kernel", 0);
+	CHECK(k && k->nacc == 1 && touches(tr, k, DEV(4)), "__cudaLaunchKernel (CUDA 13) with a cudaKernel_t");
+	k = find_event(tr, TRACE_EV_KERNEL, "nested_kernel", 0);
+	CHECK(k && k->nacc == 1 && touches(tr, k, DEV(3)) && !find_event(tr, TRACE_EV_KERNEL, "nested_kernel", 1),
+	      "an unresolved runtime launch is completed once by its nested driver launch");
+	k = find_event(tr, TRACE_EV_KERNEL, "opaque_kernel", 0);
+	CHECK(k && k->nacc == 0, "an unresolvable launch is still recorded, without accesses");
+	k = find_event(tr, TRACE_EV_KERNEL, "packed_kernel", 0);
+	CHECK(k && k->nacc == 2 && touches(tr, k, DEV(1)) && touches(tr, k, DEV(4)),
+	      "cuLaunchKernel's packed extra buffer is scanned");
+	const struct trace_event *c = find_event(tr, TRACE_EV_COPY, "cudaMemcpyAsync", 0);
+	CHECK(c && c->aux == TRACE_COPY_H2D && c->bytes == 256 && c->nacc == 2 && c->t_start == 8000,
+	      "cudaMemcpyAsync H2D: pinned source, device destination, GPU times");
+	c = find_event(tr, TRACE_EV_COPY, "cudaMemcpy", 0);
+	CHECK(c && c->aux == TRACE_COPY_D2D, "cudaMemcpyDefault between device buffers is D2D");
+	c = find_event(tr, TRACE_EV_MEMSET, "cuMemsetD32_v2", 0);
+	CHECK(c && c->bytes == 64 && c->nacc == 1, "cuMemsetD32 of 16 words is 64 bytes");
+	CHECK(find_event(tr, TRACE_EV_MARK, "forward", 0) && find_event(tr, TRACE_EV_MARK, "forward", 1),
+	      "an NVTX push/pop gives begin and end marks with the name");
+	CHECK(tr->buffers[0].free_ev != TRACE_NONE && find_event(tr, TRACE_EV_SYNC, NULL, 0),
+	      "cudaFree and cudaDeviceSynchronize");
+	CHECK(st.unknown_frees == 0 && st.missed_frees == 0, "no unknown or missed frees");
+	const char *found = trace_get_meta(tr, "capture.found");
+	CHECK(found && strcmp(found, "1") == 0, "a whole run is always found");
+	trace_free(tr);
+}
+
+static void nvtx_push(struct translate *t, const char *name)
+{
+	nvtxRangePushA_params push = { name };
+	CUpti_NvtxData nd = { "nvtxRangePushA", &push, NULL };
+	translate_nvtx(t, CUPTI_CBID_NVTX_nvtxRangePushA, &nd);
+}
+
+static void nvtx_pop(struct translate *t)
+{
+	CUpti_NvtxData pd = { "nvtxRangePop", NULL, NULL };
+	translate_nvtx(t, CUPTI_CBID_NVTX_nvtxRangePop, &pd);
+}
+
+static void malloc_(struct translate *t, uint64_t addr, size_t size)
+{
+	void *p = (void *)(uintptr_t)addr;
+	cudaMalloc_v3020_params m = { &p, size };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &m, &ok_ret, "cudaMalloc", NULL, 0);
+}
+
+static void free_(struct translate *t, uint64_t addr)
+{
+	cudaFree_v3020_params f = { (void *)(uintptr_t)addr };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, &f, &ok_ret, "cudaFree", NULL, 0);
+}
+
+/* Runs three 'step' iterations selecting iteration/range; returns the
+ * trace (NULL if it did not load). */
+static struct trace *run_steps(const char *file, const char *iteration,
+			       const char *range, int profiler)
+{
+	char path[128], err[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	struct recorder *r;
+	struct recorder_opts o = { 0 };
+	if (recorder_open(&r, path, &o, err, sizeof(err)))
+		return NULL;
+	struct select sel;
+	if (select_parse(&sel, iteration, range, err, sizeof(err)))
+		return NULL;
+	struct translate *t = translate_new(r, &sel, &backend_host);
+	malloc_(t, DEV(1), 1000); /* weights */
+	for (int i = 0; i < 3; i++) {
+		if (profiler)
+			call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, NULL, &ok_ret,
+			     "cudaProfilerStart", NULL, 0);
+		else
+			nvtx_push(t, "step");
+		nvtx_push(t, "forward");
+		malloc_(t, DEV(2 + i), 100 * (i + 1)); /* activation */
+		nvtx_pop(t);
+		free_(t, DEV(2 + i));
+		if (profiler)
+			call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000, NULL, &ok_ret,
+			     "cudaProfilerStop", NULL, 0);
+		else
+			nvtx_pop(t);
+	}
+	translate_free(t);
+	recorder_close(r, 1, NULL, err, sizeof(err));
+	return load(path);
+}
+
+static void test_selection(void)
+{
+	struct trace *tr = run_steps("step2.trace", "2", "step", 0);
+	CHECK(tr != NULL, "iteration 2 of NVTX range 'step' loads");
+	if (!tr)
+		return;
+	CHECK(tr->nbuffers == 2 && trace_buffer_persistent(&tr->buffers[0]) &&
+		      tr->buffers[1].size == 200 && !trace_buffer_persistent(&tr->buffers[1]),
+	      "weights live at the start are persistent; only the second step's activation is transient");
+	CHECK(tr->events[0].type == TRACE_EV_MARK && tr->events[0].aux == TRACE_MARK_BEGIN &&
+		      strcmp(tr->events[0].name, "step") == 0 &&
+		      tr->events[tr->nevents - 1].aux == TRACE_MARK_END,
+	      "the trace runs from the range's begin to its end");
+	CHECK(find_event(tr, TRACE_EV_MARK, "forward", 0) != NULL, "nested ranges are kept as marks");
+	CHECK(strcmp(trace_get_meta(tr, "capture.found"), "1") == 0 &&
+		      strcmp(trace_get_meta(tr, "capture.occurrences"), "2") == 0,
+	      "meta: found, and the occurrences counted until recording stopped");
+	trace_free(tr);
+
+	tr = run_steps("nope.trace", "1", "nope", 0);
+	CHECK(tr && strcmp(trace_get_meta(tr, "capture.found"), "0") == 0 && tr->nevents == 0,
+	      "a range that never occurs: nothing recorded, found = 0");
+	trace_free(tr);
+
+	tr = run_steps("prof.trace", "3", SELECT_PROFILER, 1);
+	CHECK(tr && tr->nbuffers == 2 && tr->buffers[1].size == 300 &&
+		      strcmp(trace_get_meta(tr, "capture.found"), "1") == 0,
+	      "'@profiler' selects the third cudaProfilerStart/Stop range");
+	trace_free(tr);
+}
+
+static void test_marker(void)
+{
+	char path[128], err[512];
+	snprintf(path, sizeof(path), "%s/marker.trace", dir);
+	struct recorder *r;
+	struct recorder_opts o = { 0 };
+	CHECK(recorder_open(&r, path, &o, err, sizeof(err)) == 0, "open (marker)");
+	struct select sel;
+	select_parse(&sel, "2", NULL, err, sizeof(err));
+	struct translate *t = translate_new(r, &sel, &backend_host);
+	for (int i = 0; i < 3; i++) {
+		translate_marker(t, MEMPLAN_MARK_BEGIN, "iteration");
+		malloc_(t, DEV(2 + i), 10 * (i + 1));
+		free_(t, DEV(2 + i));
+		translate_marker(t, MEMPLAN_MARK_END, "iteration");
+	}
+	translate_free(t);
+	recorder_close(r, 1, NULL, err, sizeof(err));
+	struct trace *tr = load(path);
+	CHECK(tr && tr->nbuffers == 1 && tr->buffers[0].size == 20,
+	      "marker API calls select the second iteration");
+	trace_free(tr);
+}
+
+/* The library exports its entry points and nothing else. */
+static void test_exports(void)
+{
+	if (access(MEMPLAN_CAPTURE_SO, R_OK) != 0) {
+		printf("ok %d - # SKIP %s not built\n", ++tap_n, MEMPLAN_CAPTURE_SO);
+		return;
+	}
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd),
+		 "nm -D --defined-only '%s' | awk '$2 ~ /^[TDBRVW]$/ { print $3 }' | sort",
+		 MEMPLAN_CAPTURE_SO);
+	FILE *f = popen(cmd, "r");
+	char line[256], got[1024] = "";
+	while (f && fgets(line, sizeof(line), f))
+		strncat(got, line, sizeof(got) - strlen(got) - 1);
+	if (f)
+		pclose(f);
+	CHECK(strcmp(got, "InitializeInjection\nmemplan_capture_mark\n") == 0,
+	      "libmemplan-capture.so exports only InitializeInjection and memplan_capture_mark");
+	if (strcmp(got, "InitializeInjection\nmemplan_capture_mark\n") != 0)
+		printf("#   exported: %s\n", got);
+
+	/* marker.h: a no-op without the library, reaches it once CUDA has
+	 * loaded it (privately, as CUDA does) */
+	unsetenv("CUDA_INJECTION64_PATH");
+	CHECK(memplan_mark_iteration_begin() == 0, "marker.h is a no-op without memplan");
+	setenv("CUDA_INJECTION64_PATH", MEMPLAN_CAPTURE_SO, 1);
+	CHECK(memplan_mark_iteration_begin() == 0, "and while the library is not loaded yet");
+	void *h = dlopen(MEMPLAN_CAPTURE_SO, RTLD_NOW | RTLD_LOCAL);
+	CHECK(h != NULL, "the injection library loads without a GPU or driver");
+	if (!h)
+		printf("#   %s\n", dlerror());
+	CHECK(h && memplan_mark_iteration_begin() == 1 && memplan_mark_iteration_end() == 1,
+	      "marker.h reaches memplan_capture_mark in a privately loaded library");
+	unsetenv("CUDA_INJECTION64_PATH");
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/memplan-tr.XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	test_whole_run();
+	test_selection();
+	test_marker();
+	test_exports();
+	backend_host_reset();
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", dir);
+	return tap_done();
+}
+#endif
