@@ -29,11 +29,24 @@
 /* Sorted disjoint ranges [v[2i], v[2i+1]). */
 /* Top-level nodes span at least 2^TOP_SPAN_LOG slots (measured: 8 beats 5
  * and 11 on the generated traces). */
-#define TOP_SPAN_LOG 8
+#define TOP_SPAN_LOG 10
 
 struct ivset {
 	uint64_t *v;
-	uint32_t len, cap;
+	uint32_t len, cap; /* cap: 0 or a power of two >= 2 */
+};
+
+/*
+ * The range arrays of one occupancy object come from a pool: capacities are
+ * powers of two, the block of a grown set goes back to its size class, and
+ * everything is released at once (millions of small sets made malloc and
+ * free a tenth of a run).
+ */
+#define SETPOOL_CHUNK ((size_t)1 << 20)
+struct setpool {
+	void *chunks; /* linked through each chunk's first word */
+	unsigned char *bump, *end;
+	void *freelist[33]; /* by log2 of the capacity in ranges */
 };
 
 struct addlog {
@@ -50,6 +63,7 @@ struct probe {
 
 struct solver_occupancy {
 	const struct solver_problem *p;
+	struct setpool pool;
 	struct solver_piece *pc;
 	size_t *first;
 	uint32_t *sl, *sr; /* per piece: slots [sl, sr) */
@@ -130,15 +144,10 @@ void solver_occupancy_free(struct solver_occupancy *o)
 {
 	if (!o)
 		return;
-	if (o->own)
-		for (size_t i = 0; i < 2 * o->m; i++)
-			free(o->own[i].v);
-	if (o->sub)
-		for (size_t i = 0; i < o->m; i++)
-			free(o->sub[i].v);
-	if (o->path)
-		for (size_t i = 0; i < o->ntop; i++)
-			free(o->path[i].v);
+	for (void *c = o->pool.chunks, *next; c; c = next) {
+		memcpy(&next, c, sizeof(next));
+		free(c);
+	}
 	if (o->log)
 		for (size_t i = 0; i < o->ntop; i++)
 			free(o->log[i].v);
@@ -189,26 +198,68 @@ static uint32_t ivset_count_below(const struct ivset *s, uint32_t from,
 	return ivset_bsearch(s, lo, x);
 }
 
-static int ivset_reserve(struct ivset *s, uint32_t len)
+/* A block for 2^c ranges, or NULL when out of memory. */
+static uint64_t *setpool_get(struct setpool *sp, unsigned c)
+{
+	void *b = sp->freelist[c];
+	if (b) {
+		memcpy(&sp->freelist[c], b, sizeof(void *));
+		return b;
+	}
+	size_t bytes = ((size_t)2 << c) * sizeof(uint64_t);
+	size_t head = 2 * sizeof(uint64_t); /* keeps blocks 16-byte aligned */
+	if (bytes > SETPOOL_CHUNK / 8 || (size_t)(sp->end - sp->bump) < bytes) {
+		size_t size = bytes > SETPOOL_CHUNK / 8 ? head + bytes
+							 : SETPOOL_CHUNK;
+		unsigned char *chunk = malloc(size);
+		if (!chunk)
+			return NULL;
+		memcpy(chunk, &sp->chunks, sizeof(void *));
+		sp->chunks = chunk;
+		if (size != SETPOOL_CHUNK)
+			return (uint64_t *)(void *)(chunk + head);
+		sp->bump = chunk + head;
+		sp->end = chunk + size;
+	}
+	b = sp->bump;
+	sp->bump += bytes;
+	return b;
+}
+
+static unsigned log2_of(uint32_t pow2)
+{
+	unsigned c = 0;
+	while (((uint32_t)1 << c) < pow2)
+		c++;
+	return c;
+}
+
+static int ivset_reserve(struct setpool *sp, struct ivset *s, uint32_t len)
 {
 	if (len <= s->cap)
 		return 0;
 	uint32_t cap = s->cap ? s->cap : 2;
 	while (cap < len)
 		cap *= 2;
-	uint64_t *v = realloc(s->v, (size_t)cap * 2 * sizeof(*v));
+	uint64_t *v = setpool_get(sp, log2_of(cap));
 	if (!v)
 		return SOLVER_ENOMEM;
+	if (s->v) {
+		memcpy(v, s->v, (size_t)s->len * 2 * sizeof(*v));
+		void **slot = &sp->freelist[log2_of(s->cap)];
+		memcpy(s->v, slot, sizeof(void *));
+		*slot = s->v;
+	}
 	s->v = v;
 	s->cap = cap;
 	return 0;
 }
 
 /* d = a ∪ b, coalesced; d is neither a nor b. */
-static int ivset_union(struct ivset *d, const struct ivset *a,
-		       const struct ivset *b)
+static int ivset_union(struct setpool *sp, struct ivset *d,
+		       const struct ivset *a, const struct ivset *b)
 {
-	if (ivset_reserve(d, a->len + b->len))
+	if (ivset_reserve(sp, d, a->len + b->len))
 		return SOLVER_ENOMEM;
 	uint32_t i = 0, j = 0, n = 0;
 	while (i < a->len || j < b->len) {
@@ -234,7 +285,8 @@ static int ivset_union(struct ivset *d, const struct ivset *a,
  * Adds [lo, hi), merging it with every range it meets or touches.  Returns
  * 1 if the set changed, 0 if [lo, hi) was already inside, or SOLVER_ENOMEM.
  */
-static int ivset_add(struct ivset *s, uint64_t lo, uint64_t hi)
+static int ivset_add(struct setpool *sp, struct ivset *s, uint64_t lo,
+		     uint64_t hi)
 {
 	/* ranges [a, b) with b >= lo and a <= hi merge with it */
 	uint32_t first = 0, r = s->len;
@@ -265,7 +317,7 @@ static int ivset_add(struct ivset *s, uint64_t lo, uint64_t hi)
 		}
 		return 1;
 	}
-	if (ivset_reserve(s, s->len + 1))
+	if (ivset_reserve(sp, s, s->len + 1))
 		return SOLVER_ENOMEM;
 	memmove(&s->v[2 * (first + 1)], &s->v[2 * first],
 		(size_t)(s->len - first) * 2 * sizeof(uint64_t));
@@ -295,6 +347,9 @@ static int add_probe(struct solver_occupancy *o, const struct ivset *s,
 		o->probes = pr;
 		o->capprobes = cap;
 	}
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(s->v); /* the offset search starts there */
+#endif
 	o->probes[o->nprobes++] = (struct probe){ s, pc->lo, pc->hi, 0 };
 	return 0;
 }
@@ -348,10 +403,10 @@ static int path_fresh(struct solver_occupancy *o, size_t u)
 	}
 	if (pending > limit || since == 0) {
 		if (u == 1) {
-			if (ivset_union(&o->path[1], &o->own[0], &o->own[1]))
+			if (ivset_union(&o->pool, &o->path[1], &o->own[0], &o->own[1]))
 				return SOLVER_ENOMEM;
 		} else if (path_fresh(o, u >> 1) ||
-			   ivset_union(&o->path[u], &o->path[u >> 1],
+			   ivset_union(&o->pool, &o->path[u], &o->path[u >> 1],
 				       &o->own[u])) {
 			return SOLVER_ENOMEM;
 		}
@@ -363,7 +418,7 @@ static int path_fresh(struct solver_occupancy *o, size_t u)
 			continue;
 		const struct addlog *l = &o->log[a];
 		for (size_t k = log_after(l, since); k < l->len; k++)
-			if (ivset_add(&o->path[u], l->v[3 * k + 1],
+			if (ivset_add(&o->pool, &o->path[u], l->v[3 * k + 1],
 				      l->v[3 * k + 2]) < 0)
 				return SOLVER_ENOMEM;
 	}
@@ -440,7 +495,20 @@ static uint64_t lowest_from(struct solver_occupancy *o, uint64_t from,
 				at = align_up(v[2 * c - 1] - pr->lo, align);
 				c = ivset_count_below(pr->s, c, at + pr->hi);
 			} while (v[2 * c - 1] > at + pr->lo);
-			ok = 0;
+			pr->cur = c;
+			/* Move to front: the bumper goes first and the previous
+			 * bumper is checked next, since sets that disagree tend
+			 * to take turns. */
+			if (i > 0) {
+				struct probe t = o->probes[i];
+				if (i > 1)
+					o->probes[i] = o->probes[1];
+				o->probes[1] = o->probes[0];
+				o->probes[0] = t;
+			}
+			ok = 1;
+			i = k > 1 ? 1 : 0;
+			continue;
 		}
 		pr->cur = c;
 		ok++;
@@ -495,6 +563,27 @@ static uint64_t fit_offset(struct solver_occupancy *o, size_t i,
 	}
 }
 
+/*
+ * The walk up the ancestors is a chain of cache misses (each set's header,
+ * then the middle of its ranges); asking for the next two steps early lets
+ * them overlap with the current one.
+ */
+static void prefetch_ahead(const struct solver_occupancy *o, size_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	if (v >= 4)
+		__builtin_prefetch(&o->sub[v >> 2]);
+	if (v >= 2) {
+		const struct ivset *s = &o->sub[v >> 1];
+		if (s->len)
+			__builtin_prefetch(&s->v[s->len & ~(uint32_t)1]);
+	}
+#else
+	(void)o;
+	(void)v;
+#endif
+}
+
 /* Records item i at offset at in every node its pieces reach. */
 static int insert(struct solver_occupancy *o, size_t i, uint64_t at)
 {
@@ -510,7 +599,7 @@ static int insert(struct solver_occupancy *o, size_t i, uint64_t at)
 				c[nc++] = --r;
 			for (size_t j = 0; j < nc; j++) {
 				size_t v = c[j];
-				int rc = ivset_add(&o->own[v], lo, hi);
+				int rc = ivset_add(&o->pool, &o->own[v], lo, hi);
 				if (rc < 0)
 					return rc;
 				if (rc && v < o->ntop) {
@@ -519,14 +608,15 @@ static int insert(struct solver_occupancy *o, size_t i, uint64_t at)
 						return SOLVER_ENOMEM;
 				}
 				if (v < o->m) {
-					rc = ivset_add(&o->sub[v], lo, hi);
+					rc = ivset_add(&o->pool, &o->sub[v], lo, hi);
 					if (rc < 0)
 						return rc;
 					if (rc == 0)
 						continue; /* ancestors cover it too */
 				}
 				for (v >>= 1; v >= 1; v >>= 1) {
-					rc = ivset_add(&o->sub[v], lo, hi);
+					prefetch_ahead(o, v);
+					rc = ivset_add(&o->pool, &o->sub[v], lo, hi);
 					if (rc < 0)
 						return rc;
 					if (rc == 0)

@@ -26,7 +26,7 @@ enum solver_fit {
  * scan of every free gap up to the top; on the MiniMalloc suite and the
  * generated traces 8 already gives the same heights as unbounded.
  */
-#define SOLVER_BEST_GAPS 16
+#define SOLVER_BEST_GAPS 8
 
 struct solver_occupancy;
 

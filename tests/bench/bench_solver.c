@@ -7,7 +7,8 @@
  * ../shared/data), the zoo's iterations, and generated training iterations
  * of 10^4, 10^5 and 10^6 buffers (--quick skips 10^6; the searches exact
  * and auto run up to 10^4).  --time-limit (default 1 s) bounds each search.
- * Every placement is checked by solver_solve().
+ * Every placement is checked by solver_solve().  --instance and --strategy
+ * keep one row's worth (for profiling).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -154,14 +155,20 @@ static struct solver_problem generate(size_t target, uint64_t seed)
 
 /* --- measuring ----------------------------------------------------------- */
 
-static double now_s(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static double now_s(void) { return clock_s(CLOCK_MONOTONIC); }
+/* The strategies run on this one thread: its CPU time is the "one core"
+ * figure, steady when other work shares the machine. */
+static double cpu_s(void) { return clock_s(CLOCK_THREAD_CPUTIME_ID); }
+
 static double time_limit = 1.0;
+static const char *only_instance, *only_strategy; /* filters, or NULL */
 
 /*
  * One row per strategy through solver_solve() (which checks every answer).
@@ -172,6 +179,8 @@ static int bench(const char *name, const struct solver_problem *p,
 		 int searches)
 {
 	int bad = 0;
+	if (only_instance && strcmp(only_instance, name) != 0)
+		return 0;
 	char err[512];
 	uint64_t *off = malloc((p->n ? p->n : 1) * sizeof(*off));
 	if (!off)
@@ -180,21 +189,23 @@ static int bench(const char *name, const struct solver_problem *p,
 		const char *sn = solver_name_at(i);
 		if (!searches && !solver_strategy_find(sn))
 			continue;
+		if (only_strategy && strcmp(only_strategy, sn) != 0)
+			continue;
 		struct solver_options o = { .time_limit = time_limit };
 		struct solver_report r;
-		double t0 = now_s();
+		double t0 = now_s(), c0 = cpu_s();
 		int rc = solver_solve(p, sn, &o, off, &r, err, sizeof(err));
-		double dt = now_s() - t0;
+		double dt = now_s() - t0, dc = cpu_s() - c0;
 		if (rc) {
 			fprintf(stderr, "bench_solver: %s %s: %s\n", name, sn, err);
 			bad = 1;
 			continue;
 		}
-		printf("%-22s %9zu %14" PRIu64 " %-12s %14" PRIu64 " %7.4f %-7s %10.1f %12.0f\n",
+		printf("%-22s %9zu %14" PRIu64 " %-12s %14" PRIu64 " %7.4f %-7s %10.1f %10.1f %12.0f\n",
 		       name, p->n, r.lower_bound, sn, r.height,
 		       r.lower_bound ? (double)r.height / (double)r.lower_bound : 1.0,
-		       r.optimal ? "yes" : "no", dt * 1e3,
-		       dt > 0 ? (double)p->n / dt : 0.0);
+		       r.optimal ? "yes" : "no", dt * 1e3, dc * 1e3,
+		       dc > 0 ? (double)p->n / dc : 0.0);
 		fflush(stdout);
 	}
 	free(off);
@@ -225,8 +236,12 @@ int main(int argc, char **argv)
 					argv[i]);
 				return 2;
 			}
+		} else if (strcmp(argv[i], "--instance") == 0 && i + 1 < argc) {
+			only_instance = argv[++i];
+		} else if (strcmp(argv[i], "--strategy") == 0 && i + 1 < argc) {
+			only_strategy = argv[++i];
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: bench_solver [--quick] [--time-limit SECONDS]\n");
+			printf("usage: bench_solver [--quick] [--time-limit SECONDS] [--instance NAME] [--strategy NAME]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "bench_solver: error: unknown option '%s'\n",
@@ -237,12 +252,14 @@ int main(int argc, char **argv)
 	const char *dir = getenv("SHARED_DATA");
 	if (!dir || !*dir)
 		dir = "../shared/data";
-	printf("%-22s %9s %14s %-12s %14s %7s %-7s %10s %12s\n", "instance",
+	printf("%-22s %9s %14s %-12s %14s %7s %-7s %10s %10s %12s\n", "instance",
 	       "buffers", "lower_bound", "strategy", "height", "ratio", "optimal",
-	       "time_ms", "buffers_per_s");
+	       "time_ms", "cpu_ms", "buffers_per_s");
 	for (size_t k = 0; k < sizeof(instances) / sizeof(instances[0]); k++) {
 		char path[1024];
 		struct solver_problem p;
+		if (only_instance && strcmp(only_instance, instances[k]) != 0)
+			continue;
 		snprintf(path, sizeof(path), "%s/placement/%s.csv", dir,
 			 instances[k]);
 		if (load_instance(path, &p) != 0) {
@@ -274,6 +291,8 @@ int main(int argc, char **argv)
 			continue;
 		char name[32];
 		snprintf(name, sizeof(name), "train-%zu", sizes[k]);
+		if (only_instance && strcmp(only_instance, name) != 0)
+			continue;
 		struct solver_problem p = generate(sizes[k], 0x5eed + k);
 		bad |= bench(name, &p, sizes[k] <= 10000);
 		free(p.items);
