@@ -60,6 +60,16 @@ cp "$seeds/trace/"*.trace "$seeds/scan/" 2>/dev/null
 mkdir -p "$seeds/plan"
 "$MEMPLAN_BIN/memplan-plan" compile --strategy greedy-size \
 	"$seeds/trace/alexnet.trace" -o "$seeds/plan/alexnet.plan" >/dev/null 2>&1
+# Seeds for the snapshot unpickler and the nsys reader: pickles and exports
+# written by the generators of the import tests (python3, when there is one).
+mkdir -p "$seeds/pickle" "$seeds/nsys"
+if command -v python3 >/dev/null 2>&1; then
+	for k in train periodic legacy otherprog; do
+		python3 tests/import/make_snapshot.py $k "$seeds/pickle/$k.pickle" >/dev/null 2>&1
+	done
+	python3 tests/import/make_nsys.py current "$seeds/nsys/current.sqlite" >/dev/null 2>&1
+	rm -f "$seeds/pickle/"*.expect "$seeds/nsys/"*.expect
+fi
 for t in "$BUILD"/tests/fuzz_*; do
 	[ -x "$t" ] || continue
 	n=${t##*/}
