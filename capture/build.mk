@@ -74,9 +74,10 @@ $(BUILD)/tests/test_capture_translate: $(BUILD)/obj/tests/unit/test_capture_tran
 
 $(BUILD)/obj/tests/bench/bench_capture.o: tests/bench/bench_capture.c
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) -Icapture $(CFLAGS) -c -o $@ $<
+	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) -Icapture $(if $(CAP_HAVE_CUPTI),$(CAP_CUDA_CFLAGS)) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/bench/bench_capture: $(BUILD)/obj/tests/bench/bench_capture.o $(CAP_PLAIN_OBJ) $(CORE_LIB)
+$(BUILD)/bench/bench_capture: $(BUILD)/obj/tests/bench/bench_capture.o \
+		$(if $(CAP_HAVE_CUPTI),$(CAP_CUDA_OBJ)) $(CAP_HOST_OBJ) $(CAP_PLAIN_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 

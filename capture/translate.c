@@ -28,7 +28,8 @@
 struct layout_slot {
 	int kind;
 	const void *handle;
-	int known; /* 0: the backend could not tell */
+	int known;     /* 0: the backend could not tell */
+	uint32_t name; /* the kernel's interned name: no hashing per launch */
 	struct argscan_layout l;
 };
 
@@ -162,10 +163,10 @@ static int insert_slot(struct translate *t, struct layout_slot *s)
 	return 0;
 }
 
-/* The cached layout of a kernel handle, asking the backend the first time;
- * NULL when unknown. */
-static const struct argscan_layout *layout_of(struct translate *t, int kind,
-					      const void *h)
+/* The cached slot of a kernel handle (layout and name), asking the backend
+ * the first time; NULL only when out of memory or h is NULL. */
+static const struct layout_slot *slot_of(struct translate *t, int kind,
+					 const void *h, const char *name)
 {
 	if (!h)
 		return NULL;
@@ -173,7 +174,7 @@ static const struct argscan_layout *layout_of(struct translate *t, int kind,
 	const struct layout_slot *s = find_slot(t, kind, h);
 	pthread_rwlock_unlock(&t->cache_mu);
 	if (s)
-		return s->known ? &s->l : NULL;
+		return s;
 	struct argscan_param p[BACKEND_MAX_PARAMS];
 	uint32_t n = 0;
 	tls_self++; /* the backend's CUDA calls are not the program's */
@@ -185,6 +186,7 @@ static const struct argscan_layout *layout_of(struct translate *t, int kind,
 	ns->kind = kind;
 	ns->handle = h;
 	ns->known = known;
+	ns->name = recorder_intern(t->r, name);
 	if (known && n) {
 		ns->l.params = malloc(n * sizeof(*p));
 		if (!ns->l.params) {
@@ -202,7 +204,19 @@ static const struct argscan_layout *layout_of(struct translate *t, int kind,
 		ns = (struct layout_slot *)old;
 	}
 	pthread_rwlock_unlock(&t->cache_mu);
-	return ns && ns->known ? &ns->l : NULL;
+	return ns;
+}
+
+static const struct argscan_layout *layout_of(const struct layout_slot *s)
+{
+	return s && s->known ? &s->l : NULL;
+}
+
+/* The kernel's name id: cached in its slot, else interned now. */
+static uint32_t name_of(struct translate *t, const struct layout_slot *s,
+			const char *name)
+{
+	return s && s->name ? s->name : recorder_intern(t->r, name);
 }
 
 /* --- recording helpers --------------------------------------------------- */
@@ -277,9 +291,10 @@ static void rt_launch(struct translate *t, const CUpti_CallbackData *cb,
 	}
 	if (recorder_state(t->r) != 1)
 		return;
-	uint32_t name = recorder_intern(t->r, cb->symbolName);
+	const struct layout_slot *slot = slot_of(t, kind, handle, cb->symbolName);
+	const struct argscan_layout *l = layout_of(slot);
+	uint32_t name = name_of(t, slot, cb->symbolName);
 	int64_t s = sid(t, cb, stream, ptsz);
-	const struct argscan_layout *l = layout_of(t, kind, handle);
 	if (!l) {
 		tls_pending.active = 1;
 		tls_pending.name = name;
@@ -300,9 +315,14 @@ static void drv_launch(struct translate *t, const CUpti_CallbackData *cb,
 {
 	if (cb->callbackSite != CUPTI_API_ENTER || recorder_state(t->r) != 1)
 		return;
-	const struct argscan_layout *l = layout_of(t, BACKEND_FUNCTION, f);
-	if (!l)
-		l = layout_of(t, BACKEND_KERNEL, f);
+	const struct layout_slot *slot = slot_of(t, BACKEND_FUNCTION, f, cb->symbolName);
+	const struct argscan_layout *l = layout_of(slot);
+	if (!l && f) { /* a CUkernel passed as a CUfunction */
+		const struct layout_slot *ks = slot_of(t, BACKEND_KERNEL, f, cb->symbolName);
+		if (layout_of(ks))
+			slot = ks;
+		l = layout_of(ks);
+	}
 	uint64_t words[MAX_WORDS];
 	size_t truncated;
 	size_t n = launch_words(l, params, extra, words, &truncated);
@@ -312,7 +332,7 @@ static void drv_launch(struct translate *t, const CUpti_CallbackData *cb,
 				tls_pending.corr, words, n, truncated);
 		return;
 	}
-	recorder_kernel(t->r, recorder_intern(t->r, cb->symbolName),
+	recorder_kernel(t->r, name_of(t, slot, cb->symbolName),
 			sid(t, cb, stream, ptsz), cb->correlationId, words, n,
 			truncated);
 }

@@ -16,6 +16,14 @@
 #include "recorder.h"
 #include "trace.h"
 
+#ifdef MEMPLAN_HAVE_CUPTI
+#include <cupti.h>
+
+#include "backend.h"
+#include "select.h"
+#include "translate.h"
+#endif
+
 static double now(void)
 {
 	struct timespec ts;
@@ -90,6 +98,82 @@ static void run(int threads, long rounds, size_t queue, const char *what)
 	       st.events / (t2 - t0), (unsigned long long)st.full_waits);
 }
 
+#ifdef MEMPLAN_HAVE_CUPTI
+/*
+ * What a CUDA call pays inside the capture: one callback pair (entry and
+ * exit) through translate.c with the host backend, for a cudaLaunchKernel
+ * with a pointer and a by-value struct of two pointers, a cudaMalloc and a
+ * cudaFree.  Without the CUDA runtime's own cost, which CUPTI adds to.
+ */
+static const char stub;
+
+static void callback_cost(void)
+{
+	char path[64], err[512];
+	snprintf(path, sizeof(path), "/tmp/memplan-bench-cb-%ld.trace", (long)getpid());
+	struct recorder *r;
+	struct recorder_opts o = { .record_from_start = 1, .queue_records = 1u << 22,
+				   .hold_ns = 0 };
+	if (recorder_open(&r, path, &o, err, sizeof(err))) {
+		printf("callbacks failed: %s\n", err);
+		return;
+	}
+	struct select sel;
+	select_parse(&sel, NULL, NULL, err, sizeof(err));
+	struct translate *t = translate_new(r, &sel, &backend_host);
+	struct argscan_param lay[3] = { { 0, 8 }, { 8, 24 }, { 32, 4 } };
+	backend_host_set_params(BACKEND_RUNTIME_STUB, &stub, lay, 3);
+	int ok = 0;
+	const long n = 200000;
+	double launch = 0, alloc = 0;
+	for (long i = 0; i < n; i++) {
+		void *p = (void *)(uintptr_t)(0x7f0000000000ull + (uint64_t)(i % 512) * 0x100000);
+		cudaMalloc_v3020_params mp = { &p, 4096 };
+		cudaFree_v3020_params fp = { (void *)(uintptr_t)(0x7f0000000000ull +
+					     (uint64_t)((i + 256) % 512) * 0x100000) };
+		void *a0 = (char *)p + 64;
+		struct { int n; void *x, *y; } bv = { 1, p, (char *)p + 8 };
+		int count = 7;
+		void *args[3] = { &a0, &bv, &count };
+		cudaLaunchKernel_v7000_params lp;
+		memset(&lp, 0, sizeof(lp));
+		lp.func = &stub;
+		lp.args = args;
+		CUpti_CallbackData d;
+		memset(&d, 0, sizeof(d));
+		d.functionReturnValue = &ok;
+		d.symbolName = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, float*)";
+		double t0 = now();
+		d.functionParams = &mp;
+		d.callbackSite = CUPTI_API_ENTER;
+		translate_api(t, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &d);
+		d.callbackSite = CUPTI_API_EXIT;
+		translate_api(t, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &d);
+		d.functionParams = &fp;
+		d.callbackSite = CUPTI_API_ENTER;
+		translate_api(t, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, &d);
+		d.callbackSite = CUPTI_API_EXIT;
+		translate_api(t, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, &d);
+		double t1 = now();
+		d.functionParams = &lp;
+		d.callbackSite = CUPTI_API_ENTER;
+		translate_api(t, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &d);
+		d.callbackSite = CUPTI_API_EXIT;
+		translate_api(t, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &d);
+		double t2 = now();
+		alloc += t1 - t0;
+		launch += t2 - t1;
+	}
+	translate_free(t);
+	recorder_close(r, 1, NULL, err, sizeof(err));
+	backend_host_reset();
+	unlink(path);
+	printf("%-28s %10.0f ns per cudaLaunchKernel (entry + exit, 3 arguments)\n",
+	       "callback cost", launch / n * 1e9);
+	printf("%-28s %10.0f ns per cudaMalloc + cudaFree pair\n", "", alloc / n * 1e9);
+}
+#endif
+
 int main(void)
 {
 	printf("%-28s %7s %10s %12s %10s %12s %8s\n", "recorder", "threads",
@@ -100,6 +184,9 @@ int main(void)
 	/* a small queue: callers are paced by the writer */
 	run(1, 1000000, 1u << 16, "sustained, 1 thread");
 	run(4, 250000, 1u << 16, "sustained, 4 threads");
+#ifdef MEMPLAN_HAVE_CUPTI
+	callback_cost();
+#endif
 	printf("(ingest/s: events handed over per second of wall time while callers ran; "
 	       "ns/call: caller CPU per recorder call; to-sqlite/s: until the trace is closed)\n");
 	return 0;
