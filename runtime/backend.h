@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * backend.h - the one small contract through which the runtime reaches
+ * device memory, streams, events and copies.  backend_host.c implements it
+ * with host memory and synchronous copies; backend_cuda.c with the CUDA
+ * runtime resolved at run time.  runtime.c never knows which one it runs on.
+ *
+ * Every call returns 0 or the backend's own error code (non-zero), which
+ * error_string() turns into words.  Streams and events are opaque handles;
+ * the NULL stream is the default stream.
+ */
+#ifndef MEMPLAN_BACKEND_H
+#define MEMPLAN_BACKEND_H
+
+#include <stddef.h>
+
+/* Which real allocator a request came through; its memory goes back to the
+ * same one. */
+enum mp_mem {
+	MP_MEM_RUNTIME = 0, /* cudaMalloc / cudaFree */
+	MP_MEM_ASYNC = 1,   /* cudaMallocAsync / cudaFreeAsync (stream-ordered) */
+	MP_MEM_DRIVER = 2,  /* cuMemAlloc_v2 / cuMemFree_v2 */
+};
+
+enum mp_copy_dir { MP_COPY_D2H = 0, MP_COPY_H2D = 1 };
+
+struct mp_backend {
+	const char *name;
+	int (*device_count)(int *n);
+	int (*get_device)(int *dev);
+	int (*set_device)(int dev);
+	/* The real allocator: device memory of the current device. */
+	int (*alloc)(void **p, size_t n, int mem, void *stream);
+	int (*free)(void *p, int mem, void *stream);
+	/* Pinned host memory (swap staging). */
+	int (*host_alloc)(void **p, size_t n);
+	int (*host_free)(void *p);
+	/* A stream that does not synchronise with the default stream. */
+	int (*stream_create)(void **s);
+	int (*stream_destroy)(void *s);
+	int (*event_create)(void **e); /* without timing */
+	int (*event_destroy)(void *e);
+	/* Captures the work enqueued on s so far. */
+	int (*event_record)(void *e, void *s);
+	/* Work enqueued on s later waits for e's latest capture (the capture at
+	 * the time of this call: e may be recorded again right after). */
+	int (*stream_wait)(void *s, void *e);
+	int (*copy)(void *dst, const void *src, size_t n, int dir, void *s);
+	int (*stream_sync)(void *s);
+	const char *(*error_string)(int code);
+};
+
+/* Host memory; streams and events exist only as handles, copies run at once. */
+const struct mp_backend *mp_backend_host(void);
+
+/*
+ * The CUDA runtime of the process: each function is looked up with
+ * dlsym(RTLD_NEXT), then in a libcudart already loaded, then in the library
+ * named by MEMPLAN_CUDART or the usual sonames.  Returns the backend, or NULL
+ * with a sentence in err.  Thread-safe; resolved once.
+ */
+const struct mp_backend *mp_backend_cuda(char *err, size_t errlen);
+
+/*
+ * The real functions that the interposed names forward to, resolved like the
+ * backend's (NULL when absent).  cuMemAlloc_v2's pointer is a CUdeviceptr.
+ */
+struct mp_cuda_real {
+	int (*malloc)(void **p, size_t n);
+	int (*free)(void *p);
+	int (*malloc_async)(void **p, size_t n, void *stream);
+	int (*free_async)(void *p, void *stream);
+	int (*mem_alloc)(unsigned long long *p, size_t n);
+	int (*mem_free)(unsigned long long p);
+};
+const struct mp_cuda_real *mp_cuda_real(void);
+
+#endif

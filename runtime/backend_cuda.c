@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * backend_cuda.c - the runtime's backend on the CUDA runtime of the process,
+ * found at run time: no link-time dependency on any cudart, and no CUDA
+ * header (the few types used are declared here by their ABI: cudaError_t and
+ * CUresult are ints, streams and events pointers, CUdeviceptr 64 bits).
+ *
+ * Resolution: cudaMalloc is looked up with dlsym(RTLD_NEXT) (the library
+ * after libmemplan, as LD_PRELOAD puts it first), else in a libcudart the
+ * process already loaded (RTLD_NOLOAD), else in MEMPLAN_CUDART or the usual
+ * sonames; every other function comes from the same library, so that one
+ * runtime's state is used throughout.  The driver's names come from libcuda.
+ */
+#define _GNU_SOURCE
+#include "backend.h"
+#include "options.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cudaStreamNonBlocking, cudaEventDisableTiming, cudaMemcpyKind values */
+#define CUDA_STREAM_NON_BLOCKING 0x1u
+#define CUDA_EVENT_DISABLE_TIMING 0x2u
+#define CUDA_MEMCPY_H2D 1
+#define CUDA_MEMCPY_D2H 2
+
+static struct {
+	int (*get_device_count)(int *);
+	int (*get_device)(int *);
+	int (*set_device)(int);
+	int (*malloc_host)(void **, size_t);
+	int (*free_host)(void *);
+	int (*stream_create)(void **, unsigned);
+	int (*stream_destroy)(void *);
+	int (*event_create)(void **, unsigned);
+	int (*event_destroy)(void *);
+	int (*event_record)(void *, void *);
+	int (*stream_wait_event)(void *, void *, unsigned);
+	int (*memcpy_async)(void *, const void *, size_t, int, void *);
+	int (*stream_synchronize)(void *);
+	const char *(*get_error_string)(int);
+} cu;
+
+static struct mp_cuda_real real;
+static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
+static char resolve_error[256];
+
+static void *lookup(void *lib, const char *name)
+{
+	return lib ? dlsym(lib, name) : NULL;
+}
+
+/* Function pointers from dlsym's object pointers, as POSIX allows. */
+#define SET(fp, sym)                                      \
+	do {                                              \
+		void *s_ = (sym);                         \
+		memcpy(&(fp), &s_, sizeof(fp));           \
+	} while (0)
+
+/* The library holding the first symbol found with RTLD_NEXT, else the first
+ * of names already loaded, else the first that loads. */
+static void *find_library(const char *probe, enum options_id env,
+			  const char *const *names)
+{
+	void *sym = dlsym(RTLD_NEXT, probe);
+	Dl_info info;
+	if (sym && dladdr(sym, &info) && info.dli_fname) {
+		void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+		if (h)
+			return h;
+	}
+	const char *forced = options_str(env);
+	if (forced && *forced)
+		return dlopen(forced, RTLD_LAZY);
+	for (int i = 0; names[i]; i++) {
+		void *h = dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD);
+		if (h)
+			return h;
+	}
+	for (int i = 0; names[i]; i++) {
+		void *h = dlopen(names[i], RTLD_LAZY);
+		if (h)
+			return h;
+	}
+	return NULL;
+}
+
+static void resolve(void)
+{
+	static const char *const cudart_names[] = {
+		"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0",
+		"libcudart.so", NULL
+	};
+	static const char *const cuda_names[] = { "libcuda.so.1", "libcuda.so",
+						  NULL };
+	void *rt = find_library("cudaMalloc", OPT_CUDART, cudart_names);
+	if (!rt) {
+		snprintf(resolve_error, sizeof(resolve_error),
+			 "no CUDA runtime library: cudaMalloc is not in the process and none of libcudart.so.{13,12,11.0} loads (set MEMPLAN_CUDART to its path)");
+	} else {
+		SET(real.malloc, lookup(rt, "cudaMalloc"));
+		SET(real.free, lookup(rt, "cudaFree"));
+		SET(real.malloc_async, lookup(rt, "cudaMallocAsync"));
+		SET(real.free_async, lookup(rt, "cudaFreeAsync"));
+		SET(cu.get_device_count, lookup(rt, "cudaGetDeviceCount"));
+		SET(cu.get_device, lookup(rt, "cudaGetDevice"));
+		SET(cu.set_device, lookup(rt, "cudaSetDevice"));
+		SET(cu.malloc_host, lookup(rt, "cudaMallocHost"));
+		SET(cu.free_host, lookup(rt, "cudaFreeHost"));
+		SET(cu.stream_create, lookup(rt, "cudaStreamCreateWithFlags"));
+		SET(cu.stream_destroy, lookup(rt, "cudaStreamDestroy"));
+		SET(cu.event_create, lookup(rt, "cudaEventCreateWithFlags"));
+		SET(cu.event_destroy, lookup(rt, "cudaEventDestroy"));
+		SET(cu.event_record, lookup(rt, "cudaEventRecord"));
+		SET(cu.stream_wait_event, lookup(rt, "cudaStreamWaitEvent"));
+		SET(cu.memcpy_async, lookup(rt, "cudaMemcpyAsync"));
+		SET(cu.stream_synchronize, lookup(rt, "cudaStreamSynchronize"));
+		SET(cu.get_error_string, lookup(rt, "cudaGetErrorString"));
+		const char *missing =
+			!real.malloc ? "cudaMalloc" :
+			!real.free ? "cudaFree" :
+			!cu.get_device_count ? "cudaGetDeviceCount" :
+			!cu.get_device ? "cudaGetDevice" :
+			!cu.set_device ? "cudaSetDevice" :
+			!cu.malloc_host ? "cudaMallocHost" :
+			!cu.free_host ? "cudaFreeHost" :
+			!cu.stream_create ? "cudaStreamCreateWithFlags" :
+			!cu.stream_destroy ? "cudaStreamDestroy" :
+			!cu.event_create ? "cudaEventCreateWithFlags" :
+			!cu.event_destroy ? "cudaEventDestroy" :
+			!cu.event_record ? "cudaEventRecord" :
+			!cu.stream_wait_event ? "cudaStreamWaitEvent" :
+			!cu.memcpy_async ? "cudaMemcpyAsync" :
+			!cu.stream_synchronize ? "cudaStreamSynchronize" :
+			NULL;
+		if (missing)
+			snprintf(resolve_error, sizeof(resolve_error),
+				 "the CUDA runtime library has no %s", missing);
+	}
+	/* The driver only for the interposed cuMemAlloc_v2 / cuMemFree_v2:
+	 * a program calling them has loaded libcuda already. */
+	void *drv = find_library("cuMemAlloc_v2", OPT_CUDA_DRIVER,
+				 cuda_names);
+	SET(real.mem_alloc, lookup(drv, "cuMemAlloc_v2"));
+	SET(real.mem_free, lookup(drv, "cuMemFree_v2"));
+}
+
+const struct mp_cuda_real *mp_cuda_real(void)
+{
+	pthread_once(&resolve_once, resolve);
+	return &real;
+}
+
+static int c_device_count(int *n)
+{
+	return cu.get_device_count(n);
+}
+
+static int c_get_device(int *dev)
+{
+	return cu.get_device(dev);
+}
+
+static int c_set_device(int dev)
+{
+	return cu.set_device(dev);
+}
+
+/* cudaErrorNotSupported: a real allocator this process lacks */
+#define CUDA_ERROR_NOT_SUPPORTED 801
+
+static int c_alloc(void **p, size_t n, int mem, void *stream)
+{
+	*p = NULL;
+	switch (mem) {
+	case MP_MEM_ASYNC:
+		return real.malloc_async ? real.malloc_async(p, n, stream) :
+					   CUDA_ERROR_NOT_SUPPORTED;
+	case MP_MEM_DRIVER: {
+		unsigned long long d = 0;
+		if (!real.mem_alloc)
+			return CUDA_ERROR_NOT_SUPPORTED;
+		int rc = real.mem_alloc(&d, n);
+		*p = (void *)(uintptr_t)d;
+		return rc;
+	}
+	default:
+		return real.malloc(p, n);
+	}
+}
+
+static int c_free(void *p, int mem, void *stream)
+{
+	switch (mem) {
+	case MP_MEM_ASYNC:
+		return real.free_async ? real.free_async(p, stream) :
+					 real.free(p);
+	case MP_MEM_DRIVER:
+		return real.mem_free ? real.mem_free((uintptr_t)p) :
+				       real.free(p);
+	default:
+		return real.free(p);
+	}
+}
+
+static int c_host_alloc(void **p, size_t n)
+{
+	return cu.malloc_host(p, n);
+}
+
+static int c_host_free(void *p)
+{
+	return cu.free_host(p);
+}
+
+static int c_stream_create(void **s)
+{
+	return cu.stream_create(s, CUDA_STREAM_NON_BLOCKING);
+}
+
+static int c_stream_destroy(void *s)
+{
+	return cu.stream_destroy(s);
+}
+
+static int c_event_create(void **e)
+{
+	return cu.event_create(e, CUDA_EVENT_DISABLE_TIMING);
+}
+
+static int c_event_destroy(void *e)
+{
+	return cu.event_destroy(e);
+}
+
+static int c_event_record(void *e, void *s)
+{
+	return cu.event_record(e, s);
+}
+
+static int c_stream_wait(void *s, void *e)
+{
+	return cu.stream_wait_event(s, e, 0);
+}
+
+static int c_copy(void *dst, const void *src, size_t n, int dir, void *s)
+{
+	return cu.memcpy_async(dst, src, n,
+			       dir == MP_COPY_H2D ? CUDA_MEMCPY_H2D : CUDA_MEMCPY_D2H,
+			       s);
+}
+
+static int c_stream_sync(void *s)
+{
+	return cu.stream_synchronize(s);
+}
+
+static const char *c_error_string(int code)
+{
+	if (code == CUDA_ERROR_NOT_SUPPORTED)
+		return "operation not supported by this CUDA runtime";
+	return cu.get_error_string ? cu.get_error_string(code) : "CUDA error";
+}
+
+static const struct mp_backend cuda_backend = {
+	.name = "cuda",
+	.device_count = c_device_count,
+	.get_device = c_get_device,
+	.set_device = c_set_device,
+	.alloc = c_alloc,
+	.free = c_free,
+	.host_alloc = c_host_alloc,
+	.host_free = c_host_free,
+	.stream_create = c_stream_create,
+	.stream_destroy = c_stream_destroy,
+	.event_create = c_event_create,
+	.event_destroy = c_event_destroy,
+	.event_record = c_event_record,
+	.stream_wait = c_stream_wait,
+	.copy = c_copy,
+	.stream_sync = c_stream_sync,
+	.error_string = c_error_string,
+};
+
+const struct mp_backend *mp_backend_cuda(char *err, size_t errlen)
+{
+	pthread_once(&resolve_once, resolve);
+	if (resolve_error[0]) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", resolve_error);
+		return NULL;
+	}
+	return &cuda_backend;
+}

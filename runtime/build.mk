@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: MIT
+# runtime/build.mk - libmemplan.so (hidden visibility: only mp_* and the
+# interposed CUDA names are exported), its header and memplan.pc, and
+# `make check-threads` (the runtime's threads under ThreadSanitizer).
+# memplan-replay is an ordinary program of the core
+# library (runtime/memplan-replay.c).  Included by the top Makefile.
+
+# interpose.c defines cudaMalloc & co.: only the shared library has it
+NOT_CORE_SRC += runtime/interpose.c
+LIBS += -ldl
+
+RT_SONAME := libmemplan.so.0
+RT_LIB    := $(BUILD)/lib/$(RT_SONAME)
+RT_LINK   := $(BUILD)/lib/libmemplan.so
+RT_SRC    := runtime/plan.c runtime/runtime.c runtime/backend_host.c \
+	     runtime/backend_cuda.c runtime/options.c runtime/interpose.c
+RT_PIC    := $(patsubst %.c,$(BUILD)/pic/%.o,$(RT_SRC))
+EXTRA_ALL += $(RT_LINK)
+
+$(RT_LIB): $(RT_PIC)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) -shared $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) \
+		-Wl,-soname,$(RT_SONAME) -o $@ $^ -ldl -lpthread
+
+$(RT_LINK): $(RT_LIB)
+	$(Q)ln -sf $(RT_SONAME) $@
+
+# --- ThreadSanitizer: the runtime's threads, apart from the sanitizer build --
+TSAN_BUILD ?= build/tsan
+.PHONY: check-threads
+check-threads:
+	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) SANITIZE= \
+		MP_LDFLAGS=-fsanitize=thread CFLAGS="$(CFLAGS) -fsanitize=thread" \
+		$(TSAN_BUILD)/tests/test_runtime
+	@TSAN_OPTIONS="halt_on_error=1 $(TSAN_OPTIONS)" $(TSAN_BUILD)/tests/test_runtime --threads
+
+# --- install ------------------------------------------------------------------
+EXTRA_INSTALL += install-runtime
+EXTRA_UNINSTALL += uninstall-runtime
+.PHONY: install-runtime uninstall-runtime
+install-runtime: $(RT_LINK)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+	install -m 755 $(RT_LIB) $(DESTDIR)$(LIBDIR)/$(RT_SONAME)
+	ln -sf $(RT_SONAME) $(DESTDIR)$(LIBDIR)/libmemplan.so
+	install -m 644 runtime/memplan.h $(DESTDIR)$(INCLUDEDIR)/memplan.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define MEMPLAN_RUNTIME_VERSION "\(.*\)"/\1/p' runtime/memplan.h)|g' \
+	    runtime/memplan.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/memplan.pc
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/memplan.pc
+
+uninstall-runtime:
+	rm -f $(DESTDIR)$(LIBDIR)/$(RT_SONAME) $(DESTDIR)$(LIBDIR)/libmemplan.so \
+	      $(DESTDIR)$(INCLUDEDIR)/memplan.h $(DESTDIR)$(LIBDIR)/pkgconfig/memplan.pc

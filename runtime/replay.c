@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay.c - drives a runtime with a trace's requests and checks every
+ * buffer's bytes: a pattern unique to (buffer, iteration) written at the
+ * alloc, checked at every use and at the free, rewritten at every write.
+ * Two buffers that share bytes while both are resident, a swap that did not
+ * bring a buffer back, and a runtime that stops following the plan all show
+ * up, with the buffers and the event.  Data is reached directly on the host
+ * backend and through the backend's copies (and a stream sync) on CUDA.
+ */
+#include "replay.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+#define NONE32 UINT32_MAX
+#define MAX_STREAMS 8
+#define CHUNK ((size_t)4 << 20) /* bytes moved per copy on a device backend */
+
+/* --- patterns ---------------------------------------------------------------- */
+
+static uint64_t word(uint32_t buf, uint32_t it, uint64_t i)
+{
+	return (uint64_t)0xA5 << 56 | (uint64_t)(it & 0xff) << 48 |
+	       (uint64_t)(buf & 0xffffff) << 24 | (i & 0xffffff);
+}
+
+static void put_word(unsigned char *p, uint64_t w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(w >> (8 * i));
+}
+
+static uint64_t get_word(const unsigned char *p, size_t n)
+{
+	uint64_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		w |= (uint64_t)p[i] << (8 * i);
+	return w;
+}
+
+void replay_fill(void *p, size_t n, size_t from, uint32_t buf, uint32_t it)
+{
+	unsigned char *b = p;
+	uint64_t i = from / 8;
+	size_t at = 0;
+	for (; at + 8 <= n; at += 8, i++)
+		put_word(b + at, word(buf, it, i), 8);
+	if (at < n)
+		put_word(b + at, word(buf, it, i), n - at);
+}
+
+int replay_check(const void *p, size_t n, size_t from, uint32_t buf,
+		 uint32_t it, struct replay_bad *bad)
+{
+	const unsigned char *b = p;
+	uint64_t i = from / 8;
+	for (size_t at = 0; at < n; at += 8, i++) {
+		size_t len = n - at < 8 ? n - at : 8;
+		uint64_t want = word(buf, it, i), got = get_word(b + at, len);
+		if (len < 8)
+			want &= ((uint64_t)1 << (8 * len)) - 1;
+		if (got == want)
+			continue;
+		size_t byte = 0;
+		while (byte < len && ((got ^ want) >> (8 * byte) & 0xff) == 0)
+			byte++;
+		bad->at = from + at + byte;
+		bad->found = got;
+		bad->owner = -1;
+		bad->owner_it = -1;
+		if (len == 8 && got >> 56 == 0xA5) {
+			bad->owner = (int64_t)(got >> 24 & 0xffffff);
+			bad->owner_it = (int32_t)(got >> 48 & 0xff);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* --- the driver ------------------------------------------------------------ */
+
+struct rp {
+	const struct trace *t;
+	mp_runtime *rt;
+	const struct mp_backend *be;
+	const struct mp_plan *plan;
+	int host;
+	void **ptr;         /* per buffer: its memory while allocated */
+	uint32_t *entry;    /* per buffer: plan entry, NONE32 if none */
+	uint32_t *filled;   /* per buffer: the iteration of its pattern */
+	uint32_t *swap0;    /* per entry: its swaps [swap0[r], swap0[r + 1]) */
+	void *streams[MAX_STREAMS];
+	int64_t stream_ids[MAX_STREAMS];
+	int nstreams;
+	unsigned char *chunk;
+	uint64_t k;         /* requests served in this iteration */
+	uint32_t it;
+	struct replay_result *res;
+	unsigned max_reports;
+	void (*report)(void *, const char *);
+	void *ctx;
+	char *pool;
+};
+
+static void problem(struct rp *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void problem(struct rp *r, const char *fmt, ...)
+{
+	r->res->problems++;
+	if (r->res->problems > r->max_reports || !r->report)
+		return;
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	r->report(r->ctx, buf);
+}
+
+static void *stream_of(struct rp *r, int64_t id)
+{
+	if (r->host || id == TRACE_NONE)
+		return NULL;
+	for (int i = 0; i < r->nstreams; i++)
+		if (r->stream_ids[i] == id)
+			return r->streams[i];
+	if (r->nstreams < MAX_STREAMS &&
+	    !r->be->stream_create(&r->streams[r->nstreams])) {
+		r->stream_ids[r->nstreams] = id;
+		return r->streams[r->nstreams++];
+	}
+	return r->nstreams ? r->streams[(uint64_t)id % (uint64_t)r->nstreams] : NULL;
+}
+
+/* Writes buffer b's pattern of the current iteration. */
+static void fill(struct rp *r, int64_t b)
+{
+	const struct trace_buffer *tb = &r->t->buffers[b];
+	unsigned char *p = r->ptr[b];
+	r->filled[b] = r->it;
+	if (r->host) {
+		replay_fill(p, tb->size, 0, (uint32_t)b, r->it);
+		return;
+	}
+	void *s = stream_of(r, tb->stream);
+	for (size_t at = 0; at < tb->size; at += CHUNK) {
+		size_t n = tb->size - at < CHUNK ? tb->size - at : CHUNK;
+		replay_fill(r->chunk, n, at, (uint32_t)b, r->it);
+		if (r->be->copy(p + at, r->chunk, n, MP_COPY_H2D, s) ||
+		    r->be->stream_sync(s))
+			return;
+	}
+}
+
+static const char *event_name(const struct trace_event *e)
+{
+	return e->name ? e->name : trace_event_type_name(e->type);
+}
+
+/* Where buffer b is, for people: its plan entry and pool offset. */
+static void where(struct rp *r, int64_t b, char *buf, size_t len)
+{
+	uint32_t e = b >= 0 && (uint64_t)b < r->t->nbuffers ? r->entry[b] : NONE32;
+	if (e == NONE32) {
+		snprintf(buf, len, "buffer %" PRId64 " (not in the plan)", b);
+		return;
+	}
+	const struct mp_plan_alloc *a = &r->plan->allocs[e];
+	if (a->offset == MP_PLAN_PASS_THROUGH)
+		snprintf(buf, len, "buffer %" PRId64 " (plan entry %u, %" PRIu64 " bytes, passed through)",
+			 b, e, a->size);
+	else
+		snprintf(buf, len, "buffer %" PRId64 " (plan entry %u, %" PRIu64 " bytes at pool offset %" PRIu64 ")",
+			 b, e, a->size, a->offset);
+}
+
+/* Checks buffer b at event index ev ("at its free" when ev < 0 is a free). */
+static void check(struct rp *r, int64_t b, size_t ev, const char *when)
+{
+	const struct trace_buffer *tb = &r->t->buffers[b];
+	const unsigned char *p = r->ptr[b];
+	if (!p)
+		return;
+	struct replay_bad bad;
+	int wrong = 0;
+	r->res->checks++;
+	r->res->bytes_checked += tb->size;
+	if (r->host) {
+		wrong = replay_check(p, tb->size, 0, (uint32_t)b, r->filled[b], &bad);
+	} else {
+		void *s = stream_of(r, tb->stream);
+		for (size_t at = 0; at < tb->size && !wrong; at += CHUNK) {
+			size_t n = tb->size - at < CHUNK ? tb->size - at : CHUNK;
+			if (r->be->copy(r->chunk, p + at, n, MP_COPY_D2H, s) ||
+			    r->be->stream_sync(s)) {
+				problem(r, "iteration %u: buffer %" PRId64 " could not be read back", r->it, b);
+				return;
+			}
+			wrong = replay_check(r->chunk, n, at, (uint32_t)b, r->filled[b], &bad);
+		}
+	}
+	if (!wrong)
+		return;
+	const struct trace_event *e = &r->t->events[ev];
+	char me[160], other[160], what[256];
+	where(r, b, me, sizeof(me));
+	if (bad.owner == b)
+		snprintf(what, sizeof(what), "its own bytes of iteration %d: a write of this iteration was lost",
+			 bad.owner_it);
+	else if (bad.owner >= 0 && (uint64_t)bad.owner < r->t->nbuffers) {
+		where(r, bad.owner, other, sizeof(other));
+		snprintf(what, sizeof(what), "bytes of %s: two buffers resident at the same time overlap",
+			 other);
+	} else {
+		snprintf(what, sizeof(what), "0x%016" PRIx64 ", which no buffer wrote (memory nobody gave back?)",
+			 bad.found);
+	}
+	problem(r, "iteration %u, event %zu (%s, seq %" PRId64 "), after %" PRIu64 " requests: %s %s: byte %zu holds %s",
+		r->it, ev, event_name(e), e->seq, r->k, me, when, bad.at, what);
+	fill(r, b); /* one report per corruption */
+}
+
+/* A use of b while one of its swaps has it out. */
+static void check_resident(struct rp *r, int64_t b, size_t ev)
+{
+	uint32_t e = r->entry[b];
+	if (e == NONE32 || !r->ptr[b] ||
+	    (char *)r->ptr[b] != r->pool + r->plan->allocs[e].offset)
+		return;
+	for (uint32_t w = r->swap0[e]; w < r->swap0[e + 1]; w++) {
+		const struct mp_plan_swap *s = &r->plan->swaps[w];
+		if (r->k > s->out_at && r->k <= s->in_at) {
+			char me[160];
+			where(r, b, me, sizeof(me));
+			problem(r, "iteration %u, event %zu (%s, seq %" PRId64 "), after %" PRIu64 " requests: %s is used while swapped out (swap %u copies it out after request %" PRIu64 " and back after request %" PRIu64 "): a lost swap",
+				r->it, ev, event_name(&r->t->events[ev]),
+				r->t->events[ev].seq, r->k, me, w, s->out_at, s->in_at);
+		}
+	}
+}
+
+static void do_alloc(struct rp *r, int64_t b, int in_iteration)
+{
+	const struct trace_buffer *tb = &r->t->buffers[b];
+	void *p = mp_alloc(r->rt, tb->size, stream_of(r, tb->stream));
+	if (in_iteration)
+		r->k++;
+	r->res->requests += in_iteration;
+	if (!p) {
+		problem(r, "iteration %u: the allocation of buffer %" PRId64 " (%" PRIu64 " bytes) failed",
+			r->it, b, tb->size);
+		return;
+	}
+	r->ptr[b] = p;
+	uint32_t e = r->entry[b];
+	if (in_iteration && e != NONE32 && mp_owns(r->rt, p) &&
+	    (char *)p != r->pool + r->plan->allocs[e].offset) {
+		char me[160];
+		where(r, b, me, sizeof(me));
+		problem(r, "iteration %u: %s was served at pool offset %td", r->it,
+			me, (char *)p - r->pool);
+	}
+	fill(r, b);
+}
+
+static void do_free(struct rp *r, int64_t b, size_t ev, int in_iteration)
+{
+	if (!r->ptr[b])
+		return;
+	check(r, b, ev, "at its free");
+	mp_free(r->rt, r->ptr[b], stream_of(r, r->t->buffers[b].stream));
+	r->ptr[b] = NULL;
+	if (in_iteration) {
+		r->k++;
+		r->res->requests++;
+	}
+}
+
+static void iteration(struct rp *r)
+{
+	const struct trace *t = r->t;
+	/* buffers live at the start exist before it (again, if it freed them) */
+	for (size_t b = 0; b < t->nbuffers; b++)
+		if (t->buffers[b].alloc_ev == TRACE_NONE && !r->ptr[b])
+			do_alloc(r, (int64_t)b, 0);
+	r->k = 0;
+	mp_iteration_begin(r->rt);
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		if (e->type == TRACE_EV_ALLOC) {
+			do_alloc(r, e->buffer, 1);
+			continue;
+		}
+		if (e->type == TRACE_EV_FREE) {
+			do_free(r, e->buffer, i, 1);
+			continue;
+		}
+		for (uint32_t a = 0; a < e->nacc; a++) {
+			const struct trace_access *x = &t->accesses[e->acc0 + a];
+			check_resident(r, x->buffer, i);
+			check(r, x->buffer, i, "at a use");
+			if (x->mode & TRACE_ACCESS_WRITE && r->ptr[x->buffer])
+				fill(r, x->buffer);
+		}
+	}
+	if (mp_iteration_end(r->rt)) {
+		r->res->followed++;
+	} else {
+		char why[400];
+		if (!mp_last_problem(r->rt, why, sizeof(why)))
+			snprintf(why, sizeof(why), "no reason given");
+		problem(r, "iteration %u: the runtime did not follow the plan to its end: %s",
+			r->it, why);
+	}
+	/* buffers the iteration leaves live go, outside it */
+	for (size_t b = 0; b < t->nbuffers; b++)
+		if (t->buffers[b].free_ev == TRACE_NONE &&
+		    t->buffers[b].alloc_ev != TRACE_NONE)
+			do_free(r, (int64_t)b, t->nevents ? t->nevents - 1 : 0, 0);
+	r->res->iterations++;
+}
+
+int replay_run(const struct trace *t, const char *plan_path,
+	       const struct replay_opts *opt, struct replay_result *res,
+	       void (*report)(void *ctx, const char *text), void *ctx,
+	       char *err, size_t errlen)
+{
+	memset(res, 0, sizeof(*res));
+	if (!t->finished)
+		return trace_seterr(err, errlen, TRACE_EINVAL, "the trace is not finished");
+	struct mp_plan plan;
+	int rc = mp_plan_read_file(plan_path, &plan, err, errlen);
+	if (rc)
+		return rc == MP_PLAN_ENOMEM ? TRACE_ENOMEM :
+		       rc == MP_PLAN_EVERSION ? TRACE_EVERSION :
+		       rc == MP_PLAN_EIO ? TRACE_EIO : TRACE_EFORMAT;
+	for (uint32_t i = 0; i < plan.nallocs; i++)
+		if (plan.allocs[i].buffer >= t->nbuffers) {
+			res->problems = 1;
+			if (report && opt->max_reports) {
+				char buf[256];
+				snprintf(buf, sizeof(buf),
+					 "plan entry %u names buffer %" PRIu64 ", and the trace has %zu buffers: the plan is not for this trace",
+					 i, plan.allocs[i].buffer, t->nbuffers);
+				report(ctx, buf);
+			}
+			mp_plan_free(&plan);
+			return 0;
+		}
+	const struct mp_backend *be = opt->backend == MP_BACKEND_HOST ?
+					      mp_backend_host() :
+					      mp_backend_cuda(err, errlen);
+	if (!be) {
+		mp_plan_free(&plan);
+		return TRACE_EINVAL;
+	}
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = opt->backend;
+	o.verbose = -1;
+	o.explicit_iterations = 1;
+	mp_runtime *rt = runtime_open_plan(&plan, be, &o, err, errlen);
+	mp_plan_free(&plan);
+	if (!rt)
+		return TRACE_EINVAL;
+
+	struct rp r = { .t = t, .rt = rt, .be = be, .plan = runtime_plan(rt),
+			.host = opt->backend == MP_BACKEND_HOST, .res = res,
+			.max_reports = opt->max_reports, .report = report, .ctx = ctx };
+	r.pool = mp_pool(rt, NULL);
+	size_t nb = t->nbuffers ? t->nbuffers : 1;
+	r.ptr = calloc(nb, sizeof(*r.ptr));
+	r.entry = malloc(nb * sizeof(*r.entry));
+	r.filled = calloc(nb, sizeof(*r.filled));
+	r.swap0 = calloc((size_t)r.plan->nallocs + 1, sizeof(*r.swap0));
+	r.chunk = r.host ? NULL : malloc(CHUNK);
+	rc = 0;
+	if (!r.ptr || !r.entry || !r.filled || !r.swap0 || (!r.host && !r.chunk)) {
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+				  "out of memory replaying %zu buffers", t->nbuffers);
+		goto out;
+	}
+	for (size_t b = 0; b < t->nbuffers; b++)
+		r.entry[b] = NONE32;
+	for (uint32_t i = 0; i < r.plan->nallocs; i++)
+		r.entry[r.plan->allocs[i].buffer] = i;
+	for (uint32_t w = 0; w < r.plan->nswaps; w++)
+		r.swap0[r.plan->swaps[w].request + 1]++;
+	for (uint32_t i = 0; i < r.plan->nallocs; i++)
+		r.swap0[i + 1] += r.swap0[i];
+
+	for (unsigned i = 0; i < opt->iterations; i++) {
+		r.it = i;
+		iteration(&r);
+	}
+	for (size_t b = 0; b < t->nbuffers; b++)
+		do_free(&r, (int64_t)b, t->nevents ? t->nevents - 1 : 0, 0);
+	for (int i = 0; i < r.nstreams; i++) {
+		be->stream_sync(r.streams[i]);
+		be->stream_destroy(r.streams[i]);
+	}
+	mp_stats_get(rt, &res->stats);
+out:
+	free(r.ptr);
+	free(r.entry);
+	free(r.filled);
+	free(r.swap0);
+	free(r.chunk);
+	mp_close(rt);
+	return rc;
+}

@@ -1,0 +1,1102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime.c - the state machine that follows a plan: one pool, the
+ * allocator clock, iteration boundaries (explicit or recognised from the
+ * first requests' sizes), divergence, and swaps ordered by events.  Reaches
+ * memory only through backend.h.  Used by every way into libmemplan and by
+ * memplan-replay.
+ *
+ * Design.  Everything the hot path needs is derived from the plan at open
+ * and never allocated again: clock[k] says which request ordinal k of the
+ * iteration is (an alloc or a free of plan entry r, or the free of a buffer
+ * from before the iteration); per entry, the swaps whose region it borrows
+ * (it waits for their copy-out) and, per swap, the entries borrowing it.  A
+ * request that matches costs a lock, a few compares and at most a handful of
+ * backend calls when swaps or several streams are involved: O(1).
+ *
+ * Invariants.  The plan's pool is used for an iteration only when no pool
+ * buffer of an earlier iteration is live and no swap is out, so an iteration
+ * that is followed sees exactly the plan's residency.  A pointer served from
+ * the pool never goes to the real allocator.  Ordering between copies and
+ * the program's streams comes from events: a copy-out waits for the owner's
+ * stream; a buffer placed where a swapped-out one was waits for the
+ * copy-out; a copy-in waits for the streams that freed pool buffers since the
+ * copy stream last waited for them, and the owner's stream waits for the
+ * copy-in.  Pool reuse across streams waits likewise (fence()).
+ */
+#include "runtime.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE32 UINT32_MAX
+#define CLOCK_FOREIGN UINT32_MAX /* the free of a buffer the plan lacks */
+#define RT_STREAMS 16             /* streams with their own fence state */
+#define DEFAULT_MATCH 8
+
+enum phase { PH_IDLE, PH_FOLLOW };
+enum live { LIVE_NO = 0, LIVE_POOL = 1 };
+enum swap_state { SW_IDLE = 0, SW_OUT, SW_PENDING, SW_IN };
+/* kinds of warning, each printed once unless verbose */
+enum warn_kind { W_DIVERGE, W_SKIP, W_BADFREE, W_SWAP, W_NKINDS };
+
+/* A pool instance of an entry can outlive its iteration (after a
+ * divergence) while the next iteration serves the same entry from the real
+ * allocator, so the two are kept apart. */
+struct rt_req {
+	void *ptr;      /* its pool address while live in the pool */
+	void *real;     /* what the real allocator gave it this iteration */
+	uint32_t below; /* the live pool request under it at the same offset */
+	uint8_t live;   /* enum live */
+	int8_t stream;  /* stream slot of its alloc, -1 untracked */
+};
+
+struct rt_stream {
+	void *handle;
+	uint32_t free_gen;          /* pool frees on this stream so far */
+	uint32_t seen[RT_STREAMS];  /* free_gen of each stream last waited for */
+};
+
+struct mp_runtime {
+	pthread_mutex_t lock;
+	const struct mp_backend *be;
+	struct mp_plan plan;
+	int device;
+	int verbose;
+	unsigned match;
+
+	char *pool;           /* first byte of the pool (aligned) */
+	void *pool_mem;       /* what the real allocator returned */
+	uint64_t pool_size;
+	char *staging;
+	void *copy_stream, *scratch;
+	void **ev_out;        /* per swap: its copy-out done */
+
+	/* derived from the plan; read-only after open */
+	uint32_t *clock;      /* nrequests entries: r << 1 | is_free */
+	uint64_t *offs;       /* distinct planned offsets, sorted */
+	uint32_t noffs;
+	uint32_t *slot;       /* per entry: index in offs */
+	uint32_t *wait0, *waits; /* per entry: swaps whose region it borrows */
+	uint32_t *ten0, *tenants; /* per swap: entries borrowing its region */
+	uint32_t *own0;       /* per entry: its swaps are [own0[r], own0[r+1]) */
+	uint32_t *outs, *ins; /* swaps by out_at, by in_at */
+
+	/* state, under lock */
+	struct rt_req *req;
+	uint32_t *slot_top;   /* per offset: the live request on top */
+	uint8_t *swap_state;
+	struct rt_stream streams[RT_STREAMS];
+	int nstreams, last_stream, copy_slot;
+	int phase, explicit_mode, chained, last_complete, use_pool;
+	unsigned confirm_left;
+	uint64_t k;           /* next clock ordinal of the followed iteration */
+	uint32_t next_out, next_in;
+	uint64_t live_pool;   /* pool buffers live, any iteration */
+	uint32_t nout;        /* swaps out or pending */
+	uint32_t npending;
+	struct mp_stats st;
+	unsigned char warned[W_NKINDS];
+	char problem[320];
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+}
+
+/* --- options and statistics ---------------------------------------------- */
+
+void mp_options_init(struct mp_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->backend = MP_BACKEND_CUDA;
+	o->device = -1;
+	o->match = 0;
+	o->verbose = 0;
+}
+
+void mp_stats_merge(struct mp_stats *a, const struct mp_stats *b)
+{
+#define MP_STATS_ADD(name, desc) a->name += b->name;
+	MP_STATS(MP_STATS_ADD)
+#undef MP_STATS_ADD
+}
+
+void mp_stats_print(const struct mp_stats *s, FILE *f, int json)
+{
+	const char *sep = "{";
+	if (json) {
+#define MP_STATS_JSON(name, desc)                                         \
+	fprintf(f, "%s\"%s\": %llu", sep, #name, (unsigned long long)s->name); \
+	sep = ", ";
+		MP_STATS(MP_STATS_JSON)
+#undef MP_STATS_JSON
+		fprintf(f, "}\n");
+		return;
+	}
+	(void)sep;
+#define MP_STATS_TEXT(name, desc)                                          \
+	fprintf(f, "%-16s %14llu  # %s\n", #name, (unsigned long long)s->name, desc);
+	MP_STATS(MP_STATS_TEXT)
+#undef MP_STATS_TEXT
+}
+
+/* --- warnings ------------------------------------------------------------ */
+
+static void warn(mp_runtime *rt, int kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Keeps the sentence as the last problem; prints it once per kind (every
+ * time when verbose, never when silent). */
+static void warn(mp_runtime *rt, int kind, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rt->problem, sizeof(rt->problem), fmt, ap);
+	va_end(ap);
+	if (rt->verbose < 0 || (rt->warned[kind] && rt->verbose < 1))
+		return;
+	fprintf(stderr, "memplan: warning: %s%s\n", rt->problem,
+		rt->warned[kind] || rt->verbose >= 1 ? "" :
+		" (said once; MEMPLAN_VERBOSE=1 says it every time)");
+	rt->warned[kind] = 1;
+}
+
+/* --- derived tables ------------------------------------------------------ */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Swap indexes sorted by a trigger ordinal. */
+struct keyed {
+	uint64_t key;
+	uint32_t idx;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int sort_triggers(const struct mp_plan *p, uint32_t *out, int in)
+{
+	uint32_t ns = p->nswaps;
+	struct keyed *k = malloc((ns ? ns : 1) * sizeof(*k));
+	if (!k)
+		return -1;
+	for (uint32_t s = 0; s < ns; s++)
+		k[s] = (struct keyed){ in ? p->swaps[s].in_at : p->swaps[s].out_at, s };
+	qsort(k, ns, sizeof(*k), cmp_keyed);
+	for (uint32_t s = 0; s < ns; s++)
+		out[s] = k[s].idx;
+	free(k);
+	return 0;
+}
+
+static uint32_t offset_slot(const mp_runtime *rt, uint64_t off)
+{
+	uint32_t lo = 0, hi = rt->noffs;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (rt->offs[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < rt->noffs && rt->offs[lo] == off ? lo : NONE32;
+}
+
+/* Does planned entry r's byte range meet the swapped bytes of swap s? */
+static int borrows(const struct mp_plan *p, uint32_t r,
+		   const struct mp_plan_swap *s)
+{
+	const struct mp_plan_alloc *a = &p->allocs[r];
+	const struct mp_plan_alloc *o = &p->allocs[s->request];
+	if (a->offset == MP_PLAN_PASS_THROUGH || r == s->request)
+		return 0;
+	uint64_t b0 = o->offset + s->src_offset, b1 = b0 + s->bytes;
+	return a->offset < b1 && b0 < a->offset + a->size;
+}
+
+/* The first entry whose alloc ordinal is >= at (entries are in order). */
+static uint32_t first_alloc_at(const struct mp_plan *p, uint64_t at)
+{
+	uint32_t lo = 0, hi = p->nallocs;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->allocs[mid].lower < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Fills the read-only tables.  0, or -1 when out of memory. */
+static int derive(mp_runtime *rt)
+{
+	const struct mp_plan *p = &rt->plan;
+	uint32_t n = p->nallocs, ns = p->nswaps;
+	size_t nreq = (size_t)p->nrequests;
+	rt->clock = malloc((nreq ? nreq : 1) * sizeof(*rt->clock));
+	rt->req = calloc(n ? n : 1, sizeof(*rt->req));
+	rt->slot = malloc((n ? n : 1) * sizeof(*rt->slot));
+	rt->offs = malloc((n ? n : 1) * sizeof(*rt->offs));
+	rt->own0 = calloc((size_t)n + 1, sizeof(*rt->own0));
+	rt->wait0 = calloc((size_t)n + 1, sizeof(*rt->wait0));
+	rt->ten0 = calloc((size_t)ns + 1, sizeof(*rt->ten0));
+	rt->outs = malloc((ns ? ns : 1) * sizeof(*rt->outs));
+	rt->ins = malloc((ns ? ns : 1) * sizeof(*rt->ins));
+	rt->swap_state = calloc(ns ? ns : 1, 1);
+	if (!rt->clock || !rt->req || !rt->slot || !rt->offs || !rt->own0 ||
+	    !rt->wait0 || !rt->ten0 || !rt->outs || !rt->ins || !rt->swap_state)
+		return -1;
+
+	for (size_t k = 0; k < nreq; k++)
+		rt->clock[k] = CLOCK_FOREIGN;
+	uint32_t no = 0;
+	for (uint32_t r = 0; r < n; r++) {
+		const struct mp_plan_alloc *a = &p->allocs[r];
+		rt->clock[a->lower] = r << 1;
+		if (a->upper != MP_PLAN_NO_FREE)
+			rt->clock[a->upper] = r << 1 | 1;
+		if (a->offset != MP_PLAN_PASS_THROUGH)
+			rt->offs[no++] = a->offset;
+		rt->req[r].below = NONE32;
+	}
+	qsort(rt->offs, no, sizeof(*rt->offs), cmp_u64);
+	uint32_t u = 0;
+	for (uint32_t i = 0; i < no; i++)
+		if (u == 0 || rt->offs[u - 1] != rt->offs[i])
+			rt->offs[u++] = rt->offs[i];
+	rt->noffs = u;
+	rt->slot_top = malloc((u ? u : 1) * sizeof(*rt->slot_top));
+	if (!rt->slot_top)
+		return -1;
+	for (uint32_t i = 0; i < u; i++)
+		rt->slot_top[i] = NONE32;
+	for (uint32_t r = 0; r < n; r++)
+		rt->slot[r] = p->allocs[r].offset == MP_PLAN_PASS_THROUGH ?
+				      NONE32 :
+				      offset_slot(rt, p->allocs[r].offset);
+
+	/* swaps: each one's own entry, then the entries borrowing its bytes
+	 * (allocated after the swap-out, up to the swap-in) and, the other
+	 * way round, the swaps each entry borrows from */
+	for (uint32_t s = 0; s < ns; s++)
+		rt->own0[p->swaps[s].request + 1]++;
+	for (uint32_t r = 0; r < n; r++)
+		rt->own0[r + 1] += rt->own0[r];
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t s = 0; s < ns; s++) {
+			const struct mp_plan_swap *w = &p->swaps[s];
+			for (uint32_t r = first_alloc_at(p, w->out_at + 1);
+			     r < n && p->allocs[r].lower <= w->in_at; r++) {
+				if (!borrows(p, r, w))
+					continue;
+				if (pass == 0) {
+					rt->ten0[s + 1]++;
+					rt->wait0[r + 1]++;
+				} else {
+					rt->tenants[rt->ten0[s]++] = r;
+					rt->waits[rt->wait0[r]++] = s;
+				}
+			}
+		}
+		if (pass == 0) {
+			/* counts to starts */
+			for (uint32_t s = 0; s < ns; s++)
+				rt->ten0[s + 1] += rt->ten0[s];
+			for (uint32_t r = 0; r < n; r++)
+				rt->wait0[r + 1] += rt->wait0[r];
+			size_t nt = rt->ten0[ns];
+			rt->tenants = malloc((nt ? nt : 1) * sizeof(*rt->tenants));
+			rt->waits = malloc((nt ? nt : 1) * sizeof(*rt->waits));
+			if (!rt->tenants || !rt->waits)
+				return -1;
+		}
+	}
+	/* the fill moved every start to the next one's: shift back */
+	for (uint32_t s = ns; s > 0; s--)
+		rt->ten0[s] = rt->ten0[s - 1];
+	rt->ten0[0] = 0;
+	for (uint32_t r = n; r > 0; r--)
+		rt->wait0[r] = rt->wait0[r - 1];
+	rt->wait0[0] = 0;
+	if (sort_triggers(p, rt->outs, 0) || sort_triggers(p, rt->ins, 1))
+		return -1;
+	return 0;
+}
+
+/* --- streams and fences ---------------------------------------------------- */
+
+/* The slot of stream s, added when new; -1 when the table is full (such a
+ * stream is fenced against every other, every time). */
+static int stream_slot(mp_runtime *rt, void *s)
+{
+	if (rt->streams[rt->last_stream].handle == s && rt->nstreams)
+		return rt->last_stream;
+	for (int i = 0; i < rt->nstreams; i++)
+		if (rt->streams[i].handle == s)
+			return rt->last_stream = i;
+	if (rt->nstreams == RT_STREAMS)
+		return -1;
+	struct rt_stream *e = &rt->streams[rt->nstreams];
+	memset(e, 0, sizeof(*e));
+	e->handle = s;
+	/* a new stream has seen nothing: it waits for every earlier free */
+	return rt->last_stream = rt->nstreams++;
+}
+
+/* Makes stream (slot j, or untracked when j < 0) wait for all work
+ * enqueued so far on every stream that freed pool memory since j last
+ * waited for it.  Returns 0, or -1 when the backend refused. */
+static int fence(mp_runtime *rt, int j, void *stream)
+{
+	for (int i = 0; i < rt->nstreams; i++) {
+		struct rt_stream *e = &rt->streams[i];
+		if (i == j || e->free_gen == (j >= 0 ? rt->streams[j].seen[i] : 0))
+			continue;
+		if (rt->be->event_record(rt->scratch, e->handle) ||
+		    rt->be->stream_wait(stream, rt->scratch))
+			return -1;
+		rt->st.stream_waits++;
+		if (j >= 0)
+			rt->streams[j].seen[i] = e->free_gen;
+	}
+	return 0;
+}
+
+/* --- swaps ------------------------------------------------------------------ */
+
+static char *swap_pool_bytes(mp_runtime *rt, const struct mp_plan_swap *s)
+{
+	return rt->pool + rt->plan.allocs[s->request].offset + s->src_offset;
+}
+
+/* Copy-out of swap w, after the work enqueued on its owner's stream.  On
+ * failure the buffer stays resident and -1 is returned (the caller stops
+ * following the plan, so nothing is placed over it). */
+static int swap_out(mp_runtime *rt, uint32_t w)
+{
+	const struct mp_plan_swap *s = &rt->plan.swaps[w];
+	struct rt_req *o = &rt->req[s->request];
+	if (o->live != LIVE_POOL)
+		return 0; /* served by the real allocator: nothing shares it */
+	void *owner = o->stream >= 0 ? rt->streams[o->stream].handle : NULL;
+	const struct mp_backend *be = rt->be;
+	if (be->event_record(rt->scratch, owner) ||
+	    be->stream_wait(rt->copy_stream, rt->scratch) ||
+	    be->copy(rt->staging + s->staging, swap_pool_bytes(rt, s), s->bytes,
+		     MP_COPY_D2H, rt->copy_stream) ||
+	    be->event_record(rt->ev_out[w], rt->copy_stream))
+		return -1;
+	rt->st.stream_waits++;
+	rt->swap_state[w] = SW_OUT;
+	rt->nout++;
+	rt->st.swaps_out++;
+	rt->st.swap_bytes += s->bytes;
+	return 0;
+}
+
+/* Copy-in of swap w, after every stream that freed pool memory (the
+ * borrowers' last uses); the owner's stream then waits for it. */
+static int swap_in(mp_runtime *rt, uint32_t w)
+{
+	const struct mp_plan_swap *s = &rt->plan.swaps[w];
+	struct rt_req *o = &rt->req[s->request];
+	void *owner = o->stream >= 0 ? rt->streams[o->stream].handle : NULL;
+	const struct mp_backend *be = rt->be;
+	if (rt->swap_state[w] == SW_PENDING)
+		rt->npending--;
+	rt->swap_state[w] = SW_IN;
+	rt->nout--;
+	if (fence(rt, rt->copy_slot, rt->copy_stream) ||
+	    be->copy(swap_pool_bytes(rt, s), rt->staging + s->staging, s->bytes,
+		     MP_COPY_H2D, rt->copy_stream) ||
+	    be->event_record(rt->scratch, rt->copy_stream) ||
+	    be->stream_wait(owner, rt->scratch)) {
+		warn(rt, W_SWAP,
+		     "the swap-in of plan entry %llu failed: its bytes [%llu, %llu) may not be back",
+		     (unsigned long long)s->request,
+		     (unsigned long long)s->src_offset,
+		     (unsigned long long)(s->src_offset + s->bytes));
+		return -1;
+	}
+	rt->st.stream_waits++;
+	rt->st.swaps_in++;
+	rt->st.swap_bytes += s->bytes;
+	return 0;
+}
+
+static int borrowers_gone(const mp_runtime *rt, uint32_t w)
+{
+	for (uint32_t i = rt->ten0[w]; i < rt->ten0[w + 1]; i++)
+		if (rt->req[rt->tenants[i]].live == LIVE_POOL)
+			return 0;
+	return 1;
+}
+
+/* --- iterations ------------------------------------------------------------- */
+
+static int pool_idle(const mp_runtime *rt)
+{
+	return rt->live_pool == 0 && rt->nout == 0;
+}
+
+/* Stops following: swaps back what is out (or, when a buffer placed over
+ * it is still live, as soon as the last such buffer is freed). */
+static void diverge(mp_runtime *rt, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void diverge(mp_runtime *rt, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	rt->st.divergences++;
+	warn(rt, W_DIVERGE,
+	     "%s: the rest of this iteration goes to the real allocator, and the plan is followed again from the next iteration that matches",
+	     why);
+	if (rt->use_pool)
+		for (uint32_t w = 0; w < rt->plan.nswaps; w++) {
+			if (rt->swap_state[w] != SW_OUT)
+				continue;
+			if (borrowers_gone(rt, w)) {
+				swap_in(rt, w);
+			} else {
+				rt->swap_state[w] = SW_PENDING;
+				rt->npending++;
+			}
+		}
+	rt->phase = PH_IDLE;
+	rt->use_pool = 0;
+	rt->chained = 0;
+	rt->last_complete = 0;
+}
+
+/* The pool is taken for the rest of the iteration, from ordinal k on. */
+static void use_pool(mp_runtime *rt)
+{
+	if (!pool_idle(rt)) {
+		rt->st.skipped++;
+		warn(rt, W_SKIP,
+		     "an iteration matching the plan began while %llu pool buffers of an earlier one are live: it goes to the real allocator",
+		     (unsigned long long)rt->live_pool);
+		return;
+	}
+	rt->use_pool = 1;
+	rt->st.iterations++;
+	memset(rt->swap_state, SW_IDLE, rt->plan.nswaps);
+	uint32_t ns = rt->plan.nswaps;
+	rt->next_out = rt->next_in = 0;
+	while (rt->next_out < ns &&
+	       rt->plan.swaps[rt->outs[rt->next_out]].out_at < rt->k)
+		rt->next_out++;
+	while (rt->next_in < ns &&
+	       rt->plan.swaps[rt->ins[rt->next_in]].in_at < rt->k)
+		rt->next_in++;
+}
+
+/* Starts following at clock ordinal k.  trusted: the boundary is known
+ * (explicit, or right after a complete iteration), so the pool is used from
+ * the first request; else the first `match` allocs must match first. */
+static void start(mp_runtime *rt, uint64_t k, int trusted)
+{
+	rt->phase = PH_FOLLOW;
+	rt->k = k;
+	rt->chained = 0;
+	rt->last_complete = 0;
+	rt->use_pool = 0;
+	rt->confirm_left = trusted ? 0 :
+			   rt->match < rt->plan.nallocs ? rt->match :
+							  rt->plan.nallocs;
+	if (trusted)
+		use_pool(rt);
+}
+
+/* After request ordinal k - 1 was served: its swap triggers, the end. */
+static void advance(mp_runtime *rt)
+{
+	uint64_t served = rt->k++;
+	if (rt->use_pool) {
+		uint32_t ns = rt->plan.nswaps;
+		while (rt->next_out < ns &&
+		       rt->plan.swaps[rt->outs[rt->next_out]].out_at == served) {
+			uint32_t w = rt->outs[rt->next_out++];
+			if (swap_out(rt, w)) {
+				diverge(rt, "the swap-out of plan entry %llu could not be issued",
+					(unsigned long long)rt->plan.swaps[w].request);
+				return;
+			}
+		}
+		while (rt->next_in < ns &&
+		       rt->plan.swaps[rt->ins[rt->next_in]].in_at == served) {
+			uint32_t w = rt->ins[rt->next_in++];
+			if (rt->swap_state[w] == SW_OUT)
+				swap_in(rt, w);
+		}
+	}
+	if (rt->k == rt->plan.nrequests) {
+		if (rt->use_pool) {
+			rt->st.completed++;
+			if (rt->verbose >= 2)
+				fprintf(stderr, "memplan: iteration %llu followed to its end\n",
+					(unsigned long long)rt->st.completed);
+		}
+		rt->last_complete = rt->use_pool;
+		rt->phase = PH_IDLE;
+		rt->use_pool = 0;
+		rt->chained = !rt->explicit_mode;
+	}
+}
+
+/* A request that does not match while following. */
+static void mismatch(mp_runtime *rt, const char *what)
+{
+	if (rt->confirm_left) { /* not an iteration after all: quietly */
+		rt->phase = PH_IDLE;
+		return;
+	}
+	const struct mp_plan *p = &rt->plan;
+	char want[96];
+	if (rt->k >= p->nrequests)
+		snprintf(want, sizeof(want), "the end of the iteration");
+	else if (rt->clock[rt->k] == CLOCK_FOREIGN)
+		snprintf(want, sizeof(want), "a free of a buffer from before the iteration");
+	else if (rt->clock[rt->k] & 1)
+		snprintf(want, sizeof(want), "the free of plan entry %u",
+			 rt->clock[rt->k] >> 1);
+	else
+		snprintf(want, sizeof(want), "an alloc of %llu bytes",
+			 (unsigned long long)p->allocs[rt->clock[rt->k] >> 1].size);
+	diverge(rt, "request %llu of the iteration is %s where the plan has %s",
+		(unsigned long long)rt->k, what, want);
+}
+
+/* --- pool bookkeeping -------------------------------------------------------- */
+
+static int in_pool(const mp_runtime *rt, const void *p)
+{
+	return rt->pool && (const char *)p >= rt->pool &&
+	       (uint64_t)((const char *)p - rt->pool) < rt->pool_size;
+}
+
+static void push_live(mp_runtime *rt, uint32_t r, void *ptr, int slot)
+{
+	struct rt_req *q = &rt->req[r];
+	uint32_t *top = &rt->slot_top[rt->slot[r]];
+	q->ptr = ptr;
+	q->live = LIVE_POOL;
+	q->stream = (int8_t)slot;
+	q->below = *top;
+	*top = r;
+	rt->live_pool++;
+}
+
+/* The live pool request at ptr (the most recent one there), or NONE32. */
+static uint32_t find_live(const mp_runtime *rt, const void *ptr)
+{
+	uint32_t sl = offset_slot(rt, (uint64_t)((const char *)ptr - rt->pool));
+	return sl == NONE32 ? NONE32 : rt->slot_top[sl];
+}
+
+/* Releases pool request r, freed on stream. */
+static void release_pool(mp_runtime *rt, uint32_t r, void *stream)
+{
+	struct rt_req *q = &rt->req[r];
+	uint32_t *at = &rt->slot_top[rt->slot[r]];
+	while (*at != r && *at != NONE32)
+		at = &rt->req[*at].below;
+	if (*at == r)
+		*at = q->below;
+	q->below = NONE32;
+	q->live = LIVE_NO;
+	q->ptr = NULL;
+	rt->live_pool--;
+	rt->st.pool_frees++;
+	int sl = stream_slot(rt, stream);
+	if (sl >= 0)
+		rt->streams[sl].free_gen++;
+	else
+		rt->be->stream_sync(stream); /* untracked: done before reuse */
+	/* its own swaps end with it */
+	for (uint32_t w = rt->own0[r]; w < rt->own0[r + 1]; w++) {
+		if (rt->swap_state[w] == SW_OUT || rt->swap_state[w] == SW_PENDING) {
+			if (rt->swap_state[w] == SW_PENDING)
+				rt->npending--;
+			rt->nout--;
+		}
+		rt->swap_state[w] = SW_IDLE;
+	}
+	/* after a divergence: a swap waiting for this borrower comes back */
+	if (rt->npending)
+		for (uint32_t i = rt->wait0[r]; i < rt->wait0[r + 1]; i++) {
+			uint32_t w = rt->waits[i];
+			if (rt->swap_state[w] == SW_PENDING && borrowers_gone(rt, w))
+				swap_in(rt, w);
+		}
+}
+
+/* --- requests ---------------------------------------------------------------- */
+
+/* Serves plan entry r (matched at ordinal k) under the lock.  Returns the
+ * pointer; NULL with *rc set when the real allocator failed. */
+static void *serve(mp_runtime *rt, uint32_t r, size_t size, void *stream,
+		   int mem, int *rc)
+{
+	const struct mp_plan_alloc *a = &rt->plan.allocs[r];
+	void *p = NULL;
+	if (rt->use_pool && a->offset != MP_PLAN_PASS_THROUGH) {
+		int sl = stream_slot(rt, stream);
+		p = rt->pool + a->offset;
+		int bad = rt->nstreams > 1 || sl < 0 ? fence(rt, sl, stream) : 0;
+		for (uint32_t i = rt->wait0[r]; i < rt->wait0[r + 1] && !bad; i++) {
+			uint32_t w = rt->waits[i];
+			if (rt->swap_state[w] != SW_OUT)
+				continue;
+			bad = rt->be->stream_wait(stream, rt->ev_out[w]);
+			rt->st.stream_waits++;
+		}
+		if (bad) {
+			diverge(rt, "request %llu of the iteration could not be ordered after the pool's earlier users",
+				(unsigned long long)rt->k);
+			goto real;
+		}
+		push_live(rt, r, p, sl);
+		rt->req[r].real = NULL;
+		rt->st.planned_allocs++;
+		rt->st.planned_bytes += size;
+		advance(rt);
+		return p;
+	}
+	*rc = rt->be->alloc(&p, size, mem, stream);
+	if (*rc) {
+		diverge(rt, "the real allocator failed for request %llu (%llu bytes): %s",
+			(unsigned long long)rt->k, (unsigned long long)size,
+			rt->be->error_string(*rc));
+		return NULL;
+	}
+	rt->req[r].real = p;
+	if (rt->use_pool)
+		rt->st.pass_through++;
+	else
+		rt->st.fallback_allocs++;
+	rt->st.real_bytes += size;
+	if (!rt->use_pool && rt->confirm_left && --rt->confirm_left == 0) {
+		advance(rt);
+		if (rt->phase == PH_FOLLOW)
+			use_pool(rt);
+		return p;
+	}
+	advance(rt);
+	return p;
+real:
+	*rc = rt->be->alloc(&p, size, mem, stream);
+	if (!*rc) {
+		rt->st.fallback_allocs++;
+		rt->st.real_bytes += size;
+	}
+	return p;
+}
+
+void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
+		    int *rcp)
+{
+	int rc = 0;
+	void *p = NULL;
+	if (!rcp)
+		rcp = &rc;
+	*rcp = 0;
+	if (size == 0) /* not a request the plan can hold */
+		goto real;
+	pthread_mutex_lock(&rt->lock);
+	const struct mp_plan *pl = &rt->plan;
+	if (rt->phase == PH_IDLE && !rt->explicit_mode && pl->nallocs &&
+	    size == pl->allocs[0].size)
+		start(rt, pl->allocs[0].lower, rt->chained);
+	if (rt->phase == PH_FOLLOW) {
+		uint32_t c = rt->k < pl->nrequests ? rt->clock[rt->k] : CLOCK_FOREIGN;
+		if (rt->k < pl->nrequests && c != CLOCK_FOREIGN && !(c & 1) &&
+		    pl->allocs[c >> 1].size == size) {
+			p = serve(rt, c >> 1, size, stream, mem, rcp);
+			pthread_mutex_unlock(&rt->lock);
+			return p;
+		}
+		char what[64];
+		snprintf(what, sizeof(what), "an alloc of %llu bytes",
+			 (unsigned long long)size);
+		mismatch(rt, what);
+		/* a candidate that failed may restart right here */
+		if (rt->phase == PH_IDLE && !rt->explicit_mode &&
+		    size == pl->allocs[0].size) {
+			start(rt, pl->allocs[0].lower, 0);
+			p = serve(rt, 0, size, stream, mem, rcp);
+			pthread_mutex_unlock(&rt->lock);
+			return p;
+		}
+	}
+	rt->st.fallback_allocs++;
+	rt->st.real_bytes += size;
+	pthread_mutex_unlock(&rt->lock);
+real:
+	*rcp = rt->be->alloc(&p, size, mem, stream);
+	return *rcp ? NULL : p;
+}
+
+int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
+{
+	if (!ptr)
+		return 0;
+	int pooled = in_pool(rt, ptr);
+	pthread_mutex_lock(&rt->lock);
+	const struct mp_plan *pl = &rt->plan;
+	if (rt->phase == PH_FOLLOW) {
+		uint32_t r = NONE32;
+		int match = 0;
+		if (rt->k < pl->nrequests) {
+			uint32_t c = rt->clock[rt->k];
+			if (c == CLOCK_FOREIGN) {
+				match = !pooled;
+			} else if (c & 1) {
+				r = c >> 1;
+				match = rt->req[r].real == ptr ||
+					(rt->req[r].live == LIVE_POOL &&
+					 rt->req[r].ptr == ptr);
+			}
+		}
+		if (match) {
+			int real = r == NONE32 || rt->req[r].real == ptr;
+			if (r != NONE32 && real)
+				rt->req[r].real = NULL;
+			else if (r != NONE32)
+				release_pool(rt, r, stream);
+			advance(rt);
+			if (real)
+				rt->st.real_frees++;
+			pthread_mutex_unlock(&rt->lock);
+			return real ? rt->be->free(ptr, mem, stream) : 0;
+		}
+		char what[64];
+		snprintf(what, sizeof(what), "a free of %s",
+			 pooled ? "a pool buffer" : "a buffer of the real allocator");
+		mismatch(rt, what);
+	}
+	if (pooled) {
+		uint32_t r = find_live(rt, ptr);
+		if (r == NONE32 || rt->req[r].ptr != ptr || rt->req[r].live != LIVE_POOL)
+			warn(rt, W_BADFREE,
+			     "a free of pool address %p, which holds no live buffer, was ignored",
+			     ptr);
+		else
+			release_pool(rt, r, stream);
+		pthread_mutex_unlock(&rt->lock);
+		return 0;
+	}
+	rt->st.real_frees++;
+	pthread_mutex_unlock(&rt->lock);
+	return rt->be->free(ptr, mem, stream);
+}
+
+/* --- the C API ------------------------------------------------------------- */
+
+void mp_iteration_begin(mp_runtime *rt)
+{
+	pthread_mutex_lock(&rt->lock);
+	rt->explicit_mode = 1;
+	if (rt->phase == PH_FOLLOW)
+		diverge(rt, "a new iteration began after %llu of the plan's %llu requests",
+			(unsigned long long)rt->k,
+			(unsigned long long)rt->plan.nrequests);
+	if (rt->plan.nrequests)
+		start(rt, 0, 1);
+	pthread_mutex_unlock(&rt->lock);
+}
+
+int mp_iteration_end(mp_runtime *rt)
+{
+	pthread_mutex_lock(&rt->lock);
+	rt->explicit_mode = 1;
+	if (rt->phase == PH_FOLLOW)
+		diverge(rt, "the iteration ended after %llu of the plan's %llu requests",
+			(unsigned long long)rt->k,
+			(unsigned long long)rt->plan.nrequests);
+	int ok = rt->last_complete;
+	rt->last_complete = 0;
+	pthread_mutex_unlock(&rt->lock);
+	return ok;
+}
+
+void *mp_alloc(mp_runtime *rt, size_t size, void *stream)
+{
+	return runtime_alloc(rt, size, stream, MP_MEM_RUNTIME, NULL);
+}
+
+void mp_free(mp_runtime *rt, void *ptr, void *stream)
+{
+	runtime_free(rt, ptr, stream, MP_MEM_RUNTIME);
+}
+
+int mp_owns(const mp_runtime *rt, const void *ptr)
+{
+	return rt && in_pool(rt, ptr);
+}
+
+void *mp_pool(const mp_runtime *rt, size_t *size)
+{
+	if (size)
+		*size = rt->pool ? (size_t)rt->pool_size : 0;
+	return rt->pool;
+}
+
+void mp_stats_get(mp_runtime *rt, struct mp_stats *out)
+{
+	pthread_mutex_lock(&rt->lock);
+	*out = rt->st;
+	pthread_mutex_unlock(&rt->lock);
+}
+
+int mp_last_problem(mp_runtime *rt, char *buf, size_t len)
+{
+	pthread_mutex_lock(&rt->lock);
+	int have = rt->problem[0] != 0;
+	if (buf && len)
+		snprintf(buf, len, "%s", rt->problem);
+	pthread_mutex_unlock(&rt->lock);
+	return have;
+}
+
+const struct mp_backend *runtime_backend(const mp_runtime *rt)
+{
+	return rt->be;
+}
+
+const struct mp_plan *runtime_plan(const mp_runtime *rt)
+{
+	return &rt->plan;
+}
+
+int runtime_device(const mp_runtime *rt)
+{
+	return rt->device;
+}
+
+/* --- open and close ---------------------------------------------------------- */
+
+static void release(mp_runtime *rt)
+{
+	const struct mp_backend *be = rt->be;
+	if (rt->ev_out) {
+		for (uint32_t w = 0; w < rt->plan.nswaps; w++)
+			if (rt->ev_out[w])
+				be->event_destroy(rt->ev_out[w]);
+		free(rt->ev_out);
+	}
+	if (rt->copy_stream) {
+		be->stream_sync(rt->copy_stream);
+		be->stream_destroy(rt->copy_stream);
+	}
+	if (rt->scratch)
+		be->event_destroy(rt->scratch);
+	if (rt->staging)
+		be->host_free(rt->staging);
+	if (rt->pool_mem)
+		be->free(rt->pool_mem, MP_MEM_RUNTIME, NULL);
+	free(rt->clock);
+	free(rt->req);
+	free(rt->slot);
+	free(rt->offs);
+	free(rt->slot_top);
+	free(rt->own0);
+	free(rt->wait0);
+	free(rt->waits);
+	free(rt->ten0);
+	free(rt->tenants);
+	free(rt->outs);
+	free(rt->ins);
+	free(rt->swap_state);
+	mp_plan_free(&rt->plan);
+	pthread_mutex_destroy(&rt->lock);
+	free(rt);
+}
+
+/* Takes the pool, staging, copy stream and events on the runtime's device
+ * (made current for the while).  0 or -1 with err. */
+static int take_resources(mp_runtime *rt, char *err, size_t errlen)
+{
+	const struct mp_backend *be = rt->be;
+	const struct mp_plan *p = &rt->plan;
+	int prev = 0, rc;
+	if ((rc = be->get_device(&prev)) ||
+	    (prev != rt->device && (rc = be->set_device(rt->device)))) {
+		seterr(err, errlen, "cannot make device %d current: %s",
+		       rt->device, be->error_string(rc));
+		return -1;
+	}
+	int bad = 0;
+	if (p->pool_size) {
+		/* a base aligned to the plan's alignment, so that every planned
+		 * offset is aligned in memory too */
+		uint64_t extra = p->pool_align > 256 ? p->pool_align - 1 : 0;
+		if (p->pool_size > SIZE_MAX - extra) {
+			seterr(err, errlen, "the pool of %llu bytes is larger than this machine can address",
+			       (unsigned long long)p->pool_size);
+			bad = 1;
+		} else if ((rc = be->alloc(&rt->pool_mem, (size_t)(p->pool_size + extra),
+					   MP_MEM_RUNTIME, NULL))) {
+			rt->pool_mem = NULL;
+			seterr(err, errlen, "cannot take the pool of %llu bytes on device %d: %s",
+			       (unsigned long long)p->pool_size, rt->device,
+			       be->error_string(rc));
+			bad = 1;
+		} else {
+			uintptr_t b = (uintptr_t)rt->pool_mem;
+			b = (b + (uintptr_t)extra) & ~(uintptr_t)extra;
+			rt->pool = (char *)b;
+			rt->pool_size = p->pool_size;
+			rt->st.pool_bytes = p->pool_size;
+		}
+	}
+	if (!bad && (rc = be->event_create(&rt->scratch))) {
+		rt->scratch = NULL;
+		seterr(err, errlen, "cannot create an event: %s", be->error_string(rc));
+		bad = 1;
+	}
+	if (!bad && p->nswaps) {
+		if ((rc = be->stream_create(&rt->copy_stream))) {
+			rt->copy_stream = NULL;
+			seterr(err, errlen, "cannot create the copy stream: %s",
+			       be->error_string(rc));
+			bad = 1;
+		} else if (p->host_staging > SIZE_MAX ||
+			   (rc = be->host_alloc((void **)&rt->staging,
+						(size_t)p->host_staging))) {
+			rt->staging = NULL;
+			seterr(err, errlen, "cannot take %llu bytes of pinned host staging: %s",
+			       (unsigned long long)p->host_staging,
+			       rc ? be->error_string(rc) : "too large");
+			bad = 1;
+		} else if (!(rt->ev_out = calloc(p->nswaps, sizeof(*rt->ev_out)))) {
+			seterr(err, errlen, "out of memory for %u swap events", p->nswaps);
+			bad = 1;
+		} else {
+			for (uint32_t w = 0; w < p->nswaps && !bad; w++)
+				if ((rc = be->event_create(&rt->ev_out[w]))) {
+					rt->ev_out[w] = NULL;
+					seterr(err, errlen, "cannot create swap events: %s",
+					       be->error_string(rc));
+					bad = 1;
+				}
+		}
+		if (!bad) {
+			rt->copy_slot = stream_slot(rt, rt->copy_stream);
+		}
+	}
+	if (prev != rt->device)
+		be->set_device(prev);
+	return bad ? -1 : 0;
+}
+
+mp_runtime *runtime_open_plan(struct mp_plan *plan, const struct mp_backend *be,
+			      const struct mp_options *opt, char *err,
+			      size_t errlen)
+{
+	struct mp_options defaults;
+	if (!opt) {
+		mp_options_init(&defaults);
+		opt = &defaults;
+	}
+	if (plan->nrequests >= UINT32_MAX || plan->nallocs >= UINT32_MAX / 2) {
+		seterr(err, errlen, "the plan has %llu requests; the runtime follows at most %lu",
+		       (unsigned long long)plan->nrequests,
+		       (unsigned long)(UINT32_MAX / 2 - 1));
+		return NULL;
+	}
+	int ndev = 0, rc;
+	if ((rc = be->device_count(&ndev))) {
+		seterr(err, errlen, "cannot count devices: %s", be->error_string(rc));
+		return NULL;
+	}
+	int dev = opt->device >= 0 ? opt->device : plan->device;
+	if (dev < 0 && (rc = be->get_device(&dev))) {
+		seterr(err, errlen, "cannot get the current device: %s",
+		       be->error_string(rc));
+		return NULL;
+	}
+	if (dev >= ndev) {
+		seterr(err, errlen, "the plan is for device %d, and this machine has %d device%s",
+		       dev, ndev, ndev == 1 ? "" : "s");
+		return NULL;
+	}
+	mp_runtime *rt = calloc(1, sizeof(*rt));
+	if (!rt) {
+		seterr(err, errlen, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&rt->lock, NULL);
+	rt->be = be;
+	rt->plan = *plan;
+	memset(plan, 0, sizeof(*plan));
+	rt->device = dev;
+	rt->verbose = opt->verbose;
+	rt->match = opt->match ? opt->match : DEFAULT_MATCH;
+	rt->copy_slot = -1;
+	rt->explicit_mode = opt->explicit_iterations != 0;
+	if (derive(rt)) {
+		seterr(err, errlen, "out of memory following a plan of %u requests",
+		       rt->plan.nallocs);
+		goto fail;
+	}
+	if (take_resources(rt, err, errlen))
+		goto fail;
+	return rt;
+fail:
+	/* the caller keeps its plan */
+	*plan = rt->plan;
+	memset(&rt->plan, 0, sizeof(rt->plan));
+	release(rt);
+	return NULL;
+}
+
+mp_runtime *mp_open(const char *path, const struct mp_options *opt, char *err,
+		    size_t errlen)
+{
+	struct mp_plan plan;
+	const struct mp_backend *be;
+	if (opt && opt->backend == MP_BACKEND_HOST)
+		be = mp_backend_host();
+	else if (!(be = mp_backend_cuda(err, errlen)))
+		return NULL;
+	if (mp_plan_read_file(path, &plan, err, errlen))
+		return NULL;
+	mp_runtime *rt = runtime_open_plan(&plan, be, opt, err, errlen);
+	mp_plan_free(&plan);
+	return rt;
+}
+
+void mp_close(mp_runtime *rt)
+{
+	if (rt)
+		release(rt);
+}

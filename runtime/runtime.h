@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime.h - what the ways into libmemplan (the C API in memplan.h, the
+ * interposed CUDA names and PyTorch's entry points in interpose.c) and
+ * memplan-replay share beyond the public header: a runtime on a chosen
+ * backend, and requests that name the real allocator they came through.
+ */
+#ifndef MEMPLAN_RUNTIME_H
+#define MEMPLAN_RUNTIME_H
+
+#include <stddef.h>
+
+#include "backend.h"
+#include "memplan.h"
+#include "plan.h"
+
+/*
+ * Opens a runtime over plan (taken over: on success the runtime owns its
+ * arrays and *plan is left empty; on failure the caller still owns it) on
+ * backend be.  Takes the pool on the device the options or the plan name.
+ * Returns NULL with a sentence in err.
+ */
+mp_runtime *runtime_open_plan(struct mp_plan *plan, const struct mp_backend *be,
+			      const struct mp_options *opt, char *err,
+			      size_t errlen);
+
+/*
+ * mp_alloc and mp_free with the real allocator named (enum mp_mem): what
+ * passes through goes back to the allocator the program called.  *rc gets
+ * the real allocator's error code when it fails (0 otherwise); rc may be
+ * NULL.
+ */
+void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
+		    int *rc);
+int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem);
+
+const struct mp_backend *runtime_backend(const mp_runtime *rt);
+const struct mp_plan *runtime_plan(const mp_runtime *rt);
+int runtime_device(const mp_runtime *rt);
+
+#endif

@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_runtime.c - the runtime's state machine on the host backend, through
+ * the public C API: planned offsets, explicit and recognised iterations,
+ * divergence (size, order, count) and the return to the plan, pools still in
+ * use, pass-through and foreign frees, swaps keeping a buffer's bytes while
+ * another one borrows them (also across a divergence), every kind of bad
+ * plan file, and many threads allocating at once (--threads: that alone,
+ * longer, for `make check-threads` under ThreadSanitizer).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memplan.h"
+#include "plan.h"
+#include "replay.h"
+#include "tap.h"
+
+#define KiB 1024u
+
+static char err[1024];
+static char dir[] = "/tmp/memplan-test-runtime.XXXXXX";
+
+/*
+ * The plan most tests follow: clock ordinals 0..7
+ *   0 alloc A 64K @0   1 alloc C 32K @64K   [A out after 1]
+ *   2 alloc B 64K @0 (borrows A's bytes)   3 free B   [A in after 3]
+ *   4 alloc E 16K @96K   5 free A   6 free C   7 free E
+ * With foreign = 1 a free of a buffer from before the iteration comes
+ * first (every ordinal one later), and E passes through when pass = 1.
+ */
+static void make_plan(struct mp_plan *p, int swaps, int foreign, int pass)
+{
+	static const uint64_t sz[] = { 64 * KiB, 32 * KiB, 64 * KiB, 16 * KiB };
+	static const uint64_t off[] = { 0, 64 * KiB, 0, 96 * KiB };
+	static const uint64_t lo[] = { 0, 1, 2, 4 }, up[] = { 5, 6, 3, 7 };
+	memset(p, 0, sizeof(*p));
+	p->version = MP_PLAN_VERSION;
+	p->pool_align = 256;
+	p->pool_size = 112 * KiB;
+	p->lower_bound = 112 * KiB;
+	p->device = 0;
+	p->nrequests = 8 + (uint64_t)foreign;
+	p->nallocs = 4;
+	p->allocs = calloc(4, sizeof(*p->allocs));
+	for (int i = 0; i < 4; i++) {
+		p->allocs[i] = (struct mp_plan_alloc){
+			sz[i], off[i], (uint64_t)i, lo[i] + (uint64_t)foreign,
+			up[i] + (uint64_t)foreign, 0 };
+	}
+	if (pass)
+		p->allocs[3].offset = MP_PLAN_PASS_THROUGH;
+	p->fingerprint = mp_plan_fingerprint(sz, 4);
+	snprintf(p->strategy, sizeof(p->strategy), "test");
+	if (swaps) {
+		p->nswaps = 1;
+		p->host_staging = 64 * KiB;
+		p->swaps = calloc(1, sizeof(*p->swaps));
+		p->swaps[0] = (struct mp_plan_swap){ 0, 1 + (uint64_t)foreign,
+						     3 + (uint64_t)foreign, 0,
+						     64 * KiB, 0, 0 };
+	}
+}
+
+static char *write_plan(const char *name, struct mp_plan *p)
+{
+	static char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (mp_plan_write_file(path, p, err, sizeof(err)))
+		printf("# write %s: %s\n", path, err);
+	mp_plan_free(p);
+	return path;
+}
+
+static mp_runtime *open_host(const char *path, unsigned match)
+{
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	o.verbose = -1;
+	o.match = match;
+	mp_runtime *rt = mp_open(path, &o, err, sizeof(err));
+	if (!rt)
+		printf("# mp_open: %s\n", err);
+	return rt;
+}
+
+static int intact(const void *p, size_t n, uint32_t buf)
+{
+	struct replay_bad bad;
+	return p && !replay_check(p, n, 0, buf, 0, &bad);
+}
+
+/* One iteration of the plan's requests; pointers come back in ptr[4]. */
+static void run_iteration(mp_runtime *rt, void *ptr[4], int check_swap)
+{
+	ptr[0] = mp_alloc(rt, 64 * KiB, NULL);
+	replay_fill(ptr[0], 64 * KiB, 0, 0, 0);
+	ptr[1] = mp_alloc(rt, 32 * KiB, NULL);
+	ptr[2] = mp_alloc(rt, 64 * KiB, NULL);
+	replay_fill(ptr[2], 64 * KiB, 0, 2, 0);
+	mp_free(rt, ptr[2], NULL);
+	ptr[3] = mp_alloc(rt, 16 * KiB, NULL);
+	if (check_swap)
+		CHECK(intact(ptr[0], 64 * KiB, 0),
+		      "  ... A's bytes are back after B borrowed them");
+	mp_free(rt, ptr[0], NULL);
+	mp_free(rt, ptr[1], NULL);
+	mp_free(rt, ptr[3], NULL);
+}
+
+static void test_explicit(void)
+{
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	mp_runtime *rt = open_host(write_plan("swap.plan", &p), 0);
+	CHECK(rt != NULL, "open a plan with a swap on the host backend");
+	if (!rt)
+		return;
+	size_t psize;
+	char *pool = mp_pool(rt, &psize);
+	CHECK_EQ_U64(psize, 112 * KiB, "  ... the pool has the plan's size");
+	void *ptr[4];
+	for (int it = 0; it < 3; it++) {
+		mp_iteration_begin(rt);
+		ptr[0] = mp_alloc(rt, 64 * KiB, NULL);
+		replay_fill(ptr[0], 64 * KiB, 0, 0, 0);
+		ptr[1] = mp_alloc(rt, 32 * KiB, NULL);
+		ptr[2] = mp_alloc(rt, 64 * KiB, NULL);
+		CHECK(ptr[0] == pool && ptr[1] == pool + 64 * KiB && ptr[2] == pool,
+		      "  ... each request gets pool + its offset (B over swapped-out A)");
+		replay_fill(ptr[2], 64 * KiB, 0, 2, 0);
+		mp_free(rt, ptr[2], NULL);
+		CHECK(intact(ptr[0], 64 * KiB, 0), "  ... A is back once B is freed");
+		ptr[3] = mp_alloc(rt, 16 * KiB, NULL);
+		CHECK(ptr[3] == pool + 96 * KiB, "  ... E at 96K");
+		mp_free(rt, ptr[0], NULL);
+		mp_free(rt, ptr[1], NULL);
+		mp_free(rt, ptr[3], NULL);
+		CHECK(mp_iteration_end(rt) == 1, "  ... the iteration followed the plan");
+	}
+	struct mp_stats s;
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.planned_allocs, 12, "  ... 12 planned allocations");
+	CHECK_EQ_U64(s.completed, 3, "  ... 3 iterations completed");
+	CHECK_EQ_U64(s.swaps_out, 3, "  ... 3 swap-outs");
+	CHECK_EQ_U64(s.swaps_in, 3, "  ... 3 swap-ins");
+	CHECK_EQ_U64(s.divergences + s.fallback_allocs, 0, "  ... nothing else");
+	mp_close(rt);
+}
+
+static void test_auto(void)
+{
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	mp_runtime *rt = open_host(write_plan("auto.plan", &p), 2);
+	if (!rt)
+		return;
+	/* before: unrelated requests, one with the first size */
+	void *x = mp_alloc(rt, 64 * KiB, NULL), *y = mp_alloc(rt, 4 * KiB, NULL);
+	CHECK(x && !mp_owns(rt, x) && y && !mp_owns(rt, y),
+	      "requests before any iteration go to the real allocator");
+	mp_free(rt, y, NULL);
+	mp_free(rt, x, NULL);
+	void *ptr[4];
+	run_iteration(rt, ptr, 0);
+	CHECK(!mp_owns(rt, ptr[0]) && !mp_owns(rt, ptr[1]),
+	      "  ... the first 2 allocs of a recognised iteration are real");
+	CHECK(mp_owns(rt, ptr[2]) && mp_owns(rt, ptr[3]),
+	      "  ... the rest come from the pool");
+	run_iteration(rt, ptr, 1);
+	CHECK(mp_owns(rt, ptr[0]) && mp_owns(rt, ptr[1]),
+	      "  ... the next iteration follows from its first request");
+	struct mp_stats s;
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.iterations, 2, "  ... 2 iterations followed");
+	CHECK_EQ_U64(s.completed, 2, "  ... both to their end");
+	CHECK_EQ_U64(s.planned_allocs, 6, "  ... 6 planned allocations");
+	CHECK_EQ_U64(s.swaps_out, 1, "  ... the swap ran where its buffer was in the pool");
+	CHECK_EQ_U64(s.divergences, 0, "  ... no divergence");
+	mp_close(rt);
+}
+
+static void test_divergence(void)
+{
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	mp_runtime *rt = open_host(write_plan("div.plan", &p), 0);
+	if (!rt)
+		return;
+	char why[400];
+	CHECK(!mp_last_problem(rt, why, sizeof(why)), "no problem before any request");
+	/* a size that does not match */
+	mp_iteration_begin(rt);
+	void *a = mp_alloc(rt, 64 * KiB, NULL);
+	void *c = mp_alloc(rt, 1000, NULL);
+	CHECK(mp_owns(rt, a) && c && !mp_owns(rt, c),
+	      "a size that does not match goes to the real allocator");
+	void *b = mp_alloc(rt, 64 * KiB, NULL);
+	CHECK(b && !mp_owns(rt, b), "  ... and so does the rest of the iteration");
+	CHECK(mp_last_problem(rt, why, sizeof(why)), "  ... a problem is recorded");
+	CHECK_STR_HAS(why, "request 1 of the iteration is an alloc of 1000 bytes where the plan has an alloc of 32768 bytes",
+		      "  ... saying which request and what was expected");
+	mp_free(rt, b, NULL);
+	mp_free(rt, a, NULL);
+	mp_free(rt, c, NULL);
+	CHECK(mp_iteration_end(rt) == 0, "  ... the iteration did not follow the plan");
+	void *ptr[4];
+	mp_iteration_begin(rt);
+	run_iteration(rt, ptr, 1);
+	CHECK(mp_iteration_end(rt) == 1, "  ... the next one does again");
+
+	/* order: a free where an alloc is planned, while A is out and B
+	 * borrows its bytes: A comes back when B goes */
+	mp_iteration_begin(rt);
+	a = mp_alloc(rt, 64 * KiB, NULL);
+	replay_fill(a, 64 * KiB, 0, 0, 0);
+	c = mp_alloc(rt, 32 * KiB, NULL);
+	b = mp_alloc(rt, 64 * KiB, NULL);
+	replay_fill(b, 64 * KiB, 0, 2, 0);
+	mp_free(rt, c, NULL); /* the plan has B's free here */
+	CHECK(mp_last_problem(rt, why, sizeof(why)), "a free out of order diverges");
+	CHECK_STR_HAS(why, "where the plan has the free of plan entry 2", "  ... saying so");
+	void *d = mp_alloc(rt, 64 * KiB, NULL);
+	CHECK(d && !mp_owns(rt, d), "  ... later requests are real");
+	mp_free(rt, b, NULL);
+	CHECK(intact(a, 64 * KiB, 0), "  ... A is swapped back once B is freed");
+	mp_free(rt, a, NULL);
+	mp_free(rt, d, NULL);
+	mp_iteration_end(rt);
+
+	/* count: an iteration ending early, its buffers still live */
+	mp_iteration_begin(rt);
+	a = mp_alloc(rt, 64 * KiB, NULL);
+	CHECK(mp_iteration_end(rt) == 0, "an iteration that ends early did not follow the plan");
+	mp_iteration_begin(rt);
+	b = mp_alloc(rt, 64 * KiB, NULL);
+	CHECK(b && b != a && !mp_owns(rt, b),
+	      "  ... the next one is not followed while a pool buffer is live");
+	mp_free(rt, b, NULL);
+	mp_free(rt, a, NULL);
+	mp_iteration_end(rt);
+	mp_iteration_begin(rt);
+	run_iteration(rt, ptr, 1);
+	CHECK(mp_iteration_end(rt) == 1, "  ... and once it is freed, the plan is followed again");
+	struct mp_stats s;
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.divergences, 4, "  ... 4 divergences counted (size, order, count, and the skipped one)");
+	CHECK_EQ_U64(s.skipped, 1, "  ... 1 iteration skipped");
+	CHECK_EQ_U64(s.completed, 2, "  ... 2 completed");
+	mp_close(rt);
+}
+
+static void test_pass_and_foreign(void)
+{
+	struct mp_plan p;
+	make_plan(&p, 0, 1, 1);
+	mp_runtime *rt = open_host(write_plan("pass.plan", &p), 0);
+	if (!rt)
+		return;
+	void *old = mp_alloc(rt, 100, NULL);
+	CHECK(old && !mp_owns(rt, old), "a buffer from before the iteration is real");
+	mp_iteration_begin(rt);
+	mp_free(rt, old, NULL); /* ordinal 0: a free the plan expects */
+	void *ptr[4];
+	run_iteration(rt, ptr, 0);
+	CHECK(mp_owns(rt, ptr[0]) && !mp_owns(rt, ptr[3]),
+	      "  ... a pass-through entry goes to the real allocator");
+	CHECK(mp_iteration_end(rt) == 1, "  ... and the iteration follows the plan");
+	struct mp_stats s;
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.pass_through, 1, "  ... 1 pass-through");
+	CHECK_EQ_U64(s.real_frees, 2, "  ... 2 real frees");
+	mp_close(rt);
+}
+
+static void test_bad_input(void)
+{
+	char path[300];
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	snprintf(path, sizeof(path), "%s/missing.plan", dir);
+	CHECK(!mp_open(path, &o, err, sizeof(err)), "a missing plan is refused");
+	CHECK_STR_HAS(err, "missing.plan", "  ... naming it");
+
+	snprintf(path, sizeof(path), "%s/foreign.plan", dir);
+	FILE *f = fopen(path, "w");
+	fputs("this is not a plan, but it is long enough to have a header of 64 bytes or more\n", f);
+	fclose(f);
+	CHECK(!mp_open(path, &o, err, sizeof(err)), "a foreign file is refused");
+	printf("# %s\n", err);
+
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	char *good = write_plan("good.plan", &p);
+	snprintf(path, sizeof(path), "%s/corrupt.plan", dir);
+	unsigned char buf[4096];
+	f = fopen(good, "rb");
+	size_t n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	buf[n / 2] ^= 0x10;
+	f = fopen(path, "wb");
+	fwrite(buf, 1, n, f);
+	fclose(f);
+	CHECK(!mp_open(path, &o, err, sizeof(err)), "a corrupted plan is refused");
+	CHECK_STR_HAS(err, "checksum", "  ... by its checksum");
+
+	make_plan(&p, 0, 0, 0);
+	p.device = 3;
+	CHECK(!mp_open(write_plan("dev3.plan", &p), &o, err, sizeof(err)),
+	      "a plan for a device this machine lacks is refused");
+	CHECK_STR_HAS(err, "the plan is for device 3, and this machine has 1 device",
+		      "  ... saying so");
+
+	make_plan(&p, 0, 0, 0);
+	p.pool_size = (uint64_t)1 << 62;
+	CHECK(!mp_open(write_plan("huge.plan", &p), &o, err, sizeof(err)),
+	      "a pool that cannot be taken is refused");
+	CHECK_STR_HAS(err, "cannot take the pool", "  ... saying so");
+}
+
+/* --- threads ---------------------------------------------------------------- */
+
+struct worker {
+	mp_runtime *rt;
+	int id, rounds, bad;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	static const size_t sizes[] = { 64 * KiB, 32 * KiB, 64 * KiB, 16 * KiB, 4000 };
+	uint64_t x = 0x9e3779b97f4a7c15ull * (uint64_t)(w->id + 1);
+	for (int i = 0; i < w->rounds; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (w->id == 0 && x % 7 == 0) {
+			mp_iteration_begin(w->rt);
+			continue;
+		}
+		size_t n = sizes[x % 5];
+		void *p = mp_alloc(w->rt, n, NULL);
+		if (!p) {
+			w->bad++;
+			continue;
+		}
+		replay_fill(p, n, 0, (uint32_t)w->id, (uint32_t)i);
+		sched_yield();
+		struct replay_bad bad;
+		if (replay_check(p, n, 0, (uint32_t)w->id, (uint32_t)i, &bad))
+			w->bad++;
+		mp_free(w->rt, p, NULL);
+	}
+	return NULL;
+}
+
+/* Without swaps: a program whose threads' requests happen to match the plan
+ * gets planned offsets, and frees in planned order, so no two live buffers
+ * can share bytes.  (A swap assumes the trace's uses as well, which threads
+ * using their buffers at will do not follow.) */
+static void test_threads(int rounds)
+{
+	struct mp_plan p;
+	make_plan(&p, 0, 0, 0);
+	mp_runtime *rt = open_host(write_plan("threads.plan", &p), 1);
+	if (!rt)
+		return;
+	enum { N = 8 };
+	pthread_t th[N];
+	struct worker w[N];
+	for (int i = 0; i < N; i++) {
+		w[i] = (struct worker){ rt, i, rounds, 0 };
+		pthread_create(&th[i], NULL, work, &w[i]);
+	}
+	int bad = 0;
+	for (int i = 0; i < N; i++) {
+		pthread_join(th[i], NULL);
+		bad += w[i].bad;
+	}
+	CHECK(bad == 0, "8 threads allocating at once: no buffer lost its bytes");
+	struct mp_stats s;
+	mp_stats_get(rt, &s);
+	printf("# %llu planned, %llu real, %llu divergences, %llu iterations\n",
+	       (unsigned long long)s.planned_allocs,
+	       (unsigned long long)s.fallback_allocs,
+	       (unsigned long long)s.divergences,
+	       (unsigned long long)s.iterations);
+	CHECK_EQ_U64(s.planned_allocs + s.pass_through + s.fallback_allocs,
+		     s.pool_frees + s.real_frees,
+		     "  ... every allocation was freed once");
+	mp_close(rt);
+}
+
+int main(int argc, char **argv)
+{
+	int threads_only = argc > 1 && !strcmp(argv[1], "--threads");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	if (!threads_only) {
+		test_explicit();
+		test_auto();
+		test_divergence();
+		test_pass_and_foreign();
+		test_bad_input();
+	}
+	test_threads(threads_only ? 5000 : 20000);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", dir);
+	return tap_done();
+}
