@@ -40,7 +40,7 @@ EXTRA_BENCH += $(BUILD)/bench/bench_capture
 
 $(BUILD)/obj/capture/%.o: capture/%.c
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) -Icapture $(CAP_EXTRA) $(CFLAGS) -c -o $@ $<
+	$(call quiet,CC,$<)$(CC) -Icapture $(MP_CFLAGS) $(CAP_EXTRA) $(CFLAGS) -c -o $@ $<
 
 # The launcher finds the library next to itself (build tree: ../lib) or in
 # LIBDIR once installed, and libcupti for NVTX injection where it was found.
@@ -48,7 +48,7 @@ CAP_LAUNCH_DEFS := -DMEMPLAN_CAPTURE_LIBDIR='"$(LIBDIR)"' \
 	-DMEMPLAN_CUPTI_LIB='"$(if $(CAP_HAVE_CUPTI),$(CUPTI_LIBDIR)libcupti.so)"'
 $(BUILD)/obj/capture/memplan-capture.o: capture/memplan-capture.c
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) -Icapture $(CAP_LAUNCH_DEFS) $(CFLAGS) -c -o $@ $<
+	$(call quiet,CC,$<)$(CC) -Icapture $(MP_CFLAGS) $(CAP_LAUNCH_DEFS) $(CFLAGS) -c -o $@ $<
 
 $(CAP_BIN): $(BUILD)/obj/capture/memplan-capture.o $(CAP_PLAIN_OBJ) $(CORE_LIB)
 	@mkdir -p $(dir $@)
@@ -57,7 +57,7 @@ $(CAP_BIN): $(BUILD)/obj/capture/memplan-capture.o $(CAP_PLAIN_OBJ) $(CORE_LIB)
 # Unit tests of the plain-C parts link them beside the core library.
 $(BUILD)/obj/tests/unit/test_capture_%.o: tests/unit/test_capture_%.c
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) -Icapture -Itests/unit \
+	$(call quiet,CC,$<)$(CC) -Icapture $(MP_CFLAGS) -Itests/unit \
 		$(if $(CAP_HAVE_CUPTI),$(CAP_CUDA_CFLAGS)) \
 		-DMEMPLAN_CAPTURE_SO='"$(abspath $(CAP_SO))"' $(CFLAGS) -c -o $@ $<
 
@@ -74,7 +74,7 @@ $(BUILD)/tests/test_capture_translate: $(BUILD)/obj/tests/unit/test_capture_tran
 
 $(BUILD)/obj/tests/bench/bench_capture.o: tests/bench/bench_capture.c
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$<)$(CC) $(MP_CFLAGS) -Icapture $(if $(CAP_HAVE_CUPTI),$(CAP_CUDA_CFLAGS)) $(CFLAGS) -c -o $@ $<
+	$(call quiet,CC,$<)$(CC) -Icapture $(MP_CFLAGS) $(if $(CAP_HAVE_CUPTI),$(CAP_CUDA_CFLAGS)) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/bench/bench_capture: $(BUILD)/obj/tests/bench/bench_capture.o \
 		$(if $(CAP_HAVE_CUPTI),$(CAP_CUDA_OBJ)) $(CAP_HOST_OBJ) $(CAP_PLAIN_OBJ) $(CORE_LIB)
@@ -96,7 +96,7 @@ EXTRA_CHECK += $(CAP_SO)
 
 $(BUILD)/pic/capture/%.o: capture/%.c
 	@mkdir -p $(dir $@)
-	$(call quiet,CC,$@)$(CC) $(MP_CFLAGS) $(MP_PIC_CFLAGS) -Icapture $(CAP_CUDA_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(call quiet,CC,$@)$(CC) -Icapture $(MP_CFLAGS) $(MP_PIC_CFLAGS) $(CAP_CUDA_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(CAP_SO): $(CAP_SO_OBJ) capture/exports.map
 	@mkdir -p $(dir $@)
