@@ -490,10 +490,17 @@ static void handle(struct recorder *r, const struct rec *x)
 	}
 }
 
+/*
+ * How long written rows may wait before they are committed: a program that
+ * is killed loses at most this much of its trace.
+ */
+#define COMMIT_EVERY_NS 250000000
+
 static void *writer_main(void *arg)
 {
 	struct recorder *r = arg;
 	unsigned idle = 0;
+	int64_t committed = now_ns();
 	for (;;) {
 		struct rec *s = &r->q[r->head & (r->cap - 1)];
 		if (atomic_load_explicit(&s->turn, memory_order_acquire) ==
@@ -520,6 +527,10 @@ static void *writer_main(void *arg)
 			continue;
 		}
 		drain_ring(r, 0, 0);
+		if (r->werr == 0 && now_ns() - committed > COMMIT_EVERY_NS) {
+			wfail(r, trace_writer_commit(r->w));
+			committed = now_ns();
+		}
 		if (atomic_load_explicit(&r->closing, memory_order_acquire) &&
 		    r->head == atomic_load_explicit(&r->tail, memory_order_acquire))
 			break;

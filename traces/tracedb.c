@@ -125,6 +125,14 @@ static int wcount(struct trace_writer *w, size_t n)
 	return wexec(w, "BEGIN");
 }
 
+int trace_writer_commit(struct trace_writer *w)
+{
+	if (w->batch == 0 && w->events.nrows == 0 && w->accesses.nrows == 0)
+		return 0;
+	w->batch = BATCH_ROWS;
+	return wcount(w, 0);
+}
+
 static int wstep(struct trace_writer *w, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);

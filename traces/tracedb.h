@@ -46,6 +46,14 @@ int trace_writer_access(struct trace_writer *w, int64_t seq, int64_t buffer,
 			unsigned mode);
 int trace_writer_hole(struct trace_writer *w, const struct trace_hole *h);
 
+/*
+ * Commits what was appended so far (it becomes readable by others, and
+ * survives the writer's process dying, in stream mode) and opens the next
+ * transaction; the writer otherwise commits every few hundred thousand
+ * rows.  Cheap when nothing is pending.  Returns 0 or a negative trace_err.
+ */
+int trace_writer_commit(struct trace_writer *w);
+
 /* The last error sentence of w. */
 const char *trace_writer_error(const struct trace_writer *w);
 

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sqlite3.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -306,6 +307,69 @@ static void test_kill(void)
 	trace_free(t);
 }
 
+/* Rows in table events of the trace at path as another process sees it
+ * now (committed rows only), or -1. */
+static long committed_events(const char *path)
+{
+	sqlite3 *db;
+	long n = -1;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+		sqlite3_stmt *st;
+		sqlite3_busy_timeout(db, 1000);
+		if (sqlite3_prepare_v2(db, "SELECT count(*) FROM events", -1, &st,
+				       NULL) == SQLITE_OK) {
+			if (sqlite3_step(st) == SQLITE_ROW)
+				n = (long)sqlite3_column_int64(st, 0);
+			sqlite3_finalize(st);
+		}
+	}
+	sqlite3_close(db);
+	return n;
+}
+
+/*
+ * A small program that records a little and then idles must not depend on
+ * the writer's batch size: its rows are committed within a fraction of a
+ * second, and a kill after that keeps them.
+ */
+static void test_kill_small(void)
+{
+	const char *path = tpath("killed-small.trace");
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct recorder *r;
+		char err[512];
+		struct recorder_opts o = { .record_from_start = 1, .hold_ns = 0 };
+		if (recorder_open(&r, path, &o, err, sizeof(err)))
+			_exit(2);
+		for (int i = 0; i < 50; i++)
+			alloc(r, DEV(1 + i), 4096, TRACE_KIND_DEVICE, 0);
+		for (int i = 0; i < 50; i++)
+			recorder_free(r, DEV(1 + i), -1, 0);
+		for (;;)
+			pause();
+	}
+	long n = -1;
+	for (int i = 0; i < 200 && n < 100; i++) { /* up to 20 s, not a timing test */
+		usleep(100000);
+		n = committed_events(path);
+	}
+	kill(pid, SIGKILL);
+	int status;
+	waitpid(pid, &status, 0);
+	CHECK(n >= 100, "an idle recorder commits its last rows without waiting for a full batch");
+	char err[512];
+	int rc = recorder_seal(path, err, sizeof(err));
+	CHECK(rc == 0, "the killed small trace is sealed");
+	if (rc)
+		printf("# %s\n", err);
+	struct trace *t = load(path);
+	CHECK(t && t->nbuffers == 50 && t->nevents >= 100,
+	      "all 50 buffers and their 100 events survive the kill");
+	if (t)
+		trace_free(t);
+}
+
 static void test_errors(void)
 {
 	struct recorder *r;
@@ -335,6 +399,7 @@ int main(void)
 	test_iteration();
 	test_threads();
 	test_kill();
+	test_kill_small();
 	test_errors();
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
