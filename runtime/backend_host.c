@@ -8,8 +8,10 @@
  */
 #include "backend.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* What cudaMalloc guarantees, so that plans' alignments mean the same. */
 #define HOST_ALIGN 256
@@ -33,12 +35,27 @@ static int h_set_device(int dev)
 	return dev == 0 ? 0 : 1;
 }
 
+/* The machine's memory: a request beyond it fails as out of memory (as a
+ * GPU's would), not by whatever malloc does with it. */
+static size_t host_memory(void)
+{
+	static size_t total;
+	size_t t = __atomic_load_n(&total, __ATOMIC_RELAXED);
+	if (!t) {
+		long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+		t = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : SIZE_MAX;
+		__atomic_store_n(&total, t, __ATOMIC_RELAXED);
+	}
+	return t;
+}
+
 static int h_alloc(void **p, size_t n, int mem, void *stream)
 {
 	(void)mem;
 	(void)stream;
+	*p = NULL;
 	size_t r = (n + HOST_ALIGN - 1) & ~(size_t)(HOST_ALIGN - 1);
-	if (r < n)
+	if (r < n || r > host_memory())
 		return 2;
 	*p = aligned_alloc(HOST_ALIGN, r ? r : HOST_ALIGN);
 	return *p ? 0 : 2;

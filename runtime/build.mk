@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # runtime/build.mk - libmemplan.so (hidden visibility: only mp_* and the
-# interposed CUDA names are exported), its header and memplan.pc, and
+# interposed CUDA names are exported), its header and memplan.pc; the
+# test-only stand-in for libcudart and the programs the tests run with it;
 # `make check-threads` (the runtime's threads under ThreadSanitizer).
 # memplan-replay is an ordinary program of the core
 # library (runtime/memplan-replay.c).  Included by the top Makefile.
@@ -24,6 +25,40 @@ $(RT_LIB): $(RT_PIC)
 
 $(RT_LINK): $(RT_LIB)
 	$(Q)ln -sf $(RT_SONAME) $@
+
+# --- tests: a stand-in for libcudart, and programs that use it ---------------
+# The stand-in exports the CUDA names with default visibility; the library
+# built with MP_FAULT_NO_SWAPIN_WAIT omits one event wait so that a test can
+# show the stand-in's asynchrony catches it.
+CUDA_T := $(BUILD)/tests/cuda
+EXTRA_CHECK += $(CUDA_T)/libcudart.so $(CUDA_T)/app $(CUDA_T)/fixtures \
+	       $(CUDA_T)/libmemplan-faulty.so
+
+$(CUDA_T)/libcudart.so.12: tests/cuda/cudart.c tests/cuda/cudart.h
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(MP_CFLAGS) -fPIC $(CFLAGS) -shared \
+		$(MP_LDFLAGS) $(LDFLAGS) -Wl,-soname,libcudart.so.12 -o $@ $< -lpthread
+
+$(CUDA_T)/libcudart.so: $(CUDA_T)/libcudart.so.12
+	$(Q)ln -sf libcudart.so.12 $@
+
+$(CUDA_T)/app: $(BUILD)/obj/tests/cuda/app.o $(CORE_LIB) $(CUDA_T)/libcudart.so
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ \
+		$(BUILD)/obj/tests/cuda/app.o $(CORE_LIB) -L$(CUDA_T) -lcudart \
+		-Wl,-rpath,'$$ORIGIN' $(LIBS)
+
+$(CUDA_T)/fixtures: $(BUILD)/obj/tests/cuda/fixtures.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/faulty/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(MP_CFLAGS) $(MP_PIC_CFLAGS) -DMP_FAULT_NO_SWAPIN_WAIT $(CFLAGS) -c -o $@ $<
+
+$(CUDA_T)/libmemplan-faulty.so: $(patsubst %.c,$(BUILD)/faulty/%.o,$(RT_SRC))
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) -shared $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) \
+		-Wl,-soname,$(RT_SONAME) -o $@ $^ -ldl -lpthread
 
 # --- ThreadSanitizer: the runtime's threads, apart from the sanitizer build --
 TSAN_BUILD ?= build/tsan

@@ -26,7 +26,7 @@ void replay_fill(void *p, size_t n, size_t from, uint32_t buf, uint32_t it);
 
 /* What a check found in place of the pattern. */
 struct replay_bad {
-	size_t at;        /* byte offset within the buffer of the first wrong byte */
+	size_t at;        /* byte offset within the buffer of the first wrong word */
 	uint64_t found;   /* the word there */
 	int64_t owner;    /* the buffer whose pattern it is, -1 if none */
 	int32_t owner_it; /* and its iteration */

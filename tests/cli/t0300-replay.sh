@@ -1,0 +1,70 @@
+#!/bin/sh
+# memplan-replay: plans compiled by memplan-plan replay valid, on the host
+# backend and on the CUDA backend over the test-only stand-in for libcudart;
+# plans that are wrong on purpose (two resident buffers sharing bytes, a
+# swap-in after a use) are found invalid with the buffers named; bad input
+# and usage.
+. tests/cli/lib.sh
+
+FX=$BUILD/tests/cuda/fixtures
+STUB=$PWD/$BUILD/tests/cuda/libcudart.so.12
+"$FX" "$T" 2>"$T/err"
+ok $? "the fixtures (a trace, plans with and without a swap)"
+
+expect 0 "a plan without swaps replays valid" memplan-replay "$T/noswap.plan" "$T/swap.trace"
+has "$T/out" "valid: 2 iterations (2 followed), 16 requests (8 from the pool)" "  ... every iteration followed, every planned request from the pool"
+expect 0 "a plan with a swap replays valid" memplan-replay --iterations 3 "$T/swap.plan" "$T/swap.trace"
+has "$T/out" "3 swaps out, 0 problems" "  ... the swap ran in every iteration"
+
+expect 1 "two buffers resident at once sharing bytes: invalid" memplan-replay "$T/overlap.plan" "$T/swap.trace"
+has "$T/out" "problem: iteration 0, event 3 (a_to_c, seq 3), after 2 requests: buffer 0 (plan entry 0, 65536 bytes at pool offset 0) at a use: the word at byte 32768 holds bytes of buffer 1 (plan entry 1, 32768 bytes at pool offset 32768): two buffers resident at the same time overlap" \
+	"  ... naming both buffers, their plan entries and the event"
+has "$T/out" "invalid" "  ... and saying invalid"
+expect 1 "a swap-in after a use: invalid" memplan-replay "$T/late.plan" "$T/swap.trace"
+has "$T/out" "event 7 (read_a, seq 7), after 4 requests: buffer 0" "  ... at the read of the swapped buffer"
+has "$T/out" "holds bytes of buffer 2" "  ... which holds the bytes of the buffer that borrowed them"
+expect 1 "--max-reports 1 describes one problem" memplan-replay --max-reports 1 "$T/overlap.plan" "$T/swap.trace"
+has "$T/out" "problem: ... and 11 more" "  ... and counts the rest"
+
+# plans the planner compiles, from every strategy, replay valid
+memplan-trace import --from minimalloc-csv tests/fuzz/seeds/csv/small.csv -o "$T/small.trace" 2>"$T/err"
+ok $? "a MiniMalloc instance as a trace"
+for s in first-fit greedy-size best-fit exact; do
+	memplan-plan compile --strategy $s "$T/small.trace" -o "$T/s.plan" >/dev/null 2>"$T/err"
+	expect 0 "  ... its $s plan replays valid" memplan-replay "$T/s.plan" "$T/small.trace"
+done
+memplan-trace synth --model resnet50 --batch 1 --dtype fp16 -o "$T/r.trace" 2>"$T/err"
+memplan-plan compile "$T/r.trace" -o "$T/r.plan" >/dev/null 2>"$T/err"
+ok $? "a zoo iteration compiled (ResNet-50, batch 1, fp16)"
+expect 0 "  ... replays valid" memplan-replay "$T/r.plan" "$T/r.trace"
+has "$T/out" "(2 followed)" "  ... both iterations followed"
+
+# a plan for another iteration is not valid for this one
+memplan-trace synth --model resnet50 --batch 2 --dtype fp16 -o "$T/r2.trace" 2>"$T/err"
+expect 1 "a plan replayed with another model's trace: invalid" memplan-replay "$T/r.plan" "$T/r2.trace"
+has "$T/out" "did not follow the plan" "  ... the runtime diverged, and says where"
+expect 1 "a plan replayed with an unrelated trace: invalid" memplan-replay "$T/r.plan" "$T/swap.trace"
+
+# the CUDA backend, on the stand-in
+MEMPLAN_CUDART=$STUB FAKECUDA_DELAY_US=100 FAKECUDA_COPY_DELAY_US=2000 \
+	expect 0 "--backend cuda on the stand-in libcudart: valid" \
+	memplan-replay --backend cuda --iterations 3 "$T/swap.plan" "$T/swap.trace"
+has "$T/out" "3 swaps out" "  ... swaps through cudaMemcpyAsync on the copy stream"
+MEMPLAN_CUDART=$STUB expect 1 "--backend cuda finds the overlap too" \
+	memplan-replay --backend cuda "$T/overlap.plan" "$T/swap.trace"
+MEMPLAN_CUDART=/nonexistent/libcudart.so expect 5 "--backend cuda without a CUDA runtime: exit 5" \
+	memplan-replay --backend cuda "$T/swap.plan" "$T/swap.trace"
+has "$T/err" "memplan-replay: error: no CUDA runtime library" "  ... saying why"
+
+# bad input and usage
+printf 'not a plan, but long enough to look for its header in the first 64 bytes' >"$T/foreign.plan"
+expect 3 "a foreign file as the plan: exit 3" memplan-replay "$T/foreign.plan" "$T/swap.trace"
+has "$T/err" "not a memplan plan file" "  ... saying so"
+expect 3 "a missing trace: exit 3" memplan-replay "$T/swap.plan" "$T/missing.trace"
+expect 2 "one argument: usage error" memplan-replay "$T/swap.plan"
+expect 2 "--iterations 0: usage error" memplan-replay --iterations 0 "$T/swap.plan" "$T/swap.trace"
+expect 2 "--backend gpu: usage error" memplan-replay --backend gpu "$T/swap.plan" "$T/swap.trace"
+expect 0 "--help" memplan-replay --help
+has "$T/out" "usage: memplan-replay" "  ... prints the usage on stdout"
+
+done_testing

@@ -1,0 +1,142 @@
+#!/bin/sh
+# libmemplan in a program that does not know it: the tests' CUDA client
+# (tests/cuda/app.c) on the stand-in libcudart, with LD_PRELOAD and through
+# PyTorch's pluggable-allocator entry points.  Interposition, recognised
+# iterations, fallback, divergence, swaps and cross-stream reuse under random
+# delays; wrong plans and a library missing one event wait make the client's
+# checks fail; bad plans leave the program on the real allocator.
+. tests/cli/lib.sh
+
+APP=$BUILD/tests/cuda/app
+LIB=$PWD/$BUILD/lib/libmemplan.so
+FAULTY=$PWD/$BUILD/tests/cuda/libmemplan-faulty.so
+# A sanitizer-built library needs the sanitizer runtimes first.
+preload() {
+	san=$(ldd "$1" 2>/dev/null | awk '/lib(asan|ubsan|tsan)\./ { printf "%s ", $3 }')
+	echo "$san$1"
+}
+PRE=$(preload "$LIB")
+"$BUILD/tests/cuda/fixtures" "$T" 2>"$T/err"
+ok $? "the fixtures"
+
+# run NAME PLAN APP-ARGS...: the client under LD_PRELOAD with statistics
+run() {
+	what=$1
+	plan=$2
+	shift 2
+	LD_PRELOAD=$PRE MEMPLAN_PLAN=$plan MEMPLAN_SHOW_STATS=1 "$APP" "$@" >"$T/out" 2>"$T/err"
+	st=$?
+	cat "$T/err" >>"$T/out"
+	[ $st -eq 0 ]
+	ok $? "$what"
+	[ $st -ne 0 ] && sed 's/^/#   /' "$T/out" | head -20
+}
+stat_is() { # NAME VALUE DESCRIPTION
+	grep -qE "^$1 +$2 " "$T/out"
+	st=$?
+	[ $st -ne 0 ] && grep -E "^$1 " "$T/out" | sed 's/^/#   got: /'
+	ok $st "$3"
+}
+
+"$APP" "$T/swap.trace" >"$T/out" 2>"$T/err"
+ok $? "the client passes its own checks on the stand-in alone"
+
+run "with LD_PRELOAD and a plan without swaps: every check passes" "$T/noswap.plan" "$T/swap.trace" --iterations 4
+stat_is completed 4 "  ... 4 iterations followed to their end, the first one recognised"
+stat_is planned_allocs 12 "  ... the 3 after the first (which matched the plan's 4 allocations first) from the pool"
+stat_is divergences 0 "  ... no divergence"
+has "$T/out" "0 bad frees" "  ... the stand-in never got a pointer it did not hand out"
+has "$T/out" "memplan: statistics at exit" "  ... MEMPLAN_SHOW_STATS=1 prints the statistics"
+
+run "a plan with a swap: every check passes" "$T/swap.plan" "$T/swap.trace" --iterations 4
+stat_is swaps_out 3 "  ... 3 swap-outs"
+stat_is swaps_in 3 "  ... 3 swap-ins"
+export FAKECUDA_DELAY_US=300 FAKECUDA_COPY_DELAY_US=20000
+run "  ... also with slow copies and random delays on every stream" "$T/swap.plan" "$T/swap.trace" --iterations 4
+run "  ... and with cudaMallocAsync on 2 streams" "$T/swap.plan" "$T/swap.trace" --iterations 4 --async --streams 2
+unset FAKECUDA_DELAY_US FAKECUDA_COPY_DELAY_US
+run "  ... and with cuMemAlloc_v2" "$T/swap.plan" "$T/swap.trace" --iterations 4 --driver
+stat_is swaps_out 3 "  ... which is interposed too"
+
+# wrong on purpose: the client's checks must fail
+LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/overlap.plan "$APP" "$T/swap.trace" >"$T/out" 2>"$T/err"
+[ $? -eq 1 ]
+ok $? "a plan with two resident buffers sharing bytes makes the client fail"
+has "$T/out" "holds the pattern of buffer 1" "  ... one buffer holds the other's bytes"
+LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/late.plan "$APP" "$T/swap.trace" >"$T/out" 2>"$T/err"
+[ $? -eq 1 ]
+ok $? "a plan with a swap-in after the buffer's use makes the client fail"
+FAKECUDA_COPY_DELAY_US=20000 LD_PRELOAD=$(preload "$FAULTY") MEMPLAN_PLAN=$T/swap.plan \
+	"$APP" "$T/swap.trace" --iterations 4 >"$T/out" 2>"$T/err"
+[ $? -eq 1 ]
+ok $? "a library whose swap-in lacks its event wait makes the client fail (slow copies)"
+has "$T/out" "event 7: buffer 0" "  ... at the read after the swap-in"
+
+# divergence, and the way back
+run "an iteration that differs: every check still passes" "$T/swap.plan" "$T/swap.trace" --iterations 6 --diverge 2 --diverge 4
+stat_is divergences 2 "  ... 2 divergences counted"
+[ "$(grep -c 'memplan: warning: request 2 of the iteration is an alloc of 65792 bytes where the plan has an alloc of 65536 bytes' "$T/out")" -eq 1 ]
+ok $? "  ... said once on stderr, with the request and what the plan expected"
+export MEMPLAN_VERBOSE=1
+run "  ... MEMPLAN_VERBOSE=1 says every divergence" "$T/swap.plan" "$T/swap.trace" --iterations 6 --diverge 2 --diverge 4
+[ "$(grep -c 'memplan: warning: request 2' "$T/out")" -eq 2 ]
+ok $? "  ... twice"
+export MEMPLAN_VERBOSE=-1
+run "  ... MEMPLAN_VERBOSE=-1 says nothing" "$T/swap.plan" "$T/swap.trace" --iterations 6 --diverge 2
+unset MEMPLAN_VERBOSE
+! grep -q "warning" "$T/out"
+ok $? "  ... no warning"
+
+# a zoo iteration, its compiled plan, several streams and random delays
+memplan-trace synth --model resnet50 --batch 1 --dtype fp16 -o "$T/r.trace" 2>"$T/err" &&
+	memplan-plan compile "$T/r.trace" -o "$T/r.plan" >/dev/null 2>"$T/err"
+ok $? "a zoo iteration and its plan (ResNet-50, batch 1, fp16)"
+export FAKECUDA_DELAY_US=20
+run "  ... 3 iterations on 3 streams with random delays: every check passes" \
+	"$T/r.plan" "$T/r.trace" --iterations 3 --async --streams 3
+unset FAKECUDA_DELAY_US
+stat_is completed 3 "  ... all followed"
+grep -qE '^stream_waits +[1-9]' "$T/out"
+ok $? "  ... with the waits that reuse across streams needs"
+
+# PyTorch's way in: dlopen(RTLD_LOCAL), mp_torch_alloc / mp_torch_free
+MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 FAKECUDA_COPY_DELAY_US=5000 \
+	"$APP" "$T/swap.trace" --iterations 4 --async --torch "$LIB" >"$T/out" 2>&1
+ok $? "the pluggable-allocator entry points, loaded as PyTorch loads them: every check passes"
+stat_is swaps_out 3 "  ... the plan is followed, swaps included"
+
+# bad plans: one warning, then the real allocator, and the program runs
+bad() { # DESCRIPTION EXPECTED-TEXT PLAN [env...]
+	what=$1
+	text=$2
+	plan=$3
+	shift 3
+	env "$@" LD_PRELOAD="$PRE" MEMPLAN_PLAN="$plan" MEMPLAN_SHOW_STATS=1 \
+		"$APP" "$T/swap.trace" >"$T/out" 2>&1
+	ok $? "$what: the program runs on the real allocator"
+	has "$T/out" "$text" "  ... after one warning"
+	[ "$(grep -c 'memplan: warning' "$T/out")" -eq 1 ]
+	ok $? "  ... only one"
+	stat_is planned_allocs 0 "  ... nothing from a pool"
+}
+bad "a missing plan" "plan '$T/missing.plan'" "$T/missing.plan"
+printf 'not a plan, but long enough to look for its header in the first 64 bytes' >"$T/foreign.plan"
+bad "a foreign file" "not a memplan plan file" "$T/foreign.plan"
+head -c 300 "$T/swap.plan" >"$T/cut.plan"
+bad "a truncated plan" "cut.plan" "$T/cut.plan"
+bad "a plan for a device this machine lacks" "is for device 3, and this machine has 1 device" "$T/dev3.plan"
+bad "two plans for one device" "is for the same device as an earlier one" "$T/swap.plan,$T/noswap.plan"
+bad "no room for the pool" "cannot take the pool of 180224 bytes on device 0: out of memory" "$T/noswap.plan" FAKECUDA_MEM=170000
+LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_DISABLE=1 MEMPLAN_SHOW_STATS=1 "$APP" "$T/swap.trace" >"$T/out" 2>&1
+ok $? "MEMPLAN_DISABLE=1: the program runs"
+has "$T/out" "disabled" "  ... and the statistics say the library was disabled"
+
+# only the prefix and the interposed names are exported
+nm -D --defined-only "$LIB" | awk '{ print $3 }' | grep -vE '^(mp_|cudaMalloc$|cudaFree$|cudaMallocAsync$|cudaFreeAsync$|cuMemAlloc_v2$|cuMemFree_v2$)' >"$T/extra"
+[ ! -s "$T/extra" ]
+ok $? "libmemplan.so exports mp_* and the interposed CUDA names alone"
+[ -s "$T/extra" ] && sed 's/^/#   /' "$T/extra"
+nm -D --defined-only "$LIB" | grep -q ' T mp_torch_alloc$'
+ok $? "  ... mp_torch_alloc among them"
+
+done_testing

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * app.c - an unmodified "CUDA program" for the runtime tests: it performs a
+ * trace's iteration N times through cudaMalloc/cudaFree (or, with --async,
+ * cudaMallocAsync/cudaFreeAsync, buffer b on stream b % --streams), and its "kernels" are host
+ * functions on streams that write a pattern unique to each buffer at its
+ * alloc and check it at every use and before the free.  It never
+ * synchronises between iterations.  --driver allocates with cuMemAlloc_v2,
+ * --torch LIB through LIB's mp_torch_alloc/mp_torch_free, loaded the way
+ * PyTorch's CUDAPluggableAllocator loads them.  Run it on the stand-in libcudart alone,
+ * or with LD_PRELOAD=libmemplan.so MEMPLAN_PLAN=...: every check must pass
+ * either way, and the stand-in must never see a free of memory it did not
+ * hand out.  Exit: 0 all checks passed, 1 a check failed, 2 usage, 3 input.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "cudart.h"
+#include "replay.h"
+#include "tracedb.h"
+
+#define MAX_STREAMS 8
+
+static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long long checks, failures;
+static char first_failure[512];
+
+struct job {
+	int check;
+	unsigned char *p;
+	size_t n;
+	uint32_t buf, it;
+	size_t ev;
+};
+
+static void run_job(void *arg)
+{
+	struct job *j = arg;
+	if (!j->check) {
+		replay_fill(j->p, j->n, 0, j->buf, j->it);
+	} else {
+		struct replay_bad bad;
+		int wrong = replay_check(j->p, j->n, 0, j->buf, j->it, &bad);
+		pthread_mutex_lock(&fail_lock);
+		checks++;
+		if (wrong && failures++ == 0)
+			snprintf(first_failure, sizeof(first_failure),
+				 "event %zu: buffer %u of iteration %u: byte %zu holds %s %lld of iteration %d",
+				 j->ev, j->buf, j->it, bad.at,
+				 bad.owner >= 0 ? "the pattern of buffer" : "something else,",
+				 (long long)bad.owner, bad.owner_it);
+		pthread_mutex_unlock(&fail_lock);
+	}
+	free(j);
+}
+
+static cudaStream_t streams[MAX_STREAMS];
+static int nstreams, async_mode, driver_mode;
+/* PyTorch's CUDAPluggableAllocator calls, when --torch names a library */
+static void *(*torch_alloc)(ssize_t, int, cudaStream_t);
+static void (*torch_free)(void *, ssize_t, int, cudaStream_t);
+static void **ptr;
+static size_t *len;
+static uint32_t *filled;
+
+static cudaStream_t stream_of(const struct trace *t, int64_t b)
+{
+	(void)t;
+	return async_mode ? streams[(uint64_t)b % (uint64_t)nstreams] : NULL;
+}
+
+static void launch(const struct trace *t, int64_t b, int check, size_t ev)
+{
+	struct job *j = malloc(sizeof(*j));
+	if (!j) {
+		fprintf(stderr, "app: out of memory\n");
+		exit(1);
+	}
+	*j = (struct job){ check, ptr[b], len[b], (uint32_t)b, filled[b], ev };
+	if (cudaLaunchHostFunc(stream_of(t, b), run_job, j)) {
+		fprintf(stderr, "app: cudaLaunchHostFunc failed\n");
+		exit(1);
+	}
+}
+
+static cudaError_t alloc_any(void **p, size_t n, cudaStream_t s)
+{
+	if (torch_alloc) {
+		*p = torch_alloc((ssize_t)n, 0, s);
+		return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+	}
+	if (driver_mode) {
+		unsigned long long d = 0;
+		int rc = cuMemAlloc_v2(&d, n);
+		*p = (void *)(uintptr_t)d;
+		return rc;
+	}
+	return async_mode ? cudaMallocAsync(p, n, s) : cudaMalloc(p, n);
+}
+
+static cudaError_t free_any(void *p, size_t n, cudaStream_t s)
+{
+	if (torch_free) {
+		torch_free(p, (ssize_t)n, 0, s);
+		return cudaSuccess;
+	}
+	if (driver_mode)
+		return cuMemFree_v2((uintptr_t)p);
+	return async_mode ? cudaFreeAsync(p, s) : cudaFree(p);
+}
+
+static void do_alloc(const struct trace *t, int64_t b, size_t n, uint32_t it)
+{
+	cudaError_t rc = alloc_any(&ptr[b], n, stream_of(t, b));
+	if (rc || !ptr[b]) {
+		fprintf(stderr, "app: allocating %zu bytes for buffer %lld: %s\n", n,
+			(long long)b, cudaGetErrorString(rc));
+		exit(1);
+	}
+	len[b] = n;
+	filled[b] = it;
+	launch(t, b, 0, 0);
+}
+
+static void do_free(const struct trace *t, int64_t b, size_t ev)
+{
+	if (!ptr[b])
+		return;
+	launch(t, b, 1, ev);
+	cudaError_t rc = free_any(ptr[b], len[b], stream_of(t, b));
+	if (rc)
+		fprintf(stderr, "app: freeing buffer %lld: %s\n", (long long)b,
+			cudaGetErrorString(rc));
+	ptr[b] = NULL;
+}
+
+static const char usage[] =
+	"usage: app TRACE [--iterations N] [--async] [--streams N] [--driver]\n"
+	"           [--torch LIBRARY] [--diverge ITERATION]...\n";
+
+int main(int argc, char **argv)
+{
+	const char *path = NULL, *torch = NULL;
+	unsigned iterations = 3;
+	uint64_t diverge = 0; /* bit i: iteration i differs */
+	nstreams = 1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--iterations") && i + 1 < argc)
+			iterations = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--async"))
+			async_mode = 1;
+		else if (!strcmp(argv[i], "--driver"))
+			driver_mode = 1;
+		else if (!strcmp(argv[i], "--streams") && i + 1 < argc)
+			nstreams = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--torch") && i + 1 < argc)
+			torch = argv[++i];
+		else if (!strcmp(argv[i], "--diverge") && i + 1 < argc)
+			diverge |= (uint64_t)1 << (atoi(argv[++i]) & 63);
+		else if (argv[i][0] != '-' && !path)
+			path = argv[i];
+		else {
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (!path || nstreams < 1 || nstreams > MAX_STREAMS) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (torch) {
+		/* as torch.cuda.memory.CUDAPluggableAllocator loads it: ctypes,
+		 * RTLD_LOCAL, two symbols looked up by name */
+		void *lib = dlopen(torch, RTLD_NOW | RTLD_LOCAL);
+		void *a = lib ? dlsym(lib, "mp_torch_alloc") : NULL;
+		void *f = lib ? dlsym(lib, "mp_torch_free") : NULL;
+		if (!a || !f) {
+			fprintf(stderr, "app: %s\n", dlerror());
+			return 3;
+		}
+		memcpy(&torch_alloc, &a, sizeof(a));
+		memcpy(&torch_free, &f, sizeof(f));
+	}
+	char err[512];
+	struct trace *t;
+	if (trace_load(path, &t, err, sizeof(err))) {
+		fprintf(stderr, "app: %s\n", err);
+		return 3;
+	}
+	for (int i = 0; i < nstreams && async_mode; i++)
+		if (cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking)) {
+			fprintf(stderr, "app: cannot create a stream\n");
+			return 1;
+		}
+	size_t nb = t->nbuffers ? t->nbuffers : 1;
+	ptr = calloc(nb, sizeof(*ptr));
+	len = calloc(nb, sizeof(*len));
+	filled = calloc(nb, sizeof(*filled));
+	if (!ptr || !len || !filled)
+		return 1;
+	for (uint32_t it = 0; it < iterations; it++) {
+		for (size_t b = 0; b < t->nbuffers; b++)
+			if (t->buffers[b].alloc_ev == TRACE_NONE && !ptr[b])
+				do_alloc(t, (int64_t)b, t->buffers[b].size, it);
+		unsigned nalloc = 0;
+		for (size_t i = 0; i < t->nevents; i++) {
+			const struct trace_event *e = &t->events[i];
+			if (e->type == TRACE_EV_ALLOC) {
+				size_t n = t->buffers[e->buffer].size;
+				if (it < 64 && (diverge >> it & 1) && ++nalloc == 3)
+					n += 256; /* this iteration differs */
+				do_alloc(t, e->buffer, n, it);
+			} else if (e->type == TRACE_EV_FREE) {
+				do_free(t, e->buffer, i);
+			} else {
+				for (uint32_t a = 0; a < e->nacc; a++) {
+					int64_t b = t->accesses[e->acc0 + a].buffer;
+					if (!ptr[b])
+						continue;
+					launch(t, b, 1, i);
+					if (t->accesses[e->acc0 + a].mode & TRACE_ACCESS_WRITE)
+						launch(t, b, 0, i);
+				}
+			}
+		}
+		for (size_t b = 0; b < t->nbuffers; b++)
+			if (t->buffers[b].free_ev == TRACE_NONE &&
+			    t->buffers[b].alloc_ev != TRACE_NONE)
+				do_free(t, (int64_t)b, t->nevents);
+	}
+	for (size_t b = 0; b < t->nbuffers; b++)
+		do_free(t, (int64_t)b, t->nevents);
+	cudaDeviceSynchronize();
+	struct fakecuda_stats st;
+	fakecuda_get_stats(&st);
+	printf("app: %u iterations, %llu checks, %llu failures\n", iterations,
+	       checks, failures);
+	if (failures)
+		printf("app: first failure: %s\n", first_failure);
+	printf("fakecuda: %llu allocations, %llu frees, %llu bad frees, peak %llu bytes\n",
+	       st.allocs, st.frees, st.bad_frees, st.peak_bytes);
+	trace_free(t);
+	free(ptr);
+	free(len);
+	free(filled);
+	return failures || st.bad_frees ? 1 : 0;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cudart.h - the part of the CUDA runtime API that the test-only stand-in
+ * (cudart.c, built as libcudart.so.12) implements, with the real ABI (error
+ * codes are ints, streams and events pointers), and the stand-in's own
+ * statistics.  Test programs include this instead of cuda_runtime_api.h, so
+ * that they build and run on machines without CUDA.
+ */
+#ifndef MEMPLAN_TEST_CUDART_H
+#define MEMPLAN_TEST_CUDART_H
+
+#include <stddef.h>
+
+typedef int cudaError_t;
+typedef struct fakecuda_stream *cudaStream_t;
+typedef struct fakecuda_event *cudaEvent_t;
+typedef void (*cudaHostFn_t)(void *user);
+
+enum {
+	cudaSuccess = 0,
+	cudaErrorInvalidValue = 1,
+	cudaErrorMemoryAllocation = 2,
+	cudaErrorInvalidDevice = 101,
+	cudaErrorNotReady = 600,
+};
+enum cudaMemcpyKind {
+	cudaMemcpyHostToHost = 0,
+	cudaMemcpyHostToDevice = 1,
+	cudaMemcpyDeviceToHost = 2,
+	cudaMemcpyDeviceToDevice = 3,
+	cudaMemcpyDefault = 4,
+};
+#define cudaStreamNonBlocking 0x1u
+#define cudaEventDisableTiming 0x2u
+
+cudaError_t cudaMalloc(void **p, size_t n);
+cudaError_t cudaFree(void *p);
+cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s);
+cudaError_t cudaFreeAsync(void *p, cudaStream_t s);
+cudaError_t cudaMallocHost(void **p, size_t n);
+cudaError_t cudaFreeHost(void *p);
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total);
+cudaError_t cudaGetDeviceCount(int *n);
+cudaError_t cudaGetDevice(int *d);
+cudaError_t cudaSetDevice(int d);
+cudaError_t cudaStreamCreate(cudaStream_t *s);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags);
+cudaError_t cudaStreamDestroy(cudaStream_t s);
+cudaError_t cudaStreamSynchronize(cudaStream_t s);
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaEventCreate(cudaEvent_t *e);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags);
+cudaError_t cudaEventDestroy(cudaEvent_t e);
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s);
+cudaError_t cudaEventSynchronize(cudaEvent_t e);
+cudaError_t cudaEventQuery(cudaEvent_t e);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n,
+			    enum cudaMemcpyKind kind, cudaStream_t s);
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t n,
+		       enum cudaMemcpyKind kind);
+cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s);
+cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *user);
+const char *cudaGetErrorString(cudaError_t e);
+/* the driver's, for cuMemAlloc_v2 interposition */
+int cuMemAlloc_v2(unsigned long long *p, size_t n);
+int cuMemFree_v2(unsigned long long p);
+
+/* The stand-in's own figures (not CUDA). */
+struct fakecuda_stats {
+	unsigned long long allocs;     /* cudaMalloc & co. that succeeded */
+	unsigned long long frees;
+	unsigned long long bad_frees;  /* frees of pointers it did not hand out */
+	unsigned long long live_bytes, peak_bytes;
+	unsigned long long ops;        /* stream operations executed */
+};
+void fakecuda_get_stats(struct fakecuda_stats *s);
+
+#endif

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fixtures.c - writes the runtime tests' trace and plans into a folder,
+ * standing in for a swap planner: swap.trace, one iteration in which buffer
+ * A (64 KiB) is idle while B borrows its bytes, and four plans of it:
+ *   noswap.plan   every buffer at its own offset
+ *   swap.plan     A swapped out after alloc C and back after free B; B at A's offset
+ *   late.plan     the same, A back only after alloc E: a use of A comes first
+ *   overlap.plan  C placed over A while both are resident
+ *   dev3.plan     noswap.plan for device 3
+ * Allocator clock: 0 alloc A, 1 alloc C, 2 alloc B, 3 free B, 4 alloc E,
+ * 5 free A, 6 free C, 7 free E.  Usage: fixtures DIR.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "tracedb.h"
+
+#define KiB 1024u
+
+static int64_t seq;
+
+static void event(struct trace *t, uint8_t type, int64_t buffer,
+		  const char *name)
+{
+	struct trace_event e = { .seq = seq++, .t_start = TRACE_TIME_NONE,
+				 .t_end = TRACE_TIME_NONE, .buffer = buffer,
+				 .stream = 0, .type = type, .name = name };
+	trace_add_event(t, &e);
+}
+
+static void kernel(struct trace *t, const char *name, int64_t r1, int64_t r2,
+		   int64_t w)
+{
+	event(t, TRACE_EV_KERNEL, TRACE_NONE, name);
+	if (r1 >= 0)
+		trace_add_access(t, r1, TRACE_ACCESS_READ);
+	if (r2 >= 0)
+		trace_add_access(t, r2, TRACE_ACCESS_READ);
+	if (w >= 0)
+		trace_add_access(t, w, TRACE_ACCESS_WRITE);
+}
+
+static struct trace *build_trace(void)
+{
+	struct trace *t = trace_new();
+	static const uint64_t sz[] = { 64 * KiB, 32 * KiB, 64 * KiB, 16 * KiB };
+	static const char *const label[] = { "A", "C", "B", "E" };
+	for (int i = 0; i < 4; i++) {
+		struct trace_buffer b = { .size = sz[i], .rounded = sz[i],
+					  .align = 256, .fixed_offset = TRACE_NONE,
+					  .stream = 0, .device = 0,
+					  .kind = TRACE_KIND_DEVICE,
+					  .role = TRACE_ROLE_ACTIVATION,
+					  .label = label[i] };
+		trace_add_buffer(t, &b);
+	}
+	enum { A, C, B, E };
+	event(t, TRACE_EV_ALLOC, A, NULL);      /* seq 0, clock 0 */
+	kernel(t, "write_a", -1, -1, A);        /* 1 */
+	event(t, TRACE_EV_ALLOC, C, NULL);      /* 2, clock 1 */
+	kernel(t, "a_to_c", A, -1, C);          /* 3 */
+	event(t, TRACE_EV_ALLOC, B, NULL);      /* 4, clock 2 */
+	kernel(t, "c_to_b", C, -1, B);          /* 5 */
+	event(t, TRACE_EV_FREE, B, NULL);       /* 6, clock 3 */
+	kernel(t, "read_a", A, -1, -1);         /* 7 */
+	event(t, TRACE_EV_ALLOC, E, NULL);      /* 8, clock 4 */
+	kernel(t, "ac_to_e", A, C, E);          /* 9 */
+	event(t, TRACE_EV_FREE, A, NULL);       /* 10, clock 5 */
+	event(t, TRACE_EV_FREE, C, NULL);       /* 11, clock 6 */
+	event(t, TRACE_EV_FREE, E, NULL);       /* 12, clock 7 */
+	/* A is not resident while B lives */
+	struct trace_hole h = { A, 4, 7, TRACE_NONE, TRACE_NONE };
+	trace_add_hole(t, &h);
+	trace_set_meta(t, "source", "tests/cuda/fixtures.c");
+	return t;
+}
+
+/* offsets of A, C, B, E; in_at 0: no swap */
+static int write_plan(const char *dir, const char *name, const uint64_t off[4],
+		      uint64_t pool, uint64_t in_at, int32_t device)
+{
+	static const uint64_t sz[] = { 64 * KiB, 32 * KiB, 64 * KiB, 16 * KiB };
+	static const uint64_t lo[] = { 0, 1, 2, 4 }, up[] = { 5, 6, 3, 7 };
+	struct mp_plan p;
+	memset(&p, 0, sizeof(p));
+	p.version = MP_PLAN_VERSION;
+	p.pool_align = 256;
+	p.pool_size = pool;
+	p.lower_bound = 112 * KiB;
+	p.device = device;
+	p.nrequests = 8;
+	p.nallocs = 4;
+	p.allocs = calloc(4, sizeof(*p.allocs));
+	for (uint32_t i = 0; i < 4; i++)
+		p.allocs[i] = (struct mp_plan_alloc){ sz[i], off[i], i, lo[i], up[i], 0 };
+	p.fingerprint = mp_plan_fingerprint(sz, 4);
+	snprintf(p.strategy, sizeof(p.strategy), "fixture");
+	if (in_at) {
+		p.nswaps = 1;
+		p.host_staging = 64 * KiB;
+		p.swaps = calloc(1, sizeof(*p.swaps));
+		p.swaps[0] = (struct mp_plan_swap){ 0, 1, in_at, 0, 64 * KiB, 0, 0 };
+	}
+	char path[1024], err[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	int rc = mp_plan_write_file(path, &p, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "fixtures: %s\n", err);
+	mp_plan_free(&p);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: fixtures DIR\n");
+		return 2;
+	}
+	char err[512], path[1024];
+	struct trace *t = build_trace();
+	snprintf(path, sizeof(path), "%s/swap.trace", argv[1]);
+	if (trace_finish(t, err, sizeof(err)) || trace_save(t, path, err, sizeof(err))) {
+		fprintf(stderr, "fixtures: %s\n", err);
+		return 1;
+	}
+	trace_free(t);
+	static const uint64_t apart[] = { 0, 64 * KiB, 112 * KiB, 96 * KiB };
+	static const uint64_t swapped[] = { 0, 64 * KiB, 0, 96 * KiB };
+	static const uint64_t over[] = { 0, 32 * KiB, 96 * KiB, 160 * KiB };
+	int rc = write_plan(argv[1], "noswap.plan", apart, 176 * KiB, 0, 0) |
+		 write_plan(argv[1], "swap.plan", swapped, 112 * KiB, 3, 0) |
+		 write_plan(argv[1], "late.plan", swapped, 112 * KiB, 4, 0) |
+		 write_plan(argv[1], "overlap.plan", over, 176 * KiB, 0, 0) |
+		 write_plan(argv[1], "dev3.plan", apart, 176 * KiB, 0, 3);
+	return rc ? 1 : 0;
+}
