@@ -19,7 +19,9 @@
 #include "minimalloc_csv.h"
 #include "plan.h"
 #include "planfile.h"
+#include "simulate.h"
 #include "solver.h"
+#include "swap.h"
 #include "trace.h"
 #include "tracedb.h"
 
@@ -160,6 +162,167 @@ static double gap_percent(uint64_t pool, uint64_t lb)
 	return lb ? 100.0 * ((double)pool - (double)lb) / (double)lb : 0.0;
 }
 
+/* --- compile --budget, simulate, frontier: swaps ------------------------------ */
+
+/* The link of --link, or the default: what the capture measured when the
+ * trace has it, else PCIe 5.0. */
+static int pick_link(const char *spec, const struct trace *t,
+		     struct link_model *l, char *err, size_t errlen)
+{
+	if (!spec)
+		spec = trace_get_meta(t, "bandwidth_h2d") &&
+				       trace_get_meta(t, "bandwidth_d2h")
+			       ? "measured"
+			       : "pcie5";
+	return link_parse(spec, t, l, err, errlen);
+}
+
+/* --budget SIZE or PCT (of the lower bound without swaps, 1 to 100). */
+static int parse_budget(const char *s, uint64_t lb, uint64_t *out)
+{
+	size_t n = strlen(s);
+	if (n > 1 && s[n - 1] == '%') {
+		char buf[32];
+		if (n - 1 >= sizeof(buf))
+			return -1;
+		memcpy(buf, s, n - 1);
+		buf[n - 1] = '\0';
+		char *end;
+		double v = strtod(buf, &end);
+		if (end == buf || *end || !(v > 0) || v > 100)
+			return -1;
+		*out = (uint64_t)((double)lb * v / 100.0);
+		return 0;
+	}
+	return cli_parse_size(s, out);
+}
+
+/* A trace and its problem, alignment raised: 0 or an exit status. */
+static int load_problem(const char *path, uint64_t align, struct trace **t,
+			struct solver_problem *p)
+{
+	char err[ERRLEN];
+	memset(p, 0, sizeof(*p));
+	int rc = load_input(path, t, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	rc = solver_problem_from_trace(*t, p, err, sizeof(err));
+	if (!rc && align > 1)
+		rc = raise_align(p, align, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return solver_exit(rc);
+	}
+	if (p->n == 0) {
+		cli_error("trace '%s' has no transient buffers to plan (everything outlives the iteration or passes through)",
+			  path);
+		return MP_EXIT_INPUT;
+	}
+	return 0;
+}
+
+static int swap_exit(int rc)
+{
+	if (rc == SWAP_ENOFIT)
+		return MP_EXIT_LIMIT;
+	if (rc == TRACE_EINVAL || rc == SOLVER_EINVAL)
+		return MP_EXIT_INPUT;
+	if (rc == SOLVER_ENOTFOUND)
+		return MP_EXIT_USAGE;
+	return MP_EXIT_INTERNAL;
+}
+
+static int compile_budget(const char *path, const char *out,
+			  const char *budget_s, const char *link_s,
+			  const char *swap_s, const char *placer,
+			  uint64_t align, int json)
+{
+	struct trace *t = NULL;
+	struct solver_problem p;
+	int status = load_problem(path, align, &t, &p);
+	char err[ERRLEN];
+	struct link_model l;
+	struct mp_plan plan;
+	struct sim_result sim;
+	struct swap_outcome oc;
+	memset(&plan, 0, sizeof(plan));
+	memset(&sim, 0, sizeof(sim));
+	if (status)
+		goto done;
+	uint64_t lb = solver_lower_bound(&p), budget;
+	if (parse_budget(budget_s, lb, &budget)) {
+		status = cli_usage_error("compile: --budget '%s' is not a size or a percentage from 0 to 100%%",
+					 budget_s);
+		goto done;
+	}
+	if (pick_link(link_s, t, &l, err, sizeof(err))) {
+		cli_error("%s", err);
+		/* a bad spec is the command line's fault; a trace that
+		 * measured nothing (or nonsense) is the input's */
+		status = link_s && strncmp(link_s, "measured", 8) != 0
+				 ? MP_EXIT_USAGE
+				 : MP_EXIT_INPUT;
+		goto done;
+	}
+	int rc = swap_plan(t, &p, &l, swap_s, budget, placer, align, &plan,
+			   &sim, &oc, err, sizeof(err));
+	if (rc) {
+		cli_error("no plan fits --budget %" PRIu64 " bytes for trace '%s': %s",
+			  budget, path, err);
+		status = swap_exit(rc);
+		goto done;
+	}
+	rc = mp_plan_write_file(out, &plan, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		status = rc == MP_PLAN_EIO ? MP_EXIT_OUTPUT : MP_EXIT_INTERNAL;
+		goto done;
+	}
+	if (json) {
+		printf("{\"plan\":");
+		json_quote(stdout, out);
+		printf(",\"trace\":");
+		json_quote(stdout, path);
+		printf(",\"budget\":%" PRIu64 ",\"pool\":%" PRIu64
+		       ",\"lower_bound_noswap\":%" PRIu64 ",\"swaps\":%zu"
+		       ",\"swapped_bytes\":%" PRIu64 ",\"host_staging\":%" PRIu64
+		       ",\"link\":",
+		       budget, plan.pool_size, oc.lb_noswap, oc.nops, oc.swapped,
+		       plan.host_staging);
+		json_quote(stdout, l.name);
+		printf(",\"swap_strategy\":");
+		json_quote(stdout, swap_s);
+		printf(",\"placement\":");
+		json_quote(stdout, placer);
+		printf(",\"base_ns\":%.0f,\"iter_ns\":%.0f,\"stall_ns\":%.0f"
+		       ",\"overhead_percent\":%.4f,\"peak\":%" PRIu64
+		       ",\"attempts\":%u,\"seconds\":%.3f}\\n",
+		       sim.base_ns, sim.iter_ns, sim.stall_ns, sim_overhead(&sim),
+		       sim.peak, oc.attempts, oc.choose_s + oc.place_s);
+	} else {
+		char a[32], b[32], c2[32], d[32];
+		printf("%s: pool %s (%" PRIu64 ") for budget %s, %.1f%% below the lower bound %s; "
+		       "%zu swaps (%s), %s over %s: %.3f ms vs %.3f ms, overhead %.2f%%, stall %.3f ms\n",
+		       out, cli_format_size(plan.pool_size, a, sizeof(a)),
+		       plan.pool_size, cli_format_size(budget, b, sizeof(b)),
+		       oc.lb_noswap ? 100.0 * (1.0 - (double)plan.pool_size / (double)oc.lb_noswap) : 0.0,
+		       cli_format_size(oc.lb_noswap, c2, sizeof(c2)), oc.nops,
+		       cli_format_size(oc.swapped, d, sizeof(d)), swap_s, l.name,
+		       sim.iter_ns / 1e6, sim.base_ns / 1e6, sim_overhead(&sim),
+		       sim.stall_ns / 1e6);
+	}
+	if (fflush(stdout) != 0)
+		status = MP_EXIT_OUTPUT;
+done:
+	sim_free(&sim);
+	mp_plan_free(&plan);
+	solver_problem_free(&p);
+	trace_free(t);
+	return status;
+}
+
 static int cmd_compile(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -169,22 +332,40 @@ static int cmd_compile(int argc, char **argv)
 		{ "align", required_argument, NULL, 'a' },
 		{ "max-pool", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "budget", required_argument, NULL, 'b' },
+		{ "link", required_argument, NULL, 'l' },
+		{ "swap-strategy", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *out = NULL, *strategy = "auto";
+	const char *budget_s = NULL, *link_s = NULL, *swap_s = "memplan";
+	int have_strategy = 0;
 	double limit = SOLVER_DEFAULT_TIME_LIMIT;
 	uint64_t align = 1, max_pool = 0;
 	int json = 0, c, have_max = 0;
 	char names[256];
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:s:t:a:m:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:s:t:a:m:jb:l:w:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
 			break;
 		case 's':
 			strategy = optarg;
+			have_strategy = 1;
+			break;
+		case 'b':
+			budget_s = optarg;
+			break;
+		case 'l':
+			link_s = optarg;
+			break;
+		case 'w':
+			if (!swap_strategy_find(optarg))
+				return cli_usage_error("compile: unknown --swap-strategy '%s' (known: memplan, singa, vdnn)",
+						       optarg);
+			swap_s = optarg;
 			break;
 		case 't':
 			if (parse_seconds(optarg, &limit))
@@ -219,7 +400,15 @@ static int cmd_compile(int argc, char **argv)
 		return cli_usage_error("compile: unknown strategy '%s' (known: %s)",
 				       strategy, names);
 	}
+	if (budget_s && have_max)
+		return cli_usage_error("compile: --budget and --max-pool exclude each other");
+	if (!budget_s && link_s)
+		return cli_usage_error("compile: --link needs --budget");
 	const char *path = argv[optind];
+	if (budget_s)
+		return compile_budget(path, out, budget_s, link_s, swap_s,
+				      have_strategy ? strategy : "best-fit",
+				      align, json);
 	char err[ERRLEN];
 	struct trace *t = NULL;
 	int rc = load_input(path, &t, err, sizeof(err));
@@ -1014,8 +1203,10 @@ out:
 static const struct cli_command commands[] = {
 	{ "compile", cmd_compile,
 	  "compile TRACE -o PLAN [--strategy S] [--time-limit SECONDS] "
-	  "[--align A] [--max-pool SIZE] [--json]",
-	  "place every transient buffer in one pool and write the plan file" },
+	  "[--align A] [--max-pool SIZE | --budget SIZE|PCT% [--link MODEL] "
+	  "[--swap-strategy memplan|singa|vdnn]] [--json]",
+	  "place every transient buffer in one pool (with swaps to host "
+	  "memory for a --budget) and write the plan file" },
 	{ "verify", cmd_verify, "verify PLAN TRACE",
 	  "check independently that a plan fits a trace" },
 	{ "inspect", cmd_inspect, "inspect [--csv | --json] PLAN",

@@ -14,11 +14,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int plan_resident_peak(const struct mp_plan *plan,
+			      const struct trace *t, uint64_t *peak, char *err,
+			      size_t errlen);
+
 /* --- building -------------------------------------------------------------- */
 
 int planfile_build(const struct trace *t, const struct solver_problem *p,
 		   const uint64_t *offsets, const struct planfile_info *info,
 		   struct mp_plan *out, char *err, size_t errlen)
+{
+	return planfile_build_swaps(t, p, offsets, info, NULL, out, err,
+				    errlen);
+}
+
+int planfile_build_swaps(const struct trace *t, const struct solver_problem *p,
+			 const uint64_t *offsets,
+			 const struct planfile_info *info,
+			 const struct planfile_swaps *sw, struct mp_plan *out,
+			 char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	if (!t->finished)
@@ -127,6 +141,23 @@ int planfile_build(const struct trace *t, const struct solver_problem *p,
 	out->fingerprint = mp_plan_fp_final(&fp);
 	out->lower_bound = solver_lower_bound(p);
 	snprintf(out->strategy, sizeof(out->strategy), "%s", strategy);
+	if (sw && sw->nswaps) {
+		out->swaps = malloc(sw->nswaps * sizeof(*out->swaps));
+		if (!out->swaps) {
+			rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+					  "out of memory planning %u swaps",
+					  sw->nswaps);
+			goto out;
+		}
+		memcpy(out->swaps, sw->swaps, sw->nswaps * sizeof(*out->swaps));
+		out->nswaps = sw->nswaps;
+		out->host_staging = sw->host_staging;
+		uint64_t peak;
+		rc = plan_resident_peak(out, t, &peak, err, errlen);
+		if (rc)
+			goto out;
+		out->lower_bound = peak;
+	}
 
 	char why[384];
 	rc = mp_plan_validate(out, why, sizeof(why));
@@ -405,47 +436,221 @@ static int verify_requests(const struct mp_plan *plan, const struct trace *t,
 	return rc;
 }
 
-/* The resident pieces of every planned request: lifetime minus holes, with
- * the window a hole keeps. */
+/* A swap's hole on the trace clock: [clock(request out_at + 1),
+ * clock(request in_at)), with the bytes it leaves resident. */
+struct shole {
+	int64_t lower, upper;
+	uint64_t win_lo, win_hi; /* relative to the buffer; lo == hi: none */
+};
+
+/*
+ * The resident pieces of every planned request: lifetime minus holes (of
+ * the trace, or of the plan's swaps), with the window a hole keeps.  A
+ * swap leaves what it does not copy resident: the bytes after it when it
+ * starts at 0, the bytes before it when it runs to the end, else all.
+ * Where a swap and a trace hole overlap, the bytes both leave stay.
+ * Returns 0, TRACE_ENOMEM, or PLANFILE_EINVALID with a sentence (triggers
+ * out of order, swaps of one request that overlap).
+ */
 static int planned_rects(const struct mp_plan *plan, const struct trace *t,
-			 struct rect **out, size_t *nout)
+			 struct rect **out, size_t *nout, char *err,
+			 size_t errlen)
 {
 	size_t n = 0;
 	for (uint32_t i = 0; i < plan->nallocs; i++)
 		if (plan->allocs[i].offset != MP_PLAN_PASS_THROUGH)
 			n += 1 + 2 * (size_t)t->buffers[plan->allocs[i].buffer].nholes;
+	n += 2 * (size_t)plan->nswaps;
 	if (n > UINT32_MAX)
 		return TRACE_ENOMEM;
+	size_t maxh = 0;
+	for (size_t i = 0; i < t->nbuffers; i++)
+		if (t->buffers[i].nholes > maxh)
+			maxh = t->buffers[i].nholes;
 	struct rect *r = malloc((n ? n : 1) * sizeof(*r));
-	if (!r)
+	int64_t *kclock = malloc((plan->nrequests + 1) * sizeof(*kclock));
+	struct shole *sh = malloc((plan->nswaps + 1) * sizeof(*sh));
+	int64_t *bt = malloc((2 * (maxh + plan->nswaps) + 2) * sizeof(*bt));
+	if (!r || !kclock || !sh || !bt) {
+		free(r);
+		free(kclock);
+		free(sh);
+		free(bt);
 		return TRACE_ENOMEM;
-	size_t k = 0;
-	for (uint32_t i = 0; i < plan->nallocs; i++) {
+	}
+	uint64_t k = 0;
+	for (size_t i = 0; i < t->nevents && k < plan->nrequests; i++)
+		if (t->events[i].type == TRACE_EV_ALLOC ||
+		    t->events[i].type == TRACE_EV_FREE)
+			kclock[k++] = trace_event_clock(t, i);
+	int rc = 0;
+	size_t nk = 0, sj = 0;
+	for (uint32_t i = 0; i < plan->nallocs && !rc; i++) {
 		const struct mp_plan_alloc *a = &plan->allocs[i];
-		if (a->offset == MP_PLAN_PASS_THROUGH)
+		/* this request's swaps: sorted by (request, out_at) */
+		size_t s0 = sj, ns = 0;
+		while (sj < plan->nswaps && plan->swaps[sj].request == i) {
+			const struct mp_plan_swap *w = &plan->swaps[sj];
+			uint64_t b0 = w->src_offset, b1 = b0 + w->bytes;
+			if (w->out_at >= w->in_at || w->in_at >= plan->nrequests) {
+				rc = invalid(err, errlen,
+					     "swap %zu: triggers %llu and %llu are not increasing requests of the clock",
+					     sj, (unsigned long long)w->out_at,
+					     (unsigned long long)w->in_at);
+				break;
+			}
+			struct shole *h = &sh[ns++];
+			h->lower = kclock[w->out_at + 1];
+			h->upper = kclock[w->in_at];
+			h->win_lo = h->win_hi = 0;
+			if (b0 == 0 && b1 < a->size) {
+				h->win_lo = b1;
+				h->win_hi = a->size;
+			} else if (b0 > 0 && b1 == a->size) {
+				h->win_hi = b0;
+			} else if (b0 > 0) {
+				h->win_hi = a->size; /* a middle part: all stays */
+			}
+			if (ns > 1 && h->lower < sh[ns - 2].upper)
+				rc = invalid(err, errlen,
+					     "swaps %zu and %zu of request %u overlap in time",
+					     sj - 1, sj, i);
+			sj++;
+		}
+		(void)s0;
+		if (a->offset == MP_PLAN_PASS_THROUGH || rc)
 			continue;
 		const struct trace_buffer *b = &t->buffers[a->buffer];
 		int64_t lo, hi;
 		trace_lifetime(t, b, &lo, &hi);
-		int64_t at = lo;
+		/* every boundary of a trace hole or a swap hole, then per
+		 * segment the bytes both leave resident */
+		size_t nb = 0;
+		bt[nb++] = lo;
+		bt[nb++] = hi;
 		for (uint32_t j = 0; j < b->nholes; j++) {
-			const struct trace_hole *h = &t->holes[b->hole0 + j];
-			if (h->lower > at)
-				r[k++] = (struct rect){ at, h->lower, a->offset,
-							a->offset + a->size, i };
-			if (h->win_lo != TRACE_NONE)
-				r[k++] = (struct rect){
-					h->lower, h->upper,
-					a->offset + (uint64_t)h->win_lo,
-					a->offset + (uint64_t)h->win_hi, i };
-			at = h->upper;
+			bt[nb++] = t->holes[b->hole0 + j].lower;
+			bt[nb++] = t->holes[b->hole0 + j].upper;
 		}
-		if (hi > at)
-			r[k++] = (struct rect){ at, hi, a->offset,
-						a->offset + a->size, i };
+		for (size_t j = 0; j < ns; j++) {
+			bt[nb++] = sh[j].lower;
+			bt[nb++] = sh[j].upper;
+		}
+		qsort(bt, nb, sizeof(*bt), solver_time_cmp);
+		uint32_t th = 0;
+		size_t sj2 = 0;
+		for (size_t x = 0; x + 1 < nb; x++) {
+			int64_t s0 = bt[x], s1 = bt[x + 1];
+			if (s0 == s1 || s0 < lo || s1 > hi)
+				continue;
+			uint64_t r0 = 0, r1 = a->size;
+			while (th < b->nholes && t->holes[b->hole0 + th].upper <= s0)
+				th++;
+			if (th < b->nholes && t->holes[b->hole0 + th].lower <= s0) {
+				const struct trace_hole *h = &t->holes[b->hole0 + th];
+				if (h->win_lo == TRACE_NONE) {
+					r1 = r0;
+				} else {
+					r0 = (uint64_t)h->win_lo;
+					r1 = (uint64_t)h->win_hi;
+				}
+			}
+			while (sj2 < ns && sh[sj2].upper <= s0)
+				sj2++;
+			if (sj2 < ns && sh[sj2].lower <= s0) {
+				if (sh[sj2].win_lo > r0)
+					r0 = sh[sj2].win_lo;
+				if (sh[sj2].win_hi < r1)
+					r1 = sh[sj2].win_hi;
+			}
+			if (r1 > r0)
+				r[nk++] = (struct rect){ s0, s1, a->offset + r0,
+							 a->offset + r1, i };
+		}
+	}
+	free(kclock);
+	free(sh);
+	free(bt);
+	if (rc) {
+		free(r);
+		return rc;
 	}
 	*out = r;
-	*nout = k;
+	*nout = nk;
+	return 0;
+}
+
+/* No use of a swapped buffer between its swap-out and swap-in requests:
+ * the copy back is issued after in_at, so a use before it would read
+ * bytes that are not there. */
+static int verify_swap_uses(const struct mp_plan *plan, const struct trace *t,
+			    char *err, size_t errlen)
+{
+	if (!plan->nswaps)
+		return 0;
+	uint32_t *ev = malloc((plan->nrequests + 1) * sizeof(*ev));
+	if (!ev)
+		return trace_seterr(err, errlen, TRACE_ENOMEM,
+				    "out of memory verifying %u swaps",
+				    plan->nswaps);
+	uint64_t k = 0;
+	for (size_t i = 0; i < t->nevents && k < plan->nrequests; i++)
+		if (t->events[i].type == TRACE_EV_ALLOC ||
+		    t->events[i].type == TRACE_EV_FREE)
+			ev[k++] = (uint32_t)i;
+	int rc = 0;
+	for (uint32_t j = 0; j < plan->nswaps && !rc; j++) {
+		const struct mp_plan_swap *w = &plan->swaps[j];
+		const struct mp_plan_alloc *a = &plan->allocs[w->request];
+		if (a->offset == MP_PLAN_PASS_THROUGH) {
+			rc = invalid(err, errlen,
+				     "swap %u: request %llu is not planned in the pool",
+				     j, (unsigned long long)w->request);
+			break;
+		}
+		const struct trace_buffer *b = &t->buffers[a->buffer];
+		for (uint32_t u = 0; u < b->nuses; u++) {
+			uint32_t e = t->uses[b->use0 + u];
+			if (e > ev[w->out_at] && e < ev[w->in_at]) {
+				rc = invalid(err, errlen,
+					     "swap %u: buffer %lld is used at seq %lld, between its swap-out (request %llu) and its swap-in (request %llu)",
+					     j, (long long)b->id,
+					     (long long)t->events[e].seq,
+					     (unsigned long long)w->out_at,
+					     (unsigned long long)w->in_at);
+				break;
+			}
+		}
+	}
+	free(ev);
+	return rc;
+}
+
+static int plan_resident_peak(const struct mp_plan *plan,
+			      const struct trace *t, uint64_t *peak, char *err,
+			      size_t errlen)
+{
+	struct rect *r;
+	size_t n;
+	int rc = planned_rects(plan, t, &r, &n, err, errlen);
+	if (rc == TRACE_ENOMEM)
+		return trace_seterr(err, errlen, TRACE_ENOMEM,
+				    "out of memory planning %u requests",
+				    plan->nallocs);
+	if (rc)
+		return TRACE_EINVAL;
+	struct clash c;
+	int s = sweep(r, n, peak, &c);
+	uint32_t wa = s > 0 ? r[c.a].who : 0, wb = s > 0 ? r[c.b].who : 0;
+	free(r);
+	if (s < 0)
+		return trace_seterr(err, errlen, TRACE_ENOMEM,
+				    "out of memory planning %u requests",
+				    plan->nallocs);
+	if (s > 0)
+		return trace_seterr(err, errlen, TRACE_EINVAL,
+				    "requests %u and %u overlap in the pool once the swaps are taken into account",
+				    wa, wb);
 	return 0;
 }
 
@@ -454,10 +659,13 @@ static int verify_pool(const struct mp_plan *plan, const struct trace *t,
 {
 	struct rect *r;
 	size_t n;
-	if (planned_rects(plan, t, &r, &n))
+	int prc = planned_rects(plan, t, &r, &n, err, errlen);
+	if (prc == TRACE_ENOMEM)
 		return trace_seterr(err, errlen, TRACE_ENOMEM,
 				    "out of memory verifying %u requests",
 				    plan->nallocs);
+	if (prc)
+		return prc;
 	uint64_t peak;
 	struct clash c;
 	int s = sweep(r, n, &peak, &c);
@@ -538,6 +746,8 @@ int planfile_verify(const struct mp_plan *plan, const struct trace *t,
 	if (rc)
 		return invalid(err, errlen, "the plan is inconsistent: %s", why);
 	rc = verify_requests(plan, t, err, errlen);
+	if (!rc)
+		rc = verify_swap_uses(plan, t, err, errlen);
 	if (!rc)
 		rc = verify_pool(plan, t, err, errlen);
 	if (!rc)

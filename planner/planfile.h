@@ -28,6 +28,14 @@ struct planfile_info {
 	int optimal;          /* the strategy proved its pool minimal */
 };
 
+/* The swaps a plan carries (swap_plan_entries()): sorted by (request,
+ * out_at), staging slots assigned; copied into the plan. */
+struct planfile_swaps {
+	const struct mp_plan_swap *swaps;
+	uint32_t nswaps;
+	uint64_t host_staging; /* bytes of host staging the swaps need */
+};
+
 /*
  * Builds the plan of finished trace t: one entry per alloc event in order,
  * with the offset offsets[i] when the buffer is item i of p (p as made by
@@ -42,15 +50,25 @@ int planfile_build(const struct trace *t, const struct solver_problem *p,
 		   const uint64_t *offsets, const struct planfile_info *info,
 		   struct mp_plan *out, char *err, size_t errlen);
 
+/* planfile_build() with the swaps of sw (may be NULL): p is then the
+ * problem with the swaps' holes, as placed. */
+int planfile_build_swaps(const struct trace *t, const struct solver_problem *p,
+			 const uint64_t *offsets,
+			 const struct planfile_info *info,
+			 const struct planfile_swaps *sw, struct mp_plan *out,
+			 char *err, size_t errlen);
+
 /*
  * Checks plan against finished trace t, independently of the solver: the
  * plan's own consistency; the request count and fingerprint recomputed from
  * t's alloc events; every entry's size, buffer and clock ordinals; every
  * planned buffer transient, its offset a multiple of the pool's and its own
  * alignment, and inside the pool; no two planned buffers resident at the same
- * time (lifetimes and holes of t) sharing a byte; the lower bound recomputed
- * and not above the pool; host staging slots of swaps out at the same time
- * disjoint.  Returns 0, PLANFILE_EINVALID with a sentence naming the
+ * time (lifetimes and holes of t, and the swaps' holes: a swapped buffer
+ * leaves its bytes from request out_at + 1 until request in_at) sharing a
+ * byte; no use of a swapped buffer between its swap-out and swap-in
+ * triggers; the lower bound recomputed and not above the pool; host staging
+ * slots of swaps out at the same time disjoint.  Returns 0, PLANFILE_EINVALID with a sentence naming the
  * request(s), buffer(s) or field, TRACE_EINVAL for an unfinished trace, or
  * TRACE_ENOMEM.
  */

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * swap.h - choosing which buffers wait in host memory, and when, so that the
+ * pool fits a budget: the allocator clock, the idle gaps between uses
+ * (the candidates), the swap strategies (vdnn, singa, memplan), and
+ * swap_plan() that chooses, places with lifetime holes, simulates and builds
+ * the plan.  Used by memplan-plan compile --budget and frontier.
+ * Invariant: a swap's hole [hole_lo, in_at) lies strictly between the last
+ * use before it and the next use after it, and out_at < hole_lo <= in_at.
+ */
+#ifndef MEMPLAN_SWAP_H
+#define MEMPLAN_SWAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "link.h"
+#include "plan.h"
+#include "solver.h"
+#include "trace.h"
+
+/* swap_plan(): no set of swaps the strategy finds fits the budget. */
+#define SWAP_ENOFIT (-8)
+
+/* The allocator clock of a finished trace: request k (alloc or free) is
+ * event ev[k]; t[k] is its time (ns) on the trace's GPU timeline. */
+struct swap_clock {
+	uint32_t *ev;
+	int64_t *t;
+	size_t n;
+	uint32_t *first_after; /* per event index i: first k with ev[k] >= i
+				  (nevents + 1 entries) */
+};
+
+/* A candidate: the idle stretch of a buffer between two consecutive uses. */
+struct swap_gap {
+	uint32_t item;           /* index in the problem */
+	int64_t buffer;
+	uint64_t bytes;
+	uint32_t use_ev, next_ev; /* event indexes of the two uses */
+	uint64_t out_min;        /* first request after the use */
+	uint64_t in_max;         /* last request before the next use */
+	int64_t t_idle, t_need;  /* end of the use, start of the next (ns) */
+	uint8_t role;            /* the buffer's trace_role */
+};
+
+/* A chosen swap, on the allocator clock. */
+struct swap_op {
+	uint32_t gap;     /* index into the context's gaps */
+	uint64_t out_at;  /* swap-out issued right after this request */
+	uint64_t hole_lo; /* others may use the bytes from this request on */
+	uint64_t in_at;   /* swap-in issued right after this request */
+};
+
+/* Everything the strategies share about one trace and one link. */
+struct swap_ctx {
+	const struct trace *t;
+	const struct solver_problem *p; /* the trace's problem, no swap holes */
+	struct link_model link;
+	struct swap_clock clock;
+	struct swap_gap *gaps;
+	size_t ngaps;
+	uint64_t *item_lo, *item_hi; /* lifetimes of items on the clock */
+	int64_t t_first, t_last;     /* the iteration's span (ns) */
+};
+
+/*
+ * Builds the context of finished trace t and problem p (from
+ * solver_problem_from_trace(t)).  Needs the seq clock and GPU timestamps on
+ * the events (captured and synthetic traces have them; imports may not).
+ * Returns 0 or TRACE_EINVAL / TRACE_ENOMEM with a sentence; free with
+ * swap_ctx_free() either way.
+ */
+int swap_ctx_init(struct swap_ctx *c, const struct trace *t,
+		  const struct solver_problem *p, const struct link_model *l,
+		  char *err, size_t errlen);
+void swap_ctx_free(struct swap_ctx *c);
+
+/* The last request at or before time ns (0 if none). */
+uint64_t swap_clock_at(const struct swap_clock *k, int64_t ns);
+
+/*
+ * The resident bytes of the problem's items after each request (profile[k]
+ * for k < clock.n) with the holes of ops taken out; *peak and *peak_at get
+ * the maximum and its first request.  profile may be NULL.
+ */
+int swap_profile(const struct swap_ctx *c, const struct swap_op *ops,
+		 size_t nops, uint64_t *profile, uint64_t *peak,
+		 uint64_t *peak_at);
+
+/* A strategy: chooses ops until the resident peak on the clock is at most
+ * target.  *ops is malloc'ed (caller frees).  Returns 0, SWAP_ENOFIT (with
+ * the ops it found, and a sentence), or TRACE_ENOMEM. */
+struct swap_strategy {
+	const char *name, *about;
+	int (*choose)(const struct swap_ctx *c, uint64_t target,
+		      struct swap_op **ops, size_t *nops, char *err,
+		      size_t errlen);
+};
+
+const struct swap_strategy *swap_strategy_find(const char *name);
+const struct swap_strategy *swap_strategy_at(size_t i);
+
+int swap_choose_vdnn(const struct swap_ctx *c, uint64_t target,
+		     struct swap_op **ops, size_t *nops, char *err,
+		     size_t errlen);
+int swap_choose_singa(const struct swap_ctx *c, uint64_t target,
+		      struct swap_op **ops, size_t *nops, char *err,
+		      size_t errlen);
+int swap_choose_memplan(const struct swap_ctx *c, uint64_t target,
+			struct swap_op **ops, size_t *nops, char *err,
+			size_t errlen);
+
+/*
+ * A copy of c->p with the holes of ops added (on the trace clock), for the
+ * placement solvers.  *q is hand-built: release it with swap_problem_free().
+ */
+int swap_problem_with_holes(const struct swap_ctx *c, const struct swap_op *ops,
+			    size_t nops, struct solver_problem *q);
+void swap_problem_free(struct solver_problem *q);
+
+/*
+ * The plan's swap entries for ops placed at offsets (of the problem's
+ * items), with host staging slots assigned (no two swaps out at the same
+ * time share a staging byte).  *out is malloc'ed, sorted by (request,
+ * out_at) as the format requires; *staging gets the staging bytes needed.
+ */
+int swap_plan_entries(const struct swap_ctx *c, const struct swap_op *ops,
+		      size_t nops, struct mp_plan_swap **out,
+		      uint64_t *staging, char *err, size_t errlen);
+
+
+/* --- the whole: choose, place, build, verify, simulate ---------------------- */
+
+struct sim_result;
+
+struct swap_outcome {
+	size_t nops;          /* swaps in the plan */
+	uint64_t swapped;     /* bytes swapped out (each swap once) */
+	uint64_t target;      /* the resident peak the strategy aimed at last */
+	uint64_t lb_noswap;   /* the trace's lower bound without swaps */
+	unsigned attempts;    /* placements tried */
+	double choose_s, place_s; /* seconds */
+};
+
+/*
+ * Plans trace t (problem p, alignment raised already) for a pool of at most
+ * budget bytes over link l with swap strategy name, placing with solver
+ * strategy placer; verifies the plan and simulates it.  On success *plan
+ * and *sim are the caller's (mp_plan_free, sim_free).  Returns 0;
+ * SWAP_ENOFIT when the strategy finds no swaps that fit; SOLVER_ENOTFOUND
+ * for an unknown strategy; TRACE_EINVAL, TRACE_ENOMEM; each with a sentence.
+ */
+#define SWAP_MAX_ATTEMPTS 12
+int swap_plan(const struct trace *t, const struct solver_problem *p,
+	      const struct link_model *l, const char *name, uint64_t budget,
+	      const char *placer, uint64_t align, struct mp_plan *plan,
+	      struct sim_result *sim, struct swap_outcome *oc, char *err,
+	      size_t errlen);
+
+#endif

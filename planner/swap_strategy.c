@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * swap_strategy.c - the swap strategies behind swap_strategy_find():
+ * vdnn (offload every saved activation across its longest gap, prefetch one
+ * kernel ahead), singa (AutoSwap: gaps idle across the peak ranked by the
+ * vote of idle time and idle time x size, greedy until the peak fits) and
+ * memplan (lane-aware: each copy is booked where the link is free, the
+ * swap-in as late as it can still finish, stall-free gaps first, fitted to
+ * the excess).  All work on the resident profile of the allocator clock
+ * with a max segment tree, so a step costs O(log n).
+ */
+#include "swap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- a max segment tree with range add ------------------------------------ */
+
+struct seg {
+	size_t n;
+	int64_t *mx, *add;
+};
+
+static void seg_build(struct seg *s, size_t node, size_t l, size_t r,
+		      const uint64_t *v)
+{
+	if (r - l == 1) {
+		s->mx[node] = s->add[node] = (int64_t)v[l];
+		return;
+	}
+	size_t m = l + (r - l) / 2;
+	seg_build(s, 2 * node, l, m, v);
+	seg_build(s, 2 * node + 1, m, r, v);
+	s->add[node] = 0;
+	s->mx[node] = s->mx[2 * node] > s->mx[2 * node + 1] ? s->mx[2 * node]
+							    : s->mx[2 * node + 1];
+}
+
+static void seg_add(struct seg *s, size_t node, size_t l, size_t r, size_t ql,
+		    size_t qr, int64_t v)
+{
+	if (qr <= l || r <= ql)
+		return;
+	if (ql <= l && r <= qr) {
+		s->mx[node] += v;
+		s->add[node] += v;
+		return;
+	}
+	size_t m = l + (r - l) / 2;
+	seg_add(s, 2 * node, l, m, ql, qr, v);
+	seg_add(s, 2 * node + 1, m, r, ql, qr, v);
+	int64_t a = s->mx[2 * node], b = s->mx[2 * node + 1];
+	s->mx[node] = s->add[node] + (a > b ? a : b);
+}
+
+/* The maximum and the first index holding it. */
+static int64_t seg_max(const struct seg *s, size_t *at)
+{
+	size_t node = 1, l = 0, r = s->n;
+	int64_t want = s->mx[1];
+	while (r - l > 1) {
+		want -= s->add[node];
+		size_t m = l + (r - l) / 2;
+		if (s->mx[2 * node] == want) {
+			node = 2 * node;
+			r = m;
+		} else {
+			node = 2 * node + 1;
+			l = m;
+		}
+	}
+	*at = l;
+	return s->mx[1];
+}
+
+/* The profile of c as a tree; 0, or TRACE_ENOMEM. */
+static int seg_init(struct seg *s, const struct swap_ctx *c)
+{
+	s->n = c->clock.n ? c->clock.n : 1;
+	uint64_t *v = calloc(s->n, sizeof(*v));
+	s->mx = malloc(4 * s->n * sizeof(*s->mx));
+	s->add = malloc(4 * s->n * sizeof(*s->add));
+	uint64_t peak, at;
+	if (!v || !s->mx || !s->add || swap_profile(c, NULL, 0, v, &peak, &at)) {
+		free(v);
+		free(s->mx);
+		free(s->add);
+		return TRACE_ENOMEM;
+	}
+	seg_build(s, 1, 0, s->n, v);
+	free(v);
+	return 0;
+}
+
+static void seg_free(struct seg *s)
+{
+	free(s->mx);
+	free(s->add);
+}
+
+/* --- the growing list of ops ----------------------------------------------- */
+
+struct oplist {
+	struct swap_op *v;
+	size_t n, cap;
+};
+
+static int op_push(struct oplist *o, struct seg *s, const struct swap_ctx *c,
+		   struct swap_op op)
+{
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 64;
+		struct swap_op *v = realloc(o->v, cap * sizeof(*v));
+		if (!v)
+			return TRACE_ENOMEM;
+		o->v = v;
+		o->cap = cap;
+	}
+	o->v[o->n++] = op;
+	if (op.in_at > op.hole_lo)
+		seg_add(s, 1, 0, s->n, op.hole_lo, op.in_at,
+			-(int64_t)c->gaps[op.gap].bytes);
+	return 0;
+}
+
+/* The first request at or after time ns, not before lo. */
+static uint64_t clock_from(const struct swap_ctx *c, double ns, uint64_t lo)
+{
+	uint64_t k = swap_clock_at(&c->clock, (int64_t)ceil(ns));
+	while (k < c->clock.n && (double)c->clock.t[k] < ns)
+		k++;
+	return k < lo ? lo : k;
+}
+
+static int nofit(const struct swap_ctx *c, const char *who, uint64_t peak,
+		 uint64_t at, uint64_t target, char *err, size_t errlen)
+{
+	(void)c;
+	return trace_seterr(err, errlen, SWAP_ENOFIT,
+			    "%s finds no swap that brings the resident peak of %llu bytes (request %llu) down to %llu",
+			    who, (unsigned long long)peak, (unsigned long long)at,
+			    (unsigned long long)target);
+}
+
+/* --- vdnn -------------------------------------------------------------------- */
+
+int swap_choose_vdnn(const struct swap_ctx *c, uint64_t target,
+		     struct swap_op **ops, size_t *nops, char *err,
+		     size_t errlen)
+{
+	struct seg s;
+	struct oplist o = { 0 };
+	*ops = NULL;
+	*nops = 0;
+	if (seg_init(&s, c))
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	const struct trace *t = c->t;
+	int rc = 0;
+	for (size_t g = 0; g < c->ngaps && !rc; g++) {
+		const struct swap_gap *x = &c->gaps[g];
+		if (x->role != TRACE_ROLE_ACTIVATION)
+			continue;
+		/* the longest gap of the buffer: forward use to backward use */
+		int longest = 1;
+		for (size_t h = g; h-- > 0 && c->gaps[h].item == x->item;)
+			if (c->gaps[h].t_need - c->gaps[h].t_idle >= x->t_need - x->t_idle)
+				longest = 0;
+		for (size_t h = g + 1; h < c->ngaps && c->gaps[h].item == x->item; h++)
+			if (c->gaps[h].t_need - c->gaps[h].t_idle > x->t_need - x->t_idle)
+				longest = 0;
+		if (!longest)
+			continue;
+		uint64_t in_at = x->in_max;
+		for (size_t e = x->next_ev; e-- > x->use_ev + 1;)
+			if (t->events[e].type == TRACE_EV_KERNEL) {
+				uint64_t k = c->clock.first_after[e];
+				if (k > 0 && k - 1 > x->out_min + 1)
+					in_at = k - 1;
+				break;
+			}
+		struct swap_op op = { (uint32_t)g, x->out_min, x->out_min + 1, in_at };
+		rc = op_push(&o, &s, c, op);
+	}
+	size_t at;
+	int64_t peak = seg_max(&s, &at);
+	if (!rc && (uint64_t)peak > target)
+		rc = nofit(c, "vdnn (every saved activation offloaded)",
+			   (uint64_t)peak, at, target, err, errlen);
+	else if (rc)
+		trace_seterr(err, errlen, rc, "out of memory");
+	seg_free(&s);
+	*ops = o.v;
+	*nops = o.n;
+	return rc;
+}
+
+/* --- singa (AutoSwap) ---------------------------------------------------------- */
+
+struct ranked {
+	uint32_t gap;
+	double idle, aoa;
+	size_t r_idle, r_aoa;
+};
+
+static int by_idle(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	if (x->idle != y->idle)
+		return x->idle > y->idle ? -1 : 1;
+	return (x->gap > y->gap) - (x->gap < y->gap);
+}
+
+static int by_aoa(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	if (x->aoa != y->aoa)
+		return x->aoa > y->aoa ? -1 : 1;
+	return (x->gap > y->gap) - (x->gap < y->gap);
+}
+
+static int by_vote(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	size_t vx = x->r_idle + x->r_aoa, vy = y->r_idle + y->r_aoa;
+	if (vx != vy)
+		return vx < vy ? -1 : 1;
+	return (x->gap > y->gap) - (x->gap < y->gap);
+}
+
+int swap_choose_singa(const struct swap_ctx *c, uint64_t target,
+		      struct swap_op **ops, size_t *nops, char *err,
+		      size_t errlen)
+{
+	struct seg s;
+	struct oplist o = { 0 };
+	*ops = NULL;
+	*nops = 0;
+	uint8_t *used = calloc(c->ngaps + 1, 1);
+	struct ranked *cand = malloc((c->ngaps + 1) * sizeof(*cand));
+	if (!used || !cand || seg_init(&s, c)) {
+		free(used);
+		free(cand);
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	}
+	int rc = 0;
+	size_t at;
+	int64_t peak = seg_max(&s, &at);
+	while ((uint64_t)peak > target && !rc) {
+		/* candidates idle across the current peak */
+		size_t n = 0;
+		for (size_t g = 0; g < c->ngaps; g++) {
+			const struct swap_gap *x = &c->gaps[g];
+			if (used[g] || !(x->out_min < at && at < x->in_max))
+				continue;
+			double out_ns = link_copy_ns(&c->link, LINK_D2H, x->bytes);
+			double in_ns = link_copy_ns(&c->link, LINK_H2D, x->bytes);
+			/* each copy's time subtracted once */
+			double idle = (double)(x->t_need - x->t_idle) - out_ns - in_ns;
+			cand[n++] = (struct ranked){ (uint32_t)g, idle,
+						     idle * (double)x->bytes, 0, 0 };
+		}
+		if (n == 0)
+			break;
+		qsort(cand, n, sizeof(*cand), by_idle);
+		for (size_t i = 0; i < n; i++)
+			cand[i].r_idle = i;
+		qsort(cand, n, sizeof(*cand), by_aoa);
+		for (size_t i = 0; i < n; i++)
+			cand[i].r_aoa = i;
+		qsort(cand, n, sizeof(*cand), by_vote);
+		int added = 0;
+		for (size_t i = 0; i < n && (uint64_t)peak > target; i++) {
+			const struct swap_gap *x = &c->gaps[cand[i].gap];
+			double out_ns = link_copy_ns(&c->link, LINK_D2H, x->bytes);
+			double in_ns = link_copy_ns(&c->link, LINK_H2D, x->bytes);
+			/* freed once the swap-out is done; swapped in as late
+			 * as a lone copy would still finish */
+			uint64_t lo = clock_from(c, (double)x->t_idle + out_ns,
+						 x->out_min + 1);
+			uint64_t in = swap_clock_at(&c->clock,
+						    (int64_t)floor((double)x->t_need - in_ns));
+			if (in > x->in_max)
+				in = x->in_max;
+			if (!(lo <= at && at < in))
+				continue; /* not freed across the peak in time */
+			used[cand[i].gap] = 1;
+			rc = op_push(&o, &s, c,
+				     (struct swap_op){ cand[i].gap, x->out_min, lo, in });
+			if (rc)
+				break;
+			added = 1;
+			size_t nat;
+			peak = seg_max(&s, &nat);
+			if (nat != at)
+				break; /* the peak moved: rank again there */
+		}
+		if (!added)
+			break;
+		peak = seg_max(&s, &at);
+	}
+	if (rc)
+		trace_seterr(err, errlen, rc, "out of memory");
+	else if ((uint64_t)peak > target)
+		rc = nofit(c, "singa", (uint64_t)peak, at, target, err, errlen);
+	seg_free(&s);
+	free(used);
+	free(cand);
+	*ops = o.v;
+	*nops = o.n;
+	return rc;
+}
+
+/* --- memplan: lane-aware ------------------------------------------------------ */
+
+/* Busy intervals of one lane, sorted, disjoint. */
+struct book {
+	double *a, *b;
+	size_t n, cap;
+};
+
+/* Earliest start >= from with [start, start + len) free. */
+static double book_first(const struct book *k, double from, double len)
+{
+	size_t lo = 0, hi = k->n;
+	while (lo < hi) { /* first interval ending after from */
+		size_t m = lo + (hi - lo) / 2;
+		if (k->b[m] <= from)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	double s = from;
+	for (size_t i = lo; i < k->n; i++) {
+		if (k->a[i] >= s + len)
+			break;
+		if (k->b[i] > s)
+			s = k->b[i];
+	}
+	return s;
+}
+
+/* Latest start with [start, start + len) free, start >= from and
+ * start + len <= until; -1 if none. */
+static double book_last(const struct book *k, double from, double until,
+			double len)
+{
+	size_t lo = 0, hi = k->n;
+	while (lo < hi) { /* first interval starting at or after until */
+		size_t m = lo + (hi - lo) / 2;
+		if (k->a[m] < until)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	double e = until;
+	for (size_t i = lo; i-- > 0;) {
+		if (k->b[i] <= e - len)
+			break;
+		if (k->a[i] < e)
+			e = k->a[i];
+	}
+	return e - len >= from ? e - len : -1;
+}
+
+static int book_add(struct book *k, double a, double b)
+{
+	if (b <= a)
+		return 0;
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 64;
+		double *na = realloc(k->a, cap * sizeof(*na));
+		if (!na)
+			return TRACE_ENOMEM;
+		k->a = na;
+		double *nb = realloc(k->b, cap * sizeof(*nb));
+		if (!nb)
+			return TRACE_ENOMEM;
+		k->b = nb;
+		k->cap = cap;
+	}
+	size_t i = k->n;
+	while (i > 0 && k->a[i - 1] > a) {
+		k->a[i] = k->a[i - 1];
+		k->b[i] = k->b[i - 1];
+		i--;
+	}
+	k->a[i] = a;
+	k->b[i] = b;
+	k->n++;
+	return 0;
+}
+
+struct pick {
+	int ok;
+	struct swap_op op;
+	double stall;
+	double o0, o1, i0, i1; /* booked copies */
+};
+
+/* Books gap g around the peak request at; fills p (ok = 0 if it cannot
+ * cover at). */
+static void plan_gap(const struct swap_ctx *c, const struct book *out,
+		     const struct book *in, uint32_t g, uint64_t at,
+		     struct pick *p)
+{
+	const struct swap_gap *x = &c->gaps[g];
+	double out_ns = link_copy_ns(&c->link, LINK_D2H, x->bytes);
+	double in_ns = link_copy_ns(&c->link, LINK_H2D, x->bytes);
+	p->ok = 0;
+	double t_out = (double)c->clock.t[x->out_min];
+	double o0 = book_first(out, t_out, out_ns), o1 = o0 + out_ns;
+	uint64_t lo = clock_from(c, o1, x->out_min + 1);
+	double stall = 0;
+	if (lo > at) {
+		/* the bytes are needed before the copy ends: reuse waits */
+		lo = x->out_min + 1;
+		stall += o1 - (double)c->clock.t[lo];
+		if (lo > at)
+			return;
+	}
+	double need = (double)x->t_need;
+	double i0 = book_last(in, o1, need, in_ns);
+	uint64_t k;
+	if (i0 >= 0) {
+		k = swap_clock_at(&c->clock, (int64_t)floor(i0));
+	} else {
+		/* no free slot in time: as early as allowed, and it stalls */
+		i0 = book_first(in, o1, in_ns);
+		k = at + 1;
+		stall += i0 + in_ns - need;
+	}
+	if (k > x->in_max)
+		k = x->in_max;
+	if (k <= at) {
+		k = at + 1;
+		if (k > x->in_max)
+			return;
+		double late = fmax((double)c->clock.t[k], o1) + in_ns - need;
+		if (late > 0)
+			stall += late;
+	}
+	p->ok = 1;
+	p->op = (struct swap_op){ g, x->out_min, lo, k };
+	p->stall = stall > 0 ? stall : 0;
+	p->o0 = o0;
+	p->o1 = o1;
+	p->i0 = fmax(i0, (double)c->clock.t[k]);
+	p->i1 = p->i0 + in_ns;
+}
+
+/* Is a better than b for an excess of ex bytes? */
+static int better(const struct swap_ctx *c, const struct pick *a,
+		  const struct pick *b, uint64_t ex)
+{
+	if (!b->ok)
+		return 1;
+	int fa = a->stall == 0, fb = b->stall == 0;
+	if (fa != fb)
+		return fa;
+	uint64_t xa = c->gaps[a->op.gap].bytes, xb = c->gaps[b->op.gap].bytes;
+	if (!fa) {
+		double ra = a->stall / (double)xa, rb = b->stall / (double)xb;
+		if (ra != rb)
+			return ra < rb;
+	}
+	/* the smallest that covers the excess, else the largest */
+	int ca = xa >= ex, cb = xb >= ex;
+	if (ca != cb)
+		return ca;
+	if (xa != xb)
+		return ca ? xa < xb : xa > xb;
+	return a->op.gap < b->op.gap;
+}
+
+int swap_choose_memplan(const struct swap_ctx *c, uint64_t target,
+			struct swap_op **ops, size_t *nops, char *err,
+			size_t errlen)
+{
+	struct seg s;
+	struct oplist o = { 0 };
+	struct book bk[2] = { { 0 }, { 0 } };
+	*ops = NULL;
+	*nops = 0;
+	/* a shared link: book both directions on one lane, so they never
+	 * run at the same time and halve each other */
+	int one = c->link.shared < 1.0;
+	struct book *bo = &bk[0], *bi = one ? &bk[0] : &bk[1];
+	uint8_t *used = calloc(c->ngaps + 1, 1);
+	if (!used || seg_init(&s, c)) {
+		free(used);
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	}
+	int rc = 0;
+	size_t at;
+	int64_t peak = seg_max(&s, &at);
+	while ((uint64_t)peak > target) {
+		struct pick best = { 0 }, p;
+		uint64_t ex = (uint64_t)peak - target;
+		for (size_t g = 0; g < c->ngaps; g++) {
+			const struct swap_gap *x = &c->gaps[g];
+			if (used[g] || !(x->out_min < at && at < x->in_max))
+				continue;
+			plan_gap(c, bo, bi, (uint32_t)g, at, &p);
+			if (p.ok && better(c, &p, &best, ex))
+				best = p;
+		}
+		if (!best.ok) {
+			/* widen the largest chosen swap whose gap spans the
+			 * peak: it may stall, the simulation will tell */
+			size_t w = SIZE_MAX;
+			for (size_t j = 0; j < o.n; j++) {
+				const struct swap_op *op = &o.v[j];
+				const struct swap_gap *x = &c->gaps[op->gap];
+				if (op->hole_lo <= at && at < op->in_at)
+					continue;
+				if (!(x->out_min < at && at < x->in_max))
+					continue;
+				if (w == SIZE_MAX || x->bytes > c->gaps[o.v[w].gap].bytes)
+					w = j;
+			}
+			if (w == SIZE_MAX) {
+				rc = nofit(c, "memplan", (uint64_t)peak, at, target,
+					   err, errlen);
+				break;
+			}
+			struct swap_op *op = &o.v[w];
+			int64_t bytes = (int64_t)c->gaps[op->gap].bytes;
+			if (op->in_at > op->hole_lo)
+				seg_add(&s, 1, 0, s.n, op->hole_lo, op->in_at, bytes);
+			if (at < op->hole_lo)
+				op->hole_lo = at;
+			if (op->in_at <= at)
+				op->in_at = at + 1;
+			seg_add(&s, 1, 0, s.n, op->hole_lo, op->in_at, -bytes);
+			peak = seg_max(&s, &at);
+			continue;
+		}
+		used[best.op.gap] = 1;
+		if ((rc = op_push(&o, &s, c, best.op)) != 0 ||
+		    (rc = book_add(bo, best.o0, best.o1)) != 0 ||
+		    (rc = book_add(bi, best.i0, best.i1)) != 0) {
+			trace_seterr(err, errlen, rc, "out of memory");
+			break;
+		}
+		peak = seg_max(&s, &at);
+	}
+	seg_free(&s);
+	free(used);
+	free(bk[0].a);
+	free(bk[0].b);
+	free(bk[1].a);
+	free(bk[1].b);
+	*ops = o.v;
+	*nops = o.n;
+	return rc;
+}
+
+/* --- the table ------------------------------------------------------------------ */
+
+static const struct swap_strategy strategies[] = {
+	{ "memplan", "lane-aware: copies booked where the link is free, swap-ins as late as safe, stall-free gaps first",
+	  swap_choose_memplan },
+	{ "singa", "AutoSwap: gaps idle across the peak, by the vote of idle time and idle time x size",
+	  swap_choose_singa },
+	{ "vdnn", "every saved activation offloaded after its forward use, prefetched one kernel ahead",
+	  swap_choose_vdnn },
+};
+
+const struct swap_strategy *swap_strategy_at(size_t i)
+{
+	return i < sizeof(strategies) / sizeof(strategies[0]) ? &strategies[i]
+							      : NULL;
+}
+
+const struct swap_strategy *swap_strategy_find(const char *name)
+{
+	for (size_t i = 0; swap_strategy_at(i); i++)
+		if (strcmp(strategies[i].name, name) == 0)
+			return &strategies[i];
+	return NULL;
+}

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_swap.c - the swap planner: the link model's parser and arithmetic,
+ * a hand-made trace whose one idle activation must be the swap, and
+ * property runs on zoo traces (every plan verifies, pool <= budget, no
+ * stall on an infinitely fast link, memplan never worse than the others).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "link.h"
+#include "planfile.h"
+#include "simulate.h"
+#include "solver.h"
+#include "swap.h"
+#include "synth.h"
+#include "tap.h"
+#include "trace.h"
+
+static void test_link(void)
+{
+	struct link_model l;
+	char err[512];
+	CHECK(link_parse("pcie5", NULL, &l, err, sizeof(err)) == 0, "pcie5 parses");
+	CHECK(fabs(link_copy_ns(&l, LINK_H2D, 50000000) - (1e6 + 1e4)) < 1,
+	      "50 MB over pcie5: 1 ms plus 10 us latency");
+	CHECK(link_rate(&l, LINK_D2H, 1) == 25.0, "shared link: half each way when both run");
+	CHECK(link_parse("gh200-c2c,gpus=4", NULL, &l, err, sizeof(err)) == 0 &&
+		      link_rate(&l, LINK_H2D, 1) == 100.0,
+	      "c2c is full duplex; 4 GPUs share it");
+	CHECK(link_parse("pcie4,h2d=10,d2h=5,latency=0,duplex=full", NULL, &l,
+			 err, sizeof(err)) == 0 &&
+		      l.h2d_gbs == 10 && l.d2h_gbs == 5 && l.latency_ns == 0 &&
+		      l.shared == 1.0,
+	      "overrides apply");
+	CHECK(link_parse("pcie9", NULL, &l, err, sizeof(err)) == TRACE_EINVAL,
+	      "an unknown link is refused");
+	CHECK_STR_HAS(err, "pcie9", "  ... naming it");
+	CHECK(link_parse("pcie4,gpus=0", NULL, &l, err, sizeof(err)) == TRACE_EINVAL,
+	      "gpus=0 is refused");
+	CHECK_STR_HAS(err, "gpus", "  ... naming the field");
+	CHECK(link_parse("pcie4,h2d=abc", NULL, &l, err, sizeof(err)) == TRACE_EINVAL,
+	      "a bandwidth that is not a number is refused");
+	CHECK(link_parse("pcie4,bogus=1", NULL, &l, err, sizeof(err)) == TRACE_EINVAL,
+	      "an unknown key is refused");
+	CHECK(link_parse("measured", NULL, &l, err, sizeof(err)) == TRACE_EINVAL,
+	      "measured without a trace that measured is refused");
+	struct trace *t = trace_new();
+	trace_set_meta(t, "bandwidth_h2d", "2.5e10");
+	trace_set_meta(t, "bandwidth_d2h", "2e10");
+	CHECK(link_parse("measured", t, &l, err, sizeof(err)) == 0 &&
+		      l.h2d_gbs == 25 && l.d2h_gbs == 20,
+	      "measured reads the capture's bandwidths");
+	trace_set_meta(t, "bandwidth_d2h", "fast");
+	CHECK(link_parse("measured", t, &l, err, sizeof(err)) == TRACE_EINVAL,
+	      "a measured bandwidth that is not a number is refused");
+	trace_free(t);
+	CHECK(link_parse("infinite", NULL, &l, err, sizeof(err)) == 0 &&
+		      link_is_infinite(&l) && link_copy_ns(&l, LINK_H2D, 1u << 30) == 0,
+	      "the infinite link costs nothing");
+}
+
+/*
+ * A: 100 MB activation written by the first kernel, read by the last (an
+ * idle stretch of 8 kernels of 1 ms each).  A 1000-byte scratch follows
+ * the write (the request the swap-out goes after), then temporaries, each
+ * used by its kernel: 10, 10, 10, 60, 60, 10, 10, 10 MB.  Peak without
+ * swaps: 160 MB; with A swapped across the 60 MB ones, 110 MB (A is
+ * resident beside the small ones).  A 100 MB copy takes 2 ms each way at
+ * 50 GB/s: out from 1 to 3 ms, before the first 60 MB at 4 ms; in after
+ * the last 60 MB is freed at 6 ms, done before the read at 9 ms.
+ */
+static struct trace *hand_trace(void)
+{
+	struct trace *t = trace_new();
+	struct trace_buffer b = { 0 };
+	b.size = b.rounded = 100000000;
+	b.align = 1;
+	b.fixed_offset = TRACE_NONE;
+	b.stream = TRACE_NONE;
+	b.role = TRACE_ROLE_ACTIVATION;
+	int64_t a = trace_add_buffer(t, &b);
+	int64_t now = 0, seq = 0;
+	struct trace_event e = { 0 };
+	e.stream = TRACE_NONE;
+#define EV(type_, buf_, dur_)                                        \
+	do {                                                          \
+		e.type = (type_);                                     \
+		e.buffer = (buf_);                                    \
+		e.seq = seq++;                                        \
+		e.t_start = now;                                      \
+		e.t_end = now + (dur_);                               \
+		now += (dur_);                                        \
+		trace_add_event(t, &e);                               \
+	} while (0)
+	EV(TRACE_EV_ALLOC, a, 0);
+	EV(TRACE_EV_KERNEL, TRACE_NONE, 1000000);
+	trace_add_access(t, a, TRACE_ACCESS_WRITE);
+	/* a small scratch: the request the swap-out is issued after */
+	b.size = b.rounded = 1000;
+	b.role = TRACE_ROLE_WORKSPACE;
+	int64_t w = trace_add_buffer(t, &b);
+	EV(TRACE_EV_ALLOC, w, 0);
+	EV(TRACE_EV_KERNEL, TRACE_NONE, 10000);
+	trace_add_access(t, w, TRACE_ACCESS_RW);
+	EV(TRACE_EV_FREE, w, 0);
+	for (int i = 0; i < 8; i++) {
+		b.size = b.rounded = i >= 3 && i <= 4 ? 60000000 : 10000000;
+		b.role = TRACE_ROLE_TEMP;
+		int64_t x = trace_add_buffer(t, &b);
+		EV(TRACE_EV_ALLOC, x, 0);
+		EV(TRACE_EV_KERNEL, TRACE_NONE, 1000000);
+		trace_add_access(t, x, TRACE_ACCESS_WRITE);
+		EV(TRACE_EV_FREE, x, 0);
+	}
+	EV(TRACE_EV_KERNEL, TRACE_NONE, 1000000);
+	trace_add_access(t, a, TRACE_ACCESS_READ);
+	EV(TRACE_EV_FREE, a, 0);
+#undef EV
+	char err[256];
+	if (trace_finish(t, err, sizeof(err))) {
+		printf("# %s\n", err);
+		trace_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void test_hand(void)
+{
+	struct trace *t = hand_trace();
+	CHECK(t != NULL, "the hand-made trace is valid");
+	if (!t)
+		return;
+	struct solver_problem p;
+	char err[768];
+	CHECK(solver_problem_from_trace(t, &p, err, sizeof(err)) == 0, "its problem");
+	CHECK_EQ_U64(solver_lower_bound(&p), 160000000, "lower bound 160 MB without swaps");
+	struct link_model l;
+	link_parse("pcie5,latency=0", NULL, &l, err, sizeof(err));
+	struct swap_ctx c;
+	CHECK(swap_ctx_init(&c, t, &p, &l, err, sizeof(err)) == 0, "context");
+	CHECK_EQ_U64(c.ngaps, 1, "one candidate gap: the activation's");
+	CHECK_EQ_U64(c.gaps[0].out_min, 1, "  ... swap-out no earlier than after the scratch's alloc");
+	swap_ctx_free(&c);
+	const char *names[] = { "memplan", "singa", "vdnn" };
+	for (int i = 0; i < 3; i++) {
+		struct mp_plan plan;
+		struct sim_result sim;
+		struct swap_outcome oc;
+		int rc = swap_plan(t, &p, &l, names[i], 110000000, "best-fit", 1,
+				   &plan, &sim, &oc, err, sizeof(err));
+		char what[128];
+		snprintf(what, sizeof(what), "%s fits 110 MB", names[i]);
+		CHECK(rc == 0, what);
+		if (rc) {
+			printf("# %s\n", err);
+			continue;
+		}
+		CHECK_EQ_U64(plan.nswaps, 1, "  ... with one swap");
+		CHECK_EQ_U64(plan.swaps[0].bytes, 100000000, "  ... of the activation");
+		CHECK_EQ_U64(plan.pool_size, 110000000, "  ... pool exactly the budget");
+		CHECK(planfile_verify(&plan, t, err, sizeof(err)) == 0, "  ... verifies");
+		if (i != 2) /* vdnn prefetches one kernel ahead: 1 ms < 2 ms */
+			CHECK(sim.stall_ns == 0, "  ... without a stall (8 ms gap, 2+2 ms of copies)");
+		else
+			CHECK(sim.stall_ns > 0, "  ... vdnn stalls: one kernel ahead is too late");
+		CHECK(sim.swaps[0].d2h_start >= 1e6, "  ... swap-out after the write");
+		CHECK(sim.swaps[0].h2d_end <= sim.ev_start[sim.swaps[0].next_event],
+		      "  ... swap-in done before the read");
+		/* a swap-in after the read must be refused by verify */
+		struct mp_plan bad = plan;
+		struct mp_plan_swap s = plan.swaps[0];
+		s.in_at = plan.nrequests - 1; /* A's free: after the read */
+		bad.swaps = &s;
+		int vr = planfile_verify(&bad, t, err, sizeof(err));
+		CHECK(vr == PLANFILE_EINVALID, "  ... verify refuses a swap-in after the next use");
+		sim_free(&sim);
+		mp_plan_free(&plan);
+	}
+	/* below 110 MB, A must leave before the D2H can be done: it fits,
+	 * and the first reuse waits for the swap-out */
+	struct mp_plan plan;
+	struct sim_result sim;
+	struct swap_outcome oc;
+	int rc = swap_plan(t, &p, &l, "memplan", 109999999, "best-fit", 1,
+			   &plan, &sim, &oc, err, sizeof(err));
+	CHECK(rc == 0 && sim.stall_ns > 0 && sim.nstalls &&
+		      sim.stalls[0].in == 0,
+	      "110 MB - 1: fits, with a stall waiting for the swap-out");
+	if (!rc) {
+		sim_free(&sim);
+		mp_plan_free(&plan);
+	}
+	/* A is resident with the scratch: 100 MB + 999 cannot be reached */
+	CHECK(swap_plan(t, &p, &l, "memplan", 100000999, "best-fit", 1, &plan,
+			&sim, &oc, err, sizeof(err)) == SWAP_ENOFIT,
+	      "a budget below what is never idle does not fit");
+	solver_problem_free(&p);
+	trace_free(t);
+}
+
+static void test_zoo(const char *model, unsigned batch)
+{
+	struct synth_opts o = { 0 };
+	o.model = model;
+	o.batch = batch;
+	o.device = "h200";
+	struct trace *t;
+	char err[768];
+	if (synth_build(&o, &t, err, sizeof(err))) {
+		CHECK(0, err);
+		return;
+	}
+	struct solver_problem p;
+	solver_problem_from_trace(t, &p, err, sizeof(err));
+	uint64_t lb = solver_lower_bound(&p);
+	const char *links[] = { "infinite", "pcie5", "gh200-c2c" };
+	for (int li = 0; li < 3; li++) {
+		struct link_model l;
+		link_parse(links[li], NULL, &l, err, sizeof(err));
+		for (int pct = 90; pct >= 70; pct -= 20) {
+			uint64_t budget = lb / 100 * (uint64_t)pct;
+			double best_other = INFINITY, mine = INFINITY;
+			const char *names[] = { "singa", "vdnn", "memplan" };
+			for (int i = 0; i < 3; i++) {
+				struct mp_plan plan;
+				struct sim_result sim;
+				struct swap_outcome oc;
+				int rc = swap_plan(t, &p, &l, names[i], budget,
+						   "best-fit", 1, &plan, &sim, &oc,
+						   err, sizeof(err));
+				char what[160];
+				if (rc) {
+					snprintf(what, sizeof(what), "%s b%u %s %d%%: %s does not fit (allowed)",
+						 model, batch, links[li], pct, names[i]);
+					CHECK(rc == SWAP_ENOFIT, what);
+					continue;
+				}
+				snprintf(what, sizeof(what), "%s b%u %s %d%%: %s verifies, pool <= budget%s",
+					 model, batch, links[li], pct, names[i],
+					 li == 0 ? ", no stall" : "");
+				CHECK(planfile_verify(&plan, t, err, sizeof(err)) == 0 &&
+					      plan.pool_size <= budget &&
+					      (li != 0 || sim.stall_ns == 0),
+				      what);
+				if (i < 2)
+					best_other = fmin(best_other, sim.iter_ns);
+				else
+					mine = sim.iter_ns;
+				sim_free(&sim);
+				mp_plan_free(&plan);
+			}
+			if (best_other < INFINITY) {
+				char what[160];
+				snprintf(what, sizeof(what), "%s b%u %s %d%%: memplan no slower than singa and vdnn",
+					 model, batch, links[li], pct);
+				CHECK(mine <= best_other, what);
+			}
+		}
+	}
+	solver_problem_free(&p);
+	trace_free(t);
+}
+
+int main(void)
+{
+	test_link();
+	test_hand();
+	test_zoo("resnet50", 8);
+	test_zoo("bert-base", 4);
+	return tap_done();
+}
