@@ -8,6 +8,7 @@
  */
 #include "swap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
