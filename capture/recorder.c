@@ -256,6 +256,23 @@ static int live_state(struct recorder *r)
 	return atomic_load_explicit(&r->state, memory_order_acquire);
 }
 
+/*
+ * For the hooks that read the live map: 1 with the read lock held when the
+ * recorder is recording (checked again under the lock, since a selection may
+ * end it meanwhile), else 0 without it.
+ */
+static int lock_recording(struct recorder *r)
+{
+	if (live_state(r) != ST_RECORDING)
+		return 0;
+	pthread_rwlock_rdlock(&r->lock);
+	if (atomic_load(&r->state) != ST_RECORDING) {
+		pthread_rwlock_unlock(&r->lock);
+		return 0;
+	}
+	return 1;
+}
+
 /* --- writer thread ----------------------------------------------------- */
 
 static void wfail(struct recorder *r, int rc)
@@ -818,15 +835,10 @@ void recorder_kernel(struct recorder *r, uint32_t name, int64_t stream,
 		     uint32_t corr, const uint64_t *words, size_t nwords,
 		     size_t truncated)
 {
-	if (live_state(r) != ST_RECORDING)
-		return;
 	struct hit hits[MAX_KERNEL_BUFFERS];
 	size_t k = 0;
-	pthread_rwlock_rdlock(&r->lock);
-	if (atomic_load(&r->state) != ST_RECORDING) {
-		pthread_rwlock_unlock(&r->lock);
+	if (!lock_recording(r))
 		return;
-	}
 	const struct live_map *m = &r->live;
 	uint64_t lo = m->n ? m->v[0].addr : 1;
 	uint64_t hi = m->n ? m->v[m->n - 1].addr + m->v[m->n - 1].size : 0;
@@ -888,13 +900,8 @@ void recorder_copy(struct recorder *r, uint32_t name, unsigned kind,
 		   uint64_t dst, uint64_t src, uint64_t bytes, int64_t stream,
 		   uint32_t corr)
 {
-	if (live_state(r) != ST_RECORDING)
+	if (!lock_recording(r))
 		return;
-	pthread_rwlock_rdlock(&r->lock);
-	if (atomic_load(&r->state) != ST_RECORDING) {
-		pthread_rwlock_unlock(&r->lock);
-		return;
-	}
 	const struct live_entry *d = live_find(&r->live, dst);
 	const struct live_entry *s = live_find(&r->live, src);
 	if (kind == TRACE_COPY_UNKNOWN)
@@ -922,13 +929,8 @@ void recorder_copy(struct recorder *r, uint32_t name, unsigned kind,
 void recorder_memset(struct recorder *r, uint32_t name, uint64_t dst,
 		     uint64_t bytes, int64_t stream, uint32_t corr)
 {
-	if (live_state(r) != ST_RECORDING)
+	if (!lock_recording(r))
 		return;
-	pthread_rwlock_rdlock(&r->lock);
-	if (atomic_load(&r->state) != ST_RECORDING) {
-		pthread_rwlock_unlock(&r->lock);
-		return;
-	}
 	const struct live_entry *d = live_find(&r->live, dst);
 	int64_t did = d ? d->id : -1;
 	uint64_t t = reserve(r, d ? 2 : 1);
@@ -947,13 +949,8 @@ void recorder_memset(struct recorder *r, uint32_t name, uint64_t dst,
  * cannot slip in after recorder_close() stopped the writer. */
 static void put_simple(struct recorder *r, const struct rec *x)
 {
-	if (live_state(r) != ST_RECORDING)
+	if (!lock_recording(r))
 		return;
-	pthread_rwlock_rdlock(&r->lock);
-	if (atomic_load(&r->state) != ST_RECORDING) {
-		pthread_rwlock_unlock(&r->lock);
-		return;
-	}
 	uint64_t t = reserve(r, 1);
 	pthread_rwlock_unlock(&r->lock);
 	put(r, t, x);
