@@ -70,6 +70,11 @@ check-threads:
 	@TSAN_OPTIONS="halt_on_error=1 $(TSAN_OPTIONS)" $(TSAN_BUILD)/tests/test_runtime --threads
 
 # --- install ------------------------------------------------------------------
+# memplan.pc: directories under PREFIX relative to ${prefix}, so that
+# pkg-config --define-prefix works on a staged or moved tree
+RT_PC_LIBDIR     := $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+RT_PC_INCLUDEDIR := $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
+RT_VERSION := $(shell sed -n 's/^\#define MEMPLAN_RUNTIME_VERSION "\(.*\)"/\1/p' runtime/memplan.h)
 EXTRA_INSTALL += install-runtime
 EXTRA_UNINSTALL += uninstall-runtime
 .PHONY: install-runtime uninstall-runtime
@@ -78,8 +83,8 @@ install-runtime: $(RT_LINK)
 	install -m 755 $(RT_LIB) $(DESTDIR)$(LIBDIR)/$(RT_SONAME)
 	ln -sf $(RT_SONAME) $(DESTDIR)$(LIBDIR)/libmemplan.so
 	install -m 644 runtime/memplan.h $(DESTDIR)$(INCLUDEDIR)/memplan.h
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define MEMPLAN_RUNTIME_VERSION "\(.*\)"/\1/p' runtime/memplan.h)|g' \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(RT_PC_LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(RT_PC_INCLUDEDIR)|g' -e 's|@VERSION@|$(RT_VERSION)|g' \
 	    runtime/memplan.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/memplan.pc
 	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/memplan.pc
 
