@@ -46,6 +46,8 @@ static struct {
 	/* per device: 0 not opened yet, 1 open, -1 none or failed */
 	int state[MAX_DEVICES];
 	mp_runtime *rt[MAX_DEVICES];
+	mp_runtime *open[MAX_DEVICES]; /* the open ones, nopen of them */
+	int nopen;
 	int stats; /* 0 none, 1 text, 2 json */
 } g = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -67,12 +69,11 @@ void mp_global_stats(struct mp_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&g.lock);
-	for (int d = 0; d < MAX_DEVICES; d++)
-		if (g.state[d] == 1) {
-			struct mp_stats s;
-			mp_stats_get(g.rt[d], &s);
-			mp_stats_merge(out, &s);
-		}
+	for (int i = 0; i < g.nopen; i++) {
+		struct mp_stats s;
+		mp_stats_get(g.open[i], &s);
+		mp_stats_merge(out, &s);
+	}
 	pthread_mutex_unlock(&g.lock);
 }
 
@@ -215,6 +216,8 @@ static void open_device(int d)
 	free(g.paths[i]);
 	g.paths[i] = NULL; /* a plan opens once */
 	g.rt[d] = rt;
+	g.open[g.nopen] = rt;
+	__atomic_store_n(&g.nopen, g.nopen + 1, __ATOMIC_RELEASE);
 	if (g.any)
 		for (int e = 0; e < MAX_DEVICES; e++)
 			if (e != d)
@@ -250,10 +253,10 @@ static mp_runtime *runtime_for_free(const void *p, int d)
 	pthread_once(&g.once, init);
 	if (g.disabled)
 		return NULL;
-	for (int i = 0; i < MAX_DEVICES; i++)
-		if (__atomic_load_n(&g.state[i], __ATOMIC_ACQUIRE) == 1 &&
-		    mp_owns(g.rt[i], p))
-			return g.rt[i];
+	int n = __atomic_load_n(&g.nopen, __ATOMIC_ACQUIRE);
+	for (int i = 0; i < n; i++)
+		if (mp_owns(g.open[i], p))
+			return g.open[i];
 	return runtime_of(d);
 }
 
