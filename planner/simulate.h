@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "link.h"
 #include "plan.h"
@@ -68,5 +69,16 @@ void sim_free(struct sim_result *r);
 
 /* Predicted overhead in percent: 100 * (iter - base) / base. */
 double sim_overhead(const struct sim_result *r);
+
+/*
+ * Draws r (from sim_run on t and plan) as one SVG document on f: three
+ * lanes over time (compute with its stalls, D2H, H2D) and the resident
+ * pool bytes below, with the plan's pool and the peak without swaps
+ * marked.  The element count is bounded by the picture's width, whatever
+ * the trace's size.  title is escaped.  Returns 0, or -1 when f reports a
+ * write error (simulate_svg.c).
+ */
+int sim_write_svg(FILE *f, const struct mp_plan *plan,
+		  const struct sim_result *r, const char *title);
 
 #endif
