@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_runtime.c - fuzz target for the runtime on any plan that loads: the
+ * tables derived at open, then requests that follow the plan, stray from it
+ * where the input says (another size, a skipped free, an early end), and a
+ * recognised iteration after explicit ones.  Every pool pointer is written
+ * in full (AddressSanitizer sees a byte outside the pool or the staging),
+ * every allocation is freed once, and the statistics must add up.  Inputs
+ * are plan files, repaired (size, checksum) to reach the runtime.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "runtime.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_POOL ((uint64_t)1 << 22)
+#define MAX_REQUESTS 4096
+
+static void drive(mp_runtime *rt, const struct mp_plan *p, uint64_t twist,
+		  int explicit_iteration)
+{
+	void **ptr = calloc(p->nallocs ? p->nallocs : 1, sizeof(*ptr));
+	uint32_t *by_clock = malloc((size_t)p->nrequests * sizeof(*by_clock) + 1);
+	if (!ptr || !by_clock) {
+		free(ptr);
+		free(by_clock);
+		return;
+	}
+	for (uint64_t k = 0; k < p->nrequests; k++)
+		by_clock[k] = UINT32_MAX;
+	for (uint32_t r = 0; r < p->nallocs; r++) {
+		by_clock[p->allocs[r].lower] = r << 1;
+		if (p->allocs[r].upper != MP_PLAN_NO_FREE)
+			by_clock[p->allocs[r].upper] = r << 1 | 1;
+	}
+	uint64_t stray = p->nrequests ? twist % (p->nrequests + 1) : 0;
+	int how = (int)(twist >> 32 & 3);
+	if (explicit_iteration)
+		mp_iteration_begin(rt);
+	for (uint64_t k = 0; k < p->nrequests; k++) {
+		uint32_t c = by_clock[k];
+		if (c == UINT32_MAX)
+			continue; /* the free of a buffer from before the iteration */
+		uint32_t r = c >> 1;
+		if (k == stray && how == 3)
+			break; /* an early end */
+		if (!(c & 1)) {
+			size_t n = (size_t)p->allocs[r].size;
+			if (k == stray && how == 1)
+				n += 8; /* another size */
+			ptr[r] = mp_alloc(rt, n, NULL);
+			if (ptr[r] && mp_owns(rt, ptr[r]))
+				memset(ptr[r], 0x5a, n);
+		} else if (!(k == stray && how == 2)) { /* a skipped free */
+			mp_free(rt, ptr[r], NULL);
+			ptr[r] = NULL;
+		}
+	}
+	if (explicit_iteration)
+		mp_iteration_end(rt);
+	for (uint32_t r = 0; r < p->nallocs; r++)
+		mp_free(rt, ptr[r], NULL);
+	free(ptr);
+	free(by_clock);
+}
+
+static void one(const unsigned char *buf, size_t len, uint64_t twist)
+{
+	char err[512];
+	struct mp_plan p;
+	if (mp_plan_decode(buf, len, &p, err, sizeof(err)))
+		return;
+	if (p.pool_size > MAX_POOL || p.host_staging > MAX_POOL ||
+	    p.nrequests > MAX_REQUESTS || p.pool_align > MAX_POOL) {
+		mp_plan_free(&p);
+		return;
+	}
+	struct mp_plan copy = p;
+	copy.allocs = malloc((p.nallocs ? p.nallocs : 1) * sizeof(*copy.allocs));
+	copy.swaps = malloc((p.nswaps ? p.nswaps : 1) * sizeof(*copy.swaps));
+	if (!copy.allocs || !copy.swaps) {
+		free(copy.allocs);
+		free(copy.swaps);
+		mp_plan_free(&p);
+		return;
+	}
+	if (p.nallocs)
+		memcpy(copy.allocs, p.allocs, p.nallocs * sizeof(*copy.allocs));
+	if (p.nswaps)
+		memcpy(copy.swaps, p.swaps, p.nswaps * sizeof(*copy.swaps));
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	o.verbose = -1;
+	o.match = 1 + (unsigned)(twist % 3);
+	p.device = p.device > 0 ? 0 : p.device; /* the host has device 0 */
+	mp_runtime *rt = runtime_open_plan(&p, mp_backend_host(), &o, err, sizeof(err));
+	if (!rt) {
+		mp_plan_free(&p);
+		mp_plan_free(&copy);
+		return;
+	}
+	drive(rt, &copy, 0, 0);             /* recognised */
+	drive(rt, &copy, twist, 0);         /* recognised, maybe straying */
+	drive(rt, &copy, 0, 1);             /* explicit from here on */
+	drive(rt, &copy, twist * 7 + 1, 1);
+	drive(rt, &copy, 0, 1);
+	struct mp_stats s;
+	mp_stats_get(rt, &s);
+	if (s.planned_allocs != s.pool_frees ||
+	    s.pass_through + s.fallback_allocs != s.real_frees ||
+	    s.swaps_in > s.swaps_out || s.completed > s.iterations)
+		abort();
+	mp_close(rt);
+	mp_plan_free(&copy);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint64_t twist = 0;
+	for (size_t i = 0; i < size; i++)
+		twist = twist * 0x100000001b3ull ^ data[i];
+	one(data, size, twist);
+	if (size < MP_PLAN_HEADER_SIZE)
+		return 0;
+	unsigned char *copy = malloc(size);
+	if (!copy)
+		return 0;
+	memcpy(copy, data, size);
+	for (int i = 0; i < 8; i++) /* the file size field, then the CRC */
+		copy[16 + i] = (unsigned char)((uint64_t)size >> (8 * i));
+	uint32_t crc = mp_plan_checksum(copy, size);
+	for (int i = 0; i < 4; i++)
+		copy[MP_PLAN_CHECKSUM_AT + i] = (unsigned char)(crc >> (8 * i));
+	one(copy, size, twist);
+	free(copy);
+	return 0;
+}
