@@ -47,6 +47,7 @@ struct mp_backend {
 	int (*stream_wait)(void *s, void *e);
 	int (*copy)(void *dst, const void *src, size_t n, int dir, void *s);
 	int (*stream_sync)(void *s);
+	int (*device_sync)(void); /* the current device */
 	const char *(*error_string)(int code);
 };
 

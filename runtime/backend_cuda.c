@@ -42,6 +42,7 @@ static struct {
 	int (*stream_wait_event)(void *, void *, unsigned);
 	int (*memcpy_async)(void *, const void *, size_t, int, void *);
 	int (*stream_synchronize)(void *);
+	int (*device_synchronize)(void);
 	const char *(*get_error_string)(int);
 } cu;
 
@@ -119,6 +120,7 @@ static void resolve(void)
 		SET(cu.stream_wait_event, lookup(rt, "cudaStreamWaitEvent"));
 		SET(cu.memcpy_async, lookup(rt, "cudaMemcpyAsync"));
 		SET(cu.stream_synchronize, lookup(rt, "cudaStreamSynchronize"));
+		SET(cu.device_synchronize, lookup(rt, "cudaDeviceSynchronize"));
 		SET(cu.get_error_string, lookup(rt, "cudaGetErrorString"));
 		const char *missing =
 			!real.malloc ? "cudaMalloc" :
@@ -136,6 +138,7 @@ static void resolve(void)
 			!cu.stream_wait_event ? "cudaStreamWaitEvent" :
 			!cu.memcpy_async ? "cudaMemcpyAsync" :
 			!cu.stream_synchronize ? "cudaStreamSynchronize" :
+			!cu.device_synchronize ? "cudaDeviceSynchronize" :
 			NULL;
 		if (missing)
 			snprintf(resolve_error, sizeof(resolve_error),
@@ -259,6 +262,11 @@ static int c_stream_sync(void *s)
 	return cu.stream_synchronize(s);
 }
 
+static int c_device_sync(void)
+{
+	return cu.device_synchronize();
+}
+
 static const char *c_error_string(int code)
 {
 	if (code == CUDA_ERROR_NOT_SUPPORTED)
@@ -283,6 +291,7 @@ static const struct mp_backend cuda_backend = {
 	.stream_wait = c_stream_wait,
 	.copy = c_copy,
 	.stream_sync = c_stream_sync,
+	.device_sync = c_device_sync,
 	.error_string = c_error_string,
 };
 

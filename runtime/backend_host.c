@@ -107,6 +107,11 @@ static int h_copy(void *dst, const void *src, size_t n, int dir, void *s)
 	return 0;
 }
 
+static int h_device_sync(void)
+{
+	return 0;
+}
+
 static const char *h_error_string(int code)
 {
 	return code == 2 ? "out of host memory" :
@@ -131,6 +136,7 @@ static const struct mp_backend host_backend = {
 	.stream_wait = h_record,
 	.copy = h_copy,
 	.stream_sync = h_release,
+	.device_sync = h_device_sync,
 	.error_string = h_error_string,
 };
 

@@ -262,6 +262,17 @@ static mp_runtime *runtime_for_free(const void *p, int d)
 
 /* --- the interposed CUDA names -------------------------------------------- */
 
+/* cudaFree and cuMemFree_v2 synchronise the device before they free, and
+ * programs rely on it to reuse memory across streams they do not order
+ * themselves: a pool pointer freed through them does the same.  (What goes
+ * to the real allocator is synchronised there; cudaFreeAsync and PyTorch's
+ * free are stream-ordered instead.) */
+static void sync_before_free(mp_runtime *rt, const void *p)
+{
+	if (mp_owns(rt, p))
+		runtime_backend(rt)->device_sync();
+}
+
 int cudaMalloc(void **p, size_t n)
 {
 	const struct mp_cuda_real *re = mp_cuda_real();
@@ -279,6 +290,7 @@ int cudaFree(void *p)
 	mp_runtime *rt = re->free && p ? runtime_for_free(p, -1) : NULL;
 	if (!rt)
 		return re->free ? re->free(p) : CUDA_ERROR_INITIALIZATION;
+	sync_before_free(rt, p);
 	return runtime_free(rt, p, NULL, MP_MEM_RUNTIME);
 }
 
@@ -322,6 +334,7 @@ int cuMemFree_v2(unsigned long long p)
 	mp_runtime *rt = re->mem_free && p ? runtime_for_free(ptr, -1) : NULL;
 	if (!rt)
 		return re->mem_free ? re->mem_free(p) : CUDA_ERROR_INITIALIZATION;
+	sync_before_free(rt, ptr);
 	return runtime_free(rt, ptr, NULL, MP_MEM_DRIVER);
 }
 

@@ -748,9 +748,13 @@ void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 		goto real;
 	pthread_mutex_lock(&rt->lock);
 	const struct mp_plan *pl = &rt->plan;
-	if (rt->phase == PH_IDLE && !rt->explicit_mode && pl->nallocs &&
-	    size == pl->allocs[0].size)
-		start(rt, pl->allocs[0].lower, rt->chained);
+	if (rt->phase == PH_IDLE && !rt->explicit_mode && pl->nallocs) {
+		/* right after a complete iteration, the next one starts
+		 * with the very next alloc, or it is recognised anew */
+		if (size == pl->allocs[0].size)
+			start(rt, pl->allocs[0].lower, rt->chained);
+		rt->chained = 0;
+	}
 	if (rt->phase == PH_FOLLOW) {
 		uint32_t c = rt->k < pl->nrequests ? rt->clock[rt->k] : CLOCK_FOREIGN;
 		if (rt->k < pl->nrequests && c != CLOCK_FOREIGN && !(c & 1) &&

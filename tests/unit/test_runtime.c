@@ -174,11 +174,16 @@ static void test_auto(void)
 	run_iteration(rt, ptr, 1);
 	CHECK(mp_owns(rt, ptr[0]) && mp_owns(rt, ptr[1]),
 	      "  ... the next iteration follows from its first request");
+	x = mp_alloc(rt, 4 * KiB, NULL);
+	mp_free(rt, x, NULL);
+	run_iteration(rt, ptr, 1);
+	CHECK(!mp_owns(rt, ptr[0]) && !mp_owns(rt, ptr[1]) && mp_owns(rt, ptr[2]),
+	      "  ... after a request between iterations, the next one is recognised anew");
 	struct mp_stats s;
 	mp_stats_get(rt, &s);
-	CHECK_EQ_U64(s.iterations, 2, "  ... 2 iterations followed");
-	CHECK_EQ_U64(s.completed, 2, "  ... both to their end");
-	CHECK_EQ_U64(s.planned_allocs, 6, "  ... 6 planned allocations");
+	CHECK_EQ_U64(s.iterations, 3, "  ... 3 iterations followed");
+	CHECK_EQ_U64(s.completed, 3, "  ... all to their end");
+	CHECK_EQ_U64(s.planned_allocs, 8, "  ... 8 planned allocations");
 	CHECK_EQ_U64(s.swaps_out, 1, "  ... the swap ran where its buffer was in the pool");
 	CHECK_EQ_U64(s.divergences, 0, "  ... no divergence");
 	mp_close(rt);
