@@ -39,6 +39,14 @@ ok $? "a zoo iteration compiled (ResNet-50, batch 1, fp16)"
 expect 0 "  ... replays valid" memplan-replay "$T/r.plan" "$T/r.trace"
 has "$T/out" "(2 followed)" "  ... both iterations followed"
 
+# the swap planner's plans: swaps to fit 70% of the lower bound
+memplan-plan compile --budget 70% "$T/r.trace" -o "$T/rs.plan" >/dev/null 2>"$T/err"
+ok $? "a plan with swaps for 70% of the lower bound (compile --budget)"
+expect 0 "  ... replays valid" memplan-replay --iterations 3 "$T/rs.plan" "$T/r.trace"
+n=$(sed -n 's/.* \([0-9]*\) swaps out, 0 problems$/\1/p' "$T/out")
+[ "${n:-0}" -gt 0 ]
+ok $? "  ... with its swaps executed ($n)"
+
 # a plan for another iteration is not valid for this one
 memplan-trace synth --model resnet50 --batch 2 --dtype fp16 -o "$T/r2.trace" 2>"$T/err"
 expect 1 "a plan replayed with another model's trace: invalid" memplan-replay "$T/r.plan" "$T/r2.trace"

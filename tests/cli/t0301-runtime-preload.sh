@@ -99,6 +99,16 @@ stat_is completed 3 "  ... all followed"
 grep -qE '^stream_waits +[1-9]' "$T/out"
 ok $? "  ... with the waits that reuse across streams needs"
 
+memplan-plan compile --budget 70% "$T/r.trace" -o "$T/rs.plan" >/dev/null 2>"$T/err"
+ok $? "the swap planner's plan for 70% of the lower bound"
+export FAKECUDA_DELAY_US=20 FAKECUDA_COPY_DELAY_US=300
+run "  ... followed on 2 streams with slow copies: every check passes" \
+	"$T/rs.plan" "$T/r.trace" --iterations 3 --async --streams 2
+unset FAKECUDA_DELAY_US FAKECUDA_COPY_DELAY_US
+grep -qE '^swaps_in +[1-9]' "$T/out"
+ok $? "  ... its swaps ran"
+stat_is divergences 0 "  ... no divergence"
+
 # PyTorch's way in: dlopen(RTLD_LOCAL), mp_torch_alloc / mp_torch_free
 MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 FAKECUDA_COPY_DELAY_US=5000 \
 	"$APP" "$T/swap.trace" --iterations 4 --async --torch "$LIB" >"$T/out" 2>&1
