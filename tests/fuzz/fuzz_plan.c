@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "plan_repair.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -52,18 +53,9 @@ static void one(const unsigned char *buf, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	one(data, size);
-	if (size < MP_PLAN_HEADER_SIZE)
-		return 0;
-	unsigned char *copy = malloc(size);
-	if (!copy)
-		return 0;
-	memcpy(copy, data, size);
-	for (int i = 0; i < 8; i++) /* the file size field, then the CRC */
-		copy[16 + i] = (unsigned char)((uint64_t)size >> (8 * i));
-	uint32_t crc = mp_plan_checksum(copy, size);
-	for (int i = 0; i < 4; i++)
-		copy[MP_PLAN_CHECKSUM_AT + i] = (unsigned char)(crc >> (8 * i));
-	one(copy, size);
+	unsigned char *copy = fuzz_plan_repaired(data, size);
+	if (copy)
+		one(copy, size);
 	free(copy);
 	return 0;
 }

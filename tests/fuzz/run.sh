@@ -7,7 +7,9 @@ BUILD=${BUILD:-build}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 out=$BUILD/fuzz
 mkdir -p "$out"
-core=$(ls traces/*.c cli/*.c analyze/*.c planner/*.c runtime/*.c 2>/dev/null | grep -v '/memplan-')
+# the core library's sources (interpose.c belongs to libmemplan.so alone)
+core=$(ls traces/*.c cli/*.c analyze/*.c planner/*.c runtime/*.c 2>/dev/null |
+	grep -v -e '/memplan-' -e 'runtime/interpose\.c')
 seeds=$BUILD/tests/seeds
 cc=${CC_FUZZ:-clang}
 status=0
@@ -21,7 +23,7 @@ for target in tests/fuzz/fuzz_*.c; do
 		$cc -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 \
 			-fsanitize=fuzzer,address,undefined -Itraces -Icli -Iplanner -Iruntime \
 			$(pkg-config --cflags sqlite3) "$target" $core \
-			$(pkg-config --libs sqlite3) -lm -lpthread -o "$out/$name" || exit 1
+			$(pkg-config --libs sqlite3) -lm -lpthread -ldl -o "$out/$name" || exit 1
 		"$out/$name" -max_total_time="$FUZZ_SECONDS" -max_len=1048576 \
 			-artifact_prefix="$out/" "$corpus" tests/fuzz/seeds/"${name#fuzz_}" \
 			"$seeds/${name#fuzz_}" || status=1
