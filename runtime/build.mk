@@ -60,14 +60,19 @@ $(CUDA_T)/libmemplan-faulty.so: $(patsubst %.c,$(BUILD)/faulty/%.o,$(RT_SRC))
 	$(call quiet,LINK,$@)$(CC) -shared $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) \
 		-Wl,-soname,$(RT_SONAME) -o $@ $^ -ldl -lpthread
 
-# --- ThreadSanitizer: the runtime's threads, apart from the sanitizer build --
+# --- ThreadSanitizer: the runtime's threads, apart from the other builds ------
+# The unit test's eight threads on one runtime, then the LD_PRELOAD tests,
+# where the stand-in's streams are threads too: any race fails them.
 TSAN_BUILD ?= build/tsan
+TSAN_TARGETS := tests/test_runtime lib/libmemplan.so tests/cuda/libcudart.so \
+	tests/cuda/app tests/cuda/fixtures tests/cuda/libmemplan-faulty.so \
+	bin/memplan-plan bin/memplan-trace
 .PHONY: check-threads
 check-threads:
-	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) SANITIZE= \
-		MP_LDFLAGS=-fsanitize=thread CFLAGS="$(CFLAGS) -fsanitize=thread" \
-		$(TSAN_BUILD)/tests/test_runtime
-	@TSAN_OPTIONS="halt_on_error=1 $(TSAN_OPTIONS)" $(TSAN_BUILD)/tests/test_runtime --threads
+	@$(MAKE) -s --no-print-directory BUILD=$(TSAN_BUILD) SANITIZE=thread \
+		$(addprefix $(TSAN_BUILD)/,$(TSAN_TARGETS))
+	@$(TSAN_BUILD)/tests/test_runtime --threads
+	@BUILD=$(TSAN_BUILD) sh tests/cli/t0301-runtime-preload.sh
 
 # --- install ------------------------------------------------------------------
 # memplan.pc: directories under PREFIX relative to ${prefix}, so that

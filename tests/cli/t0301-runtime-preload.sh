@@ -68,7 +68,7 @@ LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/late.plan "$APP" "$T/swap.trace" >"$T/out" 2>"$T
 ok $? "a plan with a swap-in after the buffer's use makes the client fail"
 FAKECUDA_COPY_DELAY_US=20000 LD_PRELOAD=$(preload "$FAULTY") MEMPLAN_PLAN=$T/swap.plan \
 	"$APP" "$T/swap.trace" --iterations 4 >"$T/out" 2>"$T/err"
-[ $? -eq 1 ]
+[ $? -ne 0 ] # 1, or ThreadSanitizer's 66: it sees the race too
 ok $? "a library whose swap-in lacks its event wait makes the client fail (slow copies)"
 has "$T/out" "event 7: buffer 0" "  ... at the read after the swap-in"
 

@@ -88,6 +88,7 @@ static struct {
 } g = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static _Thread_local int current_device;
+static unsigned long long ops_done; /* atomic: the workers count it */
 
 static void sleep_us(unsigned us)
 {
@@ -145,7 +146,7 @@ static void *worker(void *arg)
 			free(o);
 			return NULL;
 		}
-		__atomic_add_fetch(&g.st.ops, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&ops_done, 1, __ATOMIC_RELAXED);
 		free(o);
 	}
 }
@@ -604,6 +605,6 @@ void fakecuda_get_stats(struct fakecuda_stats *s)
 {
 	pthread_mutex_lock(&g.lock);
 	*s = g.st;
-	s->ops = __atomic_load_n(&g.st.ops, __ATOMIC_RELAXED);
+	s->ops = __atomic_load_n(&ops_done, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&g.lock);
 }
