@@ -82,7 +82,7 @@ struct mp_runtime {
 	uint32_t noffs;
 	uint32_t *slot;       /* per entry: index in offs */
 	uint32_t *wait0, *waits; /* per entry: swaps whose region it borrows */
-	uint32_t *ten0, *tenants; /* per swap: entries borrowing its region */
+	uint32_t *borrow0, *borrowers; /* per swap: entries borrowing its region */
 	uint32_t *own0;       /* per entry: its swaps are [own0[r], own0[r+1]) */
 	uint32_t *outs, *ins; /* swaps by out_at, by in_at */
 
@@ -263,12 +263,12 @@ static int derive(mp_runtime *rt)
 	rt->offs = malloc((n ? n : 1) * sizeof(*rt->offs));
 	rt->own0 = calloc((size_t)n + 1, sizeof(*rt->own0));
 	rt->wait0 = calloc((size_t)n + 1, sizeof(*rt->wait0));
-	rt->ten0 = calloc((size_t)ns + 1, sizeof(*rt->ten0));
+	rt->borrow0 = calloc((size_t)ns + 1, sizeof(*rt->borrow0));
 	rt->outs = malloc((ns ? ns : 1) * sizeof(*rt->outs));
 	rt->ins = malloc((ns ? ns : 1) * sizeof(*rt->ins));
 	rt->swap_state = calloc(ns ? ns : 1, 1);
 	if (!rt->clock || !rt->req || !rt->slot || !rt->offs || !rt->own0 ||
-	    !rt->wait0 || !rt->ten0 || !rt->outs || !rt->ins || !rt->swap_state)
+	    !rt->wait0 || !rt->borrow0 || !rt->outs || !rt->ins || !rt->swap_state)
 		return -1;
 
 	for (size_t k = 0; k < nreq; k++)
@@ -314,10 +314,10 @@ static int derive(mp_runtime *rt)
 				if (!borrows(p, r, w))
 					continue;
 				if (pass == 0) {
-					rt->ten0[s + 1]++;
+					rt->borrow0[s + 1]++;
 					rt->wait0[r + 1]++;
 				} else {
-					rt->tenants[rt->ten0[s]++] = r;
+					rt->borrowers[rt->borrow0[s]++] = r;
 					rt->waits[rt->wait0[r]++] = s;
 				}
 			}
@@ -325,20 +325,20 @@ static int derive(mp_runtime *rt)
 		if (pass == 0) {
 			/* counts to starts */
 			for (uint32_t s = 0; s < ns; s++)
-				rt->ten0[s + 1] += rt->ten0[s];
+				rt->borrow0[s + 1] += rt->borrow0[s];
 			for (uint32_t r = 0; r < n; r++)
 				rt->wait0[r + 1] += rt->wait0[r];
-			size_t nt = rt->ten0[ns];
-			rt->tenants = malloc((nt ? nt : 1) * sizeof(*rt->tenants));
+			size_t nt = rt->borrow0[ns];
+			rt->borrowers = malloc((nt ? nt : 1) * sizeof(*rt->borrowers));
 			rt->waits = malloc((nt ? nt : 1) * sizeof(*rt->waits));
-			if (!rt->tenants || !rt->waits)
+			if (!rt->borrowers || !rt->waits)
 				return -1;
 		}
 	}
 	/* the fill moved every start to the next one's: shift back */
 	for (uint32_t s = ns; s > 0; s--)
-		rt->ten0[s] = rt->ten0[s - 1];
-	rt->ten0[0] = 0;
+		rt->borrow0[s] = rt->borrow0[s - 1];
+	rt->borrow0[0] = 0;
 	for (uint32_t r = n; r > 0; r--)
 		rt->wait0[r] = rt->wait0[r - 1];
 	rt->wait0[0] = 0;
@@ -455,8 +455,8 @@ static int swap_in(mp_runtime *rt, uint32_t w)
 
 static int borrowers_gone(const mp_runtime *rt, uint32_t w)
 {
-	for (uint32_t i = rt->ten0[w]; i < rt->ten0[w + 1]; i++)
-		if (rt->req[rt->tenants[i]].live == LIVE_POOL)
+	for (uint32_t i = rt->borrow0[w]; i < rt->borrow0[w + 1]; i++)
+		if (rt->req[rt->borrowers[i]].live == LIVE_POOL)
 			return 0;
 	return 1;
 }
@@ -950,8 +950,8 @@ static void release(mp_runtime *rt)
 	free(rt->own0);
 	free(rt->wait0);
 	free(rt->waits);
-	free(rt->ten0);
-	free(rt->tenants);
+	free(rt->borrow0);
+	free(rt->borrowers);
 	free(rt->outs);
 	free(rt->ins);
 	free(rt->swap_state);
