@@ -56,7 +56,8 @@ struct replay_result {
  * Drives the plan at plan_path with trace t (finished) for opt->iterations
  * iterations.  Each problem is described on report (one paragraph: the
  * buffers, the plan entries, the event) up to max_reports.  Returns 0 when
- * the replay ran (valid when res->problems == 0), or a negative trace_err
+ * the replay ran (valid when res->problems == 0; a plan made for another
+ * trace is one problem, or a divergence), or a negative trace_err
  * code with a sentence in err: TRACE_EIO / TRACE_EFORMAT / TRACE_EVERSION
  * for a plan that cannot be read, TRACE_EINVAL when the runtime cannot be
  * opened (no CUDA, no memory for the pool), TRACE_ENOMEM.
