@@ -56,9 +56,7 @@ static double size_step(uint64_t max, unsigned *unit)
 	return step;
 }
 
-/* The smallest step of the form {1, 2, 5} x 10^k (k may be negative) at
- * least want. */
-static double step125(double want)
+double timeline_tick_step(double want)
 {
 	double p = 1;
 	if (!(want > 0))
@@ -138,9 +136,9 @@ static void axes(FILE *f, const struct timeline *tl,
 	}
 	double span = (double)(tl->x_max - tl->x_min), xstep;
 	if (tl->axis == TIMELINE_AXIS_NS)
-		xstep = step125(span / 1e6 / 8) * 1e6; /* round milliseconds */
+		xstep = timeline_tick_step(span / 1e6 / 8) * 1e6; /* round milliseconds */
 	else
-		xstep = span / 8 < 1 ? 1 : step125(span / 8);
+		xstep = span / 8 < 1 ? 1 : timeline_tick_step(span / 8);
 	double first = tl->axis == TIMELINE_AXIS_NS ? (double)tl->x_min
 						    : ceil((double)tl->x_min / xstep) * xstep;
 	for (double v = first; v <= (double)tl->x_max + xstep * 1e-9; v += xstep) {

@@ -887,20 +887,6 @@ done:
 
 /* --- inspect ---------------------------------------------------------------- */
 
-static const char *section_type_name(uint32_t type)
-{
-	switch (type) {
-	case MP_PLAN_SECTION_META:
-		return "META";
-	case MP_PLAN_SECTION_ALLOCS:
-		return "ALLOCS";
-	case MP_PLAN_SECTION_SWAPS:
-		return "SWAPS";
-	default:
-		return "unknown";
-	}
-}
-
 /* An ordinal or offset, or the word for its marker. */
 static void print_u64_or(FILE *f, uint64_t v, uint64_t none, const char *word)
 {
@@ -948,7 +934,7 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 	for (size_t i = 0; i < nsec && i < 16; i++)
 		printf("  %-3zu %-8s %-9s %10" PRIu64 " %10" PRIu64 " %8" PRIu32
 		       " %6" PRIu32 "\n",
-		       i, section_type_name(sec[i].type),
+		       i, mp_plan_section_name(sec[i].type),
 		       sec[i].flags & MP_PLAN_SECTION_REQUIRED ? "required"
 							       : "optional",
 		       sec[i].offset, sec[i].length, sec[i].count,
@@ -1012,7 +998,7 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 		printf("%s{\"type\":%" PRIu32 ",\"name\":\"%s\",\"required\":%s,"
 		       "\"offset\":%" PRIu64 ",\"length\":%" PRIu64
 		       ",\"entries\":%" PRIu32 ",\"entry_size\":%" PRIu32 "}",
-		       i ? "," : "", sec[i].type, section_type_name(sec[i].type),
+		       i ? "," : "", sec[i].type, mp_plan_section_name(sec[i].type),
 		       sec[i].flags & MP_PLAN_SECTION_REQUIRED ? "true" : "false",
 		       sec[i].offset, sec[i].length, sec[i].count,
 		       sec[i].entry_size);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analyze/timeline.h"
 #include "../analyze/xml.h"
 #include "cli.h"
 #include "simulate.h"
@@ -67,19 +68,6 @@ static void runs(FILE *f, const unsigned char *busy, double y, double h,
 		c = e;
 	}
 	fprintf(f, "</g>\n");
-}
-
-/* The smallest step of the form {1, 2, 5} x 10^k at least want. */
-static double step125(double want)
-{
-	double p = 1;
-	if (!(want > 0))
-		return 1;
-	while (p > want)
-		p /= 10;
-	while (p * 10 <= want)
-		p *= 10;
-	return want <= p ? p : want <= 2 * p ? 2 * p : want <= 5 * p ? 5 * p : 10 * p;
 }
 
 static double mem_y(uint64_t v, uint64_t ymax)
@@ -188,7 +176,7 @@ int sim_write_svg(FILE *f, const struct mp_plan *plan,
 			LEFT, y, PIC_W - RIGHT, y, LEFT - 6, y + 4,
 			k ? cli_format_size(v, a, sizeof(a)) : "0");
 	}
-	double step = step125(span / 1e6 / 8) * 1e6;
+	double step = timeline_tick_step(span / 1e6 / 8) * 1e6;
 	for (double v = 0; v <= span * (1 + 1e-9); v += step) {
 		double x = px(v, span);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>"

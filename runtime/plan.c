@@ -497,7 +497,7 @@ static int section_cmp(const void *a, const void *b)
 	return (x->offset > y->offset) - (x->offset < y->offset);
 }
 
-static const char *section_name(uint32_t type)
+const char *mp_plan_section_name(uint32_t type)
 {
 	switch (type) {
 	case MP_PLAN_SECTION_META:
@@ -586,7 +586,7 @@ static int decode_table(const unsigned char *buf, size_t len, uint32_t nsec,
 		    x->length > len - x->offset)
 			return seterr(err, errlen, MP_PLAN_EFORMAT,
 				      "section %u (%s), field offset: bytes [%llu, %llu + %llu) are not inside the file's %zu bytes after the section table",
-				      i, section_name(x->type),
+				      i, mp_plan_section_name(x->type),
 				      (unsigned long long)x->offset,
 				      (unsigned long long)x->offset,
 				      (unsigned long long)x->length, len);
@@ -597,7 +597,7 @@ static int decode_table(const unsigned char *buf, size_t len, uint32_t nsec,
 		if (!ok)
 			return seterr(err, errlen, MP_PLAN_EFORMAT,
 				      "section %u (%s), field length: %llu bytes are not %u entries of %u bytes",
-				      i, section_name(x->type),
+				      i, mp_plan_section_name(x->type),
 				      (unsigned long long)x->length, x->count,
 				      x->esize);
 	}
@@ -613,9 +613,9 @@ static int decode_table(const unsigned char *buf, size_t len, uint32_t nsec,
 		    sorted[i].offset < sorted[i - 1].offset + sorted[i - 1].length) {
 			rc = seterr(err, errlen, MP_PLAN_EFORMAT,
 				    "section %u (%s), field offset: it overlaps section %u (%s)",
-				    sorted[i].index, section_name(sorted[i].type),
+				    sorted[i].index, mp_plan_section_name(sorted[i].type),
 				    sorted[i - 1].index,
-				    section_name(sorted[i - 1].type));
+				    mp_plan_section_name(sorted[i - 1].type));
 			break;
 		}
 	free(sorted);
@@ -732,7 +732,7 @@ int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 			if (known[t])
 				rc = seterr(err, errlen, MP_PLAN_EFORMAT,
 					    "section %u: a second %s section (the first is section %u)",
-					    i, section_name(t), known[t]->index);
+					    i, mp_plan_section_name(t), known[t]->index);
 			known[t] = &sec[i];
 		} else if (sec[i].flags & MP_PLAN_SECTION_REQUIRED) {
 			rc = seterr(err, errlen, MP_PLAN_EVERSION,

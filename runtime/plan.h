@@ -190,6 +190,9 @@ struct mp_plan_section_info {
 	uint32_t count, entry_size;
 };
 
+/* "META", "ALLOCS", "SWAPS", or "unknown": a section type's name. */
+const char *mp_plan_section_name(uint32_t type);
+
 /*
  * The header fields and section table of the len bytes in buf, checked as
  * mp_plan_decode() checks them (not the sections' contents): *nsec rows, of

@@ -110,27 +110,30 @@ static int wexec(struct trace_writer *w, const char *sql)
 
 static int rb_flush(struct trace_writer *w, struct rowbatch *rb);
 
-/* Counts n rows into the open transaction; past BATCH_ROWS, flushes the
- * grouped rows and commits, so a crash leaves a consistent prefix. */
-static int wcount(struct trace_writer *w, size_t n)
+/* Flushes the grouped rows, commits and opens the next transaction. */
+static int wcommit(struct trace_writer *w)
 {
-	w->batch += n;
-	if (w->batch < BATCH_ROWS)
-		return 0;
-	w->batch = 0;
 	int rc;
+	w->batch = 0;
 	if ((rc = rb_flush(w, &w->events)) || (rc = rb_flush(w, &w->accesses)) ||
 	    (rc = wexec(w, "COMMIT")))
 		return rc;
 	return wexec(w, "BEGIN");
 }
 
+/* Counts n rows into the open transaction; past BATCH_ROWS, commits, so a
+ * crash leaves a consistent prefix. */
+static int wcount(struct trace_writer *w, size_t n)
+{
+	w->batch += n;
+	return w->batch < BATCH_ROWS ? 0 : wcommit(w);
+}
+
 int trace_writer_commit(struct trace_writer *w)
 {
 	if (w->batch == 0 && w->events.nrows == 0 && w->accesses.nrows == 0)
 		return 0;
-	w->batch = BATCH_ROWS;
-	return wcount(w, 0);
+	return wcommit(w);
 }
 
 static int wstep(struct trace_writer *w, sqlite3_stmt *st, const char *what)
