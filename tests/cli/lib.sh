@@ -1,10 +1,16 @@
 # SPDX-License-Identifier: MIT
 # tests/cli/lib.sh - TAP helpers for the command-line tests (git's t/ style).
 # Source it; it sets $T (a fresh temporary folder, removed at exit) and
-# puts the built commands first on PATH.
+# $BUILD_DIR (the build folder, absolute), and puts the built commands
+# first on PATH.
 : "${BUILD:=build}"
 : "${SHARED_DATA:=../shared/data}"
-PATH="${MEMPLAN_BIN:-$PWD/$BUILD/bin}:$PATH"
+# the build folder as an absolute path (BUILD may be either)
+case $BUILD in
+/*) BUILD_DIR=$BUILD ;;
+*) BUILD_DIR=$PWD/$BUILD ;;
+esac
+PATH="${MEMPLAN_BIN:-$BUILD_DIR/bin}:$PATH"
 export PATH
 T=$(mktemp -d /tmp/memplan-cli.XXXXXX)
 trap 'rm -rf "$T"' EXIT

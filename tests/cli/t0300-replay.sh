@@ -7,7 +7,7 @@
 . tests/cli/lib.sh
 
 FX=$BUILD/tests/cuda/fixtures
-STUB=$PWD/$BUILD/tests/cuda/libcudart.so.12
+STUB=$BUILD_DIR/tests/cuda/libcudart.so.12
 "$FX" "$T" 2>"$T/err"
 ok $? "the fixtures (a trace, plans with and without a swap)"
 

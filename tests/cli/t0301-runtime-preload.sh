@@ -8,8 +8,8 @@
 . tests/cli/lib.sh
 
 APP=$BUILD/tests/cuda/app
-LIB=$PWD/$BUILD/lib/libmemplan.so
-FAULTY=$PWD/$BUILD/tests/cuda/libmemplan-faulty.so
+LIB=$BUILD_DIR/lib/libmemplan.so
+FAULTY=$BUILD_DIR/tests/cuda/libmemplan-faulty.so
 # A sanitizer-built library needs the sanitizer runtimes first.
 preload() {
 	san=$(ldd "$1" 2>/dev/null | awk '/lib(asan|ubsan|tsan)\./ { printf "%s ", $3 }')
