@@ -370,6 +370,12 @@ static void test_threads(int rounds)
 {
 	struct mp_plan p;
 	make_plan(&p, 0, 0, 0);
+	/* without its swap, C cannot sit over A (both live at request 2):
+	 * it goes above everything, so the plan is one planfile_verify
+	 * would pass (A+B+C = 160K at request 2) */
+	p.allocs[2].offset = 112 * KiB;
+	p.pool_size = 176 * KiB;
+	p.lower_bound = 160 * KiB;
 	mp_runtime *rt = open_host(write_plan("threads.plan", &p), 1);
 	if (!rt)
 		return;
