@@ -32,11 +32,17 @@ expect 4 "an existing output is refused" memplan-capture -o "$T/old.trace" /bin/
 has "$T/err" "already exists; use --force" "says how to replace it"
 [ "$(cat "$T/old.trace")" = "a good trace" ]
 ok $? "the existing output is unchanged"
-# the first holds the output for 2 s (any readable file stands in for the
-# library: sleep never loads it)
-( MEMPLAN_CAPTURE_LIB=/dev/null memplan-capture -o "$T/busy.trace" sleep 2 >/dev/null 2>&1 ) &
+# the first holds the output for 4 s (any readable file stands in for the
+# library: sleep never loads it); the second starts once the lock is there,
+# however slow the machine (not a timing test)
+( MEMPLAN_CAPTURE_LIB=/dev/null memplan-capture -o "$T/busy.trace" sleep 4 >/dev/null 2>&1 ) &
 first=$!
-sleep 0.5
+i=0
+while [ ! -e "$T/busy.trace.lock" ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 0.2 # from the lock file's creation to its flock
 expect 4 "a second capture on the same output is refused" \
 	memplan-capture -o "$T/busy.trace" /bin/true
 has "$T/err" "another memplan-capture is writing it" "says another capture holds it"
