@@ -361,6 +361,36 @@ static int check_swaps(const struct mp_plan *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* The timing is advisory, but what a file says must still make sense. */
+static int check_timing(const struct mp_plan *p, char *err, size_t errlen)
+{
+	if (!p->has_timing) {
+		if (p->timing)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "SWAP_TIMING: an entry array for a plan without timing (has_timing is 0)");
+		return 0;
+	}
+	if (p->nswaps && !p->timing)
+		return seterr(err, errlen, MP_PLAN_EFORMAT,
+			      "SWAP_TIMING: %u swaps but no entry array", p->nswaps);
+	for (uint32_t i = 0; i < p->nswaps; i++) {
+		const struct mp_plan_swap_timing *w = &p->timing[i];
+		if (w->flags & ~MP_PLAN_TIMING_FLAGS)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "SWAP_TIMING entry %u, field flags: bits 0x%08x are not defined",
+				      i, w->flags & ~MP_PLAN_TIMING_FLAGS);
+		if ((w->flags & MP_PLAN_TIMING_NO_USE) && w->h2d_slack_ns)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "SWAP_TIMING entry %u, field h2d_slack_ns: %lld for a swap-in with no later use (flags say so), not 0",
+				      i, (long long)w->h2d_slack_ns);
+		if ((w->flags & MP_PLAN_TIMING_NO_REUSE) && w->d2h_slack_ns)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "SWAP_TIMING entry %u, field d2h_slack_ns: %lld for bytes no allocation reuses (flags say so), not 0",
+				      i, (long long)w->d2h_slack_ns);
+	}
+	return 0;
+}
+
 int mp_plan_validate(const struct mp_plan *p, char *err, size_t errlen)
 {
 	if (p->pool_align == 0 || (p->pool_align & (p->pool_align - 1)))
@@ -387,7 +417,9 @@ int mp_plan_validate(const struct mp_plan *p, char *err, size_t errlen)
 				      "META field strategy: byte %zu of the name is not printable ASCII",
 				      i);
 	int rc = check_allocs(p, err, errlen);
-	return rc ? rc : check_swaps(p, err, errlen);
+	if (!rc)
+		rc = check_swaps(p, err, errlen);
+	return rc ? rc : check_timing(p, err, errlen);
 }
 
 /* --- encoding -------------------------------------------------------------- */
@@ -407,13 +439,20 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 	if (rc)
 		return seterr(err, errlen, MP_PLAN_EINVAL,
 			      "refusing to write an invalid plan: %s", why);
-	enum { NSEC = 3 };
-	size_t meta_at = MP_PLAN_HEADER_SIZE + NSEC * MP_PLAN_SECTION_SIZE;
+	/* META, ALLOCS, SWAPS, and SWAP_TIMING when the plan has timing */
+	enum { MAXSEC = 4 };
+	uint32_t nsec = p->has_timing ? 4 : 3;
+	size_t meta_at = MP_PLAN_HEADER_SIZE + nsec * MP_PLAN_SECTION_SIZE;
 	size_t allocs_at = PAD8(meta_at + MP_PLAN_META_SIZE);
 	size_t allocs_len = (size_t)p->nallocs * MP_PLAN_ALLOC_SIZE;
 	size_t swaps_at = PAD8(allocs_at + allocs_len);
 	size_t swaps_len = (size_t)p->nswaps * MP_PLAN_SWAP_SIZE;
-	size_t total = swaps_at + swaps_len;
+	size_t timing_at = PAD8(swaps_at + swaps_len);
+	size_t timing_len = p->has_timing
+				    ? (size_t)p->nswaps * MP_PLAN_SWAP_TIMING_SIZE
+				    : 0;
+	size_t total = p->has_timing ? timing_at + timing_len
+				     : swaps_at + swaps_len;
 	unsigned char *b = calloc(1, total);
 	if (!b)
 		return seterr(err, errlen, MP_PLAN_ENOMEM,
@@ -423,21 +462,27 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 	put32(b + 8, MP_PLAN_VERSION);
 	put32(b + 12, MP_PLAN_HEADER_SIZE);
 	put64(b + 16, total);
-	put32(b + 24, NSEC);
+	put32(b + 24, nsec);
 	put32(b + 32, 0); /* header flags */
 
-	static const uint32_t type[NSEC] = { MP_PLAN_SECTION_META,
-					     MP_PLAN_SECTION_ALLOCS,
-					     MP_PLAN_SECTION_SWAPS };
-	size_t at[NSEC] = { meta_at, allocs_at, swaps_at };
-	size_t length[NSEC] = { MP_PLAN_META_SIZE, allocs_len, swaps_len };
-	uint32_t count[NSEC] = { 1, p->nallocs, p->nswaps };
-	uint32_t esize[NSEC] = { MP_PLAN_META_SIZE, MP_PLAN_ALLOC_SIZE,
-				 MP_PLAN_SWAP_SIZE };
-	for (int i = 0; i < NSEC; i++) {
+	static const uint32_t type[MAXSEC] = { MP_PLAN_SECTION_META,
+					       MP_PLAN_SECTION_ALLOCS,
+					       MP_PLAN_SECTION_SWAPS,
+					       MP_PLAN_SECTION_SWAP_TIMING };
+	/* the timing is advisory: older readers skip it */
+	static const uint32_t sflags[MAXSEC] = { MP_PLAN_SECTION_REQUIRED,
+						 MP_PLAN_SECTION_REQUIRED,
+						 MP_PLAN_SECTION_REQUIRED, 0 };
+	size_t at[MAXSEC] = { meta_at, allocs_at, swaps_at, timing_at };
+	size_t length[MAXSEC] = { MP_PLAN_META_SIZE, allocs_len, swaps_len,
+				  timing_len };
+	uint32_t count[MAXSEC] = { 1, p->nallocs, p->nswaps, p->nswaps };
+	uint32_t esize[MAXSEC] = { MP_PLAN_META_SIZE, MP_PLAN_ALLOC_SIZE,
+				   MP_PLAN_SWAP_SIZE, MP_PLAN_SWAP_TIMING_SIZE };
+	for (uint32_t i = 0; i < nsec; i++) {
 		unsigned char *s = b + MP_PLAN_HEADER_SIZE + i * MP_PLAN_SECTION_SIZE;
 		put32(s, type[i]);
-		put32(s + 4, MP_PLAN_SECTION_REQUIRED);
+		put32(s + 4, sflags[i]);
 		put64(s + 8, at[i]);
 		put64(s + 16, length[i]);
 		put32(s + 24, count[i]);
@@ -477,6 +522,16 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 		put64(e + 40, s->staging);
 		put32(e + 48, s->flags);
 	}
+	for (uint32_t i = 0; p->has_timing && i < p->nswaps; i++) {
+		const struct mp_plan_swap_timing *w = &p->timing[i];
+		unsigned char *e = b + timing_at +
+				   (size_t)i * MP_PLAN_SWAP_TIMING_SIZE;
+		put64(e, (uint64_t)w->d2h_slack_ns);
+		put64(e + 8, (uint64_t)w->h2d_slack_ns);
+		put64(e + 16, w->predicted_stall_ns);
+		put32(e + 24, w->flags);
+		put32(e + 28, 0); /* reserved */
+	}
 	put32(b + MP_PLAN_CHECKSUM_AT, mp_plan_checksum(b, total));
 	*buf = b;
 	*len = total;
@@ -506,6 +561,8 @@ const char *mp_plan_section_name(uint32_t type)
 		return "ALLOCS";
 	case MP_PLAN_SECTION_SWAPS:
 		return "SWAPS";
+	case MP_PLAN_SECTION_SWAP_TIMING:
+		return "SWAP_TIMING";
 	default:
 		return "unknown";
 	}
@@ -711,6 +768,49 @@ static int decode_swaps(const unsigned char *buf, const struct section *s,
 	return 0;
 }
 
+/* Two's complement, without an implementation-defined conversion. */
+static int64_t get64s(const unsigned char *p)
+{
+	uint64_t u = get64(p);
+	return u <= INT64_MAX ? (int64_t)u : -(int64_t)(~u) - 1;
+}
+
+/* After SWAPS (p->nswaps is known): one entry per swap, reserved zero. */
+static int decode_timing(const unsigned char *buf, const struct section *s,
+			 struct mp_plan *p, char *err, size_t errlen)
+{
+	if (s->count != p->nswaps)
+		return seterr(err, errlen, MP_PLAN_EFORMAT,
+			      "section %u (SWAP_TIMING), field count: %u entries for %u swaps (one entry per swap)",
+			      s->index, s->count, p->nswaps);
+	if (s->count && s->esize < MP_PLAN_SWAP_TIMING_SIZE)
+		return seterr(err, errlen, MP_PLAN_EFORMAT,
+			      "section %u (SWAP_TIMING), field entry_size: %u bytes, at least %d expected",
+			      s->index, s->esize, MP_PLAN_SWAP_TIMING_SIZE);
+	if (s->count) {
+		p->timing = malloc((size_t)s->count * sizeof(*p->timing));
+		if (!p->timing)
+			return seterr(err, errlen, MP_PLAN_ENOMEM,
+				      "out of memory reading %u swap timing entries",
+				      s->count);
+	}
+	p->has_timing = 1;
+	for (uint32_t i = 0; i < s->count; i++) {
+		const unsigned char *e = buf + s->offset + (size_t)i * s->esize;
+		struct mp_plan_swap_timing *w = &p->timing[i];
+		w->d2h_slack_ns = get64s(e);
+		w->h2d_slack_ns = get64s(e + 8);
+		w->predicted_stall_ns = get64(e + 16);
+		w->flags = get32(e + 24);
+		uint32_t reserved = get32(e + 28);
+		if (reserved)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "SWAP_TIMING entry %u, field reserved: 0x%08x, not 0",
+				      i, reserved);
+	}
+	return 0;
+}
+
 int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 		   char *err, size_t errlen)
 {
@@ -725,10 +825,10 @@ int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 		return seterr(err, errlen, MP_PLAN_ENOMEM,
 			      "out of memory reading %u sections", nsec);
 	rc = decode_table(buf, len, nsec, table, sec, err, errlen);
-	const struct section *known[4] = { NULL, NULL, NULL, NULL };
+	const struct section *known[5] = { NULL, NULL, NULL, NULL, NULL };
 	for (uint32_t i = 0; i < nsec && !rc; i++) {
 		uint32_t t = sec[i].type;
-		if (t >= MP_PLAN_SECTION_META && t <= MP_PLAN_SECTION_SWAPS) {
+		if (t >= MP_PLAN_SECTION_META && t <= MP_PLAN_SECTION_SWAP_TIMING) {
 			if (known[t])
 				rc = seterr(err, errlen, MP_PLAN_EFORMAT,
 					    "section %u: a second %s section (the first is section %u)",
@@ -755,6 +855,9 @@ int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 	if (!rc && known[MP_PLAN_SECTION_SWAPS])
 		rc = decode_swaps(buf, known[MP_PLAN_SECTION_SWAPS], out, err,
 				  errlen);
+	if (!rc && known[MP_PLAN_SECTION_SWAP_TIMING])
+		rc = decode_timing(buf, known[MP_PLAN_SECTION_SWAP_TIMING], out,
+				   err, errlen);
 	free(sec);
 	if (!rc) {
 		out->version = get32(buf + 8);
@@ -769,6 +872,7 @@ void mp_plan_free(struct mp_plan *p)
 {
 	free(p->allocs);
 	free(p->swaps);
+	free(p->timing);
 	memset(p, 0, sizeof(*p));
 }
 

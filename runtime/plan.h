@@ -27,6 +27,7 @@
 #define MP_PLAN_META_SIZE 96
 #define MP_PLAN_ALLOC_SIZE 48
 #define MP_PLAN_SWAP_SIZE 56
+#define MP_PLAN_SWAP_TIMING_SIZE 32
 #define MP_PLAN_CHECKSUM_AT 28 /* byte offset of the header's checksum */
 
 /* Error codes: the same values as the trace library's, so that commands map
@@ -45,8 +46,10 @@ enum mp_plan_section {
 	MP_PLAN_SECTION_META = 1,
 	MP_PLAN_SECTION_ALLOCS = 2,
 	MP_PLAN_SECTION_SWAPS = 3,
+	MP_PLAN_SECTION_SWAP_TIMING = 4, /* optional, advisory */
 };
-/* Section flag: a reader that does not know the type must refuse the file. */
+/* Section flag: a reader that does not know the type must refuse the file;
+ * with the flag clear, such a reader skips the section. */
 #define MP_PLAN_SECTION_REQUIRED 0x1u
 
 /* Header flags: bits 0-15 name features a reader must know (an unknown one
@@ -96,9 +99,33 @@ struct mp_plan_swap {
 	uint32_t flags;      /* none defined in version 1; written as 0 */
 };
 
+/* mp_plan_swap_timing.flags.  NO_USE: the buffer has no use after the
+ * swap-in, so h2d_slack_ns is 0.  NO_REUSE: no allocation takes the bytes
+ * while they are out, so d2h_slack_ns is 0.  Other bits are refused. */
+#define MP_PLAN_TIMING_NO_USE 0x1u
+#define MP_PLAN_TIMING_NO_REUSE 0x2u
+#define MP_PLAN_TIMING_FLAGS (MP_PLAN_TIMING_NO_USE | MP_PLAN_TIMING_NO_REUSE)
+
 /*
- * A plan in memory.  allocs and swaps are malloc'ed and owned by the plan
- * (mp_plan_free releases them); a plan built by hand must follow the same
+ * What the planner's simulator predicted for one swap: the SWAP_TIMING
+ * section, one entry per swap, in the order of swaps.  Advisory: the runtime
+ * follows a plan without it; people and tools read it.  Times are ns of the
+ * simulated iteration.  A slack is how long before the moment it is wanted
+ * a copy is done; negative, the compute stream waits.  The swap-out is
+ * wanted by the first allocation placed over its bytes before the swap-in
+ * (the runtime waits there), the swap-in by the buffer's next use; "wanted"
+ * is when that event would start if it waited for no swap.
+ */
+struct mp_plan_swap_timing {
+	int64_t d2h_slack_ns;        /* reuse wanted - swap-out end */
+	int64_t h2d_slack_ns;        /* next use wanted - swap-in end */
+	uint64_t predicted_stall_ns; /* compute time lost waiting for this swap */
+	uint32_t flags;              /* MP_PLAN_TIMING_NO_USE, _NO_REUSE */
+};
+
+/*
+ * A plan in memory.  allocs, swaps and timing are malloc'ed and owned by the
+ * plan (mp_plan_free releases them); a plan built by hand must follow the same
  * rule to be passed to mp_plan_free.
  */
 struct mp_plan {
@@ -117,6 +144,10 @@ struct mp_plan {
 	uint32_t nallocs;
 	struct mp_plan_swap *swaps;
 	uint32_t nswaps;
+	/* the SWAP_TIMING section: with has_timing, nswaps entries (NULL when
+	 * there are no swaps); without it, NULL: the plan has no timing */
+	struct mp_plan_swap_timing *timing;
+	uint32_t has_timing;
 };
 
 /*
@@ -150,7 +181,8 @@ uint32_t mp_plan_checksum(const unsigned char *buf, size_t len);
  * the clock ordinals increasing, distinct and below nrequests; the
  * fingerprint equal to the sizes'; the lower bound not above the pool; the
  * strategy name; every swap inside its request's lifetime, its buffer and the
- * host staging area.  Returns 0 or MP_PLAN_EFORMAT (or MP_PLAN_ENOMEM) with
+ * host staging area; with timing, known flags and the slacks they void at 0.
+ * Returns 0 or MP_PLAN_EFORMAT (or MP_PLAN_ENOMEM) with
  * a sentence naming the field and entry in err.
  */
 int mp_plan_validate(const struct mp_plan *p, char *err, size_t errlen);
@@ -190,7 +222,8 @@ struct mp_plan_section_info {
 	uint32_t count, entry_size;
 };
 
-/* "META", "ALLOCS", "SWAPS", or "unknown": a section type's name. */
+/* "META", "ALLOCS", "SWAPS", "SWAP_TIMING", or "unknown": a section type's
+ * name. */
 const char *mp_plan_section_name(uint32_t type);
 
 /*

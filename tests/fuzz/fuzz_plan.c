@@ -4,7 +4,8 @@
  * refused with a sentence or decodes to a plan that validates, re-encodes to
  * the same plan and shows the same layout.  Each input is tried twice: as
  * it is, and with its size field and checksum repaired, so that mutations reach the
- * section table and entry checks behind the CRC.  Seeds are real plans.
+ * section table and entry checks behind the CRC.  Seeds are real plans,
+ * one of them with the optional SWAP_TIMING section (timing.plan).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,7 +22,8 @@ static void one(const unsigned char *buf, size_t len)
 	struct mp_plan p, q;
 	int rc = mp_plan_decode(buf, len, &p, err, sizeof(err));
 	if (rc) {
-		if (err[0] == '\0' || p.allocs || p.swaps || p.nallocs)
+		if (err[0] == '\0' || p.allocs || p.swaps || p.nallocs ||
+		    p.timing || p.has_timing)
 			abort(); /* a refusal says why and leaves nothing */
 		return;
 	}
@@ -39,11 +41,19 @@ static void one(const unsigned char *buf, size_t len)
 	if (mp_plan_decode(out, olen, &q, err, sizeof(err)) != 0)
 		abort();
 	if (q.nallocs != p.nallocs || q.nswaps != p.nswaps ||
-	    q.pool_size != p.pool_size || q.fingerprint != p.fingerprint)
+	    q.pool_size != p.pool_size || q.fingerprint != p.fingerprint ||
+	    q.has_timing != p.has_timing)
 		abort();
 	for (uint32_t i = 0; i < p.nallocs; i++)
 		if (q.allocs[i].offset != p.allocs[i].offset ||
 		    q.allocs[i].size != p.allocs[i].size)
+			abort();
+	/* the advisory timing survives the trip whole, sign included */
+	for (uint32_t i = 0; p.has_timing && i < p.nswaps; i++)
+		if (q.timing[i].d2h_slack_ns != p.timing[i].d2h_slack_ns ||
+		    q.timing[i].h2d_slack_ns != p.timing[i].h2d_slack_ns ||
+		    q.timing[i].predicted_stall_ns != p.timing[i].predicted_stall_ns ||
+		    q.timing[i].flags != p.timing[i].flags)
 			abort();
 	mp_plan_free(&q);
 	free(out);

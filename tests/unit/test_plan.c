@@ -6,7 +6,8 @@
  * the fingerprint and checksum against values computed independently from
  * memplan-plan(5); plans of zoo traces and of a MiniMalloc instance
  * verified; broken plans caught; the verifier's sweep against
- * solver_check() on random traces with holes.
+ * solver_check() on random traces with holes; the optional SWAP_TIMING
+ * section (round trip, refusals, older plans without it).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -121,7 +122,26 @@ static int same_plan(const struct mp_plan *a, const struct mp_plan *b)
 		    x->flags != y->flags)
 			return 0;
 	}
+	if (a->has_timing != b->has_timing)
+		return 0;
+	for (uint32_t i = 0; a->has_timing && i < a->nswaps; i++) {
+		const struct mp_plan_swap_timing *x = &a->timing[i],
+						 *y = &b->timing[i];
+		if (x->d2h_slack_ns != y->d2h_slack_ns ||
+		    x->h2d_slack_ns != y->h2d_slack_ns ||
+		    x->predicted_stall_ns != y->predicted_stall_ns ||
+		    x->flags != y->flags)
+			return 0;
+	}
 	return 1;
+}
+
+/* The sample plan's one swap with a timing: out late, in early. */
+static void sample_timing(struct mp_plan *p)
+{
+	p->timing = malloc(sizeof(*p->timing));
+	p->timing[0] = (struct mp_plan_swap_timing){ -1500, 2500, 1500, 0 };
+	p->has_timing = 1;
 }
 
 /* --- the format ---------------------------------------------------------- */
@@ -208,6 +228,8 @@ static void test_round_trip(void)
 	if (rc)
 		printf("# %s\n", err);
 	CHECK(rc == 0 && same_plan(&p, &q), "decode gives back every field");
+	CHECK(rc == 0 && !q.has_timing && q.timing == NULL,
+	      "a plan without SWAP_TIMING decodes without timing");
 	CHECK_EQ_U64(q.version, 1, "decode reports the version");
 	CHECK(mp_plan_encode(&q, &buf2, &len2, err, sizeof(err)) == 0 &&
 		      len2 == len && memcmp(buf, buf2, len) == 0,
@@ -647,6 +669,267 @@ static void test_files(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", dir);
+	mp_plan_free(&p);
+}
+
+/* --- SWAP_TIMING ------------------------------------------------------------ */
+
+/* Decodes b (n bytes) expecting a refusal with code and a message naming
+ * every needle (NULL-terminated); frees b. */
+static void refused(unsigned char *b, size_t n, int code, const char *what,
+		    const char *const *needles)
+{
+	struct mp_plan q;
+	err[0] = '\0';
+	int rc = mp_plan_decode(b, n, &q, err, sizeof(err));
+	CHECK(rc == code, what);
+	if (rc == 0)
+		mp_plan_free(&q);
+	if (rc != code)
+		printf("#   rc %d: %s\n", rc, err);
+	for (size_t i = 0; needles[i]; i++)
+		CHECK_STR_HAS(err, needles[i], "  ... naming it");
+	CHECK(q.timing == NULL && !q.has_timing && q.allocs == NULL,
+	      "  ... and leaving nothing");
+	free(b);
+}
+
+static void test_timing_format(void)
+{
+	struct mp_plan p, q;
+	unsigned char *buf = NULL, *buf2 = NULL, *b;
+	size_t len = 0, len2 = 0, n;
+	sample_plan(&p);
+	sample_timing(&p);
+	int rc = mp_plan_encode(&p, &buf, &len, err, sizeof(err));
+	CHECK(rc == 0, "encode a plan with timing");
+	if (rc) {
+		printf("# %s\n", err);
+		mp_plan_free(&p);
+		return;
+	}
+	CHECK_EQ_U64(len, 64 + 4 * 32 + 96 + 6 * 48 + 56 + 32,
+		     "  ... one more table entry and one 32-byte entry");
+	CHECK_EQ_U64(get32(buf + 24), 4, "  ... four sections");
+	const unsigned char *e = buf + 64 + 3 * 32;
+	CHECK(get32(e) == MP_PLAN_SECTION_SWAP_TIMING && get32(e + 4) == 0 &&
+		      get64(e + 16) == 32 && get32(e + 24) == 1 &&
+		      get32(e + 28) == 32,
+	      "  ... the last is type 4, not required (older readers skip it), one entry of 32 bytes");
+	size_t at = (size_t)get64(e + 8);
+	CHECK_EQ_U64(at, 192 + 96 + 6 * 48 + 56, "  ... right after SWAPS");
+	CHECK(get64(buf + at) == (uint64_t)-1500 && get64(buf + at + 8) == 2500 &&
+		      get64(buf + at + 16) == 1500 && get32(buf + at + 24) == 0 &&
+		      get32(buf + at + 28) == 0,
+	      "  ... fields little-endian, the negative slack in two's complement");
+	rc = mp_plan_decode(buf, len, &q, err, sizeof(err));
+	CHECK(rc == 0 && same_plan(&p, &q) && q.has_timing &&
+		      q.timing[0].d2h_slack_ns == -1500,
+	      "decode gives back the timing");
+	CHECK(rc == 0 && mp_plan_encode(&q, &buf2, &len2, err, sizeof(err)) == 0 &&
+		      len2 == len && memcmp(buf, buf2, len) == 0,
+	      "  ... and encoding it again gives the same bytes");
+	free(buf2);
+	mp_plan_free(&q);
+	CHECK(strcmp(mp_plan_section_name(MP_PLAN_SECTION_SWAP_TIMING),
+		     "SWAP_TIMING") == 0,
+	      "the section's name");
+	struct mp_plan_section_info rows[8];
+	size_t nrows = 0;
+	uint32_t crc;
+	CHECK(mp_plan_layout(buf, len, rows, 8, &nrows, &crc, err, sizeof(err)) == 0 &&
+		      nrows == 4 && rows[3].type == 4 && rows[3].count == 1,
+	      "the layout shows it");
+
+	/* every byte matters, every truncation is refused */
+	unsigned char *c = malloc(len);
+	int all = 1;
+	for (size_t i = 0; i < len; i++) {
+		memcpy(c, buf, len);
+		c[i] ^= 0x40;
+		if (mp_plan_decode(c, len, &q, err, sizeof(err)) == 0) {
+			all = 0;
+			mp_plan_free(&q);
+		}
+	}
+	CHECK(all, "every single-byte corruption of a plan with timing is refused");
+	all = 1;
+	for (n = 0; n < len; n++)
+		if (mp_plan_decode(buf, n, &q, err, sizeof(err)) == 0) {
+			all = 0;
+			mp_plan_free(&q);
+		}
+	CHECK(all, "every truncation of a plan with timing is refused");
+	free(c);
+
+	/* by hand: sections 0-2 as written, section 3 varied */
+	struct tsec s[8];
+	CHECK_EQ_U64(split(buf, s), 4, "split: four sections");
+	b = assemble(s, 3, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && !q.has_timing &&
+		      q.timing == NULL && q.nswaps == 1,
+	      "the same plan without SWAP_TIMING loads, without timing");
+	mp_plan_free(&q);
+	free(b);
+	struct tsec r[4] = { s[3], s[1], s[0], s[2] };
+	b = assemble(r, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && same_plan(&p, &q),
+	      "SWAP_TIMING may come first");
+	mp_plan_free(&q);
+	free(b);
+	struct tsec t[5] = { s[0], s[1], s[2], s[3], s[3] };
+	t[3].flags = MP_PLAN_SECTION_REQUIRED;
+	b = assemble(t, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && same_plan(&p, &q),
+	      "SWAP_TIMING marked required loads too (this reader knows it)");
+	mp_plan_free(&q);
+	free(b);
+	t[3].flags = 0;
+	b = assemble(t, 5, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT,
+		"a second SWAP_TIMING section is refused",
+		(const char *const[]){ "second SWAP_TIMING", NULL });
+
+	/* the count: one entry per swap */
+	unsigned char two[64];
+	memcpy(two, s[3].data, 32);
+	memcpy(two + 32, s[3].data, 32);
+	t[3] = (struct tsec){ 4, 0, 2, 32, two, 64 };
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT,
+		"two timing entries for one swap are refused",
+		(const char *const[]){ "SWAP_TIMING", "count", "2 entries for 1 swaps", NULL });
+	t[3] = (struct tsec){ 4, 0, 0, 32, NULL, 0 };
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT,
+		"no timing entry for one swap is refused",
+		(const char *const[]){ "SWAP_TIMING", "count", NULL });
+	struct tsec u[3] = { s[0], s[1], s[3] };
+	b = assemble(u, 3, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT,
+		"a timing entry in a file without SWAPS is refused",
+		(const char *const[]){ "SWAP_TIMING", "0 swaps", NULL });
+	u[2] = (struct tsec){ 4, 0, 0, 32, NULL, 0 };
+	b = assemble(u, 3, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && q.has_timing &&
+		      q.nswaps == 0,
+	      "an empty SWAP_TIMING in a file without swaps loads");
+	mp_plan_free(&q);
+	free(b);
+
+	/* entry sizes and lengths */
+	unsigned char one[40];
+	memset(one, 0, sizeof(one));
+	memcpy(one, s[3].data, 32);
+	memset(one + 32, 0xee, 8);
+	t[3] = (struct tsec){ 4, 0, 1, 40, one, 40 };
+	b = assemble(t, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && same_plan(&p, &q),
+	      "timing entries longer than 32 bytes are read by their prefix");
+	mp_plan_free(&q);
+	free(b);
+	t[3] = (struct tsec){ 4, 0, 1, 24, one, 24 };
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT,
+		"timing entries shorter than 32 bytes are refused",
+		(const char *const[]){ "SWAP_TIMING", "entry_size", NULL });
+	t[3] = (struct tsec){ 4, 0, 1, 32, one, 24 };
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT,
+		"a truncated SWAP_TIMING section (24 of 32 bytes) is refused",
+		(const char *const[]){ "SWAP_TIMING", "length", NULL });
+	b = malloc(len);
+	memcpy(b, buf, len);
+	put64(b + 64 + 3 * 32 + 16, 64); /* its length past the end of the file */
+	fix_checksum(b, len);
+	refused(b, len, MP_PLAN_EFORMAT,
+		"a SWAP_TIMING section running past the end of the file is refused",
+		(const char *const[]){ "SWAP_TIMING", "offset", NULL });
+
+	/* the fields */
+	memcpy(one, s[3].data, 32);
+	put32(one + 28, 1);
+	t[3] = (struct tsec){ 4, 0, 1, 32, one, 32 };
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT,
+		"a nonzero reserved field is refused",
+		(const char *const[]){ "SWAP_TIMING entry 0", "reserved", NULL });
+	put32(one + 28, 0);
+	put32(one + 24, 0x4);
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT,
+		"an undefined flag is refused",
+		(const char *const[]){ "SWAP_TIMING entry 0", "flags", NULL });
+	put32(one + 24, MP_PLAN_TIMING_NO_USE);
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT,
+		"a slack for a swap-in with no later use is refused",
+		(const char *const[]){ "SWAP_TIMING entry 0", "h2d_slack_ns", NULL });
+	put32(one + 24, MP_PLAN_TIMING_NO_REUSE);
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT,
+		"a slack for bytes nobody reuses is refused",
+		(const char *const[]){ "SWAP_TIMING entry 0", "d2h_slack_ns", NULL });
+	put64(one, 0);
+	put64(one + 8, 0);
+	put32(one + 24, MP_PLAN_TIMING_NO_USE | MP_PLAN_TIMING_NO_REUSE);
+	put64(one + 16, UINT64_MAX);
+	b = assemble(t, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 &&
+		      q.timing[0].flags == 3 && q.timing[0].predicted_stall_ns == UINT64_MAX,
+	      "both flags, with both slacks 0, load");
+	mp_plan_free(&q);
+	free(b);
+	put64(one, (uint64_t)INT64_MIN);
+	put64(one + 8, (uint64_t)INT64_MAX);
+	put32(one + 24, 0);
+	b = assemble(t, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 &&
+		      q.timing[0].d2h_slack_ns == INT64_MIN &&
+		      q.timing[0].h2d_slack_ns == INT64_MAX,
+	      "slacks at both ends of the int64 range load");
+	mp_plan_free(&q);
+	free(b);
+
+	/* the writer checks what it writes */
+	unsigned char *none = (unsigned char *)"x";
+	p.timing[0].flags = 0x8;
+	CHECK(mp_plan_encode(&p, &none, &n, err, sizeof(err)) == MP_PLAN_EINVAL &&
+		      none == NULL,
+	      "encode refuses an undefined timing flag, allocating nothing");
+	CHECK_STR_HAS(err, "SWAP_TIMING entry 0", "  ... naming the entry");
+	p.timing[0].flags = 0;
+	free(p.timing);
+	p.timing = NULL;
+	CHECK(mp_plan_encode(&p, &none, &n, err, sizeof(err)) == MP_PLAN_EINVAL,
+	      "encode refuses has_timing with no entry array");
+	CHECK_STR_HAS(err, "SWAP_TIMING", "  ... naming the section");
+	p.has_timing = 0;
+	CHECK(mp_plan_encode(&p, &none, &n, err, sizeof(err)) == 0 &&
+		      get32(none + 24) == 3,
+	      "without has_timing, three sections as before");
+	free(none);
+
+	/* files: one written before the section existed, one with it */
+	rc = mp_plan_read_file("tests/fuzz/seeds/plan/swaps.plan", &q, err,
+			       sizeof(err));
+	CHECK(rc == 0 && q.nswaps == 2 && !q.has_timing && !q.timing,
+	      "a plan file of the previous writer loads, without timing");
+	if (rc)
+		printf("# %s\n", err);
+	mp_plan_free(&q);
+	rc = mp_plan_read_file("tests/fuzz/seeds/plan/timing.plan", &q, err,
+			       sizeof(err));
+	CHECK(rc == 0 && q.has_timing && q.nswaps == 2 &&
+		      q.timing[0].d2h_slack_ns == -1500 &&
+		      q.timing[1].d2h_slack_ns == 0 && q.timing[1].h2d_slack_ns == 0 &&
+		      q.timing[1].flags == (MP_PLAN_TIMING_NO_USE |
+					    MP_PLAN_TIMING_NO_REUSE),
+	      "the fuzz seed with SWAP_TIMING loads");
+	if (rc)
+		printf("# %s\n", err);
+	mp_plan_free(&q);
+	free(buf);
 	mp_plan_free(&p);
 }
 
@@ -1091,6 +1374,7 @@ int main(void)
 	test_strategy_name();
 	test_invalid_encode();
 	test_files();
+	test_timing_format();
 	test_zoo();
 	test_minimalloc();
 	test_hand();
