@@ -8,7 +8,9 @@
  * while the other lane also moves bytes.  Waits follow the runtime's rules:
  * the next use of a swapped buffer waits for its swap-in; the first
  * allocation that reuses swapped-out bytes waits for the swap-out, and so
- * does a swap-in into such bytes.
+ * does a swap-in into such bytes.  A swap's slacks are measured from the
+ * moment the waiting event wanted to start (before any wait there), so they
+ * are the swap's own even when one event waits for several copies.
  */
 #include "simulate.h"
 
@@ -295,6 +297,8 @@ int sim_run(const struct trace *t, const struct mp_plan *plan,
 		uint32_t after = ord_ev[w->in_at];
 		r->swaps[j].next_event = -1;
 		r->swaps[j].need = -1;
+		r->swaps[j].reuse_event = -1;
+		r->swaps[j].reuse = -1;
 		for (uint32_t u = 0; u < b->nuses; u++)
 			if (t->uses[b->use0 + u] > after) {
 				r->swaps[j].next_event = t->uses[b->use0 + u];
@@ -323,6 +327,7 @@ int sim_run(const struct trace *t, const struct mp_plan *plan,
 			    o->offset >= hi || o->offset + o->size <= lo)
 				continue;
 			gates[ng++] = (struct gate){ ord_ev[o->lower], (uint32_t)(2 * j) };
+			r->swaps[j].reuse_event = ord_ev[o->lower];
 			break;
 		}
 		for (size_t q = 0; q < ns && ndeps < ndepcap; q++) {
@@ -362,10 +367,15 @@ int sim_run(const struct trace *t, const struct mp_plan *plan,
 		int64_t e0 = e->t_end == TRACE_TIME_NONE || e->t_end < s0 ? s0 : e->t_end;
 		prev = e0 > s0 ? e0 : s0;
 		double cand = (double)(s0 - t0) + delay;
+		const double want = cand; /* were no swap waited for here */
 		for (; gi < ng && gates[gi].ev < i; gi++)
 			;
 		for (; gi < ng && gates[gi].ev == i; gi++) {
 			struct copy *c = &cp[gates[gi].copy];
+			if (c->dir == LINK_H2D)
+				r->swaps[c->swap].need = want;
+			else
+				r->swaps[c->swap].reuse = want;
 			if (!c->done)
 				advance(&s, INFINITY, gates[gi].copy);
 			if (!c->done) {
@@ -411,10 +421,10 @@ int sim_run(const struct trace *t, const struct mp_plan *plan,
 		w->d2h_end = o->end;
 		w->h2d_start = in->start;
 		w->h2d_end = in->end;
-		if (w->next_event >= 0) {
-			w->need = r->ev_start[w->next_event] - w->stall;
+		if (w->next_event >= 0)
 			w->slack = w->need - w->h2d_end;
-		}
+		if (w->reuse_event >= 0)
+			w->d2h_slack = w->reuse - w->d2h_end;
 		r->d2h_bytes += plan->swaps[j].bytes;
 		r->h2d_bytes += plan->swaps[j].bytes;
 	}
@@ -457,4 +467,46 @@ out:
 	if (rc)
 		sim_free(r);
 	return rc;
+}
+
+/* A time in whole ns; NaN as 0, the infinities at the ends of the range. */
+static int64_t whole_ns(double v)
+{
+	if (v != v)
+		return 0;
+	if (v >= 9.2e18)
+		return INT64_MAX;
+	if (v <= -9.2e18)
+		return INT64_MIN;
+	return (int64_t)llround(v);
+}
+
+int sim_attach_timing(struct mp_plan *plan, const struct sim_result *r)
+{
+	if (r->nswaps != plan->nswaps)
+		return TRACE_EINVAL;
+	struct mp_plan_swap_timing *tm = NULL;
+	if (plan->nswaps) {
+		tm = calloc(plan->nswaps, sizeof(*tm));
+		if (!tm)
+			return TRACE_ENOMEM;
+	}
+	for (uint32_t j = 0; j < plan->nswaps; j++) {
+		const struct sim_swap *w = &r->swaps[j];
+		struct mp_plan_swap_timing *x = &tm[j];
+		if (w->next_event >= 0)
+			x->h2d_slack_ns = whole_ns(w->slack);
+		else
+			x->flags |= MP_PLAN_TIMING_NO_USE;
+		if (w->reuse_event >= 0)
+			x->d2h_slack_ns = whole_ns(w->d2h_slack);
+		else
+			x->flags |= MP_PLAN_TIMING_NO_REUSE;
+		int64_t stall = whole_ns(w->stall);
+		x->predicted_stall_ns = stall > 0 ? (uint64_t)stall : 0;
+	}
+	free(plan->timing);
+	plan->timing = tm;
+	plan->has_timing = 1;
+	return 0;
 }

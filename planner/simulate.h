@@ -4,8 +4,9 @@
  * model: the compute stream in trace order, a D2H and an H2D copy lane,
  * and the waits the runtime must insert (a use waits for its swap-in, a
  * reuse of swapped-out bytes waits for the swap-out).  Used by
- * memplan-plan compile (every swap plan is simulated before it is written).  Invariant: with an infinitely fast link the
- * simulated iteration equals the trace's, with no stall.
+ * memplan-plan compile (every swap plan is simulated before it is written,
+ * and its prediction recorded in the plan).  Invariant: with an infinitely
+ * fast link the simulated iteration equals the trace's, with no stall.
  */
 #ifndef MEMPLAN_SIMULATE_H
 #define MEMPLAN_SIMULATE_H
@@ -18,14 +19,23 @@
 #include "plan.h"
 #include "trace.h"
 
-/* What happened to one swap of the plan (times in ns from iteration start). */
+/*
+ * What happened to one swap of the plan (times in ns from iteration start).
+ * An event "wants" to start when it would if it waited for no swap (after
+ * the delays inherited from earlier waits).  The swap-out is wanted by the
+ * first allocation placed over its bytes before the swap-in (the runtime
+ * makes that allocation wait), the swap-in by the buffer's next use.
+ */
 struct sim_swap {
 	double d2h_start, d2h_end;
 	double h2d_start, h2d_end;
 	double need;    /* when the next use wanted to start; -1: no later use */
 	double slack;   /* need - h2d_end: > 0 early, < 0 the use stalled */
-	double stall;   /* compute time lost waiting for this swap */
+	double stall;   /* compute time lost waiting for this swap (both ways) */
 	int64_t next_event; /* event index of the next use, or -1 */
+	double reuse;   /* when the first reusing allocation wanted to start; -1: none */
+	double d2h_slack; /* reuse - d2h_end: > 0 early, < 0 the reuse stalled */
+	int64_t reuse_event; /* event index of that allocation, or -1 */
 };
 
 /* One wait of the compute stream. */
@@ -66,6 +76,16 @@ int sim_run(const struct trace *t, const struct mp_plan *plan,
 	    const struct link_model *l, struct sim_result *r, char *err,
 	    size_t errlen);
 void sim_free(struct sim_result *r);
+
+/*
+ * Records r's prediction in plan's SWAP_TIMING (mp_plan_swap_timing): per
+ * swap, both slacks and the stall, rounded to whole ns, and the flags for a
+ * swap-in with no later use and bytes no allocation reuses.  r must come
+ * from sim_run() on plan.  Replaces any timing plan had.  Returns 0;
+ * TRACE_ENOMEM (-1), plan unchanged; or TRACE_EINVAL when r has another
+ * number of swaps than plan, plan unchanged.
+ */
+int sim_attach_timing(struct mp_plan *plan, const struct sim_result *r);
 
 /* Predicted overhead in percent: 100 * (iter - base) / base. */
 double sim_overhead(const struct sim_result *r);

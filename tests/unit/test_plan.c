@@ -7,7 +7,8 @@
  * memplan-plan(5); plans of zoo traces and of a MiniMalloc instance
  * verified; broken plans caught; the verifier's sweep against
  * solver_check() on random traces with holes; the optional SWAP_TIMING
- * section (round trip, refusals, older plans without it).
+ * section (round trip, refusals, older plans without it) and the
+ * simulator's figures it records (sim_attach_timing on a timed trace).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,9 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "link.h"
 #include "minimalloc_csv.h"
 #include "plan.h"
 #include "planfile.h"
+#include "simulate.h"
 #include "solver.h"
 #include "synth.h"
 #include "tap.h"
@@ -933,6 +936,223 @@ static void test_timing_format(void)
 	mp_plan_free(&p);
 }
 
+/*
+ * A timed trace for the simulator, 50 bytes per ns each way (pcie5, no
+ * latency).  A (100 MB) is written by a 1 ms kernel; the scratch S's alloc
+ * at 1 ms triggers A's swap-out (1 to 3 ms); B (100 MB, over A's bytes when
+ * placed there) is allocated at 2 ms and so waits 1 ms for the swap-out;
+ * B's free (now at 4 ms) triggers the swap-in (4 to 6 ms); a 3 ms kernel
+ * follows, and A is read (with read_a) at 6 ms, 7 ms once delayed: 1 ms
+ * after the swap-in.
+ */
+static struct trace *timed_trace(int read_a)
+{
+	struct trace *t = trace_new();
+	struct trace_buffer b = { .align = 1, .fixed_offset = TRACE_NONE,
+				  .stream = TRACE_NONE };
+	b.size = b.rounded = 100000000;
+	int64_t a = trace_add_buffer(t, &b);
+	b.size = b.rounded = 1000;
+	int64_t w = trace_add_buffer(t, &b);
+	b.size = b.rounded = 100000000;
+	int64_t x = trace_add_buffer(t, &b);
+	int64_t now = 0;
+	struct { int type; int64_t buf, dur; int acc; int64_t who; } ev[] = {
+		{ TRACE_EV_ALLOC, a, 0, -1, 0 },
+		{ TRACE_EV_KERNEL, TRACE_NONE, 1000000, TRACE_ACCESS_WRITE, a },
+		{ TRACE_EV_ALLOC, w, 0, -1, 0 },
+		{ TRACE_EV_KERNEL, TRACE_NONE, 1000000, TRACE_ACCESS_RW, w },
+		{ TRACE_EV_FREE, w, 0, -1, 0 },
+		{ TRACE_EV_ALLOC, x, 0, -1, 0 },
+		{ TRACE_EV_KERNEL, TRACE_NONE, 1000000, TRACE_ACCESS_WRITE, x },
+		{ TRACE_EV_FREE, x, 0, -1, 0 },
+		{ TRACE_EV_KERNEL, TRACE_NONE, 3000000, -1, 0 },
+		{ TRACE_EV_KERNEL, TRACE_NONE, 1000000,
+		  read_a ? TRACE_ACCESS_READ : -1, a },
+		{ TRACE_EV_FREE, a, 0, -1, 0 },
+	};
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		struct trace_event e = { .seq = trace_next_seq(t), .t_start = now,
+					 .t_end = now + ev[i].dur,
+					 .buffer = ev[i].buf, .stream = TRACE_NONE,
+					 .type = (uint8_t)ev[i].type };
+		now += ev[i].dur;
+		trace_add_event(t, &e);
+		if (ev[i].acc >= 0)
+			trace_add_access(t, ev[i].who, (uint8_t)ev[i].acc);
+	}
+	if (trace_finish(t, err, sizeof(err))) {
+		printf("# %s\n", err);
+		trace_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* The plan of timed_trace with A swapped out after request 1 (S's alloc)
+ * and in after request 4 (B's free); B at offset b_at. */
+static int timed_plan(const struct trace *t, uint64_t b_at, struct mp_plan *out)
+{
+	struct solver_problem pr;
+	if (solver_problem_from_trace(t, &pr, err, sizeof(err)))
+		return -1;
+	uint64_t off[3];
+	for (size_t i = 0; i < pr.n && i < 3; i++) {
+		int64_t buf = pr.items[i].buffer;
+		off[i] = buf == 0 ? 0 : buf == 1 ? 100000000 : b_at;
+	}
+	struct mp_plan_swap sw = { 0, 1, 4, 0, 100000000, 0, 0 };
+	struct planfile_swaps sws = { &sw, 1, 100000000 };
+	struct planfile_info info = { 1, "timed", 0 };
+	int rc = pr.n == 3 ? planfile_build_swaps(t, &pr, off, &info, &sws, out,
+						  err, sizeof(err))
+			   : -1;
+	solver_problem_free(&pr);
+	if (!rc)
+		rc = planfile_verify(out, t, err, sizeof(err));
+	if (rc)
+		printf("# %s\n", err);
+	return rc;
+}
+
+static void test_timing_sim(void)
+{
+	struct trace *t = timed_trace(1);
+	CHECK(t != NULL, "a timed trace");
+	if (!t)
+		return;
+	struct link_model l;
+	link_parse("pcie5,latency=0", NULL, &l, err, sizeof(err));
+	struct mp_plan p, q;
+	struct sim_result r;
+	int rc = timed_plan(t, 0, &p);
+	CHECK(rc == 0, "its plan, B over A's bytes, verifies");
+	if (rc) {
+		trace_free(t);
+		return;
+	}
+	rc = sim_run(t, &p, &l, &r, err, sizeof(err));
+	CHECK(rc == 0, "  ... and simulates");
+	if (rc) {
+		printf("# %s\n", err);
+		mp_plan_free(&p);
+		trace_free(t);
+		return;
+	}
+	CHECK(r.swaps[0].reuse_event == 5 && r.swaps[0].reuse == 2e6 &&
+		      r.swaps[0].d2h_end == 3e6 && r.swaps[0].d2h_slack == -1e6,
+	      "the simulator: B's alloc wanted the bytes at 2 ms, the swap-out ends at 3 ms");
+	CHECK(r.swaps[0].next_event == 9 && r.swaps[0].need == 7e6 &&
+		      r.swaps[0].h2d_end == 6e6 && r.swaps[0].slack == 1e6,
+	      "  ... the read wanted A at 7 ms, the swap-in ends at 6 ms");
+	CHECK(r.swaps[0].stall == 1e6 && r.stall_ns == 1e6,
+	      "  ... 1 ms of stall, all this swap's");
+	CHECK(sim_attach_timing(&p, &r) == 0 && p.has_timing && p.timing,
+	      "sim_attach_timing");
+	CHECK(p.timing[0].d2h_slack_ns == -1000000 &&
+		      p.timing[0].h2d_slack_ns == 1000000 &&
+		      p.timing[0].predicted_stall_ns == 1000000 &&
+		      p.timing[0].flags == 0,
+	      "  ... records -1 ms, +1 ms, 1 ms of stall, no flag");
+	CHECK(sim_attach_timing(&p, &r) == 0 && p.timing[0].flags == 0,
+	      "  ... again, replacing the timing (no leak under ASan)");
+	char dir[] = "/tmp/memplan-test-timing.XXXXXX", path[256];
+	if (mkdtemp(dir)) {
+		snprintf(path, sizeof(path), "%s/t.plan", dir);
+		CHECK(mp_plan_write_file(path, &p, err, sizeof(err)) == 0 &&
+			      mp_plan_read_file(path, &q, err, sizeof(err)) == 0 &&
+			      same_plan(&p, &q),
+		      "the plan with its timing goes through a file");
+		CHECK(planfile_verify(&q, t, err, sizeof(err)) == 0,
+		      "  ... and still verifies against the trace");
+		mp_plan_free(&q);
+		unlink(path);
+		rmdir(dir);
+	} else {
+		CHECK(0, "a scratch folder");
+	}
+	struct sim_result other = r;
+	other.nswaps = 2;
+	CHECK(sim_attach_timing(&p, &other) == TRACE_EINVAL &&
+		      p.timing[0].d2h_slack_ns == -1000000,
+	      "a result with another number of swaps is refused, the plan unchanged");
+	sim_free(&r);
+
+	/* on an infinitely fast link nothing waits and both slacks are >= 0 */
+	struct link_model inf;
+	link_parse("infinite", NULL, &inf, err, sizeof(err));
+	rc = sim_run(t, &p, &inf, &r, err, sizeof(err));
+	CHECK(rc == 0 && sim_attach_timing(&p, &r) == 0 &&
+		      p.timing[0].predicted_stall_ns == 0 &&
+		      p.timing[0].d2h_slack_ns == 1000000 &&
+		      p.timing[0].h2d_slack_ns == 3000000,
+	      "infinite link: no stall, out 1 ms early, in 3 ms early");
+	if (!rc)
+		sim_free(&r);
+	mp_plan_free(&p);
+	trace_free(t);
+
+	/* B elsewhere and A never read again: both flags */
+	t = timed_trace(0);
+	rc = t ? timed_plan(t, 100001000, &p) : -1;
+	CHECK(rc == 0, "a plan with B beside A verifies");
+	if (rc == 0) {
+		rc = sim_run(t, &p, &l, &r, err, sizeof(err));
+		CHECK(rc == 0 && r.swaps[0].reuse_event == -1 &&
+			      r.swaps[0].next_event == -1 && r.stall_ns == 0,
+		      "  ... nothing reuses A's bytes, nothing uses A after the swap-in");
+		CHECK(rc == 0 && sim_attach_timing(&p, &r) == 0 &&
+			      p.timing[0].flags == (MP_PLAN_TIMING_NO_USE |
+						    MP_PLAN_TIMING_NO_REUSE) &&
+			      p.timing[0].d2h_slack_ns == 0 &&
+			      p.timing[0].h2d_slack_ns == 0 &&
+			      p.timing[0].predicted_stall_ns == 0,
+		      "  ... both flags, slacks 0");
+		unsigned char *buf;
+		size_t len;
+		CHECK(mp_plan_encode(&p, &buf, &len, err, sizeof(err)) == 0 &&
+			      mp_plan_decode(buf, len, &q, err, sizeof(err)) == 0 &&
+			      same_plan(&p, &q),
+		      "  ... and round-trip");
+		if (rc == 0)
+			sim_free(&r);
+		free(buf);
+		mp_plan_free(&q);
+		mp_plan_free(&p);
+	}
+	trace_free(t);
+
+	/* a plan without swaps gets an empty timing */
+	t = timed_trace(1);
+	struct solver_problem pr;
+	uint64_t off[3] = { 0, 0, 0 };
+	solver_problem_from_trace(t, &pr, err, sizeof(err));
+	for (size_t i = 0; i < pr.n; i++)
+		off[i] = (uint64_t)pr.items[i].buffer * 100001000;
+	struct planfile_info info = { 1, "timed", 0 };
+	rc = planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
+	if (!rc)
+		rc = sim_run(t, &p, &l, &r, err, sizeof(err));
+	CHECK(rc == 0 && sim_attach_timing(&p, &r) == 0 && p.has_timing &&
+		      p.timing == NULL,
+	      "no swaps: an empty timing");
+	if (rc == 0) {
+		sim_free(&r);
+		unsigned char *buf;
+		size_t len;
+		CHECK(mp_plan_encode(&p, &buf, &len, err, sizeof(err)) == 0 &&
+			      get32(buf + 24) == 4 &&
+			      mp_plan_decode(buf, len, &q, err, sizeof(err)) == 0 &&
+			      q.has_timing && q.nswaps == 0,
+		      "  ... written as a SWAP_TIMING section of 0 entries");
+		free(buf);
+		mp_plan_free(&q);
+	}
+	mp_plan_free(&p);
+	solver_problem_free(&pr);
+	trace_free(t);
+}
+
 /* --- plans of traces -------------------------------------------------------- */
 
 /* Solves t with strategy name, builds and returns the plan (0 on success). */
@@ -1375,6 +1595,7 @@ int main(void)
 	test_invalid_encode();
 	test_files();
 	test_timing_format();
+	test_timing_sim();
 	test_zoo();
 	test_minimalloc();
 	test_hand();
