@@ -143,9 +143,13 @@ int frontier_sweep(const struct trace *t, const struct solver_problem *p,
 		double pct = from - (double)k * step;
 		if (pct <= o->to + 1e-9 || pct <= 0)
 			break;
+		uint64_t budget = (uint64_t)((double)f->lb_noswap * pct / 100.0);
+		/* steps finer than a byte of a tiny pool: one row per budget */
+		if (f->nrows && budget >= f->rows[f->nrows - 1].budget)
+			continue;
 		struct frontier_row *r = &f->rows[f->nrows];
 		r->percent = pct;
-		r->budget = (uint64_t)((double)f->lb_noswap * pct / 100.0);
+		r->budget = budget;
 		r->cells = calloc(f->nstrategies, sizeof(*r->cells));
 		if (!r->cells) {
 			rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
