@@ -45,14 +45,29 @@ struct mp_backend {
 	/* Work enqueued on s later waits for e's latest capture (the capture at
 	 * the time of this call: e may be recorded again right after). */
 	int (*stream_wait)(void *s, void *e);
+	/* 1 when the work e last captured has finished (or e was never
+	 * recorded), 0 while it still runs; an error reads as 1.  Never
+	 * blocks.  The runtime uses it for statistics only, never to order
+	 * anything. */
+	int (*event_query)(void *e);
 	int (*copy)(void *dst, const void *src, size_t n, int dir, void *s);
 	int (*stream_sync)(void *s);
 	int (*device_sync)(void); /* the current device */
 	const char *(*error_string)(int code);
 };
 
-/* Host memory; streams and events exist only as handles, copies run at once. */
+/* Host memory; streams exist only as handles, copies run at once. */
 const struct mp_backend *mp_backend_host(void);
+
+/*
+ * For tests: from now on every copy of the host backend counts as running
+ * copy_us microseconds after the copies before it end (the bytes still move
+ * at once, so every ordering holds as before).  An event recorded after such
+ * a copy reads as unfinished (event_query) until then, and a stream or
+ * device sync sleeps until then.  0 (the default) turns it off.  Applies to
+ * every runtime on the host backend in the process.
+ */
+void mp_backend_host_delay(unsigned copy_us);
 
 /*
  * The CUDA runtime of the process: each function is looked up with

@@ -40,6 +40,7 @@ static struct {
 	int (*event_destroy)(void *);
 	int (*event_record)(void *, void *);
 	int (*stream_wait_event)(void *, void *, unsigned);
+	int (*event_query)(void *);
 	int (*memcpy_async)(void *, const void *, size_t, int, void *);
 	int (*stream_synchronize)(void *);
 	int (*device_synchronize)(void);
@@ -118,6 +119,7 @@ static void resolve(void)
 		SET(cu.event_destroy, lookup(rt, "cudaEventDestroy"));
 		SET(cu.event_record, lookup(rt, "cudaEventRecord"));
 		SET(cu.stream_wait_event, lookup(rt, "cudaStreamWaitEvent"));
+		SET(cu.event_query, lookup(rt, "cudaEventQuery"));
 		SET(cu.memcpy_async, lookup(rt, "cudaMemcpyAsync"));
 		SET(cu.stream_synchronize, lookup(rt, "cudaStreamSynchronize"));
 		SET(cu.device_synchronize, lookup(rt, "cudaDeviceSynchronize"));
@@ -136,6 +138,7 @@ static void resolve(void)
 			!cu.event_destroy ? "cudaEventDestroy" :
 			!cu.event_record ? "cudaEventRecord" :
 			!cu.stream_wait_event ? "cudaStreamWaitEvent" :
+			!cu.event_query ? "cudaEventQuery" :
 			!cu.memcpy_async ? "cudaMemcpyAsync" :
 			!cu.stream_synchronize ? "cudaStreamSynchronize" :
 			!cu.device_synchronize ? "cudaDeviceSynchronize" :
@@ -250,6 +253,14 @@ static int c_stream_wait(void *s, void *e)
 	return cu.stream_wait_event(s, e, 0);
 }
 
+/* cudaErrorNotReady: the work the event captured still runs */
+#define CUDA_ERROR_NOT_READY 600
+
+static int c_event_query(void *e)
+{
+	return cu.event_query(e) != CUDA_ERROR_NOT_READY;
+}
+
 static int c_copy(void *dst, const void *src, size_t n, int dir, void *s)
 {
 	return cu.memcpy_async(dst, src, n,
@@ -289,6 +300,7 @@ static const struct mp_backend cuda_backend = {
 	.event_destroy = c_event_destroy,
 	.event_record = c_event_record,
 	.stream_wait = c_stream_wait,
+	.event_query = c_event_query,
 	.copy = c_copy,
 	.stream_sync = c_stream_sync,
 	.device_sync = c_device_sync,

@@ -1,22 +1,50 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * backend_host.c - the runtime's backend on host memory: the real allocator
- * is aligned malloc, copies are memcpy done at once, and streams and events
- * are handles with nothing behind them (work is never deferred, so every
- * ordering the runtime asks for already holds).  Used by the unit tests,
- * memplan-replay --backend host and the hot-path benchmark.
+ * is aligned malloc, copies are memcpy done at once, and streams are handles
+ * with nothing behind them (work is never deferred, so every ordering the
+ * runtime asks for already holds).  Events hold one time: with a simulated
+ * copy delay (mp_backend_host_delay, for tests) copies "end" on one timeline
+ * after one another, and an event reads as unfinished until the copies
+ * before its record have ended.  Used by the unit tests, memplan-replay
+ * --backend host and the hot-path benchmark.
  */
 #include "backend.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* What cudaMalloc guarantees, so that plans' alignments mean the same. */
 #define HOST_ALIGN 256
 
-static char host_handle; /* the one stream and event handle */
+static char host_handle; /* the one stream handle */
+
+/* The simulated copy delay (ns) and when the copies issued so far end, on
+ * CLOCK_MONOTONIC: one timeline for every stream, atomics only. */
+static uint64_t delay_ns, busy_until;
+
+/* An event: when the copies it captured end (0: done). */
+struct host_event {
+	uint64_t done_at;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void mp_backend_host_delay(unsigned copy_us)
+{
+	__atomic_store_n(&delay_ns, (uint64_t)copy_us * 1000u, __ATOMIC_RELAXED);
+	if (!copy_us)
+		__atomic_store_n(&busy_until, 0, __ATOMIC_RELAXED);
+}
 
 static int h_device_count(int *n)
 {
@@ -92,11 +120,38 @@ static int h_release(void *h)
 	return 0;
 }
 
+static int h_event_create(void **e)
+{
+	*e = calloc(1, sizeof(struct host_event));
+	return *e ? 0 : 2;
+}
+
+static int h_event_destroy(void *e)
+{
+	free(e);
+	return 0;
+}
+
 static int h_record(void *e, void *s)
 {
-	(void)e;
 	(void)s;
+	struct host_event *ev = e;
+	uint64_t d = __atomic_load_n(&delay_ns, __ATOMIC_RELAXED);
+	ev->done_at = d ? __atomic_load_n(&busy_until, __ATOMIC_RELAXED) : 0;
 	return 0;
+}
+
+static int h_wait(void *s, void *e)
+{
+	(void)s;
+	(void)e;
+	return 0;
+}
+
+static int h_query(void *e)
+{
+	const struct host_event *ev = e;
+	return !ev->done_at || now_ns() >= ev->done_at;
 }
 
 static int h_copy(void *dst, const void *src, size_t n, int dir, void *s)
@@ -104,12 +159,39 @@ static int h_copy(void *dst, const void *src, size_t n, int dir, void *s)
 	(void)dir;
 	(void)s;
 	memmove(dst, src, n);
+	uint64_t d = __atomic_load_n(&delay_ns, __ATOMIC_RELAXED);
+	if (d) {
+		/* this copy ends delay after the later of now and the end of
+		 * the copies before it */
+		uint64_t t = now_ns();
+		uint64_t b = __atomic_load_n(&busy_until, __ATOMIC_RELAXED);
+		uint64_t end;
+		do
+			end = (b > t ? b : t) + d;
+		while (!__atomic_compare_exchange_n(&busy_until, &b, end, 0,
+						    __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED));
+	}
 	return 0;
 }
 
+/* Every simulated copy issued so far has ended. */
 static int h_device_sync(void)
 {
+	uint64_t b = __atomic_load_n(&busy_until, __ATOMIC_RELAXED), t;
+	while (b && (t = now_ns()) < b) {
+		struct timespec ts = { (time_t)((b - t) / 1000000000u),
+				       (long)((b - t) % 1000000000u) };
+		if (nanosleep(&ts, NULL) && errno != EINTR)
+			break;
+	}
 	return 0;
+}
+
+static int h_stream_sync(void *s)
+{
+	(void)s;
+	return h_device_sync();
 }
 
 static const char *h_error_string(int code)
@@ -130,12 +212,13 @@ static const struct mp_backend host_backend = {
 	.host_free = h_host_free,
 	.stream_create = h_handle,
 	.stream_destroy = h_release,
-	.event_create = h_handle,
-	.event_destroy = h_release,
+	.event_create = h_event_create,
+	.event_destroy = h_event_destroy,
 	.event_record = h_record,
-	.stream_wait = h_record,
+	.stream_wait = h_wait,
+	.event_query = h_query,
 	.copy = h_copy,
-	.stream_sync = h_release,
+	.stream_sync = h_stream_sync,
 	.device_sync = h_device_sync,
 	.error_string = h_error_string,
 };
