@@ -106,7 +106,10 @@ MP_API void *mp_pool(const mp_runtime *rt, size_t *size);
 
 /*
  * The statistics, defined once: X(name, description).  Counts since the
- * runtime was opened; bytes are requested sizes.
+ * runtime was opened; bytes are requested sizes.  The late counts come from
+ * non-blocking event queries at the moment named (the copy may end a
+ * microsecond later): they say where the program may have stalled, never
+ * that data was wrong.
  */
 #define MP_STATS(X)                                                          \
 	X(pool_bytes, "bytes of the pool")                                   \
@@ -123,7 +126,11 @@ MP_API void *mp_pool(const mp_runtime *rt, size_t *size);
 	X(divergences, "iterations that stopped matching the plan")          \
 	X(swaps_out, "swap-outs issued")                                     \
 	X(swaps_in, "swap-ins issued")                                       \
-	X(swap_bytes, "bytes copied by swaps, both ways")                    \
+	X(swap_bytes_out, "bytes copied to host staging by swap-outs")       \
+	X(swap_bytes_in, "bytes copied back by swap-ins")                    \
+	X(swapout_late, "buffers placed over a swapped-out one while its copy-out still ran") \
+	X(swapin_late, "swap-ins still copying at the request after their trigger") \
+	X(sync_swapins, "swap-ins issued on a divergence, waited for by the host") \
 	X(stream_waits, "stream waits on events the runtime inserted")
 
 #define MP_STATS_FIELD(name, desc) uint64_t name;

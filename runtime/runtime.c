@@ -22,7 +22,14 @@
  * stream; a buffer placed where a swapped-out one was waits for the
  * copy-out; a copy-in waits for the streams that freed pool buffers since the
  * copy stream last waited for them, and the owner's stream waits for the
- * copy-in.  Pool reuse across streams waits likewise (fence()).
+ * copy-in.  Pool reuse across streams waits likewise (fence()).  Once the
+ * plan is no longer followed (a divergence), no swapped buffer is left to an
+ * event the program's other streams do not know: a swap out is brought back
+ * at once, or as soon as the last buffer borrowing its bytes is freed, and
+ * the host waits for the copy stream (stream_sync) before the request that
+ * found it returns, so the bytes are back whatever stream uses them next.
+ * Event queries only feed the statistics (late copies); they never decide
+ * an ordering.
  */
 #include "runtime.h"
 
@@ -75,6 +82,8 @@ struct mp_runtime {
 	char *staging;
 	void *copy_stream, *scratch;
 	void **ev_out;        /* per swap: its copy-out done */
+	void **ev_in;         /* per swap: its copy-in done */
+	uint32_t nev;         /* entries of ev_out and ev_in */
 
 	/* derived from the plan; read-only after open */
 	uint32_t *clock;      /* nrequests entries: r << 1 | is_free */
@@ -99,6 +108,8 @@ struct mp_runtime {
 	uint64_t live_pool;   /* pool buffers live, any iteration */
 	uint32_t nout;        /* swaps out or pending */
 	uint32_t npending;
+	uint32_t *watch;      /* swap-ins issued since the last request */
+	uint32_t nwatch;
 	struct mp_stats st;
 	unsigned char warned[W_NKINDS];
 	char problem[320];
@@ -267,8 +278,10 @@ static int derive(mp_runtime *rt)
 	rt->outs = malloc((ns ? ns : 1) * sizeof(*rt->outs));
 	rt->ins = malloc((ns ? ns : 1) * sizeof(*rt->ins));
 	rt->swap_state = calloc(ns ? ns : 1, 1);
+	rt->watch = malloc((ns ? ns : 1) * sizeof(*rt->watch));
 	if (!rt->clock || !rt->req || !rt->slot || !rt->offs || !rt->own0 ||
-	    !rt->wait0 || !rt->borrow0 || !rt->outs || !rt->ins || !rt->swap_state)
+	    !rt->wait0 || !rt->borrow0 || !rt->outs || !rt->ins ||
+	    !rt->swap_state || !rt->watch)
 		return -1;
 
 	for (size_t k = 0; k < nreq; k++)
@@ -414,12 +427,13 @@ static int swap_out(mp_runtime *rt, uint32_t w)
 	rt->swap_state[w] = SW_OUT;
 	rt->nout++;
 	rt->st.swaps_out++;
-	rt->st.swap_bytes += s->bytes;
+	rt->st.swap_bytes_out += s->bytes;
 	return 0;
 }
 
 /* Copy-in of swap w, after every stream that freed pool memory (the
- * borrowers' last uses); the owner's stream then waits for it. */
+ * borrowers' last uses); the owner's stream then waits for it.  Returns 0,
+ * or -1 when the backend refused (said once; the buffer counts as back). */
 static int swap_in(mp_runtime *rt, uint32_t w)
 {
 	const struct mp_plan_swap *s = &rt->plan.swaps[w];
@@ -432,10 +446,10 @@ static int swap_in(mp_runtime *rt, uint32_t w)
 	rt->nout--;
 	int bad = fence(rt, rt->copy_slot, rt->copy_stream) ||
 		  be->copy(swap_pool_bytes(rt, s), rt->staging + s->staging,
-			   s->bytes, MP_COPY_H2D, rt->copy_stream);
+			   s->bytes, MP_COPY_H2D, rt->copy_stream) ||
+		  be->event_record(rt->ev_in[w], rt->copy_stream);
 #ifndef MP_FAULT_NO_SWAPIN_WAIT /* a test build leaves this wait out */
-	bad = bad || be->event_record(rt->scratch, rt->copy_stream) ||
-	      be->stream_wait(owner, rt->scratch);
+	bad = bad || be->stream_wait(owner, rt->ev_in[w]);
 #else
 	(void)owner;
 #endif
@@ -449,8 +463,32 @@ static int swap_in(mp_runtime *rt, uint32_t w)
 	}
 	rt->st.stream_waits++;
 	rt->st.swaps_in++;
-	rt->st.swap_bytes += s->bytes;
+	rt->st.swap_bytes_in += s->bytes;
 	return 0;
+}
+
+/* Counts the swap-ins issued at the last trigger whose copy still runs now,
+ * at the next request: the plan triggers a swap-in at the last request
+ * before the buffer's next use at the latest, so the owner's stream may be
+ * waiting for it already.  An event query, which orders nothing. */
+static void watch_swapins(mp_runtime *rt)
+{
+	for (uint32_t i = 0; i < rt->nwatch; i++)
+		if (!rt->be->event_query(rt->ev_in[rt->watch[i]]))
+			rt->st.swapin_late++;
+	rt->nwatch = 0;
+}
+
+/* Swap w comes back now and the host waits for it: after a divergence the
+ * program's streams no longer wait for the runtime's events. */
+static void swap_in_sync(mp_runtime *rt, uint32_t w)
+{
+	if (!swap_in(rt, w))
+		rt->st.sync_swapins++;
+	if (rt->be->stream_sync(rt->copy_stream))
+		warn(rt, W_SWAP,
+		     "waiting for the swap-in of plan entry %llu failed: its bytes may not be back",
+		     (unsigned long long)rt->plan.swaps[w].request);
 }
 
 static int borrowers_gone(const mp_runtime *rt, uint32_t w)
@@ -468,8 +506,10 @@ static int pool_idle(const mp_runtime *rt)
 	return rt->live_pool == 0 && rt->nout == 0;
 }
 
-/* Stops following: swaps back what is out (or, when a buffer placed over
- * it is still live, as soon as the last such buffer is freed). */
+/* Stops following: swaps back what is out and waits for it (or, when a
+ * buffer placed over it is still live, does so as soon as the last such
+ * buffer is freed, in release_pool()); copies in still running are waited
+ * for too. */
 static void diverge(mp_runtime *rt, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -484,17 +524,28 @@ static void diverge(mp_runtime *rt, const char *fmt, ...)
 	warn(rt, W_DIVERGE,
 	     "%s: the rest of this iteration goes to the real allocator, and the plan is followed again from the next iteration that matches",
 	     why);
-	if (rt->use_pool)
+	if (rt->use_pool && rt->plan.nswaps) {
+		int copying = 0;
+		if (rt->nwatch)
+			watch_swapins(rt);
 		for (uint32_t w = 0; w < rt->plan.nswaps; w++) {
+			if (rt->swap_state[w] == SW_IN)
+				copying = 1;
 			if (rt->swap_state[w] != SW_OUT)
 				continue;
 			if (borrowers_gone(rt, w)) {
-				swap_in(rt, w);
+				if (!swap_in(rt, w))
+					rt->st.sync_swapins++;
+				copying = 1;
 			} else {
 				rt->swap_state[w] = SW_PENDING;
 				rt->npending++;
 			}
 		}
+		if (copying && rt->be->stream_sync(rt->copy_stream))
+			warn(rt, W_SWAP,
+			     "waiting for the copy stream after a divergence failed: swapped buffers may not be back");
+	}
 	rt->phase = PH_IDLE;
 	rt->use_pool = 0;
 	rt->chained = 0;
@@ -559,8 +610,8 @@ static void advance(mp_runtime *rt)
 		while (rt->next_in < ns &&
 		       rt->plan.swaps[rt->ins[rt->next_in]].in_at == served) {
 			uint32_t w = rt->ins[rt->next_in++];
-			if (rt->swap_state[w] == SW_OUT)
-				swap_in(rt, w);
+			if (rt->swap_state[w] == SW_OUT && !swap_in(rt, w))
+				rt->watch[rt->nwatch++] = w;
 		}
 	}
 	if (rt->k == rt->plan.nrequests) {
@@ -655,12 +706,13 @@ static void release_pool(mp_runtime *rt, uint32_t r, void *stream)
 		}
 		rt->swap_state[w] = SW_IDLE;
 	}
-	/* after a divergence: a swap waiting for this borrower comes back */
+	/* after a divergence: a swap waiting for this borrower comes back,
+	 * and the host waits for it */
 	if (rt->npending)
 		for (uint32_t i = rt->wait0[r]; i < rt->wait0[r + 1]; i++) {
 			uint32_t w = rt->waits[i];
 			if (rt->swap_state[w] == SW_PENDING && borrowers_gone(rt, w))
-				swap_in(rt, w);
+				swap_in_sync(rt, w);
 		}
 }
 
@@ -685,6 +737,9 @@ static void *serve(mp_runtime *rt, uint32_t r, size_t size, void *stream,
 			if (rt->swap_state[w] != SW_OUT)
 				continue;
 			const struct rt_req *o = &rt->req[rt->plan.swaps[w].request];
+			if (!rt->be->event_query(rt->ev_out[w]))
+				rt->st.swapout_late++; /* this stream will wait */
+#ifndef MP_FAULT_NO_SWAPOUT_WAIT /* a test build leaves these waits out */
 			bad = rt->be->stream_wait(stream, rt->ev_out[w]);
 			rt->st.stream_waits++;
 			if (!bad && (o->stream != sl || sl < 0)) {
@@ -693,6 +748,9 @@ static void *serve(mp_runtime *rt, uint32_t r, size_t size, void *stream,
 				      rt->be->stream_wait(stream, rt->scratch);
 				rt->st.stream_waits++;
 			}
+#else
+			(void)o;
+#endif
 		}
 		if (bad) {
 			diverge(rt, "request %llu of the iteration could not be ordered after the pool's earlier users",
@@ -747,6 +805,8 @@ void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 	if (size == 0) /* not a request the plan can hold */
 		goto real;
 	pthread_mutex_lock(&rt->lock);
+	if (rt->nwatch)
+		watch_swapins(rt);
 	const struct mp_plan *pl = &rt->plan;
 	if (rt->phase == PH_IDLE && !rt->explicit_mode && pl->nallocs) {
 		/* right after a complete iteration, the next one starts
@@ -790,6 +850,8 @@ int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 		return 0;
 	int pooled = in_pool(rt, ptr);
 	pthread_mutex_lock(&rt->lock);
+	if (rt->nwatch)
+		watch_swapins(rt);
 	const struct mp_plan *pl = &rt->plan;
 	if (rt->phase == PH_FOLLOW) {
 		uint32_t r = NONE32;
@@ -926,16 +988,20 @@ int runtime_device(const mp_runtime *rt)
 static void release(mp_runtime *rt)
 {
 	const struct mp_backend *be = rt->be;
-	if (rt->ev_out) {
-		for (uint32_t w = 0; w < rt->plan.nswaps; w++)
-			if (rt->ev_out[w])
-				be->event_destroy(rt->ev_out[w]);
-		free(rt->ev_out);
-	}
 	if (rt->copy_stream) {
 		be->stream_sync(rt->copy_stream);
 		be->stream_destroy(rt->copy_stream);
 	}
+	/* nev, not the plan's count: a runtime that failed to open has
+	 * given its plan back already */
+	for (uint32_t w = 0; w < rt->nev; w++) {
+		if (rt->ev_out && rt->ev_out[w])
+			be->event_destroy(rt->ev_out[w]);
+		if (rt->ev_in && rt->ev_in[w])
+			be->event_destroy(rt->ev_in[w]);
+	}
+	free(rt->ev_out);
+	free(rt->ev_in);
 	if (rt->scratch)
 		be->event_destroy(rt->scratch);
 	if (rt->staging)
@@ -955,6 +1021,7 @@ static void release(mp_runtime *rt)
 	free(rt->outs);
 	free(rt->ins);
 	free(rt->swap_state);
+	free(rt->watch);
 	mp_plan_free(&rt->plan);
 	pthread_mutex_destroy(&rt->lock);
 	free(rt);
@@ -1016,17 +1083,23 @@ static int take_resources(mp_runtime *rt, char *err, size_t errlen)
 			       (unsigned long long)p->host_staging,
 			       rc ? be->error_string(rc) : "too large");
 			bad = 1;
-		} else if (!(rt->ev_out = calloc(p->nswaps, sizeof(*rt->ev_out)))) {
+		} else if (!(rt->ev_out = calloc(p->nswaps, sizeof(*rt->ev_out))) ||
+			   !(rt->ev_in = calloc(p->nswaps, sizeof(*rt->ev_in)))) {
 			seterr(err, errlen, "out of memory for %u swap events", p->nswaps);
 			bad = 1;
 		} else {
-			for (uint32_t w = 0; w < p->nswaps && !bad; w++)
-				if ((rc = be->event_create(&rt->ev_out[w]))) {
+			rt->nev = p->nswaps;
+			for (uint32_t w = 0; w < p->nswaps && !bad; w++) {
+				if ((rc = be->event_create(&rt->ev_out[w])))
 					rt->ev_out[w] = NULL;
+				else if ((rc = be->event_create(&rt->ev_in[w])))
+					rt->ev_in[w] = NULL;
+				if (rc) {
 					seterr(err, errlen, "cannot create swap events: %s",
 					       be->error_string(rc));
 					bad = 1;
 				}
+			}
 		}
 		if (!bad) {
 			rt->copy_slot = stream_slot(rt, rt->copy_stream);

@@ -4,16 +4,20 @@
  * the public C API: planned offsets, explicit and recognised iterations,
  * divergence (size, order, count) and the return to the plan, pools still in
  * use, pass-through and foreign frees, swaps keeping a buffer's bytes while
- * another one borrows them (also across a divergence), every kind of bad
- * plan file, and many threads allocating at once (--threads: that alone,
- * longer, for `make check-threads` under ThreadSanitizer).
+ * another one borrows them (also across a divergence, brought back
+ * synchronously), late copies seen through the host backend's simulated
+ * copy delay, every kind of bad plan file, and many threads allocating at
+ * once (--threads: that alone, longer, for `make check-threads` under
+ * ThreadSanitizer).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "memplan.h"
 #include "plan.h"
 #include "replay.h"
@@ -148,6 +152,10 @@ static void test_explicit(void)
 	CHECK_EQ_U64(s.completed, 3, "  ... 3 iterations completed");
 	CHECK_EQ_U64(s.swaps_out, 3, "  ... 3 swap-outs");
 	CHECK_EQ_U64(s.swaps_in, 3, "  ... 3 swap-ins");
+	CHECK_EQ_U64(s.swap_bytes_out, 3 * 64 * KiB, "  ... 192K copied out");
+	CHECK_EQ_U64(s.swap_bytes_in, 3 * 64 * KiB, "  ... and back");
+	CHECK_EQ_U64(s.swapout_late + s.swapin_late + s.sync_swapins, 0,
+		     "  ... copies that take no time are never late");
 	CHECK_EQ_U64(s.divergences + s.fallback_allocs, 0, "  ... nothing else");
 	mp_close(rt);
 }
@@ -257,6 +265,95 @@ static void test_divergence(void)
 	CHECK_EQ_U64(s.skipped, 1, "  ... 1 iteration skipped");
 	CHECK_EQ_U64(s.completed, 2, "  ... 2 completed");
 	mp_close(rt);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The host backend's copies take DELAY_MS each (simulated: the bytes move at
+ * once, events and syncs follow the simulated time). */
+#define DELAY_MS 40
+
+/* A divergence while A is out: with B borrowing its bytes, A comes back
+ * when B is freed; without a borrower, at once.  Either way the request
+ * that brings it back returns only once the copy has ended. */
+static void test_divergence_swapped(void)
+{
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	mp_runtime *rt = open_host(write_plan("divswap.plan", &p), 0);
+	if (!rt)
+		return;
+	mp_backend_host_delay(DELAY_MS * 1000);
+	struct mp_stats s;
+
+	/* borrowed: B over A when the requests stop matching */
+	mp_iteration_begin(rt);
+	void *a = mp_alloc(rt, 64 * KiB, NULL);
+	replay_fill(a, 64 * KiB, 0, 0, 0);
+	void *c = mp_alloc(rt, 32 * KiB, NULL); /* A goes out */
+	void *b = mp_alloc(rt, 64 * KiB, NULL);
+	CHECK(b == a, "a divergence with a swap out and borrowed: B is over A");
+	replay_fill(b, 64 * KiB, 0, 2, 0);
+	void *x = mp_alloc(rt, 1000, NULL); /* the plan has B's free */
+	CHECK(x && !mp_owns(rt, x), "  ... the request that differs is real");
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.swapout_late, 1, "  ... B came while A's copy-out still ran (swapout_late)");
+	CHECK_EQ_U64(s.sync_swapins, 0, "  ... A stays out while B lives");
+	double t0 = now_ms();
+	mp_free(rt, b, NULL);
+	double waited = now_ms() - t0;
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.sync_swapins, 1, "  ... B's free brings A back synchronously (counted)");
+	CHECK(waited >= DELAY_MS / 2, "  ... the free returned once the copy had ended");
+	printf("# waited %.1f ms for a copy of %d ms\n", waited, DELAY_MS);
+	CHECK(intact(a, 64 * KiB, 0), "  ... A's bytes are intact");
+	mp_free(rt, x, NULL);
+	mp_free(rt, c, NULL);
+	mp_free(rt, a, NULL);
+	CHECK(mp_iteration_end(rt) == 0, "  ... the iteration did not follow the plan");
+
+	/* not borrowed: the divergence comes before B */
+	mp_iteration_begin(rt);
+	a = mp_alloc(rt, 64 * KiB, NULL);
+	replay_fill(a, 64 * KiB, 0, 0, 0);
+	c = mp_alloc(rt, 32 * KiB, NULL); /* A goes out */
+	t0 = now_ms();
+	x = mp_alloc(rt, 2000, NULL); /* the plan has B, 64K */
+	waited = now_ms() - t0;
+	mp_stats_get(rt, &s);
+	CHECK(x && !mp_owns(rt, x), "a divergence with a swap out, not borrowed: the request is real");
+	CHECK_EQ_U64(s.sync_swapins, 2, "  ... A came back at once (counted)");
+	CHECK(waited >= DELAY_MS / 2, "  ... and the request returned once the copy had ended");
+	CHECK(intact(a, 64 * KiB, 0), "  ... A's bytes are intact");
+	b = mp_alloc(rt, 64 * KiB, NULL);
+	CHECK(b && !mp_owns(rt, b), "  ... later requests are real");
+	replay_fill(b, 64 * KiB, 0, 2, 0);
+	CHECK(intact(a, 64 * KiB, 0), "  ... and nothing is placed over A");
+	mp_free(rt, b, NULL);
+	mp_free(rt, x, NULL);
+	mp_free(rt, c, NULL);
+	mp_free(rt, a, NULL);
+	mp_iteration_end(rt);
+
+	/* the plan is followed again: slow copies are late, not wrong */
+	void *ptr[4];
+	mp_iteration_begin(rt);
+	run_iteration(rt, ptr, 1);
+	CHECK(mp_iteration_end(rt) == 1, "after them, an iteration with slow copies follows the plan");
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.swapout_late, 2, "  ... B came while A's copy-out still ran (swapout_late, again)");
+	CHECK_EQ_U64(s.swapin_late, 1, "  ... E came while A's copy-in still ran (swapin_late)");
+	CHECK_EQ_U64(s.divergences, 2, "  ... 2 divergences");
+	CHECK_EQ_U64(s.swaps_out, 3, "  ... 3 swap-outs");
+	CHECK_EQ_U64(s.swaps_in, 3, "  ... 3 swap-ins, 2 of them on a divergence");
+	CHECK_EQ_U64(s.swap_bytes_in, s.swap_bytes_out, "  ... every byte out came back");
+	mp_close(rt);
+	mp_backend_host_delay(0);
 }
 
 static void test_pass_and_foreign(void)
@@ -416,6 +513,7 @@ int main(int argc, char **argv)
 		test_explicit();
 		test_auto();
 		test_divergence();
+		test_divergence_swapped();
 		test_pass_and_foreign();
 		test_bad_input();
 	}
