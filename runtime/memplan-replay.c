@@ -3,8 +3,9 @@
  * memplan-replay.c - the memplan-replay command: a plan validated end to
  * end without the application.  Parses options, loads the trace and hands
  * both to replay_run() (runtime/replay.c); prints each problem and one
- * verdict line.  Exit: 0 valid, 1 invalid, 2 usage, 3 bad input, 5 the
- * runtime could not run (no CUDA, no memory for the pool).
+ * verdict line (and the runtime's statistics with --stats), or all of it as
+ * one JSON object with --json.  Exit: 0 valid, 1 invalid, 2 usage, 3 bad
+ * input, 5 the runtime could not run (no CUDA, no memory for the pool).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -13,13 +14,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 #include "replay.h"
 #include "tracedb.h"
 
 #define ERRLEN 1024
 
 static const char usage[] =
-	"usage: memplan-replay [--backend host|cuda] [--iterations N] [--max-reports N] PLAN TRACE\n"
+	"usage: memplan-replay [--backend host|cuda] [--iterations N] [--max-reports N]\n"
+	"                      [--stats | --json] PLAN TRACE\n"
 	"\n"
 	"Drives the runtime (libmemplan) with the requests of TRACE following PLAN,\n"
 	"writes a pattern unique to each buffer at its alloc and checks it at every\n"
@@ -29,13 +32,68 @@ static const char usage[] =
 	"  -b, --backend B      host (default: host memory, no GPU) or cuda\n"
 	"  -n, --iterations N   iterations to drive (default 2)\n"
 	"  -m, --max-reports N  problems described in full (default 10)\n"
+	"  -s, --stats          the runtime's statistics after the verdict\n"
+	"      --json           the verdict, problems and statistics as one JSON object\n"
 	"  -h, --help           this text\n"
 	"      --version        the version\n";
 
+/* The problems described in full, kept for --json (ctx), else printed. */
+struct reports {
+	char **text;
+	size_t n, cap;
+	int oom;
+};
+
 static void report(void *ctx, const char *text)
 {
-	(void)ctx;
-	printf("problem: %s\n", text);
+	struct reports *r = ctx;
+	if (!r) {
+		printf("problem: %s\n", text);
+		return;
+	}
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 16;
+		char **t = realloc(r->text, cap * sizeof(*t));
+		if (!t) {
+			r->oom = 1;
+			return;
+		}
+		r->text = t;
+		r->cap = cap;
+	}
+	if (!(r->text[r->n] = strdup(text)))
+		r->oom = 1;
+	else
+		r->n++;
+}
+
+static void print_json(const char *ppath, const char *tpath, int backend,
+		       const struct replay_result *res, const struct reports *r)
+{
+	struct json j;
+	json_init(&j, stdout);
+	json_object(&j, NULL);
+	json_string(&j, "plan", ppath);
+	json_string(&j, "trace", tpath);
+	json_string(&j, "backend", backend == MP_BACKEND_HOST ? "host" : "cuda");
+	json_bool(&j, "valid", res->problems == 0);
+	json_u64(&j, "iterations", res->iterations);
+	json_u64(&j, "followed", res->followed);
+	json_u64(&j, "requests", res->requests);
+	json_u64(&j, "checks", res->checks);
+	json_u64(&j, "bytes_checked", res->bytes_checked);
+	json_u64(&j, "problems", res->problems);
+	json_array(&j, "reports");
+	for (size_t i = 0; i < r->n; i++)
+		json_string(&j, NULL, r->text[i]);
+	json_array_end(&j);
+	json_object(&j, "stats");
+#define STAT_JSON(name, desc) json_u64(&j, #name, res->stats.name);
+	MP_STATS(STAT_JSON)
+#undef STAT_JSON
+	json_object_end(&j);
+	json_object_end(&j);
+	json_finish(&j);
 }
 
 int main(int argc, char **argv)
@@ -45,6 +103,8 @@ int main(int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "max-reports", required_argument, NULL, 'm' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -52,8 +112,8 @@ int main(int argc, char **argv)
 	struct replay_opts o = { .backend = MP_BACKEND_HOST, .iterations = 2,
 				 .max_reports = 10 };
 	uint64_t n;
-	int c;
-	while ((c = getopt_long(argc, argv, "b:n:m:h", opts, NULL)) != -1) {
+	int c, stats = 0, json = 0;
+	while ((c = getopt_long(argc, argv, "b:n:m:sh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			if (!strcmp(optarg, "host"))
@@ -73,6 +133,12 @@ int main(int argc, char **argv)
 				return cli_usage_error("--max-reports: '%s' is not a number up to 1000000", optarg);
 			o.max_reports = (unsigned)n;
 			break;
+		case 's':
+			stats = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return MP_EXIT_OK;
@@ -85,6 +151,8 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 2)
 		return cli_usage_error("expected PLAN and TRACE");
+	if (stats && json)
+		return cli_usage_error("--stats and --json: choose one (--json has the statistics)");
 	const char *ppath = argv[optind], *tpath = argv[optind + 1];
 	char err[ERRLEN];
 	struct trace *t;
@@ -94,12 +162,30 @@ int main(int argc, char **argv)
 		return cli_exit_for(rc, 0);
 	}
 	struct replay_result res;
-	rc = replay_run(t, ppath, &o, &res, report, NULL, err, sizeof(err));
+	struct reports kept = { 0 };
+	rc = replay_run(t, ppath, &o, &res, report, json ? &kept : NULL, err,
+			sizeof(err));
 	trace_free(t);
+	if (!rc && kept.oom) {
+		rc = TRACE_ENOMEM;
+		snprintf(err, sizeof(err), "out of memory keeping the problems");
+	}
+	if (rc || json) {
+		if (!rc)
+			print_json(ppath, tpath, o.backend, &res, &kept);
+		for (size_t i = 0; i < kept.n; i++)
+			free(kept.text[i]);
+		free(kept.text);
+	}
 	if (rc) {
 		cli_error("%s", err);
 		return rc == TRACE_EINVAL || rc == TRACE_ENOMEM ? MP_EXIT_INTERNAL :
 								   cli_exit_for(rc, 0);
+	}
+	if (json) {
+		if (fflush(stdout) != 0)
+			return MP_EXIT_OUTPUT;
+		return res.problems ? MP_EXIT_LIMIT : MP_EXIT_OK;
 	}
 	if (res.problems > o.max_reports)
 		printf("problem: ... and %" PRIu64 " more\n", res.problems - o.max_reports);
@@ -109,6 +195,8 @@ int main(int argc, char **argv)
 	       ppath, res.problems ? "invalid" : "valid", res.iterations,
 	       res.followed, res.requests, res.stats.planned_allocs, res.checks,
 	       res.bytes_checked, res.stats.swaps_out, res.problems);
+	if (stats)
+		mp_stats_print(&res.stats, stdout, 0);
 	if (fflush(stdout) != 0)
 		return MP_EXIT_OUTPUT;
 	return res.problems ? MP_EXIT_LIMIT : MP_EXIT_OK;
