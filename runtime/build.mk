@@ -28,11 +28,13 @@ $(RT_LINK): $(RT_LIB)
 
 # --- tests: a stand-in for libcudart, and programs that use it ---------------
 # The stand-in exports the CUDA names with default visibility; the library
-# built with MP_FAULT_NO_SWAPIN_WAIT omits one event wait so that a test can
-# show the stand-in's asynchrony catches it.
+# built with MP_FAULT_NO_SWAPIN_WAIT omits one event wait, and the
+# memplan-replay built with MP_FAULT_NO_SWAPOUT_WAIT the waits of a buffer
+# placed over a swapped-out one, so that tests can show the stand-in's
+# asynchrony catches each.
 CUDA_T := $(BUILD)/tests/cuda
 EXTRA_CHECK += $(CUDA_T)/libcudart.so $(CUDA_T)/app $(CUDA_T)/fixtures \
-	       $(CUDA_T)/libmemplan-faulty.so
+	       $(CUDA_T)/libmemplan-faulty.so $(CUDA_T)/replay-no-swapout-wait
 
 $(CUDA_T)/libcudart.so.12: tests/cuda/cudart.c tests/cuda/cudart.h
 	@mkdir -p $(dir $@)
@@ -59,6 +61,17 @@ $(CUDA_T)/libmemplan-faulty.so: $(patsubst %.c,$(BUILD)/faulty/%.o,$(RT_SRC))
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) -shared $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) \
 		-Wl,-soname,$(RT_SONAME) -o $@ $^ -ldl -lpthread
+
+# memplan-replay with the faulty runtime.o ahead of the core library's (the
+# archive's member is then never pulled in)
+$(BUILD)/faulty-out/runtime/runtime.o: runtime/runtime.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(MP_CFLAGS) -DMP_FAULT_NO_SWAPOUT_WAIT $(CFLAGS) -c -o $@ $<
+
+$(CUDA_T)/replay-no-swapout-wait: $(BUILD)/obj/runtime/memplan-replay.o \
+		$(BUILD)/faulty-out/runtime/runtime.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # --- ThreadSanitizer: the runtime's threads, apart from the other builds ------
 # The unit test's eight threads on one runtime, then the LD_PRELOAD tests,
@@ -96,3 +109,8 @@ install-runtime: $(RT_LINK)
 uninstall-runtime:
 	rm -f $(DESTDIR)$(LIBDIR)/$(RT_SONAME) $(DESTDIR)$(LIBDIR)/libmemplan.so \
 	      $(DESTDIR)$(INCLUDEDIR)/memplan.h $(DESTDIR)$(LIBDIR)/pkgconfig/memplan.pc
+
+# header dependencies of the objects above, which the top Makefile's list
+# (ALL_OBJ) does not name: a changed backend.h must rebuild interpose.o too
+-include $(RT_PIC:.o=.d) $(patsubst %.c,$(BUILD)/faulty/%.d,$(RT_SRC)) \
+	 $(BUILD)/faulty-out/runtime/runtime.d

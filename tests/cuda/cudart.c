@@ -11,8 +11,10 @@
  * rule that a wait captures the event's latest record at the time of the
  * wait.  Switches: FAKECUDA_DELAY_US=N (every operation first sleeps a
  * random 0..N us), FAKECUDA_COPY_DELAY_US=N (every copy sleeps N us more),
- * FAKECUDA_MEM=bytes (device memory, default 16 GiB), FAKECUDA_DEVICES=n
- * (default 1).  Simplification: the default stream is an ordinary stream;
+ * FAKECUDA_PINNED_DELAY_US=N (a copy to or from cudaMallocHost memory, as
+ * swaps are, sleeps a random N/2..N us more: slow transfers that leave the
+ * program's own copies fast), FAKECUDA_MEM=bytes (device memory, default
+ * 16 GiB), FAKECUDA_DEVICES=n (default 1).  Simplification: the default stream is an ordinary stream;
  * it does not synchronise with other blocking streams.
  */
 #include "cudart.h"
@@ -79,7 +81,7 @@ struct fakecuda_stream {
 static struct {
 	pthread_once_t once;
 	pthread_mutex_t lock; /* memory table, stream list, statistics */
-	unsigned delay_us, copy_delay_us;
+	unsigned delay_us, copy_delay_us, pinned_delay_us;
 	unsigned long long mem_limit;
 	int devices;
 	struct fakecuda_stream *streams;
@@ -98,6 +100,7 @@ static void sleep_us(unsigned us)
 }
 
 static void mem_release(void *p);
+static int is_pinned(const void *p);
 
 static void *worker(void *arg)
 {
@@ -117,6 +120,11 @@ static void *worker(void *arg)
 		case OP_COPY:
 			if (g.copy_delay_us)
 				sleep_us(g.copy_delay_us);
+			if (g.pinned_delay_us &&
+			    (is_pinned(o->dst) || is_pinned(o->src)))
+				sleep_us(g.pinned_delay_us / 2 +
+					 (unsigned)rand_r(&s->seed) %
+						 (g.pinned_delay_us / 2 + 1));
 			memmove(o->dst, o->src, o->n);
 			break;
 		case OP_SET:
@@ -180,6 +188,7 @@ static void init(void)
 {
 	g.delay_us = (unsigned)env_u64("FAKECUDA_DELAY_US", 0);
 	g.copy_delay_us = (unsigned)env_u64("FAKECUDA_COPY_DELAY_US", 0);
+	g.pinned_delay_us = (unsigned)env_u64("FAKECUDA_PINNED_DELAY_US", 0);
 	g.mem_limit = env_u64("FAKECUDA_MEM", 16ull << 30);
 	g.devices = (int)env_u64("FAKECUDA_DEVICES", 1);
 	g.default_stream = stream_new();
@@ -348,14 +357,50 @@ int cuMemFree_v2(unsigned long long p)
 	return free_sync((void *)(uintptr_t)p);
 }
 
+/* Pinned host memory: a short list, for the copies that touch it. */
+struct pinned {
+	const char *p;
+	size_t n;
+	struct pinned *next;
+};
+static struct pinned *pinned_list; /* under g.lock */
+
+static int is_pinned(const void *p)
+{
+	const char *c = p;
+	int yes = 0;
+	pthread_mutex_lock(&g.lock);
+	for (const struct pinned *x = pinned_list; x && !yes; x = x->next)
+		yes = c >= x->p && c < x->p + x->n;
+	pthread_mutex_unlock(&g.lock);
+	return yes;
+}
+
 cudaError_t cudaMallocHost(void **p, size_t n)
 {
+	pthread_once(&g.once, init);
 	*p = aligned_alloc(256, (n + 255) & ~(size_t)255);
+	struct pinned *x = *p ? malloc(sizeof(*x)) : NULL;
+	if (x) {
+		pthread_mutex_lock(&g.lock);
+		*x = (struct pinned){ *p, n, pinned_list };
+		pinned_list = x;
+		pthread_mutex_unlock(&g.lock);
+	}
 	return *p || !n ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 
 cudaError_t cudaFreeHost(void *p)
 {
+	pthread_mutex_lock(&g.lock);
+	struct pinned **at = &pinned_list, *x;
+	while (*at && (*at)->p != p)
+		at = &(*at)->next;
+	x = *at;
+	if (x)
+		*at = x->next;
+	pthread_mutex_unlock(&g.lock);
+	free(x);
 	free(p);
 	return cudaSuccess;
 }

@@ -10,7 +10,14 @@
  *   dev3.plan     noswap.plan for device 3
  * Allocator clock: 0 alloc A, 1 alloc C, 2 alloc B, 3 free B, 4 alloc E,
  * 5 free A, 6 free C, 7 free E.  Usage: fixtures DIR.
+ *
+ * fixtures --late-swapin PLAN TRACE OUT breaks a compiled plan the same way
+ * late.plan is broken: the first swap whose bytes are borrowed and whose
+ * buffer is used again before its free gets its swap-in trigger moved to
+ * the request after that use (and staging of its own, so that only the
+ * trigger is wrong).  Prints which swap; exit 1 when no swap qualifies.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,10 +120,81 @@ static int write_plan(const char *dir, const char *name, const uint64_t off[4],
 	return rc;
 }
 
+/* Does a planned entry allocated in (out_at, in_at] share swap w's bytes? */
+static int borrowed(const struct mp_plan *p, const struct mp_plan_swap *w)
+{
+	const struct mp_plan_alloc *o = &p->allocs[w->request];
+	uint64_t b0 = o->offset + w->src_offset, b1 = b0 + w->bytes;
+	for (uint32_t r = 0; r < p->nallocs; r++) {
+		const struct mp_plan_alloc *a = &p->allocs[r];
+		if (r != w->request && a->offset != MP_PLAN_PASS_THROUGH &&
+		    a->lower > w->out_at && a->lower <= w->in_at &&
+		    a->offset < b1 && b0 < a->offset + a->size)
+			return 1;
+	}
+	return 0;
+}
+
+static int late_swapin(const char *ppath, const char *tpath, const char *out)
+{
+	char err[512];
+	struct mp_plan p;
+	struct trace *t;
+	if (mp_plan_read_file(ppath, &p, err, sizeof(err)) ||
+	    trace_load(tpath, &t, err, sizeof(err))) {
+		fprintf(stderr, "fixtures: %s\n", err);
+		return 3;
+	}
+	/* the event of each request of the allocator clock */
+	size_t *ev = malloc((p.nrequests + 1) * sizeof(*ev)), k = 0;
+	for (size_t i = 0; ev && i < t->nevents && k < p.nrequests; i++)
+		if (t->events[i].type == TRACE_EV_ALLOC ||
+		    t->events[i].type == TRACE_EV_FREE)
+			ev[k++] = i;
+	int rc = 1;
+	for (uint32_t j = 0; ev && k == p.nrequests && j < p.nswaps && rc; j++) {
+		struct mp_plan_swap *w = &p.swaps[j];
+		const struct mp_plan_alloc *a = &p.allocs[w->request];
+		const struct trace_buffer *b = &t->buffers[a->buffer];
+		if (!borrowed(&p, w))
+			continue;
+		for (uint32_t u = 0; u < b->nuses; u++) {
+			uint32_t e = t->uses[b->use0 + u];
+			if (e <= ev[w->in_at])
+				continue;
+			uint64_t in = w->in_at;
+			while (in < p.nrequests && ev[in] < e)
+				in++;
+			if (in >= p.nrequests || (a->upper != MP_PLAN_NO_FREE && in >= a->upper))
+				break;
+			printf("swap %u of plan entry %" PRIu64 " (buffer %" PRIu64 "): swap-in after request %" PRIu64 " instead of %" PRIu64 ", after its use at event %u\n",
+			       j, w->request, a->buffer, in, w->in_at, e);
+			w->in_at = in;
+			w->staging = p.host_staging;
+			p.host_staging += w->bytes;
+			rc = 0;
+			break;
+		}
+	}
+	if (!rc && mp_plan_write_file(out, &p, err, sizeof(err))) {
+		fprintf(stderr, "fixtures: %s\n", err);
+		rc = 3;
+	} else if (rc) {
+		fprintf(stderr, "fixtures: no swap of %s is borrowed and used again before its free\n", ppath);
+	}
+	free(ev);
+	trace_free(t);
+	mp_plan_free(&p);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && !strcmp(argv[1], "--late-swapin"))
+		return late_swapin(argv[2], argv[3], argv[4]);
 	if (argc != 2) {
-		fprintf(stderr, "usage: fixtures DIR\n");
+		fprintf(stderr, "usage: fixtures DIR\n"
+				"       fixtures --late-swapin PLAN TRACE OUT\n");
 		return 2;
 	}
 	char err[512], path[1024];
