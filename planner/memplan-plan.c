@@ -1294,6 +1294,17 @@ static void print_u64_or(FILE *f, uint64_t v, uint64_t none, const char *word)
 
 #define INSPECT_ROWS 10
 
+/* A slack of the SWAP_TIMING section in b, or word where its flag voids it. */
+static const char *slack_str(char *b, size_t n, int64_t v, int none,
+			     const char *word)
+{
+	if (none)
+		snprintf(b, n, "%s", word);
+	else
+		snprintf(b, n, "%" PRId64, v);
+	return b;
+}
+
 static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 			 const struct mp_plan_section_info *sec, size_t nsec,
 			 uint32_t checksum)
@@ -1325,10 +1336,17 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 	       p->persistent_bytes);
 	printf("swaps:        %" PRIu32 " (host staging %" PRIu64 " bytes)\n",
 	       p->nswaps, p->host_staging);
-	printf("\nsections:\n  %-3s %-8s %-9s %10s %10s %8s %6s\n", "#", "type",
+	if (p->has_timing) {
+		uint64_t stall = 0;
+		for (uint32_t i = 0; i < p->nswaps; i++)
+			stall += p->timing[i].predicted_stall_ns;
+		printf("timing:       predicted stall %" PRIu64 " ns (SWAP_TIMING)\n",
+		       stall);
+	}
+	printf("\nsections:\n  %-3s %-11s %-9s %10s %10s %8s %6s\n", "#", "type",
 	       "flags", "offset", "length", "entries", "size");
 	for (size_t i = 0; i < nsec && i < 16; i++)
-		printf("  %-3zu %-8s %-9s %10" PRIu64 " %10" PRIu64 " %8" PRIu32
+		printf("  %-3zu %-11s %-9s %10" PRIu64 " %10" PRIu64 " %8" PRIu32
 		       " %6" PRIu32 "\n",
 		       i, mp_plan_section_name(sec[i].type),
 		       sec[i].flags & MP_PLAN_SECTION_REQUIRED ? "required"
@@ -1354,15 +1372,30 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 		       i, e->size, off, e->buffer, e->lower, up);
 	}
 	if (p->nswaps) {
-		printf("\nswaps%s:\n  %8s %8s %8s %12s %12s %12s\n",
+		printf("\nswaps%s:\n  %8s %8s %8s %12s %12s %12s",
 		       p->nswaps > INSPECT_ROWS ? " (first 10)" : "", "request",
 		       "out_at", "in_at", "src_offset", "bytes", "staging");
+		if (p->has_timing)
+			printf(" %13s %13s %12s", "d2h_slack_ns", "h2d_slack_ns",
+			       "stall_ns");
+		printf("\n");
 		for (uint32_t i = 0; i < p->nswaps && i < INSPECT_ROWS; i++) {
 			const struct mp_plan_swap *s = &p->swaps[i];
 			printf("  %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %12" PRIu64
-			       " %12" PRIu64 " %12" PRIu64 "\n",
+			       " %12" PRIu64 " %12" PRIu64,
 			       s->request, s->out_at, s->in_at, s->src_offset,
 			       s->bytes, s->staging);
+			if (p->has_timing) {
+				const struct mp_plan_swap_timing *w = &p->timing[i];
+				char d[24], h[24];
+				printf(" %13s %13s %12" PRIu64,
+				       slack_str(d, sizeof(d), w->d2h_slack_ns,
+						 w->flags & MP_PLAN_TIMING_NO_REUSE, "-"),
+				       slack_str(h, sizeof(h), w->h2d_slack_ns,
+						 w->flags & MP_PLAN_TIMING_NO_USE, "-"),
+				       w->predicted_stall_ns);
+			}
+			printf("\n");
 		}
 	}
 }
@@ -1423,9 +1456,23 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 		printf("%s{\"request\":%" PRIu64 ",\"out_at\":%" PRIu64
 		       ",\"in_at\":%" PRIu64 ",\"src_offset\":%" PRIu64
 		       ",\"bytes\":%" PRIu64 ",\"staging\":%" PRIu64
-		       ",\"flags\":%" PRIu32 "}",
+		       ",\"flags\":%" PRIu32 ",\"timing\":",
 		       i ? "," : "", s->request, s->out_at, s->in_at,
 		       s->src_offset, s->bytes, s->staging, s->flags);
+		if (!p->has_timing) {
+			printf("null}");
+			continue;
+		}
+		/* a slack its flag voids is null, as simulate --json has it */
+		const struct mp_plan_swap_timing *w = &p->timing[i];
+		char d[24], h[24];
+		printf("{\"d2h_slack_ns\":%s,\"h2d_slack_ns\":%s"
+		       ",\"predicted_stall_ns\":%" PRIu64 ",\"flags\":%" PRIu32 "}}",
+		       slack_str(d, sizeof(d), w->d2h_slack_ns,
+				 w->flags & MP_PLAN_TIMING_NO_REUSE, "null"),
+		       slack_str(h, sizeof(h), w->h2d_slack_ns,
+				 w->flags & MP_PLAN_TIMING_NO_USE, "null"),
+		       w->predicted_stall_ns, w->flags);
 	}
 	printf("]}\n");
 }
