@@ -75,6 +75,8 @@ MP_PIC_CFLAGS := -fPIC -fvisibility=hidden
 # pattern rules below).  Fragments see BUILD, MP_CFLAGS, MP_LDFLAGS, LIBS,
 # CORE_LIB, HAVE_CUDA, CUDA_HOME, CUDA_CFLAGS and MP_PIC_CFLAGS.
 CORE_LIB := $(BUILD)/lib/libmemplan-core.a
+# the fragments below define rules; plain `make` still means `make all`
+.DEFAULT_GOAL := all
 NOT_CORE_SRC :=
 EXTRA_ALL :=
 EXTRA_CHECK :=

@@ -81,6 +81,8 @@ static void one(const unsigned char *buf, size_t len, uint64_t twist)
 		return;
 	}
 	struct mp_plan copy = p;
+	copy.timing = NULL; /* the runtime's plan keeps its own */
+	copy.has_timing = 0;
 	copy.allocs = malloc((p.nallocs ? p.nallocs : 1) * sizeof(*copy.allocs));
 	copy.swaps = malloc((p.nswaps ? p.nswaps : 1) * sizeof(*copy.swaps));
 	if (!copy.allocs || !copy.swaps) {
