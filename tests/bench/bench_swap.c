@@ -14,9 +14,14 @@
  * predicted overhead at every budget where one of them fits).  Then the
  * time of one swap_plan() per strategy at one budget on a trace of at least
  * 10^5 events (consecutive GPT-2 iterations in one trace).
- * Budgets fall in steps of 2.5% of the lower bound (--step PCT; --quick is
- * 5%), about 1.5 minutes on 2 busy cores.  Usage: bench_swap [--quick]
- * [--step PCT]; other arguments are refused.
+ * Budgets: the whole range every 5% of the lower bound (all strategies, for
+ * the dominance), then every 1.25% (--step PCT; --quick 2.5%, the coarse
+ * step four times the fine one) within 5% of the lowest coarse budget where
+ * memplan stays within 1% and within 2%, where the figures are decided:
+ * finer everywhere would cost minutes when the memplan search is slow.
+ * In all 15 s of CPU on this 2-core machine with the memplan search of
+ * 2026-11-22 (commit 6214fa2), 90 s with a search 6x slower.
+ * Usage: bench_swap [--quick] [--step PCT]; other arguments are refused.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -69,15 +74,92 @@ static int swappable(const struct trace *t, uint64_t *out)
 }
 
 static int sweep(const struct trace *t, const struct solver_problem *p,
-		 const char *link, double step, struct frontier *f)
+		 const char *link, double from, double step, double to,
+		 struct frontier *f)
 {
 	char err[512];
 	struct link_model l;
-	struct frontier_options o = { .step = step, .placer = "best-fit", .align = 1 };
+	struct frontier_options o = { .from = from, .step = step, .to = to,
+				      .placer = "best-fit", .align = 1 };
 	if (link_parse(link, t, &l, err, sizeof(err)) ||
 	    frontier_sweep(t, p, &l, &o, f, err, sizeof(err))) {
 		fprintf(stderr, "bench_swap: %s: %s\n", link, err);
 		return -1;
+	}
+	return 0;
+}
+
+/* The lowest budget (percent) of f where memplan (column m) predicts at
+ * most lim percent of overhead; 0 if none. */
+static double lowest_within(const struct frontier *f, size_t m, double lim)
+{
+	double low = 0;
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct frontier_cell *c = &f->rows[i].cells[m];
+		if (c->fits && c->overhead <= lim)
+			low = f->rows[i].percent;
+	}
+	return low;
+}
+
+/* What one link's sweeps found for memplan. */
+struct link_result {
+	uint64_t pool1, pool2;  /* smallest pool within 1% and 2%; 0 none */
+	size_t compared, lost;  /* dominance over every budget swept */
+	size_t budgets;
+	double cpu_s;
+};
+
+static void take(const struct frontier *f, struct link_result *r)
+{
+	int m = frontier_strategy_index(f, "memplan");
+	uint64_t a = frontier_smallest(f, (size_t)m, 1.0, NULL),
+		 b = frontier_smallest(f, (size_t)m, 2.0, NULL);
+	if (a && (!r->pool1 || a < r->pool1))
+		r->pool1 = a;
+	if (b && (!r->pool2 || b < r->pool2))
+		r->pool2 = b;
+	size_t compared, lost, first = 0;
+	frontier_dominates(f, (size_t)m, &compared, &lost, &first);
+	r->compared += compared;
+	r->lost += lost;
+	r->budgets += f->nrows;
+	r->cpu_s += f->cpu_seconds;
+}
+
+/*
+ * One link: the whole range at the coarse step (every strategy, so the
+ * dominance covers it), then the fine step in a window of one coarse step
+ * either side of the lowest coarse budget within 1% and within 2%, where
+ * the figures of the table are decided.  0 or -1.
+ */
+static int bench_link(const struct trace *t, const struct solver_problem *p,
+		      const char *link, double coarse, double fine,
+		      struct link_result *r)
+{
+	struct frontier f;
+	memset(r, 0, sizeof(*r));
+	if (sweep(t, p, link, 100, coarse, 0, &f))
+		return -1;
+	take(&f, r);
+	int m = frontier_strategy_index(&f, "memplan");
+	double at[2] = { lowest_within(&f, (size_t)m, 1.0),
+			 lowest_within(&f, (size_t)m, 2.0) };
+	frontier_free(&f);
+	for (int k = 0; k < 2; k++) {
+		if (at[k] == 0 || (k == 1 && at[1] == at[0]))
+			continue;
+		double from = at[k] + coarse - fine, to = at[k] - coarse;
+		if (from > 100 - fine)
+			from = 100 - fine;
+		if (to < 0)
+			to = 0;
+		if (from <= to)
+			continue;
+		if (sweep(t, p, link, from, fine, to, &f))
+			return -1;
+		take(&f, r);
+		frontier_free(&f);
 	}
 	return 0;
 }
@@ -98,7 +180,7 @@ static const struct zoo_entry zoo[] = {
 static const char *const links[] = { "gh200-c2c", "pcie5" };
 
 /* One zoo trace: a row per link.  0 or -1. */
-static int bench_zoo(const struct zoo_entry *z, double step)
+static int bench_zoo(const struct zoo_entry *z, double coarse, double fine)
 {
 	char err[512];
 	struct synth_opts so = { z->model, z->batch, z->dtype, "h200", 0, NULL };
@@ -112,7 +194,7 @@ static int bench_zoo(const struct zoo_entry *z, double step)
 		fprintf(stderr, "bench_swap: %s: %s\n", z->model, err);
 		goto out;
 	}
-	if (swappable(t, &idle) || sweep(t, &p, "infinite", step, &ideal))
+	if (swappable(t, &idle) || sweep(t, &p, "infinite", 100, fine, 0, &ideal))
 		goto out;
 	uint64_t lb = solver_lower_bound(&p);
 	uint64_t ideal_b = 0;
@@ -124,23 +206,18 @@ static int bench_zoo(const struct zoo_entry *z, double step)
 	double red_a = idle < lb ? 100.0 * (double)idle / (double)lb : 100.0;
 	double red_b = reduction(ideal_b, lb);
 	for (size_t k = 0; k < sizeof(links) / sizeof(links[0]); k++) {
-		struct frontier f;
-		if (sweep(t, &p, links[k], step, &f))
+		struct link_result r;
+		if (bench_link(t, &p, links[k], coarse, fine, &r))
 			goto out;
-		int m = frontier_strategy_index(&f, "memplan");
-		double r1 = reduction(frontier_smallest(&f, (size_t)m, 1.0, NULL), lb);
-		double r2 = reduction(frontier_smallest(&f, (size_t)m, 2.0, NULL), lb);
-		size_t compared, lost, first = 0;
-		frontier_dominates(&f, (size_t)m, &compared, &lost, &first);
+		double r1 = reduction(r.pool1, lb), r2 = reduction(r.pool2, lb);
 		char dom[32];
-		snprintf(dom, sizeof(dom), "%s %zu/%zu", lost ? "no" : "yes",
-			 compared - lost, compared);
+		snprintf(dom, sizeof(dom), "%s %zu/%zu", r.lost ? "no" : "yes",
+			 r.compared - r.lost, r.compared);
 		printf("%-9s %5u %-9s %8.2f %7.1f%% %7.1f%% %8.1f%% %8.1f%% %6.2f %6.2f  %-12s %7.1f %7zu\n",
 		       z->model, z->batch, links[k], gib(lb), r1, r2, red_a, red_b,
 		       red_a > 0 ? r2 / red_a : 0.0, red_b > 0 ? r2 / red_b : 0.0,
-		       dom, f.cpu_seconds, f.nrows);
+		       dom, r.cpu_s, r.budgets);
 		fflush(stdout);
-		frontier_free(&f);
 	}
 	bad = 0;
 out:
@@ -302,15 +379,15 @@ out:
 
 int main(int argc, char **argv)
 {
-	double step = 2.5;
+	double fine = 1.25;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
-			step = 5;
+			fine = 2.5;
 		} else if (strcmp(argv[i], "--step") == 0 && i + 1 < argc) {
 			char *end;
-			step = strtod(argv[++i], &end);
-			if (*end || !(step >= 0.1 && step <= 50)) {
-				fprintf(stderr, "bench_swap: error: --step wants a percentage in [0.1, 50], not '%s'\n",
+			fine = strtod(argv[++i], &end);
+			if (*end || !(fine >= 0.1 && fine <= 25)) {
+				fprintf(stderr, "bench_swap: error: --step wants a percentage in [0.1, 25], not '%s'\n",
 					argv[i]);
 				return 2;
 			}
@@ -322,19 +399,20 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	double coarse = 4 * fine;
 	int bad = 0;
 	double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
-	printf("zoo swap frontier, budgets in %.4g%% steps of the lower bound, placement best-fit, memplan strategy\n",
-	       step);
+	printf("zoo swap frontier: budgets every %.4g%% of the lower bound, every %.4g%% around where memplan's overhead passes 1%% and 2%%; best-fit placement\n",
+	       coarse, fine);
 	printf("%-9s %5s %-9s %8s %8s %8s %9s %9s %6s %6s  %-12s %7s %7s\n", "model",
 	       "batch", "link", "lb_GiB", "red<=1%", "red<=2%", "ideal(a)",
 	       "ideal(b)", "2%/(a)", "2%/(b)", "dominated", "cpu_s", "budgets");
 	for (size_t i = 0; i < sizeof(zoo) / sizeof(zoo[0]); i++)
-		bad |= bench_zoo(&zoo[i], step) != 0;
+		bad |= bench_zoo(&zoo[i], coarse, fine) != 0;
 	printf("(red<=N%%: the largest pool reduction, in %% of the lower bound, memplan reaches with a predicted overhead of at most N%%;\n"
 	       " ideal (a): transient bytes idle across the peak (analyze's swappable room without persistent buffers), (b): the smallest pool\n"
 	       " any strategy reaches on the infinite link; 2%%/(x): red<=2%% over that ideal; dominated: budgets where memplan had no more\n"
-	       " overhead than vdnn and singa / budgets where one of them fits; cpu_s: the sweep on that link; budgets: its rows)\n");
+	       " overhead than vdnn and singa / budgets where one of them fits; cpu_s: the sweeps on that link; budgets: their rows)\n");
 	printf("\nplanning time, one budget, a trace of >= 10^5 events\n");
 	bad |= bench_large() != 0;
 	printf("(bench_swap: %.1f s CPU, %.1f s wall)\n",
