@@ -888,8 +888,8 @@ done:
 
 /* --- frontier ----------------------------------------------------------------- */
 
-/* A percentage, with or without its '%': 0 and *out when lo < v <= 100
- * (lo itself allowed when zero_ok), else -1. */
+/* A percentage, with or without its '%': 0 and *out when 0 < v <= 100
+ * (or v == 0 when zero_ok), else -1. */
 static int parse_percent(const char *s, int zero_ok, double *out)
 {
 	char *end;
