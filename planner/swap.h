@@ -112,6 +112,31 @@ int swap_choose_memplan(const struct swap_ctx *c, uint64_t target,
 			size_t errlen);
 
 /*
+ * The knobs of the memplan chooser that swap_plan() searches over.  penalty
+ * (per gap, may be NULL): stall in ns to expect from the gap beyond what the
+ * lane booking predicts, as a simulation saw it.  rank: 0, stall-free gaps
+ * first, then the one that just covers the excess at the peak; 1, stall-free
+ * first, then the most excess covered (over the stretch above the target
+ * around the peak) per unit of link time; 2, the most excess covered per
+ * unit of link time and stall (a stall counted four times); 3, as 2 with a
+ * stall counted once and no lane booking (each copy as if alone: wide
+ * holes, few bytes, for slow links).  swap_choose_memplan() is rank 0
+ * without penalties or deadline.  When no gap can cover the peak, a chosen
+ * swap whose gap spans it is widened over the stretch above the target.
+ */
+struct swap_knobs {
+	const double *penalty;
+	int rank;
+	double deadline; /* > 0: give up with SWAP_ENOFIT once this thread's
+			    CPU time (CLOCK_THREAD_CPUTIME_ID, s) is past it */
+};
+#define SWAP_RANKS 4
+int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
+			      const struct swap_knobs *k,
+			      struct swap_op **ops, size_t *nops, char *err,
+			      size_t errlen);
+
+/*
  * A copy of c->p with the holes of ops added (on the trace clock), for the
  * placement solvers.  *q is hand-built: release it with swap_problem_free().
  */
@@ -141,6 +166,8 @@ struct swap_outcome {
 	uint64_t lb_noswap;   /* the trace's lower bound without swaps */
 	unsigned attempts;    /* placements tried */
 	double choose_s, place_s; /* seconds */
+	const char *chooser;  /* the chooser whose swaps the plan holds (static
+				 string: a strategy's name) */
 };
 
 /*
@@ -150,6 +177,10 @@ struct swap_outcome {
  * and *sim are the caller's (mp_plan_free, sim_free).  Returns 0;
  * SWAP_ENOFIT when the strategy finds no swaps that fit; SOLVER_ENOTFOUND
  * for an unknown strategy; TRACE_EINVAL, TRACE_ENOMEM; each with a sentence.
+ * memplan searches its chooser's knobs by simulation (at most about 3 CPU
+ * seconds, far less on the zoo's traces), then places and simulates the
+ * baselines' choices too unless a quick measure finds them clearly slower;
+ * the least predicted time wins and oc->chooser names whose swaps it holds.
  */
 #define SWAP_MAX_ATTEMPTS 12
 int swap_plan(const struct trace *t, const struct solver_problem *p,

@@ -5,9 +5,11 @@
  * kernel ahead), singa (AutoSwap: gaps idle across the peak ranked by the
  * vote of idle time and idle time x size, greedy until the peak fits) and
  * memplan (lane-aware: each copy is booked where the link is free, the
- * swap-in as late as it can still finish, stall-free gaps first, fitted to
- * the excess).  All work on the resident profile of the allocator clock
- * with a max segment tree, so a step costs O(log n).
+ * swap-in as late as it can still finish; gaps ranked by stall, then by
+ * fit to the excess or by excess covered per unit of link time, with the
+ * stalls a simulation saw as penalties: swap_knobs).  All work on the
+ * resident profile of the allocator clock with a max/min segment tree, so
+ * a step costs O(log n) plus the candidates it weighs.
  */
 #include "swap.h"
 
@@ -15,19 +17,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* --- a max segment tree with range add ------------------------------------ */
 
 struct seg {
 	size_t n;
-	int64_t *mx, *add;
+	int64_t *mx, *mn, *add; /* mx, mn include the node's own add */
 };
 
 static void seg_build(struct seg *s, size_t node, size_t l, size_t r,
 		      const uint64_t *v)
 {
 	if (r - l == 1) {
-		s->mx[node] = s->add[node] = (int64_t)v[l];
+		s->mx[node] = s->mn[node] = s->add[node] = (int64_t)v[l];
 		return;
 	}
 	size_t m = l + (r - l) / 2;
@@ -36,6 +39,8 @@ static void seg_build(struct seg *s, size_t node, size_t l, size_t r,
 	s->add[node] = 0;
 	s->mx[node] = s->mx[2 * node] > s->mx[2 * node + 1] ? s->mx[2 * node]
 							    : s->mx[2 * node + 1];
+	s->mn[node] = s->mn[2 * node] < s->mn[2 * node + 1] ? s->mn[2 * node]
+							    : s->mn[2 * node + 1];
 }
 
 static void seg_add(struct seg *s, size_t node, size_t l, size_t r, size_t ql,
@@ -45,6 +50,7 @@ static void seg_add(struct seg *s, size_t node, size_t l, size_t r, size_t ql,
 		return;
 	if (ql <= l && r <= qr) {
 		s->mx[node] += v;
+		s->mn[node] += v;
 		s->add[node] += v;
 		return;
 	}
@@ -53,6 +59,9 @@ static void seg_add(struct seg *s, size_t node, size_t l, size_t r, size_t ql,
 	seg_add(s, 2 * node + 1, m, r, ql, qr, v);
 	int64_t a = s->mx[2 * node], b = s->mx[2 * node + 1];
 	s->mx[node] = s->add[node] + (a > b ? a : b);
+	a = s->mn[2 * node];
+	b = s->mn[2 * node + 1];
+	s->mn[node] = s->add[node] + (a < b ? a : b);
 }
 
 /* The maximum and the first index holding it. */
@@ -75,17 +84,50 @@ static int64_t seg_max(const struct seg *s, size_t *at)
 	return s->mx[1];
 }
 
+/* The last index in [ql, qr) whose value is at most v, or SIZE_MAX; acc is
+ * the sum of the adds above node. */
+static size_t seg_last_le(const struct seg *s, size_t node, size_t l, size_t r,
+			  size_t ql, size_t qr, int64_t v, int64_t acc)
+{
+	if (qr <= l || r <= ql || s->mn[node] + acc > v)
+		return SIZE_MAX;
+	if (r - l == 1)
+		return l;
+	acc += s->add[node];
+	size_t m = l + (r - l) / 2;
+	size_t i = seg_last_le(s, 2 * node + 1, m, r, ql, qr, v, acc);
+	return i != SIZE_MAX ? i : seg_last_le(s, 2 * node, l, m, ql, qr, v, acc);
+}
+
+/* The first index in [ql, qr) whose value is at most v, or SIZE_MAX. */
+static size_t seg_first_le(const struct seg *s, size_t node, size_t l,
+			   size_t r, size_t ql, size_t qr, int64_t v,
+			   int64_t acc)
+{
+	if (qr <= l || r <= ql || s->mn[node] + acc > v)
+		return SIZE_MAX;
+	if (r - l == 1)
+		return l;
+	acc += s->add[node];
+	size_t m = l + (r - l) / 2;
+	size_t i = seg_first_le(s, 2 * node, l, m, ql, qr, v, acc);
+	return i != SIZE_MAX ? i : seg_first_le(s, 2 * node + 1, m, r, ql, qr, v, acc);
+}
+
 /* The profile of c as a tree; 0, or TRACE_ENOMEM. */
 static int seg_init(struct seg *s, const struct swap_ctx *c)
 {
 	s->n = c->clock.n ? c->clock.n : 1;
 	uint64_t *v = calloc(s->n, sizeof(*v));
 	s->mx = malloc(4 * s->n * sizeof(*s->mx));
+	s->mn = malloc(4 * s->n * sizeof(*s->mn));
 	s->add = malloc(4 * s->n * sizeof(*s->add));
 	uint64_t peak, at;
-	if (!v || !s->mx || !s->add || swap_profile(c, NULL, 0, v, &peak, &at)) {
+	if (!v || !s->mx || !s->mn || !s->add ||
+	    swap_profile(c, NULL, 0, v, &peak, &at)) {
 		free(v);
 		free(s->mx);
+		free(s->mn);
 		free(s->add);
 		return TRACE_ENOMEM;
 	}
@@ -97,6 +139,7 @@ static int seg_init(struct seg *s, const struct swap_ctx *c)
 static void seg_free(struct seg *s)
 {
 	free(s->mx);
+	free(s->mn);
 	free(s->add);
 }
 
@@ -314,7 +357,7 @@ int swap_choose_singa(const struct swap_ctx *c, uint64_t target,
 
 /* --- memplan: lane-aware ------------------------------------------------------ */
 
-/* Busy intervals of one lane, sorted, disjoint. */
+/* Busy intervals of one lane, sorted, disjoint, not touching. */
 struct book {
 	double *a, *b;
 	size_t n, cap;
@@ -389,6 +432,27 @@ static int book_add(struct book *k, double a, double b)
 	k->a[i] = a;
 	k->b[i] = b;
 	k->n++;
+	/* coalesce with touching neighbours, so that a packed lane is one
+	 * interval and the scans above stay short */
+	if (i > 0 && k->b[i - 1] >= k->a[i]) {
+		i--;
+		if (k->b[i + 1] > k->b[i])
+			k->b[i] = k->b[i + 1];
+		memmove(&k->a[i + 1], &k->a[i + 2], (k->n - i - 2) * sizeof(*k->a));
+		memmove(&k->b[i + 1], &k->b[i + 2], (k->n - i - 2) * sizeof(*k->b));
+		k->n--;
+	}
+	size_t j = i + 1;
+	while (j < k->n && k->a[j] <= k->b[i]) {
+		if (k->b[j] > k->b[i])
+			k->b[i] = k->b[j];
+		j++;
+	}
+	if (j > i + 1) {
+		memmove(&k->a[i + 1], &k->a[j], (k->n - j) * sizeof(*k->a));
+		memmove(&k->b[i + 1], &k->b[j], (k->n - j) * sizeof(*k->b));
+		k->n -= j - i - 1;
+	}
 	return 0;
 }
 
@@ -396,6 +460,8 @@ struct pick {
 	int ok;
 	struct swap_op op;
 	double stall;
+	double copy;           /* both copies' link time */
+	double value;          /* rank 1, 2: excess bytes covered, weighted */
 	double o0, o1, i0, i1; /* booked copies */
 };
 
@@ -403,7 +469,7 @@ struct pick {
  * cover at). */
 static void plan_gap(const struct swap_ctx *c, const struct book *out,
 		     const struct book *in, uint32_t g, uint64_t at,
-		     struct pick *p)
+		     const double *penalty, struct pick *p)
 {
 	const struct swap_gap *x = &c->gaps[g];
 	double out_ns = link_copy_ns(&c->link, LINK_D2H, x->bytes);
@@ -441,25 +507,46 @@ static void plan_gap(const struct swap_ctx *c, const struct book *out,
 		if (late > 0)
 			stall += late;
 	}
+	if (penalty)
+		stall += penalty[g];
 	p->ok = 1;
 	p->op = (struct swap_op){ g, x->out_min, lo, k };
 	p->stall = stall > 0 ? stall : 0;
+	p->copy = out_ns + in_ns;
 	p->o0 = o0;
 	p->o1 = o1;
 	p->i0 = fmax(i0, (double)c->clock.t[k]);
 	p->i1 = p->i0 + in_ns;
 }
 
-/* Is a better than b for an excess of ex bytes? */
+/* Is a better than b for an excess of ex bytes?  Rank 0: stall-free
+ * first, then the least stall per byte, then the smallest that covers the
+ * excess.  Rank 1: stall-free first, then the most covered excess per unit
+ * of link time.  Rank 2: the most covered excess per unit of link time and
+ * stall, a stall counted four times. */
 static int better(const struct swap_ctx *c, const struct pick *a,
-		  const struct pick *b, uint64_t ex)
+		  const struct pick *b, uint64_t ex, int rank)
 {
 	if (!b->ok)
 		return 1;
 	int fa = a->stall == 0, fb = b->stall == 0;
-	if (fa != fb)
+	if (rank <= 1 && fa != fb)
 		return fa;
 	uint64_t xa = c->gaps[a->op.gap].bytes, xb = c->gaps[b->op.gap].bytes;
+	if (rank >= 1) {
+		double w = rank == 1 ? 0 : 4;
+		if (rank == 3)
+			w = 1;
+		double sa = a->value / (a->copy + w * a->stall + 1),
+		       sb = b->value / (b->copy + w * b->stall + 1);
+		if (rank == 1 && !fa) { /* both stall: least stall per byte */
+			sa = (double)xa / (a->stall + 1);
+			sb = (double)xb / (b->stall + 1);
+		}
+		if (sa != sb)
+			return sa > sb;
+		return a->op.gap < b->op.gap;
+	}
 	if (!fa) {
 		double ra = a->stall / (double)xa, rb = b->stall / (double)xb;
 		if (ra != rb)
@@ -474,10 +561,48 @@ static int better(const struct swap_ctx *c, const struct pick *a,
 	return a->op.gap < b->op.gap;
 }
 
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Each step weighs at most this many gaps across the peak, the longest
+ * idle first: the zoo's traces have fewer, a 10^5-event trace thousands. */
+#define MEMPLAN_CANDIDATES 512
+
+/* qsort has no context argument in C11 */
+static const struct swap_ctx *idle_ctx;
+static int by_idle_len(const void *a, const void *b)
+{
+	const struct swap_gap *x = &idle_ctx->gaps[*(const uint32_t *)a],
+			      *y = &idle_ctx->gaps[*(const uint32_t *)b];
+	int64_t ix = x->t_need - x->t_idle, iy = y->t_need - y->t_idle;
+	if (ix != iy)
+		return ix > iy ? -1 : 1;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	uint32_t ga = *(const uint32_t *)a, gb = *(const uint32_t *)b;
+	return (ga > gb) - (ga < gb);
+}
+
 int swap_choose_memplan(const struct swap_ctx *c, uint64_t target,
 			struct swap_op **ops, size_t *nops, char *err,
 			size_t errlen)
 {
+	return swap_choose_memplan_knobs(c, target, NULL, ops, nops, err,
+					 errlen);
+}
+
+int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
+			      const struct swap_knobs *kn,
+			      struct swap_op **ops, size_t *nops, char *err,
+			      size_t errlen)
+{
+	const double *penalty = kn ? kn->penalty : NULL;
+	int rank = kn ? kn->rank : 0;
+	double deadline = kn ? kn->deadline : 0;
 	struct seg s;
 	struct oplist o = { 0 };
 	struct book bk[2] = { { 0 }, { 0 } };
@@ -487,23 +612,58 @@ int swap_choose_memplan(const struct swap_ctx *c, uint64_t target,
 	 * run at the same time and halve each other */
 	int one = c->link.shared < 1.0;
 	struct book *bo = &bk[0], *bi = one ? &bk[0] : &bk[1];
+	/* rank 3 books nothing: each copy as if alone on the link, so holes
+	 * stay wide and few bytes move, where the link is too slow to keep
+	 * every copy off the critical path anyway */
+	int book = rank != 3;
 	uint8_t *used = calloc(c->ngaps + 1, 1);
-	if (!used || seg_init(&s, c)) {
+	uint32_t *ord = malloc((c->ngaps + 1) * sizeof(*ord));
+	if (!used || !ord || seg_init(&s, c)) {
 		free(used);
+		free(ord);
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	}
+	for (size_t g = 0; g < c->ngaps; g++)
+		ord[g] = (uint32_t)g;
+	idle_ctx = c;
+	qsort(ord, c->ngaps, sizeof(*ord), by_idle_len);
 	int rc = 0;
 	size_t at;
 	int64_t peak = seg_max(&s, &at);
-	while ((uint64_t)peak > target) {
+	for (size_t step = 0; (uint64_t)peak > target; step++) {
+		if (deadline > 0 && step % 64 == 63 && thread_cpu_s() > deadline) {
+			rc = trace_seterr(err, errlen, SWAP_ENOFIT,
+					  "memplan ran out of its time");
+			break;
+		}
 		struct pick best = { 0 }, p;
 		uint64_t ex = (uint64_t)peak - target;
-		for (size_t g = 0; g < c->ngaps; g++) {
+		/* the stretch around the peak that is over the target */
+		size_t L, R;
+		size_t i = at ? seg_last_le(&s, 1, 0, s.n, 0, at,
+					    (int64_t)target, 0)
+			      : SIZE_MAX;
+		L = i == SIZE_MAX ? 0 : i + 1;
+		i = seg_first_le(&s, 1, 0, s.n, at + 1, s.n, (int64_t)target, 0);
+		R = i == SIZE_MAX ? s.n : i;
+		size_t seen = 0;
+		for (i = 0; i < c->ngaps && seen < MEMPLAN_CANDIDATES; i++) {
+			uint32_t g = ord[i];
 			const struct swap_gap *x = &c->gaps[g];
 			if (used[g] || !(x->out_min < at && at < x->in_max))
 				continue;
-			plan_gap(c, bo, bi, (uint32_t)g, at, &p);
-			if (p.ok && better(c, &p, &best, ex))
+			seen++;
+			plan_gap(c, bo, bi, g, at, penalty, &p);
+			if (!p.ok)
+				continue;
+			if (rank) {
+				uint64_t a = p.op.hole_lo > L ? p.op.hole_lo : L;
+				uint64_t b = p.op.in_at < R ? p.op.in_at : R;
+				double cov = b > a ? (double)(b - a) / (double)(R - L) : 0;
+				double use = (double)(x->bytes < ex ? x->bytes : ex);
+				p.value = use * cov;
+			}
+			if (better(c, &p, &best, ex, rank))
 				best = p;
 		}
 		if (!best.ok) {
@@ -525,22 +685,27 @@ int swap_choose_memplan(const struct swap_ctx *c, uint64_t target,
 					   err, errlen);
 				break;
 			}
+			/* over the whole stretch above the target, so that
+			 * the next peaks beside this one need no step each */
 			struct swap_op *op = &o.v[w];
-			int64_t bytes = (int64_t)c->gaps[op->gap].bytes;
+			const struct swap_gap *x = &c->gaps[op->gap];
+			int64_t bytes = (int64_t)x->bytes;
 			if (op->in_at > op->hole_lo)
 				seg_add(&s, 1, 0, s.n, op->hole_lo, op->in_at, bytes);
-			if (at < op->hole_lo)
-				op->hole_lo = at;
-			if (op->in_at <= at)
-				op->in_at = at + 1;
+			uint64_t lo = L > x->out_min + 1 ? L : x->out_min + 1;
+			uint64_t hi = R < x->in_max ? R : x->in_max;
+			if (lo < op->hole_lo)
+				op->hole_lo = lo;
+			if (op->in_at < hi)
+				op->in_at = hi;
 			seg_add(&s, 1, 0, s.n, op->hole_lo, op->in_at, -bytes);
 			peak = seg_max(&s, &at);
 			continue;
 		}
 		used[best.op.gap] = 1;
 		if ((rc = op_push(&o, &s, c, best.op)) != 0 ||
-		    (rc = book_add(bo, best.o0, best.o1)) != 0 ||
-		    (rc = book_add(bi, best.i0, best.i1)) != 0) {
+		    (book && (rc = book_add(bo, best.o0, best.o1)) != 0) ||
+		    (book && (rc = book_add(bi, best.i0, best.i1)) != 0)) {
 			trace_seterr(err, errlen, rc, "out of memory");
 			break;
 		}
@@ -548,6 +713,7 @@ int swap_choose_memplan(const struct swap_ctx *c, uint64_t target,
 	}
 	seg_free(&s);
 	free(used);
+	free(ord);
 	free(bk[0].a);
 	free(bk[0].b);
 	free(bk[1].a);
