@@ -572,19 +572,22 @@ static double thread_cpu_s(void)
  * idle first: the zoo's traces have fewer, a 10^5-event trace thousands. */
 #define MEMPLAN_CANDIDATES 512
 
-/* qsort has no context argument in C11 */
-static const struct swap_ctx *idle_ctx;
+/* A gap's sort key, carried along: qsort has no context argument in C11,
+ * and a static one would not be thread-safe. */
+struct idle_key {
+	int64_t idle;
+	uint64_t bytes;
+	uint32_t gap;
+};
+
 static int by_idle_len(const void *a, const void *b)
 {
-	const struct swap_gap *x = &idle_ctx->gaps[*(const uint32_t *)a],
-			      *y = &idle_ctx->gaps[*(const uint32_t *)b];
-	int64_t ix = x->t_need - x->t_idle, iy = y->t_need - y->t_idle;
-	if (ix != iy)
-		return ix > iy ? -1 : 1;
+	const struct idle_key *x = a, *y = b;
+	if (x->idle != y->idle)
+		return x->idle > y->idle ? -1 : 1;
 	if (x->bytes != y->bytes)
 		return x->bytes > y->bytes ? -1 : 1;
-	uint32_t ga = *(const uint32_t *)a, gb = *(const uint32_t *)b;
-	return (ga > gb) - (ga < gb);
+	return (x->gap > y->gap) - (x->gap < y->gap);
 }
 
 int swap_choose_memplan(const struct swap_ctx *c, uint64_t target,
@@ -623,10 +626,20 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 		free(ord);
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	}
+	struct idle_key *keys = malloc((c->ngaps + 1) * sizeof(*keys));
+	if (!keys) {
+		free(used);
+		free(ord);
+		seg_free(&s);
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	}
 	for (size_t g = 0; g < c->ngaps; g++)
-		ord[g] = (uint32_t)g;
-	idle_ctx = c;
-	qsort(ord, c->ngaps, sizeof(*ord), by_idle_len);
+		keys[g] = (struct idle_key){ c->gaps[g].t_need - c->gaps[g].t_idle,
+					     c->gaps[g].bytes, (uint32_t)g };
+	qsort(keys, c->ngaps, sizeof(*keys), by_idle_len);
+	for (size_t g = 0; g < c->ngaps; g++)
+		ord[g] = keys[g].gap;
+	free(keys);
 	int rc = 0;
 	size_t at;
 	int64_t peak = seg_max(&s, &at);
