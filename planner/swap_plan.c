@@ -4,10 +4,13 @@
  * lifetime holes (each swapped buffer keeps its offset), built into a plan,
  * verified independently and simulated.  The strategies aim at a resident
  * peak; placement may need more than the peak, so the target drops by the
- * excess and the strategy runs again, a bounded number of times.
+ * excess and the strategy runs again, a bounded number of times.  memplan
+ * searches its chooser's knobs by simulation first (bounded in CPU time),
+ * then keeps the baselines' choices as a safety net.
  */
 #include "swap.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +26,35 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* CPU seconds of this thread: the search's allowance, whatever the load. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A chooser call: a strategy's, or memplan's with knobs. */
+static int choose(const struct swap_ctx *c, const struct swap_strategy *st,
+		  const struct swap_knobs *kn, uint64_t target,
+		  struct swap_op **ops, size_t *nops, char *err, size_t errlen)
+{
+	if (kn)
+		return swap_choose_memplan_knobs(c, target, kn, ops, nops, err,
+						 errlen);
+	return st->choose(c, target, ops, nops, err, errlen);
+}
+
+/*
+ * Chooses (strategy st, or memplan with knobs kn), places with placer,
+ * builds, verifies and simulates, aiming first at target0 (<= budget) and
+ * lower while the placement needs more than the budget.  given (ngiven
+ * ops, may be NULL) is the choice at target0, known already.
+ */
 static int plan_one(const struct trace *t, const struct solver_problem *p,
 		    const struct link_model *l, const struct swap_strategy *st,
+		    const struct swap_knobs *kn, uint64_t target0,
+		    const struct swap_op *given, size_t ngiven,
 		    const char *name, uint64_t budget, const char *placer,
 		    uint64_t align, struct mp_plan *plan, struct sim_result *sim,
 		    struct swap_outcome *oc, char *err, size_t errlen)
@@ -44,13 +74,25 @@ static int plan_one(const struct trace *t, const struct solver_problem *p,
 	if (rc)
 		goto out;
 	oc->lb_noswap = solver_lower_bound(p);
-	uint64_t target = budget;
+	uint64_t target = target0;
 	for (;;) {
 		double t0 = now_s();
 		free(ops);
 		ops = NULL;
-		rc = st->choose(&c, target, &ops, &nops, err, errlen);
-		(void)0;
+		if (given && target == target0) {
+			ops = malloc((ngiven ? ngiven : 1) * sizeof(*ops));
+			if (!ops) {
+				rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+						  "out of memory");
+				goto out;
+			}
+			if (ngiven)
+				memcpy(ops, given, ngiven * sizeof(*ops));
+			nops = ngiven;
+		} else {
+			rc = choose(&c, st, kn, target, &ops, &nops, err,
+				    errlen);
+		}
 		oc->choose_s += now_s() - t0;
 		if (rc)
 			goto out;
@@ -109,6 +151,7 @@ static int plan_one(const struct trace *t, const struct solver_problem *p,
 	if (rc)
 		goto out;
 	oc->nops = nops;
+	oc->chooser = st->name;
 	for (size_t j = 0; j < nops; j++)
 		oc->swapped += c.gaps[ops[j].gap].bytes;
 out:
@@ -132,12 +175,335 @@ static int better_plan(const struct sim_result *a, const struct mp_plan *pa,
 	return pa->pool_size < pb->pool_size;
 }
 
+/* Keeps candidate (cp, cs, co) in (plan, sim, oc) if it is the first or
+ * better, else frees it; the times add up either way. */
+static void keep(struct mp_plan *plan, struct sim_result *sim,
+		 struct swap_outcome *oc, int *have, struct mp_plan *cp,
+		 struct sim_result *cs, struct swap_outcome *co)
+{
+	if (!*have || better_plan(cs, cp, sim, plan)) {
+		if (*have) {
+			mp_plan_free(plan);
+			sim_free(sim);
+		}
+		double cs_s = oc->choose_s + co->choose_s,
+		       pl_s = oc->place_s + co->place_s;
+		*plan = *cp;
+		*sim = *cs;
+		*oc = *co;
+		oc->choose_s = cs_s;
+		oc->place_s = pl_s;
+		*have = 1;
+	} else {
+		oc->choose_s += co->choose_s;
+		oc->place_s += co->place_s;
+		mp_plan_free(cp);
+		sim_free(cs);
+	}
+}
+
+/* --- memplan: the chooser's knobs searched by simulation ------------------- */
+
 /*
- * vdnn and singa are their own choosers.  memplan is a search: its
- * lane-aware chooser and, as further candidates, the choices of the others,
- * each placed and simulated; the least predicted time wins.  So memplan is
- * never worse than the baselines at any budget, and its own chooser wins
- * where it does better.
+ * The search places each candidate with best-fit (milliseconds, where the
+ * caller's placer may take its whole time limit), simulates it, and feeds
+ * the stall each swap caused back to the chooser as a penalty on its gap.
+ * It spans the ranks of the chooser and targets from the budget down in
+ * steps of SEARCH_STEP of the lower bound, on a grid fixed by the lower
+ * bound: a plan that fits a budget fits a looser one, so neighbouring
+ * budgets share most of their candidates and a looser budget is rarely
+ * predicted slower (not never: the feedback rounds depend on the budget).
+ * Only the best candidate is placed with the caller's placer (auto tries
+ * best-fit among its heuristics, so it fits as well).  On the zoo's traces
+ * the search ends well before SEARCH_CPU and is deterministic; on a trace
+ * of ~10^5 events the allowance ends it, and the result may vary.
+ */
+#define SEARCH_TARGETS 6   /* the budget and 5 grid points below it */
+#define SEARCH_STEP 40     /* grid step: the lower bound / 40 (2.5%) */
+#define SEARCH_ROUNDS 4    /* simulations per (target, rank) */
+#define SEARCH_CPU 1.5     /* CPU seconds the search may take: reached on
+			      traces of ~10^5 events, not on the zoo's */
+#define SKIP_MARGIN 0.02   /* a baseline predicted this much slower by the
+			      quick measure is not placed */
+
+struct search {
+	const struct trace *t;
+	const struct link_model *l;
+	struct swap_ctx c;
+	uint64_t budget, align;
+	uint64_t *off;
+	double *pen, *got, *best_pen; /* per gap */
+	struct op_key *order;          /* ops sorted by (buffer, out_at) */
+	int have, best_rank;
+	uint64_t best_target, best_pool;
+	double best_iter, base;
+	struct swap_op *best_ops; /* the best candidate's swaps */
+	size_t best_nops;
+	unsigned evals;
+	double deadline; /* cpu_s() */
+};
+
+/* An op's key for finding it from a plan's swap: (buffer, out_at). */
+struct op_key {
+	int64_t buffer;
+	uint64_t out_at;
+	uint32_t gap;
+};
+
+static int op_key_cmp(const void *a, const void *b)
+{
+	const struct op_key *x = a, *y = b;
+	if (x->buffer != y->buffer)
+		return x->buffer < y->buffer ? -1 : 1;
+	return (x->out_at > y->out_at) - (x->out_at < y->out_at);
+}
+
+/*
+ * Places ops with best-fit, builds and simulates the plan: *iter (ns) and
+ * *height; with got, got[g] += the stall the swap of gap g caused.
+ * Returns 0, or TRACE_ENOMEM / a placement or build error with a sentence.
+ */
+static int quick_eval(struct search *S, const struct swap_op *ops, size_t nops,
+		      double *iter, uint64_t *height, double *stall, double *got,
+		      char *err, size_t errlen)
+{
+	struct solver_problem q;
+	struct mp_plan_swap *ent = NULL;
+	struct mp_plan plan;
+	struct sim_result sim;
+	memset(&plan, 0, sizeof(plan));
+	memset(&sim, 0, sizeof(sim));
+	int rc = 0;
+	if (swap_problem_with_holes(&S->c, ops, nops, &q))
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	rc = solver_place_bestfit(&q, S->off, height, err, errlen);
+	uint64_t staging;
+	if (!rc)
+		rc = swap_plan_entries(&S->c, ops, nops, &ent, &staging, err,
+				       errlen);
+	if (!rc && nops > UINT32_MAX)
+		rc = trace_seterr(err, errlen, TRACE_EINVAL, "too many swaps");
+	if (!rc) {
+		struct planfile_info info = { S->align, "best-fit+memplan", 0 };
+		struct planfile_swaps sw = { ent, (uint32_t)nops, staging };
+		rc = planfile_build_swaps(S->t, &q, S->off, &info, &sw, &plan,
+					  err, errlen);
+	}
+	if (!rc)
+		rc = sim_run(S->t, &plan, S->l, &sim, err, errlen);
+	if (rc)
+		goto out;
+	*iter = sim.iter_ns;
+	*stall = sim.stall_ns;
+	S->base = sim.base_ns;
+	if (got && sim.stall_ns > 0) {
+		for (size_t j = 0; j < nops; j++)
+			S->order[j] = (struct op_key){ S->c.gaps[ops[j].gap].buffer,
+						       ops[j].out_at, ops[j].gap };
+		qsort(S->order, nops, sizeof(*S->order), op_key_cmp);
+		for (uint32_t j = 0; j < sim.nswaps; j++) {
+			if (sim.swaps[j].stall <= 0)
+				continue;
+			const struct mp_plan_swap *w = &plan.swaps[j];
+			struct op_key k = { (int64_t)plan.allocs[w->request].buffer,
+					    w->out_at, 0 };
+			const struct op_key *f = bsearch(&k, S->order, nops,
+							 sizeof(*S->order),
+							 op_key_cmp);
+			if (f)
+				got[f->gap] += sim.swaps[j].stall;
+		}
+	}
+out:
+	sim_free(&sim);
+	mp_plan_free(&plan);
+	free(ent);
+	swap_problem_free(&q);
+	return rc;
+}
+
+/* One (target, rank): the chooser, then rounds of simulated stalls fed
+ * back as penalties.  Returns 0 (found or not) or TRACE_ENOMEM. */
+static int search_one(struct search *S, uint64_t target, int rank, char *err,
+		      size_t errlen)
+{
+	size_t ng = S->c.ngaps;
+	memset(S->pen, 0, (ng ? ng : 1) * sizeof(*S->pen));
+	for (int round = 0; round < SEARCH_ROUNDS; round++) {
+		/* out of time: stop, unless nothing fits yet (then take as
+		 * long again) */
+		double now = cpu_s();
+		if (S->evals && now > S->deadline &&
+		    (S->have || now > S->deadline + SEARCH_CPU))
+			return 0;
+		struct swap_knobs kn = { S->pen, rank,
+					 S->deadline + SEARCH_CPU };
+		struct swap_op *ops = NULL;
+		size_t nops = 0;
+		uint64_t tg = target, height = 0;
+		double iter = 0, stall = 0;
+		int rc = 0;
+		memset(S->got, 0, (ng ? ng : 1) * sizeof(*S->got));
+		for (int attempt = 0; attempt < 3; attempt++) {
+			free(ops);
+			ops = NULL;
+			rc = swap_choose_memplan_knobs(&S->c, tg, &kn, &ops, &nops,
+						       err, errlen);
+			if (rc)
+				break;
+			rc = quick_eval(S, ops, nops, &iter, &height, &stall,
+					S->got, err, errlen);
+			S->evals++;
+			if (rc || height <= S->budget)
+				break;
+			uint64_t over = height - S->budget;
+			if (tg <= over) {
+				rc = SWAP_ENOFIT;
+				break;
+			}
+			tg -= over;
+			memset(S->got, 0, (ng ? ng : 1) * sizeof(*S->got));
+		}
+		if (rc == TRACE_ENOMEM || rc || height > S->budget) {
+			free(ops);
+			/* else this target and rank find nothing */
+			return rc == TRACE_ENOMEM ? rc : 0;
+		}
+		if (!S->have || iter < S->best_iter ||
+		    (iter == S->best_iter && height < S->best_pool)) {
+			free(S->best_ops);
+			S->best_ops = ops;
+			S->best_nops = nops;
+			ops = NULL;
+			S->have = 1;
+			S->best_iter = iter;
+			S->best_pool = height;
+			S->best_rank = rank;
+			S->best_target = tg;
+			memcpy(S->best_pen, S->pen, (ng ? ng : 1) * sizeof(*S->pen));
+		}
+		free(ops);
+		if (stall <= 0)
+			return 0;
+		int fed = 0;
+		for (size_t g = 0; g < ng; g++)
+			if (S->got[g] > 0) {
+				S->pen[g] += S->got[g];
+				fed = 1;
+			}
+		if (!fed)
+			return 0;
+	}
+	return 0;
+}
+
+static void search_free(struct search *S)
+{
+	free(S->off);
+	free(S->pen);
+	free(S->got);
+	free(S->best_pen);
+	free(S->order);
+	free(S->best_ops);
+	swap_ctx_free(&S->c);
+}
+
+/* The context and the arrays of a search; 0, or an error with a sentence
+ * (free with search_free() either way). */
+static int search_init(struct search *S, const struct trace *t,
+		       const struct solver_problem *p,
+		       const struct link_model *l, uint64_t budget,
+		       uint64_t align, char *err, size_t errlen)
+{
+	memset(S, 0, sizeof(*S));
+	S->t = t;
+	S->l = l;
+	S->budget = budget;
+	S->align = align;
+	int rc = swap_ctx_init(&S->c, t, p, l, err, errlen);
+	if (rc)
+		return rc;
+	size_t ng = S->c.ngaps ? S->c.ngaps : 1;
+	S->off = malloc((p->n ? p->n : 1) * sizeof(*S->off));
+	S->pen = calloc(ng, sizeof(*S->pen));
+	S->got = calloc(ng, sizeof(*S->got));
+	S->best_pen = calloc(ng, sizeof(*S->best_pen));
+	S->order = malloc(ng * sizeof(*S->order));
+	if (!S->off || !S->pen || !S->got || !S->best_pen || !S->order)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	S->deadline = cpu_s() + SEARCH_CPU;
+	return 0;
+}
+
+/*
+ * The memplan search: afterwards S->have says whether a candidate fits,
+ * and S->best_rank, S->best_pen and S->best_target reproduce the best.
+ * Returns 0 or TRACE_ENOMEM.
+ */
+static int memplan_search(struct search *S, uint64_t lb, char *err,
+			  size_t errlen)
+{
+	uint64_t budget = S->budget, step = lb / SEARCH_STEP;
+	if (step == 0)
+		step = 1;
+	uint64_t grid = budget / step * step;
+	if (grid == budget && grid >= step)
+		grid -= step;
+	/* the booked ranks first, the unbooked one second (first where the
+	 * link is shared: there the booked holes are narrow) */
+	static const int duplex[SWAP_RANKS] = { 0, 3, 2, 1 },
+			 shared[SWAP_RANKS] = { 3, 0, 2, 1 };
+	const int *ranks = S->c.link.shared < 1.0 ? shared : duplex;
+	int rc = 0;
+	for (int i = 0; i < SEARCH_TARGETS && !rc; i++) {
+		uint64_t tg = budget;
+		if (i > 0) {
+			if (grid < step * (uint64_t)(i - 1) + 1)
+				break;
+			tg = grid - step * (uint64_t)(i - 1);
+		}
+		for (int r = 0; r < SWAP_RANKS && !rc; r++)
+			rc = search_one(S, tg, ranks[r], err, errlen);
+		/* nothing beats no overhead */
+		if (S->have && S->best_iter <= S->base)
+			break;
+	}
+	return rc;
+}
+
+/*
+ * A baseline's choice at the budget, placed with best-fit and simulated:
+ * *iter; INFINITY when the baseline finds no choice at the budget (so
+ * neither would swap_plan()'s first try); -1 when the choice does not fit
+ * with best-fit (the caller's placer and retries might still make it fit).
+ * Returns 0 or TRACE_ENOMEM.
+ */
+static int baseline_probe(struct search *S, const struct swap_strategy *st,
+			  double *iter, char *err, size_t errlen)
+{
+	struct swap_op *ops = NULL;
+	size_t nops = 0;
+	uint64_t height = 0;
+	double stall;
+	*iter = INFINITY;
+	int rc = st->choose(&S->c, S->budget, &ops, &nops, err, errlen);
+	if (!rc) {
+		rc = quick_eval(S, ops, nops, iter, &height, &stall, NULL, err,
+				errlen);
+		if (rc || height > S->budget)
+			*iter = -1;
+	}
+	free(ops);
+	return rc == TRACE_ENOMEM ? rc : 0;
+}
+
+/*
+ * vdnn and singa are their own choosers.  memplan is its lane-aware
+ * chooser, its knobs (ranking, stall penalties per gap, target) searched
+ * by simulation; the best candidate is placed with the caller's placer.
+ * The baselines' choices stay as a safety net: each is placed and
+ * simulated too and the least predicted time wins, so memplan is never
+ * worse than the baselines at any budget; oc->chooser says whose swaps won.
  */
 int swap_plan(const struct trace *t, const struct solver_problem *p,
 	      const struct link_model *l, const char *name, uint64_t budget,
@@ -154,50 +520,92 @@ int swap_plan(const struct trace *t, const struct solver_problem *p,
 				    "unknown swap strategy '%s' (known: memplan, singa, vdnn)",
 				    name);
 	if (strcmp(name, "memplan") != 0)
-		return plan_one(t, p, l, st, name, budget, placer, align, plan,
-				sim, oc, err, errlen);
-	int have = 0, rc = 0, first_rc = 0;
+		return plan_one(t, p, l, st, NULL, budget, NULL, 0, name,
+				budget, placer, align, plan, sim, oc, err,
+				errlen);
+	double t0 = now_s();
+	struct search S;
+	int have = 0, rc, first_rc = 0;
 	char first_err[512] = "";
+	rc = search_init(&S, t, p, l, budget, align, err, errlen);
+	if (!rc)
+		rc = memplan_search(&S, solver_lower_bound(p), err, errlen);
+	double search_s = now_s() - t0;
+	if (rc) {
+		search_free(&S);
+		return rc;
+	}
+	struct swap_knobs kn = { S.best_pen, S.best_rank, 0 };
 	for (size_t i = 0; swap_strategy_at(i); i++) {
+		const struct swap_strategy *si = swap_strategy_at(i);
+		int own = strcmp(si->name, "memplan") == 0;
 		struct mp_plan cp;
 		struct sim_result cs;
 		struct swap_outcome co;
 		char e[512];
-		rc = plan_one(t, p, l, swap_strategy_at(i), "memplan", budget,
-			      placer, align, &cp, &cs, &co, e, sizeof(e));
+		if (have && !own) {
+			/* a baseline clearly slower by the quick measure is
+			 * not worth its placement */
+			double q;
+			t0 = now_s();
+			rc = baseline_probe(&S, si, &q, e, sizeof(e));
+			search_s += now_s() - t0;
+			if (rc) {
+				mp_plan_free(plan);
+				sim_free(sim);
+				search_free(&S);
+				return trace_seterr(err, errlen, rc, "%s", e);
+			}
+			if (q > sim->iter_ns * (1 + SKIP_MARGIN))
+				continue;
+		}
+		if (own && S.have)
+			rc = plan_one(t, p, l, si, &kn, S.best_target,
+				      S.best_ops, S.best_nops, "memplan",
+				      budget, placer, align, &cp, &cs, &co, e,
+				      sizeof(e));
+		else
+			rc = plan_one(t, p, l, si, NULL, budget, NULL, 0, "memplan",
+				      budget, placer, align, &cp, &cs, &co, e,
+				      sizeof(e));
 		if (rc == TRACE_ENOMEM) {
 			if (have) {
 				mp_plan_free(plan);
 				sim_free(sim);
 			}
+			search_free(&S);
 			return trace_seterr(err, errlen, rc, "%s", e);
 		}
 		if (rc) {
-			if (i == 0) {
+			if (!first_rc) {
 				first_rc = rc;
 				snprintf(first_err, sizeof(first_err), "%s", e);
 			}
 			continue;
 		}
-		if (!have || better_plan(&cs, &cp, sim, plan)) {
-			if (have) {
+		keep(plan, sim, oc, &have, &cp, &cs, &co);
+		if (own && S.have && strcmp(placer, "best-fit") != 0 &&
+		    sim->iter_ns > S.best_iter) {
+			/* the search measured this choice placed by best-fit;
+			 * the placer's layout lets a reuse wait longer: the
+			 * best-fit layout is a candidate too (the plan names
+			 * it) */
+			rc = plan_one(t, p, l, si, &kn, S.best_target,
+				      S.best_ops, S.best_nops, "memplan",
+				      budget, "best-fit", align, &cp, &cs, &co,
+				      e, sizeof(e));
+			if (rc == TRACE_ENOMEM) {
 				mp_plan_free(plan);
 				sim_free(sim);
+				search_free(&S);
+				return trace_seterr(err, errlen, rc, "%s", e);
 			}
-			double cs_s = oc->choose_s + co.choose_s, pl_s = oc->place_s + co.place_s;
-			*plan = cp;
-			*sim = cs;
-			*oc = co;
-			oc->choose_s = cs_s;
-			oc->place_s = pl_s;
-			have = 1;
-		} else {
-			oc->choose_s += co.choose_s;
-			oc->place_s += co.place_s;
-			mp_plan_free(&cp);
-			sim_free(&cs);
+			if (!rc)
+				keep(plan, sim, oc, &have, &cp, &cs, &co);
 		}
 	}
+	search_free(&S);
+	oc->choose_s += search_s;
 	if (!have)
 		return trace_seterr(err, errlen, first_rc ? first_rc : SWAP_ENOFIT,
 				    "%s", first_err);
