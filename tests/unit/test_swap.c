@@ -264,11 +264,123 @@ static void test_zoo(const char *model, unsigned batch)
 	trace_free(t);
 }
 
+/*
+ * The frontier of one trace on one link, budgets 95% down to 50% of the
+ * lower bound: every plan of every strategy verifies and fits its budget
+ * (and never stalls on the infinite link); memplan fits wherever a
+ * baseline does and is never predicted slower than either; its own chooser
+ * (not a baseline's choice kept as the safety net) wins at least min_own
+ * of the budgets; with mono, memplan's overhead never grows as the budget
+ * does.
+ */
+static void test_frontier(const char *model, unsigned batch, const char *link,
+			  int mono, double min_own)
+{
+	struct synth_opts o = { 0 };
+	o.model = model;
+	o.batch = batch;
+	o.device = "h200";
+	struct trace *t;
+	char err[768];
+	if (synth_build(&o, &t, err, sizeof(err))) {
+		CHECK(0, err);
+		return;
+	}
+	struct solver_problem p;
+	solver_problem_from_trace(t, &p, err, sizeof(err));
+	uint64_t lb = solver_lower_bound(&p);
+	struct link_model l;
+	link_parse(link, NULL, &l, err, sizeof(err));
+	int infinite = link_is_infinite(&l);
+	int bad = 0, slower = 0, missing = 0, own = 0, fitted = 0, rising = 0;
+	double prev = -1; /* memplan's overhead at the next looser budget */
+	char where[256] = "";
+	for (int pct = 95; pct >= 50; pct -= 5) {
+		uint64_t budget = lb / 100 * (uint64_t)pct;
+		const char *names[] = { "vdnn", "singa", "memplan" };
+		double ovh[3];
+		int fit[3];
+		for (int i = 0; i < 3; i++) {
+			struct mp_plan plan;
+			struct sim_result sim;
+			struct swap_outcome oc;
+			int rc = swap_plan(t, &p, &l, names[i], budget, "best-fit",
+					   1, &plan, &sim, &oc, err, sizeof(err));
+			fit[i] = rc == 0;
+			if (rc) {
+				bad += rc != SWAP_ENOFIT;
+				continue;
+			}
+			ovh[i] = sim_overhead(&sim);
+			if (planfile_verify(&plan, t, err, sizeof(err)) ||
+			    plan.pool_size > budget || sim.peak > budget ||
+			    (infinite && sim.stall_ns != 0)) {
+				bad++;
+				snprintf(where, sizeof(where), "%s at %d%%", names[i], pct);
+			}
+			if (i == 2) {
+				fitted++;
+				own += oc.chooser && strcmp(oc.chooser, "memplan") == 0;
+			}
+			sim_free(&sim);
+			mp_plan_free(&plan);
+		}
+		if ((fit[0] || fit[1]) && !fit[2])
+			missing++;
+		for (int i = 0; i < 2; i++)
+			if (fit[i] && fit[2] && ovh[2] > ovh[i] + 1e-9) {
+				slower++;
+				snprintf(where, sizeof(where), "%d%%: memplan %.3f%%, %s %.3f%%",
+					 pct, ovh[2], names[i], ovh[i]);
+			}
+		if (fit[2]) {
+			if (prev >= 0 && ovh[2] + 1e-9 < prev) {
+				rising++;
+				snprintf(where, sizeof(where), "%d%%: memplan %.3f%%, %.3f%% at %d%%",
+					 pct, ovh[2], prev, pct + 5);
+			}
+			prev = ovh[2];
+		}
+		printf("# %s b%u %s %d%%: vdnn %.3f singa %.3f memplan %.3f\n",
+		       model, batch, link, pct, fit[0] ? ovh[0] : -1,
+		       fit[1] ? ovh[1] : -1, fit[2] ? ovh[2] : -1);
+	}
+	char what[200];
+	snprintf(what, sizeof(what), "%s b%u %s, 95%% to 50%%: every plan verifies, pool and peak <= budget%s",
+		 model, batch, link, infinite ? ", no stall" : "");
+	CHECK(bad == 0, what);
+	snprintf(what, sizeof(what), "%s b%u %s: memplan fits wherever vdnn or singa does",
+		 model, batch, link);
+	CHECK(missing == 0, what);
+	snprintf(what, sizeof(what), "%s b%u %s: memplan never slower than vdnn and singa",
+		 model, batch, link);
+	CHECK(slower == 0, what);
+	snprintf(what, sizeof(what), "%s b%u %s: memplan's own chooser wins %d of %d budgets (>= %.0f%%)",
+		 model, batch, link, own, fitted, 100 * min_own);
+	CHECK(fitted > 0 && own >= min_own * fitted, what); /* ties (no stall) go to the smaller pool */
+	if (mono) {
+		snprintf(what, sizeof(what), "%s b%u %s: memplan's overhead never grows with the budget",
+			 model, batch, link);
+		CHECK(rising == 0, what);
+	}
+	if (bad || slower || rising)
+		printf("# last: %s\n", where);
+	solver_problem_free(&p);
+	trace_free(t);
+}
+
 int main(void)
 {
 	test_link();
 	test_hand();
 	test_zoo("resnet50", 8);
 	test_zoo("bert-base", 4);
+	test_frontier("resnet50", 8, "gh200-c2c", 1, 0.9);
+	test_frontier("resnet50", 8, "pcie5", 1, 0.9);
+	test_frontier("bert-base", 4, "gh200-c2c", 1, 0.9);
+	test_frontier("bert-base", 4, "pcie5", 1, 0.9);
+	test_frontier("gpt2", 1, "gh200-c2c", 1, 0.9);
+	test_frontier("vgg16", 8, "pcie5", 1, 0.9);
+	test_frontier("resnet50", 8, "infinite", 1, 0);
 	return tap_done();
 }
