@@ -150,6 +150,12 @@ static int plan_one(const struct trace *t, const struct solver_problem *p,
 	rc = sim_run(t, plan, l, sim, err, errlen);
 	if (rc)
 		goto out;
+	if (sim_attach_timing(plan, sim)) {
+		sim_free(sim);
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+				  "out of memory recording the swaps' predicted timing");
+		goto out;
+	}
 	oc->nops = nops;
 	oc->chooser = st->name;
 	for (size_t j = 0; j < nops; j++)
