@@ -127,6 +127,11 @@ int swap_choose_memplan(const struct swap_ctx *c, uint64_t target,
 struct swap_knobs {
 	const double *penalty;
 	int rank;
+	int fifo;        /* on a full-duplex link, with a booked rank: the
+			    swap-outs as the simulator runs them, in issue
+			    order, each chosen one pushing the holes of the
+			    later ones back (fewer reuse stalls in the
+			    forward pass, more bytes moved) */
 	double deadline; /* > 0: give up with SWAP_ENOFIT once this thread's
 			    CPU time (CLOCK_THREAD_CPUTIME_ID, s) is past it */
 };

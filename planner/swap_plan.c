@@ -240,7 +240,7 @@ struct search {
 	uint64_t *off;
 	double *pen, *got, *best_pen; /* per gap */
 	struct op_key *order;          /* ops sorted by (buffer, out_at) */
-	int have, best_rank;
+	int have, best_rank, best_fifo;
 	uint64_t best_target, best_pool;
 	double best_iter, base;
 	struct swap_op *best_ops; /* the best candidate's swaps */
@@ -330,8 +330,8 @@ out:
 
 /* One (target, rank): the chooser, then rounds of simulated stalls fed
  * back as penalties.  Returns 0 (found or not) or TRACE_ENOMEM. */
-static int search_one(struct search *S, uint64_t target, int rank, char *err,
-		      size_t errlen)
+static int search_one(struct search *S, uint64_t target, int rank, int fifo,
+		      char *err, size_t errlen)
 {
 	size_t ng = S->c.ngaps;
 	memset(S->pen, 0, (ng ? ng : 1) * sizeof(*S->pen));
@@ -342,7 +342,7 @@ static int search_one(struct search *S, uint64_t target, int rank, char *err,
 		if (S->evals && now > S->deadline &&
 		    (S->have || now > S->deadline + SEARCH_CPU))
 			return 0;
-		struct swap_knobs kn = { S->pen, rank,
+		struct swap_knobs kn = { S->pen, rank, fifo,
 					 S->deadline + SEARCH_CPU };
 		struct swap_op *ops = NULL;
 		size_t nops = 0;
@@ -385,6 +385,7 @@ static int search_one(struct search *S, uint64_t target, int rank, char *err,
 			S->best_iter = iter;
 			S->best_pool = height;
 			S->best_rank = rank;
+			S->best_fifo = fifo;
 			S->best_target = tg;
 			memcpy(S->best_pen, S->pen, (ng ? ng : 1) * sizeof(*S->pen));
 		}
@@ -456,10 +457,15 @@ static int memplan_search(struct search *S, uint64_t lb, char *err,
 	if (grid == budget && grid >= step)
 		grid -= step;
 	/* the booked ranks first, the unbooked one second (first where the
-	 * link is shared: there the booked holes are narrow) */
-	static const int duplex[SWAP_RANKS] = { 0, 3, 2, 1 },
-			 shared[SWAP_RANKS] = { 3, 0, 2, 1 };
-	const int *ranks = S->c.link.shared < 1.0 ? shared : duplex;
+	 * link is shared: there the booked holes are narrow); on a
+	 * full-duplex link then ranks 0 and 2 with the swap-outs in issue
+	 * order (rank + 4: swap_knobs.fifo) */
+	static const int duplex[] = { 0, 3, 2, 1, 4, 6 },
+			 shared[] = { 3, 0, 2, 1 };
+	int shr = S->c.link.shared < 1.0;
+	const int *ranks = shr ? shared : duplex;
+	int nranks = shr ? (int)(sizeof(shared) / sizeof(*shared))
+			 : (int)(sizeof(duplex) / sizeof(*duplex));
 	int rc = 0;
 	for (int i = 0; i < SEARCH_TARGETS && !rc; i++) {
 		uint64_t tg = budget;
@@ -468,8 +474,9 @@ static int memplan_search(struct search *S, uint64_t lb, char *err,
 				break;
 			tg = grid - step * (uint64_t)(i - 1);
 		}
-		for (int r = 0; r < SWAP_RANKS && !rc; r++)
-			rc = search_one(S, tg, ranks[r], err, errlen);
+		for (int r = 0; r < nranks && !rc; r++)
+			rc = search_one(S, tg, ranks[r] % 4, ranks[r] / 4, err,
+					errlen);
 		/* nothing beats no overhead */
 		if (S->have && S->best_iter <= S->base)
 			break;
@@ -541,7 +548,7 @@ int swap_plan(const struct trace *t, const struct solver_problem *p,
 		search_free(&S);
 		return rc;
 	}
-	struct swap_knobs kn = { S.best_pen, S.best_rank, 0 };
+	struct swap_knobs kn = { S.best_pen, S.best_rank, S.best_fifo, 0 };
 	for (size_t i = 0; swap_strategy_at(i); i++) {
 		const struct swap_strategy *si = swap_strategy_at(i);
 		int own = strcmp(si->name, "memplan") == 0;

@@ -7,7 +7,8 @@
  * memplan (lane-aware: each copy is booked where the link is free, the
  * swap-in as late as it can still finish; gaps ranked by stall, then by
  * fit to the excess or by excess covered per unit of link time, with the
- * stalls a simulation saw as penalties: swap_knobs).  All work on the
+ * stalls a simulation saw as penalties: swap_knobs; with knobs.fifo the
+ * swap-outs run in issue order as in the simulator).  All work on the
  * resident profile of the allocator clock with a max/min segment tree, so
  * a step costs O(log n) plus the candidates it weighs.
  */
@@ -456,6 +457,35 @@ static int book_add(struct book *k, double a, double b)
 	return 0;
 }
 
+/*
+ * The D2H lane as the simulator runs it on a full-duplex link: copies in
+ * issue order, each from its issue or the end of the one before.  A booking
+ * in the first free slot is not what happens: a copy issued earlier than
+ * ones already chosen runs first and pushes them later, and the reuse of
+ * their bytes then waits.  pos[] holds op indexes sorted by issue time,
+ * end[] each one's finish along that chain.
+ */
+struct fifo {
+	uint32_t *pos;
+	double *end;
+	size_t n, cap;
+};
+
+/* The finish of the chain's last copy issued at or before ns (0 if none). */
+static double fifo_busy(const struct swap_ctx *c, const struct fifo *f,
+			const struct swap_op *ops, double ns)
+{
+	size_t lo = 0, hi = f->n;
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		if ((double)c->clock.t[ops[f->pos[m]].out_at] <= ns)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo ? f->end[lo - 1] : 0;
+}
+
 struct pick {
 	int ok;
 	struct swap_op op;
@@ -463,12 +493,15 @@ struct pick {
 	double copy;           /* both copies' link time */
 	double value;          /* rank 1, 2: excess bytes covered, weighted */
 	double o0, o1, i0, i1; /* booked copies */
+	int early;             /* freed before its swap-out ends (a stall
+				  taken on purpose: never moved later) */
 };
 
 /* Books gap g around the peak request at; fills p (ok = 0 if it cannot
  * cover at). */
 static void plan_gap(const struct swap_ctx *c, const struct book *out,
-		     const struct book *in, uint32_t g, uint64_t at,
+		     const struct book *in, const struct fifo *ff,
+		     const struct swap_op *ops, uint32_t g, uint64_t at,
 		     const double *penalty, struct pick *p)
 {
 	const struct swap_gap *x = &c->gaps[g];
@@ -476,10 +509,14 @@ static void plan_gap(const struct swap_ctx *c, const struct book *out,
 	double in_ns = link_copy_ns(&c->link, LINK_H2D, x->bytes);
 	p->ok = 0;
 	double t_out = (double)c->clock.t[x->out_min];
-	double o0 = book_first(out, t_out, out_ns), o1 = o0 + out_ns;
+	double o0 = ff ? fmax(t_out, fifo_busy(c, ff, ops, t_out))
+		       : book_first(out, t_out, out_ns);
+	double o1 = o0 + out_ns;
 	uint64_t lo = clock_from(c, o1, x->out_min + 1);
 	double stall = 0;
+	p->early = 0;
 	if (lo > at) {
+		p->early = 1;
 		/* the bytes are needed before the copy ends: reuse waits */
 		lo = x->out_min + 1;
 		stall += o1 - (double)c->clock.t[lo];
@@ -517,6 +554,63 @@ static void plan_gap(const struct swap_ctx *c, const struct book *out,
 	p->o1 = o1;
 	p->i0 = fmax(i0, (double)c->clock.t[k]);
 	p->i1 = p->i0 + in_ns;
+}
+
+/*
+ * Enters op o->v[o->n - 1] in the chain f and moves the holes of the copies
+ * it pushes later (not those in fixed[], by gap) to where their swap-out
+ * ends, giving the bytes back to the profile s.  0, or TRACE_ENOMEM.
+ */
+static int fifo_add(const struct swap_ctx *c, struct fifo *f,
+		    struct oplist *o, struct seg *s, const uint8_t *fixed)
+{
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 64;
+		uint32_t *np = realloc(f->pos, cap * sizeof(*np));
+		if (!np)
+			return TRACE_ENOMEM;
+		f->pos = np;
+		double *ne = realloc(f->end, cap * sizeof(*ne));
+		if (!ne)
+			return TRACE_ENOMEM;
+		f->end = ne;
+		f->cap = cap;
+	}
+	uint32_t j = (uint32_t)(o->n - 1);
+	double tj = (double)c->clock.t[o->v[j].out_at];
+	size_t lo = 0, hi = f->n;
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		if ((double)c->clock.t[o->v[f->pos[m]].out_at] <= tj)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	memmove(&f->pos[lo + 1], &f->pos[lo], (f->n - lo) * sizeof(*f->pos));
+	memmove(&f->end[lo + 1], &f->end[lo], (f->n - lo) * sizeof(*f->end));
+	f->pos[lo] = j;
+	f->n++;
+	double prev = lo ? f->end[lo - 1] : 0;
+	for (size_t q = lo; q < f->n; q++) {
+		struct swap_op *op = &o->v[f->pos[q]];
+		const struct swap_gap *x = &c->gaps[op->gap];
+		double t0 = (double)c->clock.t[op->out_at];
+		double e = fmax(t0, prev) + link_copy_ns(&c->link, LINK_D2H,
+							 x->bytes);
+		if (q > lo && e == f->end[q])
+			break; /* the rest of the chain is as it was */
+		f->end[q] = prev = e;
+		if (fixed[op->gap] || op->hole_lo >= op->in_at)
+			continue;
+		uint64_t k = clock_from(c, e, x->out_min + 1);
+		if (k <= op->hole_lo)
+			continue;
+		if (k > op->in_at)
+			k = op->in_at;
+		seg_add(s, 1, 0, s->n, op->hole_lo, k, (int64_t)x->bytes);
+		op->hole_lo = k;
+	}
+	return 0;
 }
 
 /* Is a better than b for an excess of ex bytes?  Rank 0: stall-free
@@ -619,7 +713,11 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 	 * stay wide and few bytes move, where the link is too slow to keep
 	 * every copy off the critical path anyway */
 	int book = rank != 3;
-	uint8_t *used = calloc(c->ngaps + 1, 1);
+	/* with kn->fifo on a full-duplex link, the swap-outs run in issue
+	 * order (struct fifo); else in the first free slot */
+	struct fifo ff = { 0 };
+	struct fifo *fp = book && !one && kn && kn->fifo ? &ff : NULL;
+	uint8_t *used = calloc(c->ngaps + 1, 2);
 	uint32_t *ord = malloc((c->ngaps + 1) * sizeof(*ord));
 	if (!used || !ord || seg_init(&s, c)) {
 		free(used);
@@ -640,6 +738,7 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 	for (size_t g = 0; g < c->ngaps; g++)
 		ord[g] = keys[g].gap;
 	free(keys);
+	uint8_t *fixed = used + c->ngaps + 1; /* holes fifo_add keeps */
 	int rc = 0;
 	size_t at;
 	int64_t peak = seg_max(&s, &at);
@@ -666,7 +765,7 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 			if (used[g] || !(x->out_min < at && at < x->in_max))
 				continue;
 			seen++;
-			plan_gap(c, bo, bi, g, at, penalty, &p);
+			plan_gap(c, bo, bi, fp, o.v, g, at, penalty, &p);
 			if (!p.ok)
 				continue;
 			if (rank) {
@@ -711,13 +810,16 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 				op->hole_lo = lo;
 			if (op->in_at < hi)
 				op->in_at = hi;
+			fixed[op->gap] = 1;
 			seg_add(&s, 1, 0, s.n, op->hole_lo, op->in_at, -bytes);
 			peak = seg_max(&s, &at);
 			continue;
 		}
 		used[best.op.gap] = 1;
+		fixed[best.op.gap] = (uint8_t)best.early;
 		if ((rc = op_push(&o, &s, c, best.op)) != 0 ||
-		    (book && (rc = book_add(bo, best.o0, best.o1)) != 0) ||
+		    (fp && (rc = fifo_add(c, fp, &o, &s, fixed)) != 0) ||
+		    (book && !fp && (rc = book_add(bo, best.o0, best.o1)) != 0) ||
 		    (book && (rc = book_add(bi, best.i0, best.i1)) != 0)) {
 			trace_seterr(err, errlen, rc, "out of memory");
 			break;
@@ -731,6 +833,8 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 	free(bk[0].b);
 	free(bk[1].a);
 	free(bk[1].b);
+	free(ff.pos);
+	free(ff.end);
 	*ops = o.v;
 	*nops = o.n;
 	return rc;
