@@ -125,6 +125,40 @@ static int parse_top(const char *cmd, const char *s, size_t *top)
 
 /* --- summary --------------------------------------------------------------- */
 
+/* The swap floor needs every access, which a streamed summary lets pass:
+ * up to this many events the summary reads the trace whole once more for
+ * it (a second or so and a few hundred MiB at the limit); beyond, it says
+ * why there is no floor. */
+#define SUMMARY_FLOOR_MAX_EVENTS 4000000
+
+/* Fills r->floor from the whole trace at path when the report was streamed.
+ * 0, or the exit status after printing the error (out of memory). */
+static int summary_floor(const char *path, struct report *r)
+{
+	if (!r->floor.streamed)
+		return 0;
+	if (r->nevents > SUMMARY_FLOOR_MAX_EVENTS) {
+		swapfloor_unknown(&r->floor, "the trace has %zu events, more than the %d the summary reads whole for it",
+				  r->nevents, SUMMARY_FLOOR_MAX_EVENTS);
+		r->floor.streamed = 1;
+		return 0;
+	}
+	char err[ERRLEN];
+	struct trace *t;
+	int rc = trace_load(path, &t, err, sizeof(err));
+	if (rc == 0) {
+		rc = swapfloor_compute(t, &r->floor, err, sizeof(err));
+		trace_free(t);
+	}
+	if (rc == TRACE_ENOMEM) {
+		cli_error("trace '%.200s': %s", path, err);
+		return cli_exit_for(rc, 0);
+	}
+	if (rc)
+		swapfloor_unknown(&r->floor, "reading the whole trace failed: %s", err);
+	return 0;
+}
+
 static int cmd_summary(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -164,6 +198,11 @@ static int cmd_summary(int argc, char **argv)
 	struct report r;
 	if ((rc = analyze(path, mask, &t, &r, NULL, 0)))
 		return rc;
+	if ((rc = summary_floor(path, &r))) {
+		report_free(&r);
+		trace_free(t);
+		return rc;
+	}
 	if (json)
 		report_print_json(stdout, path, t, &r, top);
 	else

@@ -440,6 +440,13 @@ int report_build(const struct trace *t, const struct report_digest *d,
 		report_free(r);
 		return trace_seterr(err, errlen, rc, "out of memory");
 	}
+	if (d) {
+		swapfloor_unknown(&r->floor, "the trace was streamed; the floor needs every access, held whole");
+		r->floor.streamed = 1;
+	} else if ((rc = swapfloor_compute(t, &r->floor, err, errlen)) < 0) {
+		report_free(r);
+		return rc;
+	}
 	for (unsigned m = 0; m < ALLOCSIM_COUNT; m++) {
 		if (!(allocators & (1u << m)))
 			continue;

@@ -4,7 +4,8 @@
  * one iteration goes.  Peak and lower bound, persistent and transient bytes,
  * a size histogram, what is live at the peak (grouped by kind, role and
  * label), the swappable room (bytes live across the peak that sit idle
- * there) and what real allocators would reserve (allocsim.h).
+ * there), the swap floor (swapfloor.h: what any swap plan must keep
+ * resident) and what real allocators would reserve (allocsim.h).
  *
  * check and diff read the same figures, so a limit and a report never
  * disagree.  report_print.c renders them as text or JSON.
@@ -15,6 +16,7 @@
 #include <stdio.h>
 
 #include "allocsim.h"
+#include "swapfloor.h"
 #include "trace.h"
 
 #define REPORT_HIST_BUCKETS 64 /* bucket k: sizes in [2^k, 2^(k+1)) */
@@ -89,6 +91,9 @@ struct report {
 	size_t idle_count;
 	int64_t gap_min, gap_median, gap_max; /* clock units; median weighted by bytes */
 	int64_t gap_ns_min, gap_ns_median, gap_ns_max; /* -1 without timestamps */
+
+	/* the swap floor; not computed from a streamed trace (d != NULL) */
+	struct swap_floor floor;
 
 	unsigned allocators; /* bit m set: alloc[m] was computed */
 	struct allocsim_result alloc[ALLOCSIM_COUNT];

@@ -203,6 +203,15 @@ int report_print_text(FILE *f, const char *path, const struct trace *t,
 				fmt_gap(r, r->gap_median, -1, c, sizeof(c)));
 	}
 
+	const struct swap_floor *fl = &r->floor;
+	if (fl->computed)
+		fprintf(f, "swap floor:     %s (%.1f%% below the lower bound) after request %" PRIu64
+			   " (seq %" PRId64 "): the least any swap plan can keep resident, whatever the link\n",
+			cli_format_size(fl->bytes, a, sizeof(a)), swapfloor_ideal_pct(fl),
+			fl->request, fl->seq);
+	else
+		fprintf(f, "swap floor:     not computable: %s\n", fl->why);
+
 	if (r->allocators) {
 		fprintf(f, "allocators:     %-12s %14s %14s %14s %13s\n", "",
 			"reserved peak", "live at it", "fragmentation", "vs live peak");
@@ -383,6 +392,27 @@ int report_print_json(FILE *f, const char *path, const struct trace *t,
 	json_gaps(&j, "gap", r->gap_min, r->gap_median, r->gap_max, r->idle_count > 0);
 	json_gaps(&j, "gap_ns", r->gap_ns_min, r->gap_ns_median, r->gap_ns_max,
 		  r->gap_ns_min >= 0);
+	const struct swap_floor *fl = &r->floor;
+	if (fl->computed) {
+		json_u64(&j, "swap_floor_bytes", fl->bytes);
+		json_u64(&j, "swap_floor_at", fl->request);
+		json_i64(&j, "swap_floor_seq", fl->seq);
+		json_time(&j, "swap_floor_time", fl->time);
+		json_u64(&j, "swap_floor_lower_bound", fl->lower_bound);
+		if (fl->lower_bound)
+			json_double(&j, "swap_ideal_pct", swapfloor_ideal_pct(fl));
+		else
+			json_null(&j, "swap_ideal_pct");
+		json_null(&j, "swap_floor_why_not");
+	} else {
+		json_null(&j, "swap_floor_bytes");
+		json_null(&j, "swap_floor_at");
+		json_null(&j, "swap_floor_seq");
+		json_null(&j, "swap_floor_time");
+		json_null(&j, "swap_floor_lower_bound");
+		json_null(&j, "swap_ideal_pct");
+		json_string(&j, "swap_floor_why_not", fl->why);
+	}
 	json_array(&j, "top");
 	for (size_t i = 0, shown = 0; i < r->nlive && (!top || shown < top); i++) {
 		if (!r->live[i].idle)

@@ -27,10 +27,14 @@ has "$T/out" "peak:           2.75 KiB (2816 bytes) at time 5" "peak and when"
 has "$T/out" "lower bound:    2.75 KiB (2816 bytes)" "lower bound"
 has "$T/out" "swappable room: 2.50 KiB (90.9% of the peak) in 2 buffers" "swappable room"
 has "$T/out" "live at peak:   3 buffers" "three buffers live at the peak"
+has "$T/out" "swap floor:     not computable: the trace records no access" \
+	"no swap floor without accesses"
 expect 0 "summary --json" memplan-analyze summary --json "$T/small.trace"
 has "$T/out" '"peak":{"bytes":2816,"at":5,"seq":4,"time":5,"buffer":3,' "JSON peak, exact bytes"
 has "$T/out" '"swappable":{"bytes":2560,"buffers":2,' "JSON swappable room"
 has "$T/out" '"gap":{"min":4,"median_by_bytes":4,"max":4}' "JSON idle gaps in clock units"
+has "$T/out" '"swap_floor_bytes":null,"swap_floor_at":null,' "JSON swap floor null without accesses"
+has "$T/out" '"swap_ideal_pct":null,"swap_floor_why_not":"the trace records no access' "JSON says why"
 has "$T/out" '"pytorch":{"reserved_peak":2097152,' "PyTorch model: one 2 MiB small segment"
 has "$T/out" '"cudamalloc":{"reserved_peak":2097152,' "cudaMalloc model: one 2 MiB page"
 if command -v python3 >/dev/null 2>&1; then
@@ -56,11 +60,21 @@ expect 0 "summary --json of a zoo trace" memplan-analyze summary --json --top 3 
 has "$T/out" "\"peak\":{\"bytes\":$peak," "peak agrees with memplan-trace info"
 has "$T/out" "\"lower_bound\":{\"bytes\":$lb," "lower bound agrees with memplan-trace info"
 has "$T/out" '"by_role":[{"name":"activation"' "activations lead at the peak"
+# the swap floor: the least any swap plan keeps resident, at most the lower bound
+floor=$(sed -n 's/.*"swap_floor_bytes":\([0-9]*\),.*/\1/p' "$T/out")
+flb=$(sed -n 's/.*"swap_floor_lower_bound":\([0-9]*\),.*/\1/p' "$T/out")
+[ -n "$floor" ] && [ "$floor" -gt 0 ] && [ "$floor" -lt "$flb" ] && [ "$flb" -le "$lb" ]
+ok $? "JSON swap floor ($floor) below the planner's lower bound ($flb)"
+has "$T/out" '"swap_floor_at":' "JSON swap floor's request"
+has "$T/out" '"swap_ideal_pct":' "JSON ideal reduction"
+has "$T/out" '"swap_floor_why_not":null' "JSON swap floor computed"
 expect 0 "summary text of a zoo trace" memplan-analyze summary "$T/r50.trace"
 has "$T/out" "allocating '" "names the buffer that makes the peak"
 has "$T/out" "ms into the iteration" "peak time from the timestamps"
 has "$T/out" "  by label:" "groups by label"
 has "$T/out" "idle gaps:" "idle gaps in time"
+has "$T/out" "% below the lower bound) after request " "swap floor line"
+has "$T/out" "the least any swap plan can keep resident, whatever the link" "swap floor explained"
 
 expect 3 "missing trace exits 3" memplan-analyze summary "$T/nope.trace"
 has "$T/err" "memplan-analyze: error: cannot open trace '$T/nope.trace'" "missing trace named"

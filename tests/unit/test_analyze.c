@@ -4,8 +4,11 @@
  * by hand: peak and when, lower bound, what is live at the peak and its
  * groups, the swappable room with and without accesses, holes; and on
  * random traces against brute force (peak, lower bound, live set, idle
- * buffers and their gaps).
+ * buffers and their gaps).  The swap floor (swapfloor.h) on hand-made
+ * traces, against brute force over the plan format's swap rule, and
+ * against every plan swap_plan() makes on zoo traces.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -18,6 +21,10 @@
 #include "../../analyze/timeline.h"
 #include "tracedb.h"
 #include "../../analyze/report.h"
+#include "../../analyze/swapfloor.h"
+#include "simulate.h"
+#include "swap.h"
+#include "synth.h"
 #include "tap.h"
 
 #define NO_TIME TRACE_TIME_NONE
@@ -755,6 +762,366 @@ static void test_scan(void)
 	unlink(path);
 }
 
+/* --- the swap floor ---------------------------------------------------- */
+
+/* Every event at time seq * 10, kernels lasting 10; r: the requests. */
+static void fev(struct trace *t, int64_t *seq, unsigned type, int64_t buffer)
+{
+	ev(t, *seq, type, buffer, *seq * 10, *seq * 10 + (type == TRACE_EV_KERNEL ? 10 : 0));
+	(*seq)++;
+}
+
+static int floor_of(struct trace *t, struct swap_floor *f, uint64_t *prof,
+		    size_t n)
+{
+	char err[256];
+	size_t nreq = 0;
+	if (trace_finish(t, err, sizeof(err)) != 0) {
+		printf("#   %s\n", err);
+		return -1;
+	}
+	if (swapfloor_profile(t, f, prof, n, &nreq, err, sizeof(err)) != 0) {
+		printf("#   %s\n", err);
+		return -1;
+	}
+	return (int)nreq;
+}
+
+/*
+ * A (1000) used at e2 and e16 with requests 2 to 9 between: away in steps
+ * 3..8 (out after request 2, the first after e2; back by request 9, the
+ * last before e16).  H (2000) used at every kernel: never away; its gap
+ * e2 -> e4 spans a long kernel but no request, so it cannot be used.
+ * X (5) used only at its alloc and free: away from the step after its
+ * alloc to the step before its free.  Temps T1..T3 (10, 20, 40) live one
+ * step each.  Requests: r0 alloc A, r1 alloc H, r2 alloc X, r3 alloc T1,
+ * r4 free T1, r5 alloc T2, r6 free T2, r7 alloc T3, r8 free T3, r9 free X,
+ * r10 free H, r11 free A.
+ */
+static void test_floor_hand(void)
+{
+	struct trace *t = trace_new();
+	int64_t A = buf(t, 1000, 0, "A"), H = buf(t, 2000, 0, "H"),
+		X = buf(t, 5, 0, "X"), T1 = buf(t, 10, 0, "T1"),
+		T2 = buf(t, 20, 0, "T2"), T3 = buf(t, 40, 0, "T3");
+	int64_t s = 0;
+	fev(t, &s, TRACE_EV_ALLOC, A);
+	fev(t, &s, TRACE_EV_ALLOC, H);
+	fev(t, &s, TRACE_EV_KERNEL, TRACE_NONE);
+	acc(t, A);
+	acc(t, H);
+	ev(t, s, TRACE_EV_KERNEL, TRACE_NONE, s * 10, s * 10 + 5000); /* long, no request */
+	s++;
+	fev(t, &s, TRACE_EV_KERNEL, TRACE_NONE);
+	acc(t, H);
+	fev(t, &s, TRACE_EV_ALLOC, X);
+	int64_t tmp[3] = { T1, T2, T3 };
+	for (int i = 0; i < 3; i++) {
+		fev(t, &s, TRACE_EV_ALLOC, tmp[i]);
+		fev(t, &s, TRACE_EV_KERNEL, TRACE_NONE);
+		acc(t, tmp[i]);
+		acc(t, H);
+		fev(t, &s, TRACE_EV_FREE, tmp[i]);
+	}
+	fev(t, &s, TRACE_EV_FREE, X);
+	fev(t, &s, TRACE_EV_KERNEL, TRACE_NONE);
+	acc(t, A);
+	acc(t, H);
+	fev(t, &s, TRACE_EV_FREE, H);
+	fev(t, &s, TRACE_EV_FREE, A);
+	struct swap_floor f;
+	uint64_t prof[16] = { 0 };
+	int n = floor_of(t, &f, prof, 16);
+	CHECK(n == 12 && f.computed, "hand trace: floor computed over 12 requests");
+	static const uint64_t want[12] = {
+		1000,             /* A */
+		3000,             /* A H */
+		3005,             /* A H X: X's own alloc step */
+		2010,             /* H T1; A away from here, X too */
+		2000, 2020, 2000, /* H, H T2, H */
+		2040,             /* H T3 */
+		2005,             /* H X: X back for the step before its free */
+		3000,             /* A back: request 9 is the last before e16 */
+		1000, 0
+	};
+	int same = n == 12;
+	for (int k = 0; k < 12 && same; k++)
+		if (prof[k] != want[k]) {
+			printf("#   step %d: %llu, expected %llu\n", k,
+			       (unsigned long long)prof[k], (unsigned long long)want[k]);
+			same = 0;
+		}
+	CHECK(same, "hand trace: the bytes each step must keep resident");
+	CHECK_EQ_U64(f.bytes, 3005, "hand trace: the floor binds at X's alloc");
+	CHECK(f.request == 2 && f.seq == 5, "hand trace: at request 2 (alloc X, seq 5)");
+	CHECK_EQ_U64(f.lower_bound, 3045, "hand trace: lower bound A H X T3");
+	CHECK(fabs(swapfloor_ideal_pct(&f) - 100.0 * 40 / 3045) < 1e-9,
+	      "hand trace: ideal reduction is T3 and X");
+	CHECK(f.unaccessed == 1 && f.nbuffers == 6, "hand trace: X is the one buffer without accesses");
+
+	struct report r;
+	char err[256];
+	CHECK(report_build(t, NULL, 0, &r, err, sizeof(err)) == 0 && r.floor.computed &&
+	      r.floor.bytes == 3005, "report_build carries the floor");
+	char *text = NULL, *json = NULL;
+	size_t tl = 0, jl = 0;
+	FILE *o = open_memstream(&text, &tl);
+	report_print_text(o, "hand", t, &r, 0);
+	fclose(o);
+	o = open_memstream(&json, &jl);
+	report_print_json(o, "hand", t, &r, 0);
+	fclose(o);
+	CHECK_STR_HAS(text, "swap floor:     2.93 KiB (1.3% below the lower bound) after request 2 (seq 5)",
+		      "text: the floor line");
+	CHECK_STR_HAS(json, "\"swap_floor_bytes\":3005", "json: swap_floor_bytes");
+	CHECK_STR_HAS(json, "\"swap_floor_at\":2", "json: swap_floor_at");
+	CHECK_STR_HAS(json, "\"swap_floor_why_not\":null", "json: no reason when computed");
+	free(text);
+	free(json);
+	report_free(&r);
+	trace_free(t);
+}
+
+/*
+ * P (1000) idle between e2 and e10, Q (100) idle between e7 and e19: their
+ * stretches (P steps 3..5, Q steps 6..11) do not overlap, so at request 2
+ * and request 12 both are resident and the floor is the lower bound.
+ */
+static void test_floor_disjoint(void)
+{
+	struct trace *t = trace_new();
+	int64_t P = buf(t, 1000, 0, "P"), Q = buf(t, 100, 0, "Q");
+	int64_t sb[6];
+	for (int i = 0; i < 6; i++)
+		sb[i] = buf(t, 10, 0, "s");
+	int64_t s = 0;
+	fev(t, &s, TRACE_EV_ALLOC, P);
+	fev(t, &s, TRACE_EV_ALLOC, Q);
+	fev(t, &s, TRACE_EV_KERNEL, TRACE_NONE);
+	acc(t, P);
+	acc(t, Q);
+	for (int i = 0; i < 6; i++) {
+		fev(t, &s, TRACE_EV_ALLOC, sb[i]);
+		fev(t, &s, TRACE_EV_KERNEL, TRACE_NONE);
+		acc(t, sb[i]);
+		acc(t, i < 2 ? Q : P);
+		if (i == 5)
+			acc(t, Q);
+		fev(t, &s, TRACE_EV_FREE, sb[i]);
+	}
+	fev(t, &s, TRACE_EV_FREE, Q);
+	fev(t, &s, TRACE_EV_FREE, P);
+	struct swap_floor f;
+	uint64_t prof[16] = { 0 };
+	int n = floor_of(t, &f, prof, 16);
+	CHECK(n == 16 && f.computed, "disjoint gaps: computed over 16 requests");
+	CHECK(prof[3] == 100 && prof[4] == 110 && prof[5] == 100,
+	      "disjoint gaps: P away in steps 3..5");
+	CHECK(prof[6] == 1010 && prof[7] == 1000 && prof[11] == 1000,
+	      "disjoint gaps: Q away in steps 6..11");
+	CHECK(prof[2] == 1110 && prof[12] == 1110, "disjoint gaps: both resident at requests 2 and 12");
+	CHECK(f.bytes == 1110 && f.request == 2 && f.lower_bound == 1110,
+	      "disjoint gaps: the floor is the lower bound");
+	CHECK(swapfloor_ideal_pct(&f) == 0.0, "disjoint gaps: no ideal reduction");
+	trace_free(t);
+}
+
+/* What the floor cannot judge: no accesses, too few, no timestamps. */
+static void test_floor_unknown(void)
+{
+	struct swap_floor f;
+	for (int variant = 0; variant < 3; variant++) {
+		struct trace *t = trace_new();
+		int64_t a = buf(t, 100, 0, NULL), b = buf(t, 100, 0, NULL),
+			c = buf(t, 100, 0, NULL);
+		int64_t s = 0;
+		fev(t, &s, TRACE_EV_ALLOC, a);
+		fev(t, &s, TRACE_EV_ALLOC, b);
+		fev(t, &s, TRACE_EV_ALLOC, c);
+		fev(t, &s, TRACE_EV_KERNEL, TRACE_NONE);
+		if (variant >= 1)
+			acc(t, a);
+		if (variant == 2)
+			acc(t, b);
+		fev(t, &s, TRACE_EV_FREE, a);
+		fev(t, &s, TRACE_EV_FREE, b);
+		fev(t, &s, TRACE_EV_FREE, c);
+		if (variant == 2) /* every time gone: the clock the planner needs */
+			for (size_t i = 0; i < t->nevents; i++)
+				t->events[i].t_start = t->events[i].t_end = NO_TIME;
+		int rc = floor_of(t, &f, NULL, 0);
+		if (variant == 0)
+			CHECK(rc == 0 && !f.computed && strstr(f.why, "no access"),
+			      "no accesses: not computable");
+		else if (variant == 1)
+			CHECK(!f.computed && strstr(f.why, "only 1 of the pool's 3"),
+			      "accesses on one buffer of three: not computable");
+		else
+			CHECK(!f.computed && strstr(f.why, "timestamps"),
+			      "no timestamps: not computable, swap planning's reason");
+		CHECK(isnan(swapfloor_ideal_pct(&f)), "not computable: no ideal");
+		trace_free(t);
+	}
+}
+
+/*
+ * Random traces against the plan format's rule itself (plan.h: a swap of a
+ * buffer allocated at request lo and freed at hi has lo <= out_at < in_at <
+ * hi, and no use between the events of its two triggers): step k can be
+ * away iff lo <= k - 1, k + 1 < hi and no access lies strictly between the
+ * events of requests k - 1 and k + 1.
+ */
+static void test_floor_random(void)
+{
+	int bad = 0, computed = 0;
+	for (int i = 0; i < 400 && !bad; i++) {
+		struct trace *t = random_trace(0);
+		struct swap_floor f;
+		char err[256];
+		size_t nreq = 0;
+		uint64_t *prof = calloc(t->nevents + 1, sizeof(*prof));
+		if (swapfloor_profile(t, &f, prof, t->nevents + 1, &nreq, err, sizeof(err))) {
+			printf("#   %s\n", err);
+			bad = 1;
+		}
+		size_t *ev_of = calloc(t->nevents + 1, sizeof(*ev_of));
+		size_t n = 0;
+		for (size_t e = 0; e < t->nevents; e++)
+			if (t->events[e].type <= TRACE_EV_FREE)
+				ev_of[n++] = e;
+		uint64_t best = 0, at = 0;
+		for (size_t k = 0; !bad && f.computed && k < n; k++) {
+			uint64_t sum = 0;
+			for (size_t b = 0; b < t->nbuffers; b++) {
+				const struct trace_buffer *tb = &t->buffers[b];
+				if (trace_buffer_persistent(tb))
+					continue;
+				size_t lo = 0, hi = 0;
+				for (size_t j = 0; j < n; j++) {
+					if (ev_of[j] == (size_t)tb->alloc_ev)
+						lo = j;
+					if (ev_of[j] == (size_t)tb->free_ev)
+						hi = j;
+				}
+				if (k < lo || k >= hi)
+					continue;
+				int away = k >= lo + 1 && k + 1 < hi;
+				for (uint32_t u = 0; away && u < tb->nuses; u++) {
+					size_t e = t->uses[tb->use0 + u];
+					if (e > ev_of[k - 1] && e < ev_of[k + 1])
+						away = 0;
+				}
+				if (!away)
+					sum += tb->size;
+			}
+			if (sum != prof[k]) {
+				printf("#   trace %d, step %zu: %llu, brute force %llu\n", i, k,
+				       (unsigned long long)prof[k], (unsigned long long)sum);
+				bad = 1;
+			}
+			if (sum > best) {
+				best = sum;
+				at = k;
+			}
+		}
+		if (!bad && f.computed) {
+			computed++;
+			if (nreq != n || f.bytes != best || (best && f.request != at) ||
+			    f.bytes > f.lower_bound ||
+			    f.lower_bound != trace_peak(t, TRACE_TRANSIENT, NULL)) {
+				printf("#   trace %d: floor %llu at %llu, brute force %llu at %llu, lower bound %llu\n",
+				       i, (unsigned long long)f.bytes, (unsigned long long)f.request,
+				       (unsigned long long)best, (unsigned long long)at,
+				       (unsigned long long)f.lower_bound);
+				bad = 1;
+			}
+		}
+		free(prof);
+		free(ev_of);
+		trace_free(t);
+	}
+	CHECK(!bad && computed >= 100, "random traces: the floor matches the plan format's swap rule, <= the lower bound");
+	printf("#   %d of 400 computable\n", computed);
+}
+
+/*
+ * The floor bounds what the planner reaches: on zoo traces, every plan
+ * swap_plan() makes on the infinite link, at budgets from 90% of the lower
+ * bound down to the floor itself, simulates a resident peak and a pool of
+ * at least the floor; and the planner does get below the lower bound.
+ */
+static void test_floor_zoo(void)
+{
+	static const struct synth_opts zoo[] = {
+		{ "resnet50", 8, SYNTH_FP32, "h200", 0, NULL },
+		{ "bert-base", 4, SYNTH_FP32, "h200", 0, NULL },
+	};
+	static const double pct[] = { 90, 70, 50, 0 };
+	int bad = 0, plans = 0;
+	for (size_t z = 0; z < sizeof(zoo) / sizeof(zoo[0]) && !bad; z++) {
+		char err[512];
+		struct trace *t;
+		struct solver_problem p;
+		struct link_model l;
+		struct swap_floor f;
+		if (synth_build(&zoo[z], &t, err, sizeof(err)) ||
+		    solver_problem_from_trace(t, &p, err, sizeof(err)) ||
+		    link_parse("infinite", t, &l, err, sizeof(err)) ||
+		    swapfloor_compute(t, &f, err, sizeof(err)) || !f.computed) {
+			printf("#   %s: %s %s\n", zoo[z].model, err, f.why);
+			bad = 1;
+			break;
+		}
+		uint64_t lb = solver_lower_bound(&p), least = lb;
+		if (f.bytes > lb || f.lower_bound != lb) {
+			printf("#   %s: floor %llu over lower bound %llu\n", zoo[z].model,
+			       (unsigned long long)f.bytes, (unsigned long long)lb);
+			bad = 1;
+		}
+		for (size_t s = 0; swap_strategy_at(s) && !bad; s++) {
+			for (size_t k = 0; k < sizeof(pct) / sizeof(pct[0]) && !bad; k++) {
+				uint64_t budget = pct[k] > 0 ? (uint64_t)((double)lb * pct[k] / 100)
+							     : f.bytes;
+				struct mp_plan plan;
+				struct sim_result sim;
+				struct swap_outcome oc;
+				int rc = swap_plan(t, &p, &l, swap_strategy_at(s)->name, budget,
+						   "best-fit", 1, &plan, &sim, &oc, err, sizeof(err));
+				if (rc == SWAP_ENOFIT)
+					continue;
+				if (rc) {
+					printf("#   %s: %s\n", zoo[z].model, err);
+					bad = 1;
+					break;
+				}
+				plans++;
+				if (sim.peak < f.bytes || plan.pool_size < f.bytes) {
+					printf("#   %s, %s at %.0f%%: resident peak %llu, pool %llu, below the floor %llu\n",
+					       zoo[z].model, swap_strategy_at(s)->name, pct[k],
+					       (unsigned long long)sim.peak,
+					       (unsigned long long)plan.pool_size,
+					       (unsigned long long)f.bytes);
+					bad = 1;
+				}
+				if (sim.peak < least)
+					least = sim.peak;
+				mp_plan_free(&plan);
+				sim_free(&sim);
+			}
+		}
+		printf("#   %s: lower bound %llu, floor %llu (%.1f%% below), least resident peak planned %llu\n",
+		       zoo[z].model, (unsigned long long)lb, (unsigned long long)f.bytes,
+		       swapfloor_ideal_pct(&f), (unsigned long long)least);
+		if (least >= lb) {
+			printf("#   %s: no plan got below the lower bound\n", zoo[z].model);
+			bad = 1;
+		}
+		solver_problem_free(&p);
+		trace_free(t);
+	}
+	CHECK(!bad && plans >= 6, "zoo: every swap plan on the infinite link keeps at least the floor resident");
+}
+
 int main(void)
 {
 	test_hand_seq();
@@ -766,5 +1133,10 @@ int main(void)
 	test_diff();
 	test_timeline();
 	test_scan();
+	test_floor_hand();
+	test_floor_disjoint();
+	test_floor_unknown();
+	test_floor_random();
+	test_floor_zoo();
 	return tap_done();
 }

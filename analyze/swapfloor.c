@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * swapfloor.c - the swap floor of swapfloor.h.  The allocator clock, the
+ * buffers' lifetimes on it and the idle gaps between consecutive accesses
+ * come from swap_ctx_init() (swap.h), so the floor sees exactly the gaps the
+ * planner may use; this file adds the stretches a plan may use but the
+ * planner does not offer (after the alloc, before the free, buffers with
+ * trace holes), takes their union per buffer and sweeps a difference array
+ * over the requests: O(n log n) in events and buffers.
+ */
+#include "swapfloor.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "link.h"
+#include "solver.h"
+#include "swap.h"
+
+void swapfloor_unknown(struct swap_floor *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->why, sizeof(f->why), fmt, ap);
+	va_end(ap);
+	f->computed = 0;
+}
+
+double swapfloor_ideal_pct(const struct swap_floor *f)
+{
+	if (!f->computed || f->lower_bound == 0)
+		return NAN;
+	return 100.0 * (double)(f->lower_bound - f->bytes) /
+	       (double)f->lower_bound;
+}
+
+/* Steps [lo, hi) of one buffer when a plan may keep it away. */
+struct away {
+	uint64_t lo, hi;
+};
+
+static int away_cmp(const void *a, const void *b)
+{
+	const struct away *x = a, *y = b;
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* The stretch between a use whose swap-out may be triggered by request out
+ * and a use at or before which the swap-in must be issued (request next is
+ * the first at or after it): [out + 1, next - 1), as swap.c bounds a hole
+ * (out_at < hole_lo <= in_at <= in_max).  Appended when not empty. */
+static void add_away(struct away *w, size_t *n, uint64_t out, uint64_t next)
+{
+	if (next >= out + 3)
+		w[(*n)++] = (struct away){ out + 1, next - 1 };
+}
+
+/* The last request whose clock value is at or before v (0 if none). */
+static uint64_t step_of(const int64_t *kc, size_t n, int64_t v)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (kc[mid] <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : 0;
+}
+
+/*
+ * Adds to d (over the requests) the bytes buffer item i must keep resident:
+ * its lifetime less the union of its away stretches.  g: the context's next
+ * unread gap (gaps come item by item, in use order).  w: scratch for the
+ * stretches of the buffer.
+ */
+static void add_item(const struct swap_ctx *c, size_t i, size_t *g,
+		     const int64_t *kc, struct away *w, int64_t *d)
+{
+	const struct trace *t = c->t;
+	const struct solver_item *it = &c->p->items[i];
+	const struct trace_buffer *b = &t->buffers[it->buffer];
+	const uint32_t *fa = c->clock.first_after;
+	uint64_t lo = c->item_lo[i], hi = c->item_hi[i];
+	while (*g < c->ngaps && c->gaps[*g].item < i)
+		(*g)++;
+	if (hi <= lo)
+		return;
+	size_t n = 0;
+	const uint32_t *u = t->uses + b->use0;
+	/* after the alloc: the swap-out may follow the alloc's own request */
+	add_away(w, &n, lo, b->nuses ? fa[u[0]] : hi);
+	if (b->nholes == 0) {
+		/* between accesses: the planner's own gaps */
+		for (; *g < c->ngaps && c->gaps[*g].item == i; (*g)++)
+			add_away(w, &n, c->gaps[*g].out_min,
+				 c->gaps[*g].in_max + 1);
+	} else {
+		/* swap.c offers no gap here (the trace moves the buffer
+		 * already), but a plan may swap it all the same */
+		for (uint32_t k = 0; k + 1 < b->nuses; k++)
+			add_away(w, &n, fa[u[k] + 1], fa[u[k + 1]]);
+		for (uint32_t k = 0; k < b->nholes; k++) {
+			const struct trace_hole *h = &t->holes[b->hole0 + k];
+			uint64_t s = step_of(kc, c->clock.n, h->lower);
+			uint64_t e = step_of(kc, c->clock.n, h->upper - 1) + 1;
+			if (e > s)
+				w[n++] = (struct away){ s, e };
+		}
+	}
+	/* before the free: the swap-in may come as late as request hi - 1 */
+	if (b->nuses)
+		add_away(w, &n, fa[u[b->nuses - 1] + 1], hi);
+	qsort(w, n, sizeof(*w), away_cmp);
+	d[lo] += (int64_t)it->size;
+	d[hi] -= (int64_t)it->size;
+	uint64_t from = 0, to = 0; /* the union so far, [from, to) */
+	for (size_t k = 0; k <= n; k++) {
+		if (k < n && w[k].lo <= to && to > from) {
+			if (w[k].hi > to)
+				to = w[k].hi;
+			continue;
+		}
+		if (to > from) {
+			uint64_t a = from < lo ? lo : from, z = to > hi ? hi : to;
+			if (z > a) {
+				d[a] -= (int64_t)it->size;
+				d[z] += (int64_t)it->size;
+			}
+		}
+		if (k < n) {
+			from = w[k].lo;
+			to = w[k].hi;
+		}
+	}
+}
+
+int swapfloor_profile(const struct trace *t, struct swap_floor *f,
+		      uint64_t *profile, size_t nprofile, size_t *nreq,
+		      char *err, size_t errlen)
+{
+	memset(f, 0, sizeof(*f));
+	f->time = TRACE_TIME_NONE;
+	f->seq = 0;
+	if (nreq)
+		*nreq = 0;
+	struct solver_problem p;
+	if (!t->finished) {
+		swapfloor_unknown(f, "the trace is not finished");
+		return 0;
+	}
+	int rc = solver_problem_from_trace(t, &p, err, errlen);
+	if (rc)
+		return rc == SOLVER_ENOMEM ? TRACE_ENOMEM : rc;
+	f->nbuffers = p.n;
+	for (size_t i = 0; i < p.n; i++)
+		f->unaccessed += t->buffers[p.items[i].buffer].nuses == 0;
+	f->lower_bound = solver_lower_bound(&p);
+	if (p.n == 0) {
+		swapfloor_unknown(f, "the pool holds no buffer");
+		solver_problem_free(&p);
+		return 0;
+	}
+	if (f->unaccessed * 2 > p.n) {
+		if (f->unaccessed == p.n)
+			swapfloor_unknown(f, "the trace records no access to the pool's buffers, so each would look idle from its alloc to its free");
+		else
+			swapfloor_unknown(f, "only %zu of the pool's %zu buffers have accesses; the others would look idle from alloc to free",
+					  p.n - f->unaccessed, p.n);
+		solver_problem_free(&p);
+		return 0;
+	}
+	struct link_model l;
+	struct swap_ctx c;
+	char why[sizeof(f->why)];
+	link_parse("infinite", NULL, &l, why, sizeof(why));
+	rc = swap_ctx_init(&c, t, &p, &l, why, sizeof(why));
+	if (rc == TRACE_ENOMEM) {
+		swap_ctx_free(&c);
+		solver_problem_free(&p);
+		return trace_seterr(err, errlen, rc, "%s", why);
+	}
+	if (rc) {
+		swapfloor_unknown(f, "%s", why);
+		swap_ctx_free(&c);
+		solver_problem_free(&p);
+		return 0;
+	}
+	size_t n = c.clock.n, wmax = 0;
+	for (size_t i = 0; i < p.n; i++) {
+		const struct trace_buffer *b = &t->buffers[p.items[i].buffer];
+		size_t m = (size_t)b->nuses + b->nholes + 2;
+		if (m > wmax)
+			wmax = m;
+	}
+	int64_t *d = calloc(n + 1, sizeof(*d));
+	int64_t *kc = malloc((n ? n : 1) * sizeof(*kc));
+	struct away *w = malloc(wmax * sizeof(*w));
+	if (!d || !kc || !w) {
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+				  "out of memory computing the swap floor over %zu requests",
+				  n);
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++)
+		kc[k] = trace_event_clock(t, c.clock.ev[k]);
+	size_t g = 0;
+	for (size_t i = 0; i < p.n; i++)
+		add_item(&c, i, &g, kc, w, d);
+	int64_t run = 0;
+	for (size_t k = 0; k < n; k++) {
+		run += d[k];
+		if (profile && k < nprofile)
+			profile[k] = (uint64_t)run;
+		if ((uint64_t)run > f->bytes) {
+			f->bytes = (uint64_t)run;
+			f->request = k;
+		}
+	}
+	if (n) {
+		const struct trace_event *e = &t->events[c.clock.ev[f->request]];
+		f->seq = e->seq;
+		f->time = e->t_start;
+	}
+	if (nreq)
+		*nreq = n;
+	f->computed = 1;
+out:
+	free(d);
+	free(kc);
+	free(w);
+	swap_ctx_free(&c);
+	solver_problem_free(&p);
+	return rc;
+}
+
+int swapfloor_compute(const struct trace *t, struct swap_floor *f, char *err,
+		      size_t errlen)
+{
+	return swapfloor_profile(t, f, NULL, 0, NULL, err, errlen);
+}
