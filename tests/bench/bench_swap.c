@@ -9,8 +9,9 @@
  * overhead of at most 1% and 2%, the ideal reductions (a) the transient
  * bytes analyze finds idle across the peak (its swappable room, less the
  * weights and other buffers the pool does not hold) and (b) the smallest
- * pool any strategy reaches on the `infinite` link, the achieved share of
- * each ideal, and whether memplan dominated vdnn and singa (no more
+ * pool any strategy reaches on the `infinite` link and (c) the swap floor
+ * (swapfloor.h: what any swap plan must keep resident, a true bound, so
+ * (b) never beats it), the achieved share of each ideal, and whether memplan dominated vdnn and singa (no more
  * predicted overhead at every budget where one of them fits).  Then the
  * time of one swap_plan() per strategy at one budget on a trace of at least
  * 10^5 events (consecutive GPT-2 iterations in one trace).
@@ -31,6 +32,7 @@
 #include <time.h>
 
 #include "../../analyze/report.h" /* the Makefile has no -Ianalyze */
+#include "../../analyze/swapfloor.h"
 #include "frontier.h"
 #include "simulate.h"
 #include "swap.h"
@@ -203,8 +205,20 @@ static int bench_zoo(const struct zoo_entry *z, double coarse, double fine)
 		if (m && (!ideal_b || m < ideal_b))
 			ideal_b = m;
 	}
+	struct swap_floor fl;
+	if (swapfloor_compute(t, &fl, err, sizeof(err)) || !fl.computed) {
+		fprintf(stderr, "bench_swap: %s: no swap floor: %s\n", z->model,
+			fl.computed ? err : fl.why);
+		goto out;
+	}
 	double red_a = idle < lb ? 100.0 * (double)idle / (double)lb : 100.0;
 	double red_b = reduction(ideal_b, lb);
+	double red_c = swapfloor_ideal_pct(&fl);
+	if (ideal_b && ideal_b < fl.bytes) {
+		fprintf(stderr, "bench_swap: %s: a pool of %" PRIu64 " bytes on the infinite link is below the swap floor %" PRIu64 "\n",
+			z->model, ideal_b, fl.bytes);
+		goto out;
+	}
 	for (size_t k = 0; k < sizeof(links) / sizeof(links[0]); k++) {
 		struct link_result r;
 		if (bench_link(t, &p, links[k], coarse, fine, &r))
@@ -213,10 +227,10 @@ static int bench_zoo(const struct zoo_entry *z, double coarse, double fine)
 		char dom[32];
 		snprintf(dom, sizeof(dom), "%s %zu/%zu", r.lost ? "no" : "yes",
 			 r.compared - r.lost, r.compared);
-		printf("%-9s %5u %-9s %8.2f %7.1f%% %7.1f%% %8.1f%% %8.1f%% %6.2f %6.2f  %-12s %7.1f %7zu\n",
-		       z->model, z->batch, links[k], gib(lb), r1, r2, red_a, red_b,
+		printf("%-9s %5u %-9s %8.2f %7.1f%% %7.1f%% %8.1f%% %8.1f%% %8.1f%% %6.2f %6.2f %6.2f  %-12s %7.1f %7zu\n",
+		       z->model, z->batch, links[k], gib(lb), r1, r2, red_a, red_b, red_c,
 		       red_a > 0 ? r2 / red_a : 0.0, red_b > 0 ? r2 / red_b : 0.0,
-		       dom, r.cpu_s, r.budgets);
+		       red_c > 0 ? r2 / red_c : 0.0, dom, r.cpu_s, r.budgets);
 		fflush(stdout);
 	}
 	bad = 0;
@@ -404,14 +418,16 @@ int main(int argc, char **argv)
 	double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
 	printf("zoo swap frontier: budgets every %.4g%% of the lower bound, every %.4g%% around where memplan's overhead passes 1%% and 2%%; best-fit placement\n",
 	       coarse, fine);
-	printf("%-9s %5s %-9s %8s %8s %8s %9s %9s %6s %6s  %-12s %7s %7s\n", "model",
+	printf("%-9s %5s %-9s %8s %8s %8s %9s %9s %9s %6s %6s %6s  %-12s %7s %7s\n", "model",
 	       "batch", "link", "lb_GiB", "red<=1%", "red<=2%", "ideal(a)",
-	       "ideal(b)", "2%/(a)", "2%/(b)", "dominated", "cpu_s", "budgets");
+	       "ideal(b)", "ideal(c)", "2%/(a)", "2%/(b)", "2%/(c)", "dominated", "cpu_s",
+	       "budgets");
 	for (size_t i = 0; i < sizeof(zoo) / sizeof(zoo[0]); i++)
 		bad |= bench_zoo(&zoo[i], coarse, fine) != 0;
 	printf("(red<=N%%: the largest pool reduction, in %% of the lower bound, memplan reaches with a predicted overhead of at most N%%;\n"
 	       " ideal (a): transient bytes idle across the peak (analyze's swappable room without persistent buffers), (b): the smallest pool\n"
-	       " any strategy reaches on the infinite link; 2%%/(x): red<=2%% over that ideal; dominated: budgets where memplan had no more\n"
+	       " any strategy reaches on the infinite link, (c): the swap floor, 1 - floor / lower bound (memplan-analyze summary: what any swap\n"
+	       " plan must keep resident whatever the link; a true bound, (b) <= (c)); 2%%/(x): red<=2%% over that ideal; dominated: budgets where memplan had no more\n"
 	       " overhead than vdnn and singa / budgets where one of them fits; cpu_s: the sweeps on that link; budgets: their rows)\n");
 	printf("\nplanning time, one budget, a trace of >= 10^5 events\n");
 	bad |= bench_large() != 0;
