@@ -132,6 +132,11 @@ struct swap_knobs {
 			    order, each chosen one pushing the holes of the
 			    later ones back (fewer reuse stalls in the
 			    forward pass, more bytes moved) */
+	double allow;    /* with fifo: ns of compute the chooser lets wait for
+			    the swap-outs (a hole opens this long before its
+			    copy ends); once the stream has waited, every
+			    later copy has that much more time, so the waits
+			    add up to about this, not once per swap */
 	double deadline; /* > 0: give up with SWAP_ENOFIT once this thread's
 			    CPU time (CLOCK_THREAD_CPUTIME_ID, s) is past it */
 };

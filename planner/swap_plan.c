@@ -227,6 +227,10 @@ static void keep(struct mp_plan *plan, struct sim_result *sim,
 #define SEARCH_TARGETS 6   /* the budget and 5 grid points below it */
 #define SEARCH_STEP 40     /* grid step: the lower bound / 40 (2.5%) */
 #define SEARCH_ROUNDS 4    /* simulations per (target, rank) */
+#define SEARCH_FIFO_TARGETS 2 /* the targets the fifo modes try (they cost
+				 twice the booked ones on GPT-2) */
+#define SEARCH_ALLOW 0.006 /* the waits for swap-outs the fifo modes allow:
+			      this and twice this share of the iteration */
 #define SEARCH_CPU 1.5     /* CPU seconds the search may take: reached on
 			      traces of ~10^5 events, not on the zoo's */
 #define SKIP_MARGIN 0.02   /* a baseline predicted this much slower by the
@@ -241,6 +245,7 @@ struct search {
 	double *pen, *got, *best_pen; /* per gap */
 	struct op_key *order;          /* ops sorted by (buffer, out_at) */
 	int have, best_rank, best_fifo;
+	double best_allow;
 	uint64_t best_target, best_pool;
 	double best_iter, base;
 	struct swap_op *best_ops; /* the best candidate's swaps */
@@ -331,7 +336,7 @@ out:
 /* One (target, rank): the chooser, then rounds of simulated stalls fed
  * back as penalties.  Returns 0 (found or not) or TRACE_ENOMEM. */
 static int search_one(struct search *S, uint64_t target, int rank, int fifo,
-		      char *err, size_t errlen)
+		      double allow, char *err, size_t errlen)
 {
 	size_t ng = S->c.ngaps;
 	memset(S->pen, 0, (ng ? ng : 1) * sizeof(*S->pen));
@@ -342,7 +347,7 @@ static int search_one(struct search *S, uint64_t target, int rank, int fifo,
 		if (S->evals && now > S->deadline &&
 		    (S->have || now > S->deadline + SEARCH_CPU))
 			return 0;
-		struct swap_knobs kn = { S->pen, rank, fifo,
+		struct swap_knobs kn = { S->pen, rank, fifo, allow,
 					 S->deadline + SEARCH_CPU };
 		struct swap_op *ops = NULL;
 		size_t nops = 0;
@@ -386,6 +391,7 @@ static int search_one(struct search *S, uint64_t target, int rank, int fifo,
 			S->best_pool = height;
 			S->best_rank = rank;
 			S->best_fifo = fifo;
+			S->best_allow = allow;
 			S->best_target = tg;
 			memcpy(S->best_pen, S->pen, (ng ? ng : 1) * sizeof(*S->pen));
 		}
@@ -458,9 +464,13 @@ static int memplan_search(struct search *S, uint64_t lb, char *err,
 		grid -= step;
 	/* the booked ranks first, the unbooked one second (first where the
 	 * link is shared: there the booked holes are narrow); on a
-	 * full-duplex link then ranks 0 and 2 with the swap-outs in issue
-	 * order (rank + 4: swap_knobs.fifo) */
-	static const int duplex[] = { 0, 3, 2, 1, 4, 6 },
+	 * full-duplex link, at the first SEARCH_FIFO_TARGETS targets, ranks
+	 * 0 and 2 with the swap-outs in issue order (rank + 4:
+	 * swap_knobs.fifo), rank 2 so letting the compute wait SEARCH_ALLOW
+	 * of the iteration (+ 8), both twice that (+ 12): where the D2H lane
+	 * is full through the forward pass, a little waiting buys lane time
+	 * for every later swap-out */
+	static const int duplex[] = { 0, 3, 2, 1, 4, 6, 10, 12, 14 },
 			 shared[] = { 3, 0, 2, 1 };
 	int shr = S->c.link.shared < 1.0;
 	const int *ranks = shr ? shared : duplex;
@@ -474,9 +484,16 @@ static int memplan_search(struct search *S, uint64_t lb, char *err,
 				break;
 			tg = grid - step * (uint64_t)(i - 1);
 		}
-		for (int r = 0; r < nranks && !rc; r++)
-			rc = search_one(S, tg, ranks[r] % 4, ranks[r] / 4, err,
-					errlen);
+		for (int r = 0; r < nranks && !rc; r++) {
+			int mode = ranks[r] / 4;
+			if (mode > 0 && i >= SEARCH_FIFO_TARGETS)
+				continue;
+			double allow = mode > 1 ? SEARCH_ALLOW * (mode - 1) *
+							  (double)(S->c.t_last - S->c.t_first)
+						: 0;
+			rc = search_one(S, tg, ranks[r] % 4, mode > 0, allow,
+					err, errlen);
+		}
 		/* nothing beats no overhead */
 		if (S->have && S->best_iter <= S->base)
 			break;
@@ -548,7 +565,8 @@ int swap_plan(const struct trace *t, const struct solver_problem *p,
 		search_free(&S);
 		return rc;
 	}
-	struct swap_knobs kn = { S.best_pen, S.best_rank, S.best_fifo, 0 };
+	struct swap_knobs kn = { S.best_pen, S.best_rank, S.best_fifo,
+				 S.best_allow, 0 };
 	for (size_t i = 0; swap_strategy_at(i); i++) {
 		const struct swap_strategy *si = swap_strategy_at(i);
 		int own = strcmp(si->name, "memplan") == 0;

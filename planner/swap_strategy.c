@@ -501,8 +501,8 @@ struct pick {
  * cover at). */
 static void plan_gap(const struct swap_ctx *c, const struct book *out,
 		     const struct book *in, const struct fifo *ff,
-		     const struct swap_op *ops, uint32_t g, uint64_t at,
-		     const double *penalty, struct pick *p)
+		     const struct swap_op *ops, double allow, uint32_t g,
+		     uint64_t at, const double *penalty, struct pick *p)
 {
 	const struct swap_gap *x = &c->gaps[g];
 	double out_ns = link_copy_ns(&c->link, LINK_D2H, x->bytes);
@@ -512,10 +512,14 @@ static void plan_gap(const struct swap_ctx *c, const struct book *out,
 	double o0 = ff ? fmax(t_out, fifo_busy(c, ff, ops, t_out))
 		       : book_first(out, t_out, out_ns);
 	double o1 = o0 + out_ns;
-	uint64_t lo = clock_from(c, o1, x->out_min + 1);
+	uint64_t lo = clock_from(c, ff ? o1 - allow : o1, x->out_min + 1);
 	double stall = 0;
 	p->early = 0;
 	if (lo > at) {
+		/* in issue order, a reuse that waits delays every later
+		 * swap-out too: the fifo mode takes none */
+		if (ff)
+			return;
 		p->early = 1;
 		/* the bytes are needed before the copy ends: reuse waits */
 		lo = x->out_min + 1;
@@ -562,7 +566,8 @@ static void plan_gap(const struct swap_ctx *c, const struct book *out,
  * ends, giving the bytes back to the profile s.  0, or TRACE_ENOMEM.
  */
 static int fifo_add(const struct swap_ctx *c, struct fifo *f,
-		    struct oplist *o, struct seg *s, const uint8_t *fixed)
+		    struct oplist *o, struct seg *s, const uint8_t *fixed,
+		    double allow)
 {
 	if (f->n == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 64;
@@ -602,7 +607,7 @@ static int fifo_add(const struct swap_ctx *c, struct fifo *f,
 		f->end[q] = prev = e;
 		if (fixed[op->gap] || op->hole_lo >= op->in_at)
 			continue;
-		uint64_t k = clock_from(c, e, x->out_min + 1);
+		uint64_t k = clock_from(c, e - allow, x->out_min + 1);
 		if (k <= op->hole_lo)
 			continue;
 		if (k > op->in_at)
@@ -717,6 +722,7 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 	 * order (struct fifo); else in the first free slot */
 	struct fifo ff = { 0 };
 	struct fifo *fp = book && !one && kn && kn->fifo ? &ff : NULL;
+	double allow = fp && kn->allow > 0 ? kn->allow : 0;
 	uint8_t *used = calloc(c->ngaps + 1, 2);
 	uint32_t *ord = malloc((c->ngaps + 1) * sizeof(*ord));
 	if (!used || !ord || seg_init(&s, c)) {
@@ -765,7 +771,7 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 			if (used[g] || !(x->out_min < at && at < x->in_max))
 				continue;
 			seen++;
-			plan_gap(c, bo, bi, fp, o.v, g, at, penalty, &p);
+			plan_gap(c, bo, bi, fp, o.v, allow, g, at, penalty, &p);
 			if (!p.ok)
 				continue;
 			if (rank) {
@@ -818,7 +824,7 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 		used[best.op.gap] = 1;
 		fixed[best.op.gap] = (uint8_t)best.early;
 		if ((rc = op_push(&o, &s, c, best.op)) != 0 ||
-		    (fp && (rc = fifo_add(c, fp, &o, &s, fixed)) != 0) ||
+		    (fp && (rc = fifo_add(c, fp, &o, &s, fixed, allow)) != 0) ||
 		    (book && !fp && (rc = book_add(bo, best.o0, best.o1)) != 0) ||
 		    (book && (rc = book_add(bi, best.i0, best.i1)) != 0)) {
 			trace_seterr(err, errlen, rc, "out of memory");
