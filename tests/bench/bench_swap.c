@@ -11,7 +11,10 @@
  * weights and other buffers the pool does not hold) and (b) the smallest
  * pool any strategy reaches on the `infinite` link and (c) the swap floor
  * (swapfloor.h: what any swap plan must keep resident, a true bound, so
- * (b) never beats it), the achieved share of each ideal, and whether memplan dominated vdnn and singa (no more
+ * (b) never beats it), the achieved share of each ideal, (d) the link
+ * bound (swapbound.h: the largest reduction any stall-free plan can reach
+ * on that link, and (d)2% the same for plans with at most 2% overhead),
+ * red<=1% over (d), and whether memplan dominated vdnn and singa (no more
  * predicted overhead at every budget where one of them fits).  Then the
  * time of one swap_plan() per strategy at one budget on a trace of at least
  * 10^5 events (consecutive GPT-2 iterations in one trace).
@@ -36,6 +39,7 @@
 #include "frontier.h"
 #include "simulate.h"
 #include "swap.h"
+#include "swapbound.h"
 #include "synth.h"
 
 static double clock_s(clockid_t id)
@@ -102,6 +106,45 @@ static double lowest_within(const struct frontier *f, size_t m, double lim)
 			low = f->rows[i].percent;
 	}
 	return low;
+}
+
+/* The trace's iteration: its first event's start to its last end (at least
+ * the simulator's base, so a share of it bounds the stall of a plan with
+ * that much overhead from above). */
+static double iteration_ns(const struct trace *t)
+{
+	int64_t t0 = TRACE_TIME_NONE, t1 = INT64_MIN;
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		if (t0 == TRACE_TIME_NONE)
+			t0 = e->t_start;
+		if (e->t_end != TRACE_TIME_NONE && e->t_end > t1)
+			t1 = e->t_end;
+		if (e->t_start != TRACE_TIME_NONE && e->t_start > t1)
+			t1 = e->t_start;
+	}
+	return t0 != TRACE_TIME_NONE && t1 > t0 ? (double)(t1 - t0) : 0;
+}
+
+/* The link bound's reduction (percent) for plans stalling at most stall
+ * ns; 0 and *pct, or -1 with the reason printed. */
+static int link_bound(const struct trace *t, const char *link, double stall,
+		      double *pct)
+{
+	char err[512];
+	struct link_model l;
+	struct swap_bound b;
+	if (link_parse(link, t, &l, err, sizeof(err)) ||
+	    swapbound_compute(t, &l, stall, &b, err, sizeof(err))) {
+		fprintf(stderr, "bench_swap: %s: %s\n", link, err);
+		return -1;
+	}
+	if (!b.computed) {
+		fprintf(stderr, "bench_swap: %s: no link bound: %s\n", link, b.why);
+		return -1;
+	}
+	*pct = swapbound_pct(&b);
+	return 0;
 }
 
 /* What one link's sweeps found for memplan. */
@@ -223,14 +266,29 @@ static int bench_zoo(const struct zoo_entry *z, double coarse, double fine)
 		struct link_result r;
 		if (bench_link(t, &p, links[k], coarse, fine, &r))
 			goto out;
-		double r1 = reduction(r.pool1, lb), r2 = reduction(r.pool2, lb);
+		double r1 = reduction(r.pool1, lb), r2 = reduction(r.pool2, lb), red_d, red_d2;
+		if (link_bound(t, links[k], 0, &red_d) ||
+		    link_bound(t, links[k], 0.02 * iteration_ns(t), &red_d2))
+			goto out;
+		if (red_d > red_c + 1e-9 || red_d2 < red_d - 1e-9 || red_d2 > red_c + 1e-9) {
+			fprintf(stderr, "bench_swap: %s %s: the link bound (%.2f%%, %.2f%% at 2%%) beats the swap floor (%.2f%%)\n",
+				z->model, links[k], red_d, red_d2, red_c);
+			goto out;
+		}
+		if (r2 > red_d2 + 1e-9) {
+			fprintf(stderr, "bench_swap: %s %s: memplan reaches %.2f%% within 2%%, beyond the link bound %.2f%%\n",
+				z->model, links[k], r2, red_d2);
+			goto out;
+		}
 		char dom[32];
 		snprintf(dom, sizeof(dom), "%s %zu/%zu", r.lost ? "no" : "yes",
 			 r.compared - r.lost, r.compared);
-		printf("%-9s %5u %-9s %8.2f %7.1f%% %7.1f%% %8.1f%% %8.1f%% %8.1f%% %6.2f %6.2f %6.2f  %-12s %7.1f %7zu\n",
+		printf("%-9s %5u %-9s %8.2f %7.1f%% %7.1f%% %8.1f%% %8.1f%% %8.1f%% %8.1f%% %8.1f%% %6.2f %6.2f %6.2f %6.2f  %-12s %7.1f %7zu\n",
 		       z->model, z->batch, links[k], gib(lb), r1, r2, red_a, red_b, red_c,
+		       red_d, red_d2,
 		       red_a > 0 ? r2 / red_a : 0.0, red_b > 0 ? r2 / red_b : 0.0,
-		       red_c > 0 ? r2 / red_c : 0.0, dom, r.cpu_s, r.budgets);
+		       red_c > 0 ? r2 / red_c : 0.0, red_d > 0 ? r1 / red_d : 0.0, dom,
+		       r.cpu_s, r.budgets);
 		fflush(stdout);
 	}
 	bad = 0;
@@ -418,16 +476,19 @@ int main(int argc, char **argv)
 	double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
 	printf("zoo swap frontier: budgets every %.4g%% of the lower bound, every %.4g%% around where memplan's overhead passes 1%% and 2%%; best-fit placement\n",
 	       coarse, fine);
-	printf("%-9s %5s %-9s %8s %8s %8s %9s %9s %9s %6s %6s %6s  %-12s %7s %7s\n", "model",
+	printf("%-9s %5s %-9s %8s %8s %8s %9s %9s %9s %9s %9s %6s %6s %6s %6s  %-12s %7s %7s\n", "model",
 	       "batch", "link", "lb_GiB", "red<=1%", "red<=2%", "ideal(a)",
-	       "ideal(b)", "ideal(c)", "2%/(a)", "2%/(b)", "2%/(c)", "dominated", "cpu_s",
-	       "budgets");
+	       "ideal(b)", "ideal(c)", "link(d)", "(d)2%", "2%/(a)", "2%/(b)", "2%/(c)",
+	       "1%/(d)", "dominated", "cpu_s", "budgets");
 	for (size_t i = 0; i < sizeof(zoo) / sizeof(zoo[0]); i++)
 		bad |= bench_zoo(&zoo[i], coarse, fine) != 0;
 	printf("(red<=N%%: the largest pool reduction, in %% of the lower bound, memplan reaches with a predicted overhead of at most N%%;\n"
 	       " ideal (a): transient bytes idle across the peak (analyze's swappable room without persistent buffers), (b): the smallest pool\n"
 	       " any strategy reaches on the infinite link, (c): the swap floor, 1 - floor / lower bound (memplan-analyze summary: what any swap\n"
-	       " plan must keep resident whatever the link; a true bound, (b) <= (c)); 2%%/(x): red<=2%% over that ideal; dominated: budgets where memplan had no more\n"
+	       " plan must keep resident whatever the link; a true bound, (b) <= (c)); link (d): the largest reduction any stall-free plan can\n"
+	       " reach on that link (swapbound.h: the bytes away at each step must have crossed each lane in time), (d)2%%: the same for a stall\n"
+	       " of at most 2%% of the iteration (any plan with at most 2%% overhead); (d) <= (d)2%% <= (c), red<=2%% <= (d)2%%; 2%%/(x): red<=2%% over that ideal,\n"
+	       " 1%%/(d): red<=1%% over (d) (above 1 only by stalling); dominated: budgets where memplan had no more\n"
 	       " overhead than vdnn and singa / budgets where one of them fits; cpu_s: the sweeps on that link; budgets: their rows)\n");
 	printf("\nplanning time, one budget, a trace of >= 10^5 events\n");
 	bad |= bench_large() != 0;

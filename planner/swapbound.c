@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * swapbound.c - the link bound of swapbound.h.  The clock, the lifetimes
+ * and the resident profile come from swap_ctx_init() and swap_profile();
+ * this file lists each buffer's stretches as swapfloor.c does, with the
+ * earliest time a swap-out in them can start and the latest a swap-in must
+ * end, then bounds the bytes away at each step by the two lanes' capacity.
+ * Steps are visited from the most resident down, so most are never costed.
+ */
+#include "swapbound.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+#include "swap.h"
+
+/* Steps [lo, hi) where one buffer may be away, and its lane limits. */
+struct stretch {
+	uint32_t item;
+	uint64_t lo, hi;
+	double rel;  /* a swap-out here starts at or after this (ns) */
+	double need; /* a swap-in here ends by this plus the stall; INFINITY:
+			no access waits for it */
+};
+
+/* One buffer away at the step being costed. */
+struct cand {
+	double rel, need, bytes;
+	size_t id;
+};
+
+/* Scratch of one step: the candidates by release (latest first), a copy by
+ * need (earliest first), and which are in the swap-out set so far. */
+struct work {
+	struct cand *c, *by_need;
+	unsigned char *in_p;
+};
+
+/* A step and the bytes resident there without swaps. */
+struct step {
+	uint64_t bytes;
+	size_t k;
+};
+
+double swapbound_pct(const struct swap_bound *b)
+{
+	if (!b->computed || b->lower_bound == 0)
+		return NAN;
+	return 100.0 * (double)(b->lower_bound - b->bytes) /
+	       (double)b->lower_bound;
+}
+
+static void unknown(struct swap_bound *b, const char *why)
+{
+	snprintf(b->why, sizeof(b->why), "%s", why);
+	b->computed = 0;
+}
+
+/* Appends the stretch after request out up to the request next (the first
+ * at or after the use that ends it), as swapfloor.c's add_away(). */
+static void add_stretch(struct stretch *s, size_t *n, uint32_t item,
+			uint64_t out, uint64_t next, uint64_t lo, uint64_t hi,
+			const double *emin, double need)
+{
+	if (next < out + 3)
+		return;
+	uint64_t a = out + 1 > lo ? out + 1 : lo, z = next - 1 < hi ? next - 1 : hi;
+	if (z <= a)
+		return;
+	s[(*n)++] = (struct stretch){ item, a, z, emin[out], need };
+}
+
+static int rel_desc(const void *x, const void *y)
+{
+	double a = ((const struct cand *)x)->rel, b = ((const struct cand *)y)->rel;
+	return (a < b) - (a > b);
+}
+
+static int need_asc(const void *x, const void *y)
+{
+	double a = ((const struct cand *)x)->need, b = ((const struct cand *)y)->need;
+	return (a > b) - (a < b);
+}
+
+static int step_desc(const void *x, const void *y)
+{
+	uint64_t a = ((const struct step *)x)->bytes, b = ((const struct step *)y)->bytes;
+	return (a < b) - (a > b);
+}
+
+/* The bytes a lane can move in a window of w ns: rate 0 is infinite. */
+static double lane_cap(double rate, double w, double latency)
+{
+	if (rate <= 0)
+		return INFINITY;
+	w -= latency;
+	return w > 0 ? rate * w : 0;
+}
+
+/*
+ * The most bytes of the m candidates that can be away at a step whose
+ * swap-outs end by dl and whose swap-ins start at or after st (both with
+ * the stall already added to dl and to the needs by the caller).
+ */
+static double away_most(struct work *w, size_t m, double dl, double st,
+			double rd, double rh, double lat, double stall)
+{
+	double total = 0;
+	for (size_t i = 0; i < m; i++) {
+		total += w->c[i].bytes;
+		w->c[i].id = i;
+		w->in_p[i] = 0;
+	}
+	if (rd <= 0 && rh <= 0)
+		return total;
+	qsort(w->c, m, sizeof(*w->c), rel_desc);
+	memcpy(w->by_need, w->c, m * sizeof(*w->c));
+	qsort(w->by_need, m, sizeof(*w->c), need_asc);
+	double best = total, in_p = 0;
+	for (size_t i = 0; i <= m; i++) {
+		double dcap = 0;
+		if (i > 0) {
+			const struct cand *x = &w->c[i - 1];
+			w->in_p[x->id] = 1;
+			in_p += x->bytes;
+			dcap = lane_cap(rd, dl + stall - x->rel, lat);
+			if (dcap == INFINITY)
+				break;
+		}
+		double rest = total - in_p, q = 0;
+		if (rest + dcap < best)
+			best = rest + dcap;
+		for (size_t j = 0; j < m && rh > 0; j++) {
+			const struct cand *y = &w->by_need[j];
+			if (w->in_p[y->id])
+				continue;
+			if (y->need == INFINITY)
+				break;
+			q += y->bytes;
+			double v = rest - q + dcap +
+				   lane_cap(rh, y->need + stall - st, lat);
+			if (v < best)
+				best = v;
+		}
+	}
+	return best < total ? best : total;
+}
+
+int swapbound_compute(const struct trace *t, const struct link_model *l,
+		      double stall_ns, struct swap_bound *b, char *err,
+		      size_t errlen)
+{
+	memset(b, 0, sizeof(*b));
+	b->stall_ns = stall_ns;
+	if (!t->finished) {
+		unknown(b, "the trace is not finished");
+		return 0;
+	}
+	if (!(stall_ns >= 0)) {
+		unknown(b, "the stall allowed is not a number of ns >= 0");
+		return 0;
+	}
+	struct solver_problem p;
+	int rc = solver_problem_from_trace(t, &p, err, errlen);
+	if (rc)
+		return rc == SOLVER_ENOMEM ? TRACE_ENOMEM : rc;
+	b->lower_bound = solver_lower_bound(&p);
+	for (size_t i = 0; i < p.n; i++)
+		if (t->buffers[p.items[i].buffer].nholes) {
+			unknown(b, "the trace moves some of the pool's buffers itself (holes)");
+			solver_problem_free(&p);
+			return 0;
+		}
+	if (p.n == 0) {
+		unknown(b, "the pool holds no buffer");
+		solver_problem_free(&p);
+		return 0;
+	}
+	struct swap_ctx c;
+	char why[sizeof(b->why)];
+	rc = swap_ctx_init(&c, t, &p, l, why, sizeof(why));
+	if (rc) {
+		swap_ctx_free(&c);
+		solver_problem_free(&p);
+		if (rc == TRACE_ENOMEM)
+			return trace_seterr(err, errlen, rc, "%s", why);
+		unknown(b, why);
+		return 0;
+	}
+	size_t n = c.clock.n, ne = t->nevents, ns = 0, cap = 0;
+	for (size_t i = 0; i < p.n; i++)
+		cap += (size_t)t->buffers[p.items[i].buffer].nuses + 1;
+	double *es = malloc((ne ? ne : 1) * sizeof(*es)),
+	       *ee = malloc((ne ? ne : 1) * sizeof(*ee)),
+	       *emin = malloc((n + 1) * sizeof(*emin)),
+	       *smax = malloc((n ? n : 1) * sizeof(*smax));
+	uint64_t *prof = malloc((n ? n : 1) * sizeof(*prof));
+	struct step *order = malloc((n ? n : 1) * sizeof(*order));
+	struct stretch *s = malloc((cap ? cap : 1) * sizeof(*s));
+	struct work w = { malloc(p.n * sizeof(struct cand)),
+			  malloc(p.n * sizeof(struct cand)), malloc(p.n) };
+	rc = 0;
+	if (!es || !ee || !emin || !smax || !prof || !order || !s || !w.c ||
+	    !w.by_need || !w.in_p) {
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+				  "out of memory bounding swaps over %zu events", ne);
+		goto out;
+	}
+	/* event times as simulate.c replays them */
+	int64_t prev = c.t_first;
+	for (size_t i = 0; i < ne; i++) {
+		const struct trace_event *e = &t->events[i];
+		int64_t s0 = e->t_start == TRACE_TIME_NONE ? prev : e->t_start;
+		int64_t e0 = e->t_end == TRACE_TIME_NONE || e->t_end < s0 ? s0 : e->t_end;
+		es[i] = (double)s0;
+		ee[i] = (double)e0;
+		prev = e0;
+	}
+	emin[n] = INFINITY;
+	for (size_t k = n; k-- > 0;)
+		emin[k] = fmin(emin[k + 1], ee[c.clock.ev[k]]);
+	for (size_t k = 0; k < n; k++)
+		smax[k] = k ? fmax(smax[k - 1], es[c.clock.ev[k]]) : es[c.clock.ev[k]];
+	const uint32_t *fa = c.clock.first_after;
+	for (size_t i = 0; i < p.n; i++) {
+		const struct trace_buffer *tb = &t->buffers[p.items[i].buffer];
+		uint64_t lo = c.item_lo[i], hi = c.item_hi[i];
+		const uint32_t *u = t->uses + tb->use0;
+		if (hi <= lo)
+			continue;
+		add_stretch(s, &ns, (uint32_t)i, lo, tb->nuses ? fa[u[0]] : hi, lo, hi,
+			    emin, tb->nuses ? es[u[0]] : INFINITY);
+		for (uint32_t k = 0; k + 1 < tb->nuses; k++)
+			add_stretch(s, &ns, (uint32_t)i, fa[u[k] + 1], fa[u[k + 1]],
+				    lo, hi, emin, es[u[k + 1]]);
+		if (tb->nuses)
+			add_stretch(s, &ns, (uint32_t)i, fa[u[tb->nuses - 1] + 1], hi,
+				    lo, hi, emin, INFINITY);
+	}
+	uint64_t peak, peak_at;
+	if ((rc = swap_profile(&c, NULL, 0, prof, &peak, &peak_at)) != 0) {
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+				  "out of memory bounding swaps over %zu events", ne);
+		goto out;
+	}
+	for (size_t k = 0; k < n; k++)
+		order[k] = (struct step){ prof[k], k };
+	qsort(order, n, sizeof(*order), step_desc);
+	double rd = fmax(link_rate(l, LINK_D2H, 0), link_rate(l, LINK_D2H, 1)),
+	       rh = fmax(link_rate(l, LINK_H2D, 0), link_rate(l, LINK_H2D, 1));
+	if (link_rate(l, LINK_D2H, 0) <= 0 || link_rate(l, LINK_D2H, 1) <= 0)
+		rd = 0;
+	if (link_rate(l, LINK_H2D, 0) <= 0 || link_rate(l, LINK_H2D, 1) <= 0)
+		rh = 0;
+	uint64_t best = 0, at = 0, res = 0;
+	for (size_t o = 0; o < n; o++) {
+		size_t k = order[o].k;
+		if (prof[k] <= best && o > 0)
+			break;
+		size_t m = 0;
+		for (size_t j = 0; j < ns; j++) {
+			if (s[j].lo > k || k >= s[j].hi)
+				continue;
+			struct cand *x = &w.c[m];
+			if (m && j && s[j - 1].item == s[j].item &&
+			    s[j - 1].lo <= k && k < s[j - 1].hi) {
+				/* one buffer in two stretches: its weakest limits */
+				x = &w.c[m - 1];
+				x->rel = fmin(x->rel, s[j].rel);
+				x->need = fmax(x->need, s[j].need);
+				continue;
+			}
+			*x = (struct cand){ s[j].rel, s[j].need,
+					    (double)p.items[s[j].item].size, 0 };
+			m++;
+		}
+		double st = k + 1 < n ? emin[k + 1] : INFINITY;
+		double away = away_most(&w, m, smax[k], st, rd, rh, l->latency_ns,
+					stall_ns);
+		double keep = (double)prof[k] - ceil(away);
+		uint64_t v = keep > 0 ? (uint64_t)keep : 0;
+		if (o == 0 || v > best) {
+			best = v;
+			at = k;
+			res = prof[k];
+		}
+	}
+	b->computed = 1;
+	b->bytes = best;
+	b->request = at;
+	b->resident = res;
+out:
+	free(es);
+	free(ee);
+	free(emin);
+	free(smax);
+	free(prof);
+	free(order);
+	free(s);
+	free(w.c);
+	free(w.by_need);
+	free(w.in_p);
+	swap_ctx_free(&c);
+	solver_problem_free(&p);
+	return rc;
+}
