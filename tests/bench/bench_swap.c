@@ -23,8 +23,8 @@
  * step four times the fine one) within 5% of the lowest coarse budget where
  * memplan stays within 1% and within 2%, where the figures are decided:
  * finer everywhere would cost minutes when the memplan search is slow.
- * In all 15 s of CPU on this 2-core machine with the memplan search of
- * 2026-11-22 (commit 6214fa2), 90 s with a search 6x slower.
+ * In all about 80 s of CPU on this 2-core machine (2026-11-22, commit
+ * 8750fd0: memplan's search is most of it).
  * Usage: bench_swap [--quick] [--step PCT]; other arguments are refused.
  */
 #include <inttypes.h>
