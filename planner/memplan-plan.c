@@ -123,12 +123,16 @@ static int valid_strategy(const char *name)
 	return solver_name_about(name) != NULL;
 }
 
-static void list_strategies(char *buf, size_t len)
+/* The placement strategies' names, comma-separated; with heuristics_only,
+ * those solver_strategy_find() knows (not the searches). */
+static void list_strategies(char *buf, size_t len, int heuristics_only)
 {
 	buf[0] = '\0';
 	for (size_t i = 0; solver_name_at(i); i++) {
+		if (heuristics_only && !solver_strategy_find(solver_name_at(i)))
+			continue;
 		size_t at = strlen(buf);
-		snprintf(buf + at, len - at, "%s%s", i ? ", " : "",
+		snprintf(buf + at, len - at, "%s%s", at ? ", " : "",
 			 solver_name_at(i));
 	}
 }
@@ -398,7 +402,7 @@ static int cmd_compile(int argc, char **argv)
 	if (!out)
 		return cli_usage_error("compile: -o PLAN is required");
 	if (!valid_strategy(strategy)) {
-		list_strategies(names, sizeof(names));
+		list_strategies(names, sizeof(names), 0);
 		return cli_usage_error("compile: unknown strategy '%s' (known: %s)",
 				       strategy, names);
 	}
@@ -1177,14 +1181,7 @@ static int cmd_frontier(int argc, char **argv)
 		return cli_usage_error("frontier: -o needs a file name for the SVG (the table goes to standard output)");
 	if (!valid_strategy(placer) || !solver_strategy_find(placer)) {
 		/* the searches would spend their time limit at every budget */
-		names[0] = '\0';
-		for (size_t i = 0; solver_name_at(i); i++) {
-			if (!solver_strategy_find(solver_name_at(i)))
-				continue;
-			size_t at = strlen(names);
-			snprintf(names + at, sizeof(names) - at, "%s%s",
-				 at ? ", " : "", solver_name_at(i));
-		}
+		list_strategies(names, sizeof(names), 1);
 		return cli_usage_error("frontier: unknown --placer '%s' (known: %s)",
 				       placer, names);
 	}
@@ -1822,7 +1819,7 @@ static int cmd_compare(int argc, char **argv)
 		for (char *s = strtok_r(copy, ",", &save); s;
 		     s = strtok_r(NULL, ",", &save)) {
 			if (!valid_strategy(s)) {
-				list_strategies(names, sizeof(names));
+				list_strategies(names, sizeof(names), 0);
 				free(copy);
 				free(j.strategies);
 				return cli_usage_error("compare: unknown strategy '%s' (known: %s)",

@@ -363,9 +363,8 @@ int sim_run(const struct trace *t, const struct mp_plan *plan,
 	k = 0;
 	for (size_t i = 0; i < ne; i++) {
 		const struct trace_event *e = &t->events[i];
-		int64_t s0 = e->t_start == TRACE_TIME_NONE ? prev : e->t_start;
-		int64_t e0 = e->t_end == TRACE_TIME_NONE || e->t_end < s0 ? s0 : e->t_end;
-		prev = e0 > s0 ? e0 : s0;
+		int64_t s0, e0;
+		sim_event_span(e, &prev, &s0, &e0);
 		double cand = (double)(s0 - t0) + delay;
 		const double want = cand; /* were no swap waited for here */
 		for (; gi < ng && gates[gi].ev < i; gi++)

@@ -67,6 +67,22 @@ struct sim_result {
 };
 
 /*
+ * The span of event e as the replay takes it: a missing start is the
+ * previous event's end (*prev), a missing end or one before the start is
+ * the start.  *prev becomes the end.  Shared with the link bound
+ * (swapbound.c), which must see the same timeline.
+ */
+static inline void sim_event_span(const struct trace_event *e, int64_t *prev,
+				  int64_t *start, int64_t *end)
+{
+	int64_t s0 = e->t_start == TRACE_TIME_NONE ? *prev : e->t_start;
+	int64_t e0 = e->t_end == TRACE_TIME_NONE || e->t_end < s0 ? s0 : e->t_end;
+	*start = s0;
+	*end = e0;
+	*prev = e0;
+}
+
+/*
  * Simulates plan on finished trace t (the plan must pass planfile_verify
  * against t) over link l.  Returns 0 and *r (free with sim_free), or
  * TRACE_EINVAL (no timestamps, a plan that does not match) or TRACE_ENOMEM

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "simulate.h"
 #include "solver.h"
 #include "swap.h"
 
@@ -212,12 +213,10 @@ int swapbound_compute(const struct trace *t, const struct link_model *l,
 	/* event times as simulate.c replays them */
 	int64_t prev = c.t_first;
 	for (size_t i = 0; i < ne; i++) {
-		const struct trace_event *e = &t->events[i];
-		int64_t s0 = e->t_start == TRACE_TIME_NONE ? prev : e->t_start;
-		int64_t e0 = e->t_end == TRACE_TIME_NONE || e->t_end < s0 ? s0 : e->t_end;
+		int64_t s0, e0;
+		sim_event_span(&t->events[i], &prev, &s0, &e0);
 		es[i] = (double)s0;
 		ee[i] = (double)e0;
-		prev = e0;
 	}
 	emin[n] = INFINITY;
 	for (size_t k = n; k-- > 0;)

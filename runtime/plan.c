@@ -711,20 +711,33 @@ static int decode_meta(const unsigned char *buf, const struct section *s,
 	return 0;
 }
 
+/* The entries of section s (name, at least esize bytes each) as an array
+ * of s->count elements of elem bytes in *out (NULL when empty). */
+static int section_array(const struct section *s, const char *name, int esize,
+			 size_t elem, const char *what, void **out, char *err,
+			 size_t errlen)
+{
+	*out = NULL;
+	if (s->count && s->esize < (uint32_t)esize)
+		return seterr(err, errlen, MP_PLAN_EFORMAT,
+			      "section %u (%s), field entry_size: %u bytes, at least %d expected",
+			      s->index, name, s->esize, esize);
+	if (s->count && !(*out = malloc((size_t)s->count * elem)))
+		return seterr(err, errlen, MP_PLAN_ENOMEM,
+			      "out of memory reading %u %s entries", s->count,
+			      what);
+	return 0;
+}
+
 static int decode_allocs(const unsigned char *buf, const struct section *s,
 			 struct mp_plan *p, char *err, size_t errlen)
 {
-	if (s->count && s->esize < MP_PLAN_ALLOC_SIZE)
-		return seterr(err, errlen, MP_PLAN_EFORMAT,
-			      "section %u (ALLOCS), field entry_size: %u bytes, at least %d expected",
-			      s->index, s->esize, MP_PLAN_ALLOC_SIZE);
-	if (s->count) {
-		p->allocs = malloc((size_t)s->count * sizeof(*p->allocs));
-		if (!p->allocs)
-			return seterr(err, errlen, MP_PLAN_ENOMEM,
-				      "out of memory reading %u allocation entries",
-				      s->count);
-	}
+	void *a;
+	int rc = section_array(s, "ALLOCS", MP_PLAN_ALLOC_SIZE,
+			       sizeof(*p->allocs), "allocation", &a, err, errlen);
+	if (rc)
+		return rc;
+	p->allocs = a;
 	p->nallocs = s->count;
 	for (uint32_t i = 0; i < s->count; i++) {
 		const unsigned char *e = buf + s->offset + (size_t)i * s->esize;
@@ -742,17 +755,12 @@ static int decode_allocs(const unsigned char *buf, const struct section *s,
 static int decode_swaps(const unsigned char *buf, const struct section *s,
 			struct mp_plan *p, char *err, size_t errlen)
 {
-	if (s->count && s->esize < MP_PLAN_SWAP_SIZE)
-		return seterr(err, errlen, MP_PLAN_EFORMAT,
-			      "section %u (SWAPS), field entry_size: %u bytes, at least %d expected",
-			      s->index, s->esize, MP_PLAN_SWAP_SIZE);
-	if (s->count) {
-		p->swaps = malloc((size_t)s->count * sizeof(*p->swaps));
-		if (!p->swaps)
-			return seterr(err, errlen, MP_PLAN_ENOMEM,
-				      "out of memory reading %u swap entries",
-				      s->count);
-	}
+	void *a;
+	int rc = section_array(s, "SWAPS", MP_PLAN_SWAP_SIZE, sizeof(*p->swaps),
+			       "swap", &a, err, errlen);
+	if (rc)
+		return rc;
+	p->swaps = a;
 	p->nswaps = s->count;
 	for (uint32_t i = 0; i < s->count; i++) {
 		const unsigned char *e = buf + s->offset + (size_t)i * s->esize;
@@ -783,17 +791,12 @@ static int decode_timing(const unsigned char *buf, const struct section *s,
 		return seterr(err, errlen, MP_PLAN_EFORMAT,
 			      "section %u (SWAP_TIMING), field count: %u entries for %u swaps (one entry per swap)",
 			      s->index, s->count, p->nswaps);
-	if (s->count && s->esize < MP_PLAN_SWAP_TIMING_SIZE)
-		return seterr(err, errlen, MP_PLAN_EFORMAT,
-			      "section %u (SWAP_TIMING), field entry_size: %u bytes, at least %d expected",
-			      s->index, s->esize, MP_PLAN_SWAP_TIMING_SIZE);
-	if (s->count) {
-		p->timing = malloc((size_t)s->count * sizeof(*p->timing));
-		if (!p->timing)
-			return seterr(err, errlen, MP_PLAN_ENOMEM,
-				      "out of memory reading %u swap timing entries",
-				      s->count);
-	}
+	void *a;
+	int rc = section_array(s, "SWAP_TIMING", MP_PLAN_SWAP_TIMING_SIZE,
+			       sizeof(*p->timing), "swap timing", &a, err, errlen);
+	if (rc)
+		return rc;
+	p->timing = a;
 	p->has_timing = 1;
 	for (uint32_t i = 0; i < s->count; i++) {
 		const unsigned char *e = buf + s->offset + (size_t)i * s->esize;
