@@ -94,11 +94,6 @@ struct timeline_frame {
 };
 void timeline_frame(const struct timeline *tl, struct timeline_frame *fr);
 
-/* The smallest axis step of the form {1, 2, 5} x 10^k (k may be negative)
- * at least want; 1 for a want that is not positive.  Every SVG picture's
- * ticks use it. */
-double timeline_tick_step(double want);
-
 /*
  * Writes the picture as one <svg> element; with prolog, as a standalone
  * SVG file (XML declaration first).  Every group is one <path class="area">.

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "axis.h"
 #include "timeline.h"
 #include "xml.h"
 
@@ -54,18 +55,6 @@ static double size_step(uint64_t max, unsigned *unit)
 		}
 	*unit = k;
 	return step;
-}
-
-double timeline_tick_step(double want)
-{
-	double p = 1;
-	if (!(want > 0))
-		return 1;
-	while (p > want)
-		p /= 10;
-	while (p * 10 <= want)
-		p *= 10;
-	return want <= p ? p : want <= 2 * p ? 2 * p : want <= 5 * p ? 5 * p : 10 * p;
 }
 
 void timeline_frame(const struct timeline *tl, struct timeline_frame *fr)
@@ -136,9 +125,9 @@ static void axes(FILE *f, const struct timeline *tl,
 	}
 	double span = (double)(tl->x_max - tl->x_min), xstep;
 	if (tl->axis == TIMELINE_AXIS_NS)
-		xstep = timeline_tick_step(span / 1e6 / 8) * 1e6; /* round milliseconds */
+		xstep = axis_tick_step(span / 1e6 / 8) * 1e6; /* round milliseconds */
 	else
-		xstep = span / 8 < 1 ? 1 : timeline_tick_step(span / 8);
+		xstep = span / 8 < 1 ? 1 : axis_tick_step(span / 8);
 	double first = tl->axis == TIMELINE_AXIS_NS ? (double)tl->x_min
 						    : ceil((double)tl->x_min / xstep) * xstep;
 	for (double v = first; v <= (double)tl->x_max + xstep * 1e-9; v += xstep) {

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analyze/timeline.h"
-#include "../analyze/xml.h"
+#include "axis.h"
 #include "cli.h"
 #include "frontier.h"
+#include "xml.h"
 
 #define PIC_W 900.0
 #define PIC_H 560.0
@@ -100,7 +100,7 @@ int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 	/* the 2% level always shows; headroom above the highest point */
 	if (fr.y_hi < 2.5)
 		fr.y_hi = 2.5;
-	double ystep = timeline_tick_step(fr.y_hi / 6);
+	double ystep = axis_tick_step(fr.y_hi / 6);
 	fr.y_hi = ceil(fr.y_hi * 1.05 / ystep) * ystep;
 	double span = fr.x_hi - fr.x_lo;
 	if (!(span > 0))
@@ -111,7 +111,7 @@ int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 	fr.x_hi += span * 0.05;
 	const char *uname;
 	double unit = axis_unit(fr.x_hi, &uname);
-	double xstep = timeline_tick_step((fr.x_hi - fr.x_lo) / unit / 8) * unit;
+	double xstep = axis_tick_step((fr.x_hi - fr.x_lo) / unit / 8) * unit;
 
 	char a[32];
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analyze/timeline.h"
-#include "../analyze/xml.h"
+#include "axis.h"
 #include "cli.h"
 #include "simulate.h"
+#include "xml.h"
 
 #define PIC_W 1000.0
 #define PIC_H 560.0
@@ -176,7 +176,7 @@ int sim_write_svg(FILE *f, const struct mp_plan *plan,
 			LEFT, y, PIC_W - RIGHT, y, LEFT - 6, y + 4,
 			k ? cli_format_size(v, a, sizeof(a)) : "0");
 	}
-	double step = timeline_tick_step(span / 1e6 / 8) * 1e6;
+	double step = axis_tick_step(span / 1e6 / 8) * 1e6;
 	for (double v = 0; v <= span * (1 + 1e-9); v += step) {
 		double x = px(v, span);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>"
