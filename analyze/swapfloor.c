@@ -2,9 +2,9 @@
 /*
  * swapfloor.c - the swap floor of swapfloor.h.  The allocator clock, the
  * buffers' lifetimes on it and the idle gaps between consecutive accesses
- * come from swap_ctx_init() (swap.h), so the floor sees exactly the gaps the
- * planner may use; this file adds the stretches a plan may use but the
- * planner does not offer (after the alloc, before the free, buffers with
+ * come from the trace (alloc_clock.h), as the planner's do, so the floor
+ * sees exactly the gaps the planner may use; this file adds the stretches a
+ * plan may use but the planner does not offer (after the alloc, before the free, buffers with
  * trace holes), takes their union per buffer and sweeps a difference array
  * over the requests: O(n log n) in events and buffers.
  */
@@ -16,9 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "link.h"
-#include "solver.h"
-#include "swap.h"
+#include "alloc_clock.h"
 
 void swapfloor_unknown(struct swap_floor *f, const char *fmt, ...)
 {
@@ -37,6 +35,26 @@ double swapfloor_ideal_pct(const struct swap_floor *f)
 	       (double)f->lower_bound;
 }
 
+/* The pool's buffers of a trace on its allocator clock, with their gaps. */
+struct pool_view {
+	const struct trace *t;
+	int64_t *ids;        /* the poolable buffers, in id order */
+	size_t n;
+	uint64_t *lo, *hi;   /* their lifetimes on the clock */
+	struct alloc_clock clock;
+	struct trace_gap *gaps;
+	size_t ngaps;
+};
+
+static void pool_view_free(struct pool_view *c)
+{
+	free(c->ids);
+	free(c->lo);
+	free(c->hi);
+	free(c->gaps);
+	alloc_clock_free(&c->clock);
+}
+
 /* Steps [lo, hi) of one buffer when a plan may keep it away. */
 struct away {
 	uint64_t lo, hi;
@@ -50,7 +68,7 @@ static int away_cmp(const void *a, const void *b)
 
 /* The stretch between a use whose swap-out may be triggered by request out
  * and a use at or before which the swap-in must be issued (request next is
- * the first at or after it): [out + 1, next - 1), as swap.c bounds a hole
+ * the first at or after it): [out + 1, next - 1), as the planner bounds a hole
  * (out_at < hole_lo <= in_at <= in_max).  Appended when not empty. */
 static void add_away(struct away *w, size_t *n, uint64_t out, uint64_t next)
 {
@@ -78,14 +96,13 @@ static uint64_t step_of(const int64_t *kc, size_t n, int64_t v)
  * unread gap (gaps come item by item, in use order).  w: scratch for the
  * stretches of the buffer.
  */
-static void add_item(const struct swap_ctx *c, size_t i, size_t *g,
+static void add_item(const struct pool_view *c, size_t i, size_t *g,
 		     const int64_t *kc, struct away *w, int64_t *d)
 {
 	const struct trace *t = c->t;
-	const struct solver_item *it = &c->p->items[i];
-	const struct trace_buffer *b = &t->buffers[it->buffer];
+	const struct trace_buffer *b = &t->buffers[c->ids[i]];
 	const uint32_t *fa = c->clock.first_after;
-	uint64_t lo = c->item_lo[i], hi = c->item_hi[i];
+	uint64_t lo = c->lo[i], hi = c->hi[i];
 	while (*g < c->ngaps && c->gaps[*g].item < i)
 		(*g)++;
 	if (hi <= lo)
@@ -100,7 +117,7 @@ static void add_item(const struct swap_ctx *c, size_t i, size_t *g,
 			add_away(w, &n, c->gaps[*g].out_min,
 				 c->gaps[*g].in_max + 1);
 	} else {
-		/* swap.c offers no gap here (the trace moves the buffer
+		/* trace_gaps() offers no gap here (the trace moves the buffer
 		 * already), but a plan may swap it all the same */
 		for (uint32_t k = 0; k + 1 < b->nuses; k++)
 			add_away(w, &n, fa[u[k] + 1], fa[u[k + 1]]);
@@ -116,8 +133,8 @@ static void add_item(const struct swap_ctx *c, size_t i, size_t *g,
 	if (b->nuses)
 		add_away(w, &n, fa[u[b->nuses - 1] + 1], hi);
 	qsort(w, n, sizeof(*w), away_cmp);
-	d[lo] += (int64_t)it->size;
-	d[hi] -= (int64_t)it->size;
+	d[lo] += (int64_t)b->size;
+	d[hi] -= (int64_t)b->size;
 	uint64_t from = 0, to = 0; /* the union so far, [from, to) */
 	for (size_t k = 0; k <= n; k++) {
 		if (k < n && w[k].lo <= to && to > from) {
@@ -128,8 +145,8 @@ static void add_item(const struct swap_ctx *c, size_t i, size_t *g,
 		if (to > from) {
 			uint64_t a = from < lo ? lo : from, z = to > hi ? hi : to;
 			if (z > a) {
-				d[a] -= (int64_t)it->size;
-				d[z] += (int64_t)it->size;
+				d[a] -= (int64_t)b->size;
+				d[z] += (int64_t)b->size;
 			}
 		}
 		if (k < n) {
@@ -148,58 +165,71 @@ int swapfloor_profile(const struct trace *t, struct swap_floor *f,
 	f->seq = 0;
 	if (nreq)
 		*nreq = 0;
-	struct solver_problem p;
 	if (!t->finished) {
 		swapfloor_unknown(f, "the trace is not finished");
 		return 0;
 	}
-	int rc = solver_problem_from_trace(t, &p, err, errlen);
-	if (rc)
-		return rc == SOLVER_ENOMEM ? TRACE_ENOMEM : rc;
-	f->nbuffers = p.n;
-	for (size_t i = 0; i < p.n; i++)
-		f->unaccessed += t->buffers[p.items[i].buffer].nuses == 0;
-	f->lower_bound = solver_lower_bound(&p);
-	if (p.n == 0) {
+	struct pool_view c = { .t = t };
+	c.ids = malloc((t->nbuffers ? t->nbuffers : 1) * sizeof(*c.ids));
+	if (!c.ids)
+		return trace_seterr(err, errlen, TRACE_ENOMEM,
+				    "out of memory extracting %zu buffers",
+				    t->nbuffers);
+	for (size_t i = 0; i < t->nbuffers; i++)
+		if (trace_buffer_poolable(&t->buffers[i]))
+			c.ids[c.n++] = t->buffers[i].id;
+	f->nbuffers = c.n;
+	for (size_t i = 0; i < c.n; i++)
+		f->unaccessed += t->buffers[c.ids[i]].nuses == 0;
+	f->lower_bound = trace_pool_lower_bound(t);
+	int rc = 0;
+	int64_t *d = NULL, *kc = NULL;
+	struct away *w = NULL;
+	if (c.n == 0) {
 		swapfloor_unknown(f, "the pool holds no buffer");
-		solver_problem_free(&p);
-		return 0;
+		goto out;
 	}
-	if (f->unaccessed * 2 > p.n) {
-		if (f->unaccessed == p.n)
+	if (f->unaccessed * 2 > c.n) {
+		if (f->unaccessed == c.n)
 			swapfloor_unknown(f, "the trace records no access to the pool's buffers, so each would look idle from its alloc to its free");
 		else
 			swapfloor_unknown(f, "only %zu of the pool's %zu buffers have accesses; the others would look idle from alloc to free",
-					  p.n - f->unaccessed, p.n);
-		solver_problem_free(&p);
-		return 0;
+					  c.n - f->unaccessed, c.n);
+		goto out;
 	}
-	struct link_model l;
-	struct swap_ctx c;
 	char why[sizeof(f->why)];
-	link_parse("infinite", NULL, &l, why, sizeof(why));
-	rc = swap_ctx_init(&c, t, &p, &l, why, sizeof(why));
+	rc = alloc_clock_build(&c.clock, t, why, sizeof(why));
 	if (rc == TRACE_ENOMEM) {
-		swap_ctx_free(&c);
-		solver_problem_free(&p);
-		return trace_seterr(err, errlen, rc, "%s", why);
+		rc = trace_seterr(err, errlen, rc, "%s", why);
+		goto out;
 	}
 	if (rc) {
 		swapfloor_unknown(f, "%s", why);
-		swap_ctx_free(&c);
-		solver_problem_free(&p);
-		return 0;
+		rc = 0;
+		goto out;
 	}
+	c.lo = calloc(c.n, sizeof(*c.lo));
+	c.hi = calloc(c.n, sizeof(*c.hi));
+	if (!c.lo || !c.hi) {
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+				  "out of memory computing the swap floor of %zu buffers",
+				  c.n);
+		goto out;
+	}
+	alloc_clock_lifetimes(t, &c.clock, c.ids, c.n, c.lo, c.hi);
+	rc = trace_gaps(t, &c.clock, c.ids, c.n, &c.gaps, &c.ngaps, err, errlen);
+	if (rc)
+		goto out;
 	size_t n = c.clock.n, wmax = 0;
-	for (size_t i = 0; i < p.n; i++) {
-		const struct trace_buffer *b = &t->buffers[p.items[i].buffer];
+	for (size_t i = 0; i < c.n; i++) {
+		const struct trace_buffer *b = &t->buffers[c.ids[i]];
 		size_t m = (size_t)b->nuses + b->nholes + 2;
 		if (m > wmax)
 			wmax = m;
 	}
-	int64_t *d = calloc(n + 1, sizeof(*d));
-	int64_t *kc = malloc((n ? n : 1) * sizeof(*kc));
-	struct away *w = malloc(wmax * sizeof(*w));
+	d = calloc(n + 1, sizeof(*d));
+	kc = malloc((n ? n : 1) * sizeof(*kc));
+	w = malloc(wmax * sizeof(*w));
 	if (!d || !kc || !w) {
 		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
 				  "out of memory computing the swap floor over %zu requests",
@@ -209,7 +239,7 @@ int swapfloor_profile(const struct trace *t, struct swap_floor *f,
 	for (size_t k = 0; k < n; k++)
 		kc[k] = trace_event_clock(t, c.clock.ev[k]);
 	size_t g = 0;
-	for (size_t i = 0; i < p.n; i++)
+	for (size_t i = 0; i < c.n; i++)
 		add_item(&c, i, &g, kc, w, d);
 	int64_t run = 0;
 	for (size_t k = 0; k < n; k++) {
@@ -233,8 +263,7 @@ out:
 	free(d);
 	free(kc);
 	free(w);
-	swap_ctx_free(&c);
-	solver_problem_free(&p);
+	pool_view_free(&c);
 	return rc;
 }
 

@@ -7,14 +7,14 @@
  * write, where the swappable room (report.h) is only a one-moment estimate.
  * Used by memplan-analyze summary and the swap benchmark.
  *
- * Definition.  The buffers are the planner's (solver_problem_from_trace():
+ * Definition.  The buffers are the pool's (trace_buffer_poolable():
  * transient device memory).  Step k is the time between allocator request k
- * and request k + 1 (swap.h's clock; a buffer allocated at request lo and
+ * and request k + 1 (alloc_clock.h; a buffer allocated at request lo and
  * freed at hi is live in steps lo .. hi-1).  A buffer's uses are its alloc,
  * every access and its free.  Between two consecutive uses, a plan may keep
  * it out over the steps [out + 1, next - 1), where
  *   - after an access a: out = the first request after a, next = the first
- *     request at or after the next use (swap.c's out_min and in_max + 1:
+ *     request at or after the next use (a trace_gap's out_min and in_max + 1:
  *     the swap-out is issued after request out, the bytes are free from
  *     request out + 1, the swap-in is issued at in_max = next - 1 at the
  *     latest);
@@ -49,7 +49,7 @@ struct swap_floor {
 
 /*
  * Computes the floor of finished trace t into f.  A trace it cannot judge
- * (no GPU timestamps or an abstract clock, as swap.h needs; no buffer for
+ * (no GPU timestamps or an abstract clock, as the allocator clock needs; no buffer for
  * the pool; accesses on fewer than half of the pool's buffers, which would
  * make every other one look idle from alloc to free) gives f->computed = 0
  * with the reason in f->why, and returns 0.  Returns TRACE_ENOMEM with a

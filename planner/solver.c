@@ -6,6 +6,7 @@
  * the strategies use (a plain sweep), so a bug there cannot vouch for itself.
  */
 #include "solver.h"
+#include "alloc_clock.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,12 +50,6 @@ void solver_problem_free(struct solver_problem *p)
  * stream-ordered allocator).  Managed, pinned host and mapped (VMM) memory
  * keep going to their own allocators, so plans pass them through.
  */
-static int poolable(const struct trace_buffer *b)
-{
-	return !trace_buffer_persistent(b) &&
-	       (b->kind == TRACE_KIND_DEVICE || b->kind == TRACE_KIND_ASYNC);
-}
-
 int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
 			      char *err, size_t errlen)
 {
@@ -65,7 +60,7 @@ int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
 	size_t n = 0, nh = 0;
 	for (size_t i = 0; i < t->nbuffers; i++) {
 		const struct trace_buffer *b = &t->buffers[i];
-		if (!poolable(b))
+		if (!trace_buffer_poolable(b))
 			continue;
 		n++;
 		nh += b->nholes;
@@ -83,7 +78,7 @@ int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
 	size_t k = 0, kh = 0;
 	for (size_t i = 0; i < t->nbuffers; i++) {
 		const struct trace_buffer *b = &t->buffers[i];
-		if (!poolable(b))
+		if (!trace_buffer_poolable(b))
 			continue;
 		struct solver_item *it = &p->items[k++];
 		it->size = b->size;
@@ -234,20 +229,6 @@ int solver_problem_pieces(const struct solver_problem *p,
 
 /* --- lower bound ------------------------------------------------------- */
 
-struct delta {
-	int64_t at;
-	int64_t d;
-};
-
-static int delta_cmp(const void *a, const void *b)
-{
-	const struct delta *x = a, *y = b;
-	if (x->at != y->at)
-		return x->at < y->at ? -1 : 1;
-	/* half-open: what ends at t is gone before what starts at t */
-	return (x->d > y->d) - (x->d < y->d);
-}
-
 uint64_t solver_lower_bound(const struct solver_problem *p)
 {
 	struct solver_piece *pc;
@@ -257,26 +238,20 @@ uint64_t solver_lower_bound(const struct solver_problem *p)
 		return 0;
 	size_t np = fi[p->n];
 	free(fi);
-	struct delta *d = malloc((2 * np + 1) * sizeof(*d));
+	struct trace_delta *d = malloc((2 * np + 1) * sizeof(*d));
 	if (!d) {
 		free(pc);
 		return 0;
 	}
 	for (size_t i = 0; i < np; i++) {
 		int64_t bytes = (int64_t)(pc[i].hi - pc[i].lo);
-		d[2 * i] = (struct delta){ pc[i].lower, bytes };
-		d[2 * i + 1] = (struct delta){ pc[i].upper, -bytes };
+		d[2 * i] = (struct trace_delta){ pc[i].lower, bytes };
+		d[2 * i + 1] = (struct trace_delta){ pc[i].upper, -bytes };
 	}
 	free(pc);
-	qsort(d, 2 * np, sizeof(*d), delta_cmp);
-	int64_t live = 0, best = 0;
-	for (size_t i = 0; i < 2 * np; i++) {
-		live += d[i].d;
-		if (live > best)
-			best = live;
-	}
+	uint64_t best = trace_delta_peak(d, 2 * np);
 	free(d);
-	return (uint64_t)best;
+	return best;
 }
 
 /* --- checker ----------------------------------------------------------- */

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * swap.c - the parts of swap planning every strategy shares: the allocator
- * clock, the candidate gaps (consecutive accesses of a transient buffer with
- * at least one allocator request strictly inside, so that a trigger can sit
- * there), the resident profile on the clock, the placement problem with
+ * swap.c - the parts of swap planning every strategy shares: the context
+ * (the trace's allocator clock and idle gaps, alloc_clock.h, for the problem's
+ * items), the resident profile on the clock, the placement problem with
  * swap holes, and the plan's swap entries with host staging slots.
  */
 #include "swap.h"
@@ -11,42 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t ev_start(const struct trace *t, size_t i, int64_t prev)
-{
-	int64_t s = t->events[i].t_start;
-	return s == TRACE_TIME_NONE ? prev : s;
-}
-
-static int64_t ev_end(const struct trace *t, size_t i, int64_t prev)
-{
-	int64_t e = t->events[i].t_end;
-	if (e == TRACE_TIME_NONE)
-		return ev_start(t, i, prev);
-	return e;
-}
-
 void swap_ctx_free(struct swap_ctx *c)
 {
-	free(c->clock.ev);
-	free(c->clock.t);
-	free(c->clock.first_after);
+	alloc_clock_free(&c->clock);
 	free(c->gaps);
 	free(c->item_lo);
 	free(c->item_hi);
 	memset(c, 0, sizeof(*c));
-}
-
-uint64_t swap_clock_at(const struct swap_clock *k, int64_t ns)
-{
-	size_t lo = 0, hi = k->n;
-	while (lo < hi) { /* first request with t > ns */
-		size_t mid = lo + (hi - lo) / 2;
-		if (k->t[mid] <= ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? lo - 1 : 0;
 }
 
 int swap_ctx_init(struct swap_ctx *c, const struct trace *t,
@@ -57,116 +27,25 @@ int swap_ctx_init(struct swap_ctx *c, const struct trace *t,
 	c->t = t;
 	c->p = p;
 	c->link = *l;
-	if (!t->finished)
-		return trace_seterr(err, errlen, TRACE_EINVAL,
-				    "the trace is not finished");
-	if (t->clock != TRACE_CLOCK_SEQ)
-		return trace_seterr(err, errlen, TRACE_EINVAL,
-				    "swap planning needs a trace on the seq clock with GPU timestamps; this one keeps abstract times (an import)");
-	size_t timed = 0;
-	for (size_t i = 0; i < t->nevents; i++)
-		timed += t->events[i].t_start != TRACE_TIME_NONE;
-	if (t->nevents && timed == 0)
-		return trace_seterr(err, errlen, TRACE_EINVAL,
-				    "swap planning needs GPU timestamps on the events; the trace has none");
-	if (t->nevents >= UINT32_MAX)
-		return trace_seterr(err, errlen, TRACE_EINVAL,
-				    "the trace has %zu events, more than swap planning handles",
-				    t->nevents);
-	size_t n = 0;
-	for (size_t i = 0; i < t->nevents; i++)
-		n += t->events[i].type == TRACE_EV_ALLOC ||
-		     t->events[i].type == TRACE_EV_FREE;
-	c->clock.n = n;
-	c->clock.ev = malloc((n ? n : 1) * sizeof(*c->clock.ev));
-	c->clock.t = malloc((n ? n : 1) * sizeof(*c->clock.t));
-	c->clock.first_after = malloc((t->nevents + 1) * sizeof(uint32_t));
-	c->item_lo = malloc((p->n ? p->n : 1) * sizeof(uint64_t));
-	c->item_hi = malloc((p->n ? p->n : 1) * sizeof(uint64_t));
-	int64_t *item_of = malloc((t->nbuffers ? t->nbuffers : 1) * sizeof(*item_of));
-	if (!c->clock.ev || !c->clock.t || !c->clock.first_after ||
-	    !c->item_lo || !c->item_hi || !item_of) {
-		free(item_of);
+	int rc = alloc_clock_build(&c->clock, t, err, errlen);
+	if (rc)
+		return rc;
+	c->item_lo = calloc(p->n ? p->n : 1, sizeof(uint64_t));
+	c->item_hi = calloc(p->n ? p->n : 1, sizeof(uint64_t));
+	int64_t *ids = malloc((p->n ? p->n : 1) * sizeof(*ids));
+	if (!c->item_lo || !c->item_hi || !ids) {
+		free(ids);
 		return trace_seterr(err, errlen, TRACE_ENOMEM,
 				    "out of memory planning swaps over %zu events",
 				    t->nevents);
 	}
-	for (size_t b = 0; b < t->nbuffers; b++)
-		item_of[b] = -1;
 	for (size_t i = 0; i < p->n; i++)
-		item_of[p->items[i].buffer] = (int64_t)i;
-	int64_t prev = TRACE_TIME_NONE, first = TRACE_TIME_NONE;
-	for (size_t i = 0; i < t->nevents && first == TRACE_TIME_NONE; i++)
-		first = t->events[i].t_start;
-	prev = first;
-	c->t_first = first;
-	size_t k = 0;
-	for (size_t i = 0; i < t->nevents; i++) {
-		const struct trace_event *e = &t->events[i];
-		c->clock.first_after[i] = (uint32_t)k;
-		prev = ev_start(t, i, prev);
-		if (e->type != TRACE_EV_ALLOC && e->type != TRACE_EV_FREE) {
-			int64_t end = ev_end(t, i, prev);
-			if (end > c->t_last)
-				c->t_last = end;
-			continue;
-		}
-		c->clock.ev[k] = (uint32_t)i;
-		/* a request's time never goes back, even if timestamps do */
-		c->clock.t[k] = k && prev < c->clock.t[k - 1] ? c->clock.t[k - 1] : prev;
-		int64_t it = item_of[e->buffer];
-		if (it >= 0) {
-			if (e->type == TRACE_EV_ALLOC)
-				c->item_lo[it] = k;
-			else
-				c->item_hi[it] = k;
-		}
-		k++;
-	}
-	c->clock.first_after[t->nevents] = (uint32_t)k;
-	if (c->t_last < prev)
-		c->t_last = prev;
-
-	/* the gaps: consecutive uses with a request strictly inside */
-	size_t cap = 0;
-	for (size_t i = 0; i < p->n; i++) {
-		const struct trace_buffer *b = &t->buffers[p->items[i].buffer];
-		if (b->nuses > 1 && b->nholes == 0)
-			cap += b->nuses - 1;
-	}
-	c->gaps = malloc((cap ? cap : 1) * sizeof(*c->gaps));
-	if (!c->gaps) {
-		free(item_of);
-		return trace_seterr(err, errlen, TRACE_ENOMEM,
-				    "out of memory listing %zu idle gaps", cap);
-	}
-	for (size_t i = 0; i < p->n; i++) {
-		const struct trace_buffer *b = &t->buffers[p->items[i].buffer];
-		if (b->nuses < 2 || b->nholes)
-			continue; /* trace holes: the trace moves it already */
-		for (uint32_t u = 0; u + 1 < b->nuses; u++) {
-			uint32_t a = t->uses[b->use0 + u], z = t->uses[b->use0 + u + 1];
-			uint64_t out_min = c->clock.first_after[a + 1];
-			uint64_t next = c->clock.first_after[z];
-			if (next < out_min + 3)
-				continue; /* needs out_at < hole_lo < in_at */
-			struct swap_gap *g = &c->gaps[c->ngaps++];
-			g->item = (uint32_t)i;
-			g->buffer = b->id;
-			g->bytes = b->size;
-			g->use_ev = a;
-			g->next_ev = z;
-			g->out_min = out_min;
-			g->in_max = next - 1;
-			g->t_idle = ev_end(t, a, c->clock.t[out_min]);
-			g->t_need = ev_start(t, z, c->clock.t[next - 1]);
-			if (g->t_need < g->t_idle)
-				g->t_need = g->t_idle;
-			g->role = b->role;
-		}
-	}
-	free(item_of);
-	return 0;
+		ids[i] = p->items[i].buffer;
+	alloc_clock_lifetimes(t, &c->clock, ids, p->n, c->item_lo, c->item_hi);
+	rc = trace_gaps(t, &c->clock, ids, p->n, &c->gaps, &c->ngaps, err,
+			errlen);
+	free(ids);
+	return rc;
 }
 
 int swap_profile(const struct swap_ctx *c, const struct swap_op *ops,
@@ -184,7 +63,7 @@ int swap_profile(const struct swap_ctx *c, const struct swap_op *ops,
 		d[c->item_hi[i]] -= (int64_t)c->p->items[i].size;
 	}
 	for (size_t j = 0; j < nops; j++) {
-		const struct swap_gap *g = &c->gaps[ops[j].gap];
+		const struct trace_gap *g = &c->gaps[ops[j].gap];
 		if (ops[j].in_at <= ops[j].hole_lo)
 			continue;
 		d[ops[j].hole_lo] -= (int64_t)g->bytes;
@@ -302,7 +181,7 @@ int swap_plan_entries(const struct swap_ctx *c, const struct swap_op *ops,
 	/* staging is a placement problem of its own: a slot is busy from the
 	 * swap-out through the request of the swap-in (planfile_verify) */
 	for (size_t j = 0; j < nops; j++) {
-		const struct swap_gap *g = &c->gaps[ops[j].gap];
+		const struct trace_gap *g = &c->gaps[ops[j].gap];
 		items[j] = (struct solver_item){ g->bytes, 256,
 						 (int64_t)ops[j].out_at,
 						 (int64_t)ops[j].in_at + 1, NULL, 0,
@@ -317,7 +196,7 @@ int swap_plan_entries(const struct swap_ctx *c, const struct swap_op *ops,
 		*staging = height;
 	}
 	for (size_t j = 0; j < nops; j++) {
-		const struct swap_gap *g = &c->gaps[ops[j].gap];
+		const struct trace_gap *g = &c->gaps[ops[j].gap];
 		s[j] = (struct mp_plan_swap){ req[g->buffer], ops[j].out_at,
 					      ops[j].in_at, 0, g->bytes, off[j], 0 };
 	}

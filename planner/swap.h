@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * swap.h - choosing which buffers wait in host memory, and when, so that the
- * pool fits a budget: the allocator clock, the idle gaps between uses
- * (the candidates), the swap strategies (vdnn, singa, memplan), and
- * swap_plan() that chooses, places with lifetime holes, simulates and builds
+ * pool fits a budget: the idle gaps between uses (the candidates, on the
+ * trace's allocator clock, alloc_clock.h), the swap strategies (vdnn,
+ * singa, memplan), and swap_plan() that chooses, places with lifetime holes, simulates and builds
  * the plan.  Used by memplan-plan compile --budget and frontier.
  * Invariant: a swap's hole [hole_lo, in_at) lies strictly between the last
  * use before it and the next use after it, and out_at < hole_lo <= in_at.
@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "alloc_clock.h"
 #include "link.h"
 #include "plan.h"
 #include "solver.h"
@@ -21,28 +22,6 @@
 
 /* swap_plan(): no set of swaps the strategy finds fits the budget. */
 #define SWAP_ENOFIT (-8)
-
-/* The allocator clock of a finished trace: request k (alloc or free) is
- * event ev[k]; t[k] is its time (ns) on the trace's GPU timeline. */
-struct swap_clock {
-	uint32_t *ev;
-	int64_t *t;
-	size_t n;
-	uint32_t *first_after; /* per event index i: first k with ev[k] >= i
-				  (nevents + 1 entries) */
-};
-
-/* A candidate: the idle stretch of a buffer between two consecutive uses. */
-struct swap_gap {
-	uint32_t item;           /* index in the problem */
-	int64_t buffer;
-	uint64_t bytes;
-	uint32_t use_ev, next_ev; /* event indexes of the two uses */
-	uint64_t out_min;        /* first request after the use */
-	uint64_t in_max;         /* last request before the next use */
-	int64_t t_idle, t_need;  /* end of the use, start of the next (ns) */
-	uint8_t role;            /* the buffer's trace_role */
-};
 
 /* A chosen swap, on the allocator clock. */
 struct swap_op {
@@ -52,32 +31,29 @@ struct swap_op {
 	uint64_t in_at;   /* swap-in issued right after this request */
 };
 
-/* Everything the strategies share about one trace and one link. */
+/* Everything the strategies share about one trace and one link.  The
+ * clock and the candidates (the idle gaps, whose item is the index in the
+ * problem) are the trace's own (alloc_clock.h). */
 struct swap_ctx {
 	const struct trace *t;
 	const struct solver_problem *p; /* the trace's problem, no swap holes */
 	struct link_model link;
-	struct swap_clock clock;
-	struct swap_gap *gaps;
+	struct alloc_clock clock;
+	struct trace_gap *gaps;
 	size_t ngaps;
 	uint64_t *item_lo, *item_hi; /* lifetimes of items on the clock */
-	int64_t t_first, t_last;     /* the iteration's span (ns) */
 };
 
 /*
  * Builds the context of finished trace t and problem p (from
  * solver_problem_from_trace(t)).  Needs the seq clock and GPU timestamps on
- * the events (captured and synthetic traces have them; imports may not).
- * Returns 0 or TRACE_EINVAL / TRACE_ENOMEM with a sentence; free with
- * swap_ctx_free() either way.
+ * the events (alloc_clock_build()).  Returns 0 or TRACE_EINVAL /
+ * TRACE_ENOMEM with a sentence; free with swap_ctx_free() either way.
  */
 int swap_ctx_init(struct swap_ctx *c, const struct trace *t,
 		  const struct solver_problem *p, const struct link_model *l,
 		  char *err, size_t errlen);
 void swap_ctx_free(struct swap_ctx *c);
-
-/* The last request at or before time ns (0 if none). */
-uint64_t swap_clock_at(const struct swap_clock *k, int64_t ns);
 
 /*
  * The resident bytes of the problem's items after each request (profile[k]

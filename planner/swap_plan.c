@@ -489,7 +489,7 @@ static int memplan_search(struct search *S, uint64_t lb, char *err,
 			if (mode > 0 && i >= SEARCH_FIFO_TARGETS)
 				continue;
 			double allow = mode > 1 ? SEARCH_ALLOW * (mode - 1) *
-							  (double)(S->c.t_last - S->c.t_first)
+							  (double)(S->c.clock.t_last - S->c.clock.t_first)
 						: 0;
 			rc = search_one(S, tg, ranks[r] % 4, mode > 0, allow,
 					err, errlen);

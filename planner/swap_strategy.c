@@ -172,7 +172,7 @@ static int op_push(struct oplist *o, struct seg *s, const struct swap_ctx *c,
 /* The first request at or after time ns, not before lo. */
 static uint64_t clock_from(const struct swap_ctx *c, double ns, uint64_t lo)
 {
-	uint64_t k = swap_clock_at(&c->clock, (int64_t)ceil(ns));
+	uint64_t k = alloc_clock_at(&c->clock, (int64_t)ceil(ns));
 	while (k < c->clock.n && (double)c->clock.t[k] < ns)
 		k++;
 	return k < lo ? lo : k;
@@ -203,7 +203,7 @@ int swap_choose_vdnn(const struct swap_ctx *c, uint64_t target,
 	const struct trace *t = c->t;
 	int rc = 0;
 	for (size_t g = 0; g < c->ngaps && !rc; g++) {
-		const struct swap_gap *x = &c->gaps[g];
+		const struct trace_gap *x = &c->gaps[g];
 		if (x->role != TRACE_ROLE_ACTIVATION)
 			continue;
 		/* the longest gap of the buffer: forward use to backward use */
@@ -295,7 +295,7 @@ int swap_choose_singa(const struct swap_ctx *c, uint64_t target,
 		/* candidates idle across the current peak */
 		size_t n = 0;
 		for (size_t g = 0; g < c->ngaps; g++) {
-			const struct swap_gap *x = &c->gaps[g];
+			const struct trace_gap *x = &c->gaps[g];
 			if (used[g] || !(x->out_min < at && at < x->in_max))
 				continue;
 			double out_ns = link_copy_ns(&c->link, LINK_D2H, x->bytes);
@@ -316,14 +316,14 @@ int swap_choose_singa(const struct swap_ctx *c, uint64_t target,
 		qsort(cand, n, sizeof(*cand), by_vote);
 		int added = 0;
 		for (size_t i = 0; i < n && (uint64_t)peak > target; i++) {
-			const struct swap_gap *x = &c->gaps[cand[i].gap];
+			const struct trace_gap *x = &c->gaps[cand[i].gap];
 			double out_ns = link_copy_ns(&c->link, LINK_D2H, x->bytes);
 			double in_ns = link_copy_ns(&c->link, LINK_H2D, x->bytes);
 			/* freed once the swap-out is done; swapped in as late
 			 * as a lone copy would still finish */
 			uint64_t lo = clock_from(c, (double)x->t_idle + out_ns,
 						 x->out_min + 1);
-			uint64_t in = swap_clock_at(&c->clock,
+			uint64_t in = alloc_clock_at(&c->clock,
 						    (int64_t)floor((double)x->t_need - in_ns));
 			if (in > x->in_max)
 				in = x->in_max;
@@ -504,7 +504,7 @@ static void plan_gap(const struct swap_ctx *c, const struct book *out,
 		     const struct swap_op *ops, double allow, uint32_t g,
 		     uint64_t at, const double *penalty, struct pick *p)
 {
-	const struct swap_gap *x = &c->gaps[g];
+	const struct trace_gap *x = &c->gaps[g];
 	double out_ns = link_copy_ns(&c->link, LINK_D2H, x->bytes);
 	double in_ns = link_copy_ns(&c->link, LINK_H2D, x->bytes);
 	p->ok = 0;
@@ -531,7 +531,7 @@ static void plan_gap(const struct swap_ctx *c, const struct book *out,
 	double i0 = book_last(in, o1, need, in_ns);
 	uint64_t k;
 	if (i0 >= 0) {
-		k = swap_clock_at(&c->clock, (int64_t)floor(i0));
+		k = alloc_clock_at(&c->clock, (int64_t)floor(i0));
 	} else {
 		/* no free slot in time: as early as allowed, and it stalls */
 		i0 = book_first(in, o1, in_ns);
@@ -598,7 +598,7 @@ static int fifo_add(const struct swap_ctx *c, struct fifo *f,
 	double prev = lo ? f->end[lo - 1] : 0;
 	for (size_t q = lo; q < f->n; q++) {
 		struct swap_op *op = &o->v[f->pos[q]];
-		const struct swap_gap *x = &c->gaps[op->gap];
+		const struct trace_gap *x = &c->gaps[op->gap];
 		double t0 = (double)c->clock.t[op->out_at];
 		double e = fmax(t0, prev) + link_copy_ns(&c->link, LINK_D2H,
 							 x->bytes);
@@ -767,7 +767,7 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 		size_t seen = 0;
 		for (i = 0; i < c->ngaps && seen < MEMPLAN_CANDIDATES; i++) {
 			uint32_t g = ord[i];
-			const struct swap_gap *x = &c->gaps[g];
+			const struct trace_gap *x = &c->gaps[g];
 			if (used[g] || !(x->out_min < at && at < x->in_max))
 				continue;
 			seen++;
@@ -790,7 +790,7 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 			size_t w = SIZE_MAX;
 			for (size_t j = 0; j < o.n; j++) {
 				const struct swap_op *op = &o.v[j];
-				const struct swap_gap *x = &c->gaps[op->gap];
+				const struct trace_gap *x = &c->gaps[op->gap];
 				if (op->hole_lo <= at && at < op->in_at)
 					continue;
 				if (!(x->out_min < at && at < x->in_max))
@@ -806,7 +806,7 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 			/* over the whole stretch above the target, so that
 			 * the next peaks beside this one need no step each */
 			struct swap_op *op = &o.v[w];
-			const struct swap_gap *x = &c->gaps[op->gap];
+			const struct trace_gap *x = &c->gaps[op->gap];
 			int64_t bytes = (int64_t)x->bytes;
 			if (op->in_at > op->hole_lo)
 				seg_add(&s, 1, 0, s.n, op->hole_lo, op->in_at, bytes);

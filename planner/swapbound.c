@@ -211,7 +211,7 @@ int swapbound_compute(const struct trace *t, const struct link_model *l,
 		goto out;
 	}
 	/* event times as simulate.c replays them */
-	int64_t prev = c.t_first;
+	int64_t prev = c.clock.t_first;
 	for (size_t i = 0; i < ne; i++) {
 		int64_t s0, e0;
 		sim_event_span(&t->events[i], &prev, &s0, &e0);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_clock.h"
 #include "minimalloc_csv.h"
 #include "solver.h"
 #include "tap.h"
@@ -441,7 +442,7 @@ static int64_t buf(struct trace *t, uint64_t size, uint64_t align)
 
 static void test_trace(void)
 {
-	int same = 1, n_ok = 1, finished = 1;
+	int same = 1, n_ok = 1, finished = 1, pool_lb = 1;
 	rng_state = 12345;
 	for (int round = 0; round < 30; round++) {
 		struct trace *t = trace_new();
@@ -516,6 +517,8 @@ static void test_trace(void)
 				n_ok = 0;
 			if (solver_lower_bound(&p) != trace_peak(t, TRACE_TRANSIENT, NULL))
 				same = 0;
+			if (solver_lower_bound(&p) != trace_pool_lower_bound(t))
+				pool_lb = 0;
 			uint64_t *off = calloc(p.n + 1, sizeof(*off));
 			for (int s = 0; s < NSTRAT; s++)
 				if (run(names[s], &p, off) == UINT64_MAX)
@@ -533,6 +536,7 @@ static void test_trace(void)
 	CHECK(finished, "trace: random traces finish");
 	CHECK(n_ok, "trace: only transient buffers become items");
 	CHECK(same, "trace: lower bound equals trace_peak(TRACE_TRANSIENT) and strategies run");
+	CHECK(pool_lb, "trace: the trace's own pool lower bound (alloc_clock.h) equals the problem's, holes and windows included");
 }
 
 /* --- the shared MiniMalloc instances ---------------------------------------- */
