@@ -71,8 +71,7 @@ static int pick_strategies(const struct frontier_options *o,
 }
 
 /* One cell: rc 0 or SWAP_ENOFIT fill it; anything else is the sweep's error. */
-static int plan_cell(const struct trace *t, const struct solver_problem *p,
-		     const struct link_model *l, const char *name,
+static int plan_cell(const struct swap_ctx *sc, const char *name,
 		     uint64_t budget, const char *placer, uint64_t align,
 		     struct frontier_cell *c, double *base_ns, char *err,
 		     size_t errlen)
@@ -81,8 +80,8 @@ static int plan_cell(const struct trace *t, const struct solver_problem *p,
 	struct sim_result sim;
 	struct swap_outcome oc;
 	double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-	int rc = swap_plan(t, p, l, name, budget, placer, align, &plan, &sim,
-			   &oc, err, errlen);
+	int rc = swap_plan_ctx(sc, name, budget, placer, align, &plan, &sim,
+			       &oc, err, errlen);
 	c->seconds = clock_s(CLOCK_MONOTONIC) - w0;
 	c->cpu_seconds = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	if (rc == SWAP_ENOFIT)
@@ -117,15 +116,15 @@ int frontier_sweep(const struct trace *t, const struct solver_problem *p,
 	if (!solver_name_about(placer))
 		return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
 				    "unknown placement strategy '%s'", placer);
+	struct swap_ctx sc = { 0 };
 	f->link = *l;
 	int rc = pick_strategies(o, f, err, errlen);
 	if (rc)
 		goto fail;
-	/* A trace swap planning cannot use fails here, once, with the
-	 * context's own sentence, before any budget is tried. */
-	struct swap_ctx c;
-	rc = swap_ctx_init(&c, t, p, l, err, errlen);
-	swap_ctx_free(&c);
+	/* What depends only on the trace is built once for every budget; a
+	 * trace swap planning cannot use fails here, once, with the context's
+	 * own sentence, before any budget is tried. */
+	rc = swap_ctx_init(&sc, t, p, l, err, errlen);
 	if (rc)
 		goto fail;
 	f->lb_noswap = solver_lower_bound(p);
@@ -158,7 +157,7 @@ int frontier_sweep(const struct trace *t, const struct solver_problem *p,
 		f->nrows++;
 		int any = 0;
 		for (size_t s = 0; s < f->nstrategies; s++) {
-			rc = plan_cell(t, p, l, f->strategies[s], r->budget,
+			rc = plan_cell(&sc, f->strategies[s], r->budget,
 				       placer, o->align, &r->cells[s],
 				       &f->base_ns, err, errlen);
 			if (rc)
@@ -172,8 +171,10 @@ int frontier_sweep(const struct trace *t, const struct solver_problem *p,
 	}
 	f->seconds = clock_s(CLOCK_MONOTONIC) - w0;
 	f->cpu_seconds = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	swap_ctx_free(&sc);
 	return 0;
 fail:
+	swap_ctx_free(&sc);
 	frontier_free(f);
 	return rc;
 }

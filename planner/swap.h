@@ -175,4 +175,12 @@ int swap_plan(const struct trace *t, const struct solver_problem *p,
 	      struct sim_result *sim, struct swap_outcome *oc, char *err,
 	      size_t errlen);
 
+/* swap_plan() on a context built already (swap_ctx_init() of the trace,
+ * its problem and the link), for callers that plan one trace for many
+ * budgets or strategies: the context is only read. */
+int swap_plan_ctx(const struct swap_ctx *c, const char *name,
+		  uint64_t budget, const char *placer, uint64_t align,
+		  struct mp_plan *plan, struct sim_result *sim,
+		  struct swap_outcome *oc, char *err, size_t errlen);
+
 #endif

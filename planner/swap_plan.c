@@ -51,8 +51,7 @@ static int choose(const struct swap_ctx *c, const struct swap_strategy *st,
  * lower while the placement needs more than the budget.  given (ngiven
  * ops, may be NULL) is the choice at target0, known already.
  */
-static int plan_one(const struct trace *t, const struct solver_problem *p,
-		    const struct link_model *l, const struct swap_strategy *st,
+static int plan_one(const struct swap_ctx *c, const struct swap_strategy *st,
 		    const struct swap_knobs *kn, uint64_t target0,
 		    const struct swap_op *given, size_t ngiven,
 		    const char *name, uint64_t budget, const char *placer,
@@ -62,17 +61,18 @@ static int plan_one(const struct trace *t, const struct solver_problem *p,
 	memset(plan, 0, sizeof(*plan));
 	memset(sim, 0, sizeof(*sim));
 	memset(oc, 0, sizeof(*oc));
-	struct swap_ctx c;
-	int rc = swap_ctx_init(&c, t, p, l, err, errlen);
+	const struct trace *t = c->t;
+	const struct solver_problem *p = c->p;
+	int rc = 0;
 	struct swap_op *ops = NULL;
 	size_t nops = 0;
 	uint64_t *off = malloc((p->n ? p->n : 1) * sizeof(*off));
 	struct solver_problem q = { 0 };
 	struct mp_plan_swap *ent = NULL;
-	if (!rc && !off)
+	if (!off) {
 		rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
-	if (rc)
 		goto out;
+	}
 	oc->lb_noswap = solver_lower_bound(p);
 	uint64_t target = target0;
 	for (;;) {
@@ -90,14 +90,14 @@ static int plan_one(const struct trace *t, const struct solver_problem *p,
 				memcpy(ops, given, ngiven * sizeof(*ops));
 			nops = ngiven;
 		} else {
-			rc = choose(&c, st, kn, target, &ops, &nops, err,
+			rc = choose(c, st, kn, target, &ops, &nops, err,
 				    errlen);
 		}
 		oc->choose_s += now_s() - t0;
 		if (rc)
 			goto out;
 		swap_problem_free(&q);
-		if (swap_problem_with_holes(&c, ops, nops, &q)) {
+		if (swap_problem_with_holes(c, ops, nops, &q)) {
 			rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 			goto out;
 		}
@@ -124,7 +124,7 @@ static int plan_one(const struct trace *t, const struct solver_problem *p,
 		target = target > over ? target - over : 0;
 	}
 	uint64_t staging;
-	rc = swap_plan_entries(&c, ops, nops, &ent, &staging, err, errlen);
+	rc = swap_plan_entries(c, ops, nops, &ent, &staging, err, errlen);
 	if (rc)
 		goto out;
 	if (nops > UINT32_MAX) {
@@ -147,7 +147,7 @@ static int plan_one(const struct trace *t, const struct solver_problem *p,
 				  name, why);
 		goto out;
 	}
-	rc = sim_run(t, plan, l, sim, err, errlen);
+	rc = sim_run(t, plan, &c->link, sim, err, errlen);
 	if (rc)
 		goto out;
 	if (sim_attach_timing(plan, sim)) {
@@ -159,7 +159,7 @@ static int plan_one(const struct trace *t, const struct solver_problem *p,
 	oc->nops = nops;
 	oc->chooser = st->name;
 	for (size_t j = 0; j < nops; j++)
-		oc->swapped += c.gaps[ops[j].gap].bytes;
+		oc->swapped += c->gaps[ops[j].gap].bytes;
 out:
 	if (rc)
 		mp_plan_free(plan);
@@ -167,7 +167,6 @@ out:
 	free(ops);
 	free(off);
 	swap_problem_free(&q);
-	swap_ctx_free(&c);
 	return rc;
 }
 
@@ -239,7 +238,7 @@ static void keep(struct mp_plan *plan, struct sim_result *sim,
 struct search {
 	const struct trace *t;
 	const struct link_model *l;
-	struct swap_ctx c;
+	const struct swap_ctx *c;
 	uint64_t budget, align;
 	uint64_t *off;
 	double *pen, *got, *best_pen; /* per gap */
@@ -285,12 +284,12 @@ static int quick_eval(struct search *S, const struct swap_op *ops, size_t nops,
 	memset(&plan, 0, sizeof(plan));
 	memset(&sim, 0, sizeof(sim));
 	int rc = 0;
-	if (swap_problem_with_holes(&S->c, ops, nops, &q))
+	if (swap_problem_with_holes(S->c, ops, nops, &q))
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	rc = solver_place_bestfit(&q, S->off, height, err, errlen);
 	uint64_t staging;
 	if (!rc)
-		rc = swap_plan_entries(&S->c, ops, nops, &ent, &staging, err,
+		rc = swap_plan_entries(S->c, ops, nops, &ent, &staging, err,
 				       errlen);
 	if (!rc && nops > UINT32_MAX)
 		rc = trace_seterr(err, errlen, TRACE_EINVAL, "too many swaps");
@@ -309,7 +308,7 @@ static int quick_eval(struct search *S, const struct swap_op *ops, size_t nops,
 	S->base = sim.base_ns;
 	if (got && sim.stall_ns > 0) {
 		for (size_t j = 0; j < nops; j++)
-			S->order[j] = (struct op_key){ S->c.gaps[ops[j].gap].buffer,
+			S->order[j] = (struct op_key){ S->c->gaps[ops[j].gap].buffer,
 						       ops[j].out_at, ops[j].gap };
 		qsort(S->order, nops, sizeof(*S->order), op_key_cmp);
 		for (uint32_t j = 0; j < sim.nswaps; j++) {
@@ -338,7 +337,7 @@ out:
 static int search_one(struct search *S, uint64_t target, int rank, int fifo,
 		      double allow, char *err, size_t errlen)
 {
-	size_t ng = S->c.ngaps;
+	size_t ng = S->c->ngaps;
 	memset(S->pen, 0, (ng ? ng : 1) * sizeof(*S->pen));
 	for (int round = 0; round < SEARCH_ROUNDS; round++) {
 		/* out of time: stop, unless nothing fits yet (then take as
@@ -358,7 +357,7 @@ static int search_one(struct search *S, uint64_t target, int rank, int fifo,
 		for (int attempt = 0; attempt < 3; attempt++) {
 			free(ops);
 			ops = NULL;
-			rc = swap_choose_memplan_knobs(&S->c, tg, &kn, &ops, &nops,
+			rc = swap_choose_memplan_knobs(S->c, tg, &kn, &ops, &nops,
 						       err, errlen);
 			if (rc)
 				break;
@@ -418,25 +417,22 @@ static void search_free(struct search *S)
 	free(S->best_pen);
 	free(S->order);
 	free(S->best_ops);
-	swap_ctx_free(&S->c);
 }
 
 /* The context and the arrays of a search; 0, or an error with a sentence
  * (free with search_free() either way). */
-static int search_init(struct search *S, const struct trace *t,
-		       const struct solver_problem *p,
-		       const struct link_model *l, uint64_t budget,
-		       uint64_t align, char *err, size_t errlen)
+static int search_init(struct search *S, const struct swap_ctx *c,
+		       uint64_t budget, uint64_t align, char *err,
+		       size_t errlen)
 {
 	memset(S, 0, sizeof(*S));
-	S->t = t;
-	S->l = l;
+	const struct solver_problem *p = c->p;
+	S->t = c->t;
+	S->l = &c->link;
+	S->c = c;
 	S->budget = budget;
 	S->align = align;
-	int rc = swap_ctx_init(&S->c, t, p, l, err, errlen);
-	if (rc)
-		return rc;
-	size_t ng = S->c.ngaps ? S->c.ngaps : 1;
+	size_t ng = S->c->ngaps ? S->c->ngaps : 1;
 	S->off = malloc((p->n ? p->n : 1) * sizeof(*S->off));
 	S->pen = calloc(ng, sizeof(*S->pen));
 	S->got = calloc(ng, sizeof(*S->got));
@@ -472,7 +468,7 @@ static int memplan_search(struct search *S, uint64_t lb, char *err,
 	 * for every later swap-out */
 	static const int duplex[] = { 0, 3, 2, 1, 4, 6, 10, 12, 14 },
 			 shared[] = { 3, 0, 2, 1 };
-	int shr = S->c.link.shared < 1.0;
+	int shr = S->c->link.shared < 1.0;
 	const int *ranks = shr ? shared : duplex;
 	int nranks = shr ? (int)(sizeof(shared) / sizeof(*shared))
 			 : (int)(sizeof(duplex) / sizeof(*duplex));
@@ -489,7 +485,7 @@ static int memplan_search(struct search *S, uint64_t lb, char *err,
 			if (mode > 0 && i >= SEARCH_FIFO_TARGETS)
 				continue;
 			double allow = mode > 1 ? SEARCH_ALLOW * (mode - 1) *
-							  (double)(S->c.clock.t_last - S->c.clock.t_first)
+							  (double)(S->c->clock.t_last - S->c->clock.t_first)
 						: 0;
 			rc = search_one(S, tg, ranks[r] % 4, mode > 0, allow,
 					err, errlen);
@@ -516,7 +512,7 @@ static int baseline_probe(struct search *S, const struct swap_strategy *st,
 	uint64_t height = 0;
 	double stall;
 	*iter = INFINITY;
-	int rc = st->choose(&S->c, S->budget, &ops, &nops, err, errlen);
+	int rc = st->choose(S->c, S->budget, &ops, &nops, err, errlen);
 	if (!rc) {
 		rc = quick_eval(S, ops, nops, iter, &height, &stall, NULL, err,
 				errlen);
@@ -535,11 +531,10 @@ static int baseline_probe(struct search *S, const struct swap_strategy *st,
  * simulated too and the least predicted time wins, so memplan is never
  * worse than the baselines at any budget; oc->chooser says whose swaps won.
  */
-int swap_plan(const struct trace *t, const struct solver_problem *p,
-	      const struct link_model *l, const char *name, uint64_t budget,
-	      const char *placer, uint64_t align, struct mp_plan *plan,
-	      struct sim_result *sim, struct swap_outcome *oc, char *err,
-	      size_t errlen)
+int swap_plan_ctx(const struct swap_ctx *c, const char *name,
+		  uint64_t budget, const char *placer, uint64_t align,
+		  struct mp_plan *plan, struct sim_result *sim,
+		  struct swap_outcome *oc, char *err, size_t errlen)
 {
 	const struct swap_strategy *st = swap_strategy_find(name);
 	memset(plan, 0, sizeof(*plan));
@@ -550,16 +545,16 @@ int swap_plan(const struct trace *t, const struct solver_problem *p,
 				    "unknown swap strategy '%s' (known: memplan, singa, vdnn)",
 				    name);
 	if (strcmp(name, "memplan") != 0)
-		return plan_one(t, p, l, st, NULL, budget, NULL, 0, name,
+		return plan_one(c, st, NULL, budget, NULL, 0, name,
 				budget, placer, align, plan, sim, oc, err,
 				errlen);
 	double t0 = now_s();
 	struct search S;
 	int have = 0, rc, first_rc = 0;
 	char first_err[512] = "";
-	rc = search_init(&S, t, p, l, budget, align, err, errlen);
+	rc = search_init(&S, c, budget, align, err, errlen);
 	if (!rc)
-		rc = memplan_search(&S, solver_lower_bound(p), err, errlen);
+		rc = memplan_search(&S, solver_lower_bound(c->p), err, errlen);
 	double search_s = now_s() - t0;
 	if (rc) {
 		search_free(&S);
@@ -591,12 +586,12 @@ int swap_plan(const struct trace *t, const struct solver_problem *p,
 				continue;
 		}
 		if (own && S.have)
-			rc = plan_one(t, p, l, si, &kn, S.best_target,
+			rc = plan_one(c, si, &kn, S.best_target,
 				      S.best_ops, S.best_nops, "memplan",
 				      budget, placer, align, &cp, &cs, &co, e,
 				      sizeof(e));
 		else
-			rc = plan_one(t, p, l, si, NULL, budget, NULL, 0, "memplan",
+			rc = plan_one(c, si, NULL, budget, NULL, 0, "memplan",
 				      budget, placer, align, &cp, &cs, &co, e,
 				      sizeof(e));
 		if (rc == TRACE_ENOMEM) {
@@ -621,7 +616,7 @@ int swap_plan(const struct trace *t, const struct solver_problem *p,
 			 * the placer's layout lets a reuse wait longer: the
 			 * best-fit layout is a candidate too (the plan names
 			 * it) */
-			rc = plan_one(t, p, l, si, &kn, S.best_target,
+			rc = plan_one(c, si, &kn, S.best_target,
 				      S.best_ops, S.best_nops, "memplan",
 				      budget, "best-fit", align, &cp, &cs, &co,
 				      e, sizeof(e));
@@ -641,4 +636,25 @@ int swap_plan(const struct trace *t, const struct solver_problem *p,
 		return trace_seterr(err, errlen, first_rc ? first_rc : SWAP_ENOFIT,
 				    "%s", first_err);
 	return 0;
+}
+
+int swap_plan(const struct trace *t, const struct solver_problem *p,
+	      const struct link_model *l, const char *name, uint64_t budget,
+	      const char *placer, uint64_t align, struct mp_plan *plan,
+	      struct sim_result *sim, struct swap_outcome *oc, char *err,
+	      size_t errlen)
+{
+	struct swap_ctx c;
+	int rc = swap_ctx_init(&c, t, p, l, err, errlen);
+	if (rc) {
+		swap_ctx_free(&c);
+		memset(plan, 0, sizeof(*plan));
+		memset(sim, 0, sizeof(*sim));
+		memset(oc, 0, sizeof(*oc));
+		return rc;
+	}
+	rc = swap_plan_ctx(&c, name, budget, placer, align, plan, sim, oc,
+			   err, errlen);
+	swap_ctx_free(&c);
+	return rc;
 }
