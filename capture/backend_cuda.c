@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * backend_cuda.c - the real side of backend.h, inside the injection library:
+ * backend_cuda.c - the real side of capture_backend.h, inside the injection library:
  * stream and device ids from CUPTI, kernel parameter layouts from the driver
  * (cuFuncGetParamInfo / cuKernelGetParamInfo, runtime stubs mapped with the
  * program's own cudaGetFuncBySymbol), and the end-of-capture bandwidth

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * backend_cuda.h - the CUDA implementation of backend.h and the two
+ * backend_cuda.h - the CUDA implementation of capture_backend.h and the two
  * questions only the injection library asks: the device's name and the
  * host<->device bandwidth, measured once with pinned memory.
  */
@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "backend.h"
+#include "capture_backend.h"
 
 extern const struct capture_backend backend_cuda;
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * backend_host.c - the host side of backend.h: stream ids are the handles'
+ * backend_host.c - the host side of capture_backend.h: stream ids are the handles'
  * values, every context is device 0, and kernel layouts come from a table
  * the tests fill.  Lets translate.c run on machines without a GPU.
  */
-#include "backend.h"
+#include "capture_backend.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -17,7 +17,7 @@
 
 #include <cupti.h>
 
-#include "backend.h"
+#include "capture_backend.h"
 #include "recorder.h"
 #include "select.h"
 

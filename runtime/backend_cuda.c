@@ -12,7 +12,7 @@
  * runtime's state is used throughout.  The driver's names come from libcuda.
  */
 #define _GNU_SOURCE
-#include "backend.h"
+#include "runtime_backend.h"
 #include "options.h"
 
 #include <dlfcn.h>

@@ -9,7 +9,7 @@
  * before its record have ended.  Used by the unit tests, memplan-replay
  * --backend host and the hot-path benchmark.
  */
-#include "backend.h"
+#include "runtime_backend.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -111,6 +111,6 @@ uninstall-runtime:
 	      $(DESTDIR)$(INCLUDEDIR)/memplan.h $(DESTDIR)$(LIBDIR)/pkgconfig/memplan.pc
 
 # header dependencies of the objects above, which the top Makefile's list
-# (ALL_OBJ) does not name: a changed backend.h must rebuild interpose.o too
+# (ALL_OBJ) does not name: a changed runtime_backend.h must rebuild interpose.o too
 -include $(RT_PIC:.o=.d) $(patsubst %.c,$(BUILD)/faulty/%.d,$(RT_SRC)) \
 	 $(BUILD)/faulty-out/runtime/runtime.d

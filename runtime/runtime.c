@@ -3,8 +3,8 @@
  * runtime.c - the state machine that follows a plan: one pool, the
  * allocator clock, iteration boundaries (explicit or recognised from the
  * first requests' sizes), divergence, and swaps ordered by events.  Reaches
- * memory only through backend.h.  Used by every way into libmemplan and by
- * memplan-replay.
+ * memory only through runtime_backend.h.  Used by every way into libmemplan
+ * and by memplan-replay.
  *
  * Design.  Everything the hot path needs is derived from the plan at open
  * and never allocated again: clock[k] says which request ordinal k of the

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "backend.h"
+#include "runtime_backend.h"
 #include "memplan.h"
 #include "plan.h"
 

@@ -19,7 +19,7 @@
 #ifdef MEMPLAN_HAVE_CUPTI
 #include <cupti.h>
 
-#include "backend.h"
+#include "capture_backend.h"
 #include "select.h"
 #include "translate.h"
 #endif

@@ -27,7 +27,7 @@ int main(void)
 #include <cupti.h>
 #include <generated_nvtx_meta.h>
 
-#include "backend.h"
+#include "capture_backend.h"
 #include "marker.h"
 #include "recorder.h"
 #include "select.h"

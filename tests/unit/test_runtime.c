@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "runtime_backend.h"
 #include "memplan.h"
 #include "plan.h"
 #include "replay.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * backend.h - the one small contract through which the runtime reaches
+ * runtime_backend.h - the one small contract through which the runtime reaches
  * device memory, streams, events and copies.  backend_host.c implements it
  * with host memory and synchronous copies; backend_cuda.c with the CUDA
  * runtime resolved at run time.  runtime.c never knows which one it runs on.
@@ -9,8 +9,8 @@
  * error_string() turns into words.  Streams and events are opaque handles;
  * the NULL stream is the default stream.
  */
-#ifndef MEMPLAN_BACKEND_H
-#define MEMPLAN_BACKEND_H
+#ifndef MEMPLAN_RUNTIME_BACKEND_H
+#define MEMPLAN_RUNTIME_BACKEND_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * backend.h - the one small contract between the capture's translation of
+ * capture_backend.h - the one small contract between the capture's translation of
  * CUPTI callbacks and CUDA itself: stream ids, devices and kernel parameter
  * layouts.  backend_cuda.c asks the driver, CUPTI and the program's CUDA
  * runtime; backend_host.c answers from tables the tests fill, so the
