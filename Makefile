@@ -2,7 +2,8 @@
 # memplan - one GNU Makefile for the whole tree.
 #
 #   make                 build everything into $(BUILD) (default: build/)
-#   make check           build and run every test; ends with "N passed, N failed"
+#   make check           build and run every test; ends with "N passed, N failed,
+#                        N skipped" (skipped: what needs ../shared/data when absent)
 #   make demo            run the main job on a trace from traces/
 #   make bench           print the benchmark table
 #   make compare         every placement strategy over a folder of traces
@@ -28,6 +29,11 @@ CUDA_HOME ?= /usr/local/cuda
 SHARED_DATA ?= $(abspath ../shared/data)
 
 BUILD ?= build$(if $(SANITIZE),/san)
+
+# Every target builds on all the machine's cores unless -j is given.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 
 # Project flags, kept apart from the user's CFLAGS.
 MP_WARN := -Wall -Wextra -Wpedantic -Wstrict-prototypes -Wmissing-prototypes \

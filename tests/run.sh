@@ -15,6 +15,7 @@ logs=$BUILD/tests/logs
 mkdir -p "$logs"
 pass=0
 fail=0
+skipped=0
 
 run_one() { # name, command...
 	name=$1
@@ -23,20 +24,27 @@ run_one() { # name, command...
 	"$@" >"$log" 2>&1
 	status=$?
 	p=$(grep -c '^ok ' "$log")
+	s=$(grep -c '^ok .*# SKIP' "$log")
+	p=$((p - s))
 	f=$(grep -c '^not ok ' "$log")
 	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		echo "not ok - $name exited with status $status" >>"$log"
 	fi
-	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+	if [ "$p" -eq 0 ] && [ "$s" -eq 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		echo "not ok - $name ran no test" >>"$log"
 	fi
 	pass=$((pass + p))
 	fail=$((fail + f))
+	skipped=$((skipped + s))
 	if [ "$f" -ne 0 ]; then
 		printf '  FAIL   %-36s %4d passed, %d failed\n' "$name" "$p" "$f"
 		sed -e 's/^/         | /' "$log" | grep -v '^         | ok ' | tail -n 40
+	elif [ "$s" -ne 0 ]; then
+		printf '  %-6s %-36s %4d passed, %d skipped\n' \
+			"$([ "$p" -eq 0 ] && echo SKIP || echo PASS)" "$name" "$p" "$s"
+		grep '^ok .*# SKIP' "$log" | sed 's/^ok [0-9]* - /         | skipped: /' | head -n 3
 	else
 		printf '  PASS   %-36s %4d passed\n' "$name" "$p"
 	fi
@@ -81,5 +89,5 @@ for t in tests/cli/t*.sh; do
 	n=${t##*/}
 	run_one "cli/${n%.sh}" sh "$t"
 done
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" -eq 0 ]

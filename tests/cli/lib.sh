@@ -50,6 +50,20 @@ has() {
 	ok $st "$3"
 }
 
+# skip DESCRIPTION WHY: a check that cannot run here (TAP "# SKIP").
+skip() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
+# have_shared: the public placement instances are here (../shared/data or
+# $SHARED_DATA); outside the workplace the checks that need them skip,
+# saying so with $no_shared.  A folder that is there but lacks a file fails.
+no_shared="no public placement instances: put the data of ../shared/data/README.md in ../shared/data/placement or set SHARED_DATA"
+have_shared() {
+	[ -d "$SHARED_DATA/placement" ]
+}
+
 done_testing() {
 	echo "1..$tap_n"
 	[ "$tap_fail" -eq 0 ]

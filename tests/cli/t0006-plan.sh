@@ -18,13 +18,20 @@ overlap() {
 }
 
 csv=tests/fuzz/seeds/csv/small.csv
-cp "$SHARED_DATA/placement/C.1048576.csv" "$T/C.csv" 2>/dev/null
+# instance C of the public MiniMalloc set, where it is here
+big=""
+if have_shared; then
+	cp "$SHARED_DATA/placement/C.1048576.csv" "$T/C.csv"
+	big=$T/C.csv
+else
+	skip "plans of the public instance C" "$no_shared"
+fi
 memplan-trace synth --model alexnet --batch 2 -o "$T/a2.trace" 2>"$T/err"
 ok $? "a zoo trace to plan"
 memplan-trace synth --model alexnet --batch 3 -o "$T/a3.trace" 2>"$T/err"
 
 for s in first-fit greedy-size best-fit exact auto; do
-	for src in "$csv" "$T/C.csv" "$T/a2.trace"; do
+	for src in "$csv" $big "$T/a2.trace"; do
 		b=${src##*/}
 		expect 0 "compile $b with $s" \
 			memplan-plan compile --strategy "$s" --time-limit 0.2 "$src" -o "$T/p.plan"
@@ -99,11 +106,13 @@ expect 3 "a missing trace exits 3" memplan-plan verify "$T/a2.plan" "$T/none.tra
 expect 1 "--max-pool below the lower bound exits 1" \
 	memplan-plan compile "$csv" --strategy greedy-size --max-pool 2000 -o "$T/m.plan"
 has "$T/err" "816 more" "  ... saying by how much"
-expect 1 "--max-pool below the first-fit pool exits 1" \
-	memplan-plan compile "$T/C.csv" --strategy first-fit --max-pool 1.2MiB -o "$T/m.plan"
-has "$T/err" "more than --max-pool" "  ... saying so"
-[ ! -e "$T/m.plan" ]
-ok $? "  ... and no plan is written"
+if [ -n "$big" ]; then
+	expect 1 "--max-pool below the first-fit pool exits 1" \
+		memplan-plan compile "$big" --strategy first-fit --max-pool 1.2MiB -o "$T/m.plan"
+	has "$T/err" "more than --max-pool" "  ... saying so"
+	[ ! -e "$T/m.plan" ]
+	ok $? "  ... and no plan is written"
+fi
 expect 0 "--max-pool at the pool is fine" \
 	memplan-plan compile "$csv" --strategy greedy-size --max-pool 2816 -o "$T/m.plan"
 
@@ -184,11 +193,13 @@ done
 awk '/small.csv/ { s = NR } /a2.trace/ { a = NR } END { exit !(s && a && s < a) }' "$T/out"
 ok $? "  ... rows in input order"
 expect 0 "compare --csv" \
-	memplan-plan compare --csv --strategies first-fit -j 2 "$csv" "$T/C.csv" "$T/a2.trace"
+	memplan-plan compare --csv --strategies first-fit -j 2 "$csv" $big "$T/a2.trace"
 has "$T/out" "trace,buffers,lower_bound,first-fit_pool,first-fit_ratio,first-fit_seconds,first-fit_optimal,error" \
 	"  ... the CSV header"
-[ "$(wc -l <"$T/out")" -eq 4 ]
-ok $? "  ... a header and three rows"
+rows=2
+[ -n "$big" ] && rows=3
+[ "$(wc -l <"$T/out")" -eq $((1 + rows)) ]
+ok $? "  ... a header and a row per input"
 expect 0 "compare --csv --no-header" \
 	memplan-plan compare --csv --no-header --strategies first-fit "$csv"
 [ "$(wc -l <"$T/out")" -eq 1 ]

@@ -38,12 +38,14 @@ has "$T/out" "appeared in B (largest first):" "appeared list"
 has "$T/out" "vanished from A (largest first):" "vanished list"
 
 # imports have labels (their ids): A against B of the public instances
-if [ -f "$SHARED_DATA/placement/A.1048576.csv" ]; then
+if have_shared; then
 	memplan-trace import --from minimalloc-csv "$SHARED_DATA/placement/A.1048576.csv" -o "$T/A.trace" &&
 		memplan-trace import --from minimalloc-csv "$SHARED_DATA/placement/B.1048576.csv" -o "$T/B.trace"
 	ok $? "import A and B"
 	expect 0 "diff of two imports" memplan-analyze diff --json "$T/A.trace" "$T/B.trace"
 	has "$T/out" '"a":{"trace":' "JSON side a"
+else
+	skip "diff of two imports of the public instances" "$no_shared"
 fi
 
 expect 3 "a missing trace exits 3" memplan-analyze diff "$T/r8.trace" "$T/none.trace"

@@ -9,7 +9,9 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int tap_n, tap_failed;
 
@@ -45,6 +47,35 @@ static inline void tap_ok(int cond, const char *file, int line,
 			printf("#   '%s' lacks '%s'\n", tap_h ? tap_h : "(null)", \
 			       (needle));                                  \
 	} while (0)
+
+/* A check that cannot run on this machine: one TAP line that counts as a
+ * skip, saying why. */
+static inline void tap_skip(const char *what, const char *why)
+{
+	tap_n++;
+	printf("ok %d - %s # SKIP %s\n", tap_n, what, why);
+	fflush(stdout);
+}
+
+/*
+ * The folder of the team's shared public data ($SHARED_DATA, default
+ * ../shared/data) when it holds the placement instances; NULL when it does
+ * not, as in a clone outside the workplace, where the checks that need
+ * them skip (tap_skip(what, TAP_NO_SHARED)).  A folder that exists but
+ * lacks a file is a failure of the check that reads it, not a skip.
+ */
+#define TAP_NO_SHARED \
+	"no public placement instances: put the data of ../shared/data/README.md (MiniMalloc's challenging A-K, idealloc's somas-resnet50) in ../shared/data/placement or set SHARED_DATA"
+static inline const char *tap_shared_data(void)
+{
+	const char *dir = getenv("SHARED_DATA");
+	if (!dir || !*dir)
+		dir = "../shared/data";
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/placement", dir);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
+}
 
 static inline int tap_done(void)
 {

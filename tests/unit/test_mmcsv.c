@@ -111,8 +111,12 @@ static void test_shared_files(void)
 		{ "K.1048576.csv", 1048576 },
 		{ "somas-resnet50.csv", 1515472556 },
 	};
-	const char *env = getenv("SHARED_DATA");
-	const char *dir = env && *env ? env : "../shared/data";
+	const char *dir = tap_shared_data();
+	if (!dir) {
+		tap_skip("the 12 shared instances import and round-trip",
+			 TAP_NO_SHARED);
+		return;
+	}
 	char path[4096];
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(path, sizeof(path), "%s/placement/%s", dir,
@@ -120,14 +124,8 @@ static void test_shared_files(void)
 		size_t len = 0;
 		char *data = slurp(path, &len);
 		if (!data) {
-			if (env && *env) {
-				CHECK(0, files[i].file);
-				printf("#   cannot read '%s' (SHARED_DATA is set)\n",
-				       path);
-			} else {
-				printf("# skip %s: cannot read '%s'\n",
-				       files[i].file, path);
-			}
+			CHECK(0, files[i].file);
+			printf("#   cannot read '%s'\n", path);
 			continue;
 		}
 		struct trace *t = NULL;

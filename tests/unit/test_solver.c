@@ -576,9 +576,11 @@ static int load_instance(const char *path, struct solver_problem *p)
 
 static void test_instances(void)
 {
-	const char *dir = getenv("SHARED_DATA");
-	if (!dir || !*dir)
-		dir = "../shared/data";
+	const char *dir = tap_shared_data();
+	if (!dir) {
+		tap_skip("instances: the 12 shared instances", TAP_NO_SHARED);
+		return;
+	}
 	int near = 1, valid = 1, above = 1, lbs = 1, found = 1;
 	for (size_t k = 0; k < sizeof(instances) / sizeof(instances[0]); k++) {
 		const struct instance *in = &instances[k];
