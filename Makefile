@@ -128,9 +128,17 @@ $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(MP_CFLAGS) $(MP_PIC_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(CORE_LIB): $(CORE_OBJ)
+# The library is made again when its list of objects changes (a file moved
+# into a room): .SECONDARY makes a missing object whose source is older than
+# the library no reason to remake it, and the old members would stay.
+CORE_LIST := $(BUILD)/obj/core.list
+$(CORE_LIST): FORCE
 	@mkdir -p $(dir $@)
-	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+	@echo '$(CORE_OBJ)' | cmp -s - $@ 2>/dev/null || echo '$(CORE_OBJ)' >$@
+
+$(CORE_LIB): $(CORE_OBJ) $(CORE_LIST)
+	@mkdir -p $(dir $@)
+	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $(CORE_OBJ)
 
 define PROG_RULE
 $$(BUILD)/bin/$(basename $(notdir $(1))): $$(BUILD)/obj/$(1:.c=.o) $$(CORE_LIB)
