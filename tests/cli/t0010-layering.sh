@@ -6,7 +6,8 @@
 # traces/ stands on it; analyze/ and planner/ on traces/ (the planner also
 # reads runtime's plan format); runtime's library stands alone.  Headers
 # are named without folders (the Makefile puts every component and room on
-# the include path), so their names must be unique.
+# the include path), so their names must be unique.  A room stands on its
+# component's root (traces/trace.h) and the floors below, not on a sibling.
 . tests/cli/lib.sh
 
 components="cli traces analyze planner runtime"
@@ -94,6 +95,13 @@ echo "$allow" | sed '/^$/d' >"$T/allow"
 for c in $components; do
 	: >"$T/bad"
 	grep "^$c/" "$T/edges" | while read -r f h; do
+		# a room stands on its component's root, not on a sibling room
+		# (the component's own files, its commands, may use every room)
+		if [ "${h%%/*}" = "$c" ] && [ "${f%/*}" != "$c" ] &&
+			[ "${h%/*}" != "$c" ] && [ "${h%/*}" != "${f%/*}" ]; then
+			echo "#   $f includes $h of a sibling room" >>"$T/bad"
+			continue
+		fi
 		for fl in $(floors "$f"); do
 			case $fl in
 			*.h) [ "$h" = "$fl" ] && continue 2 ;;
