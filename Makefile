@@ -38,8 +38,15 @@ endif
 # Project flags, kept apart from the user's CFLAGS.
 MP_WARN := -Wall -Wextra -Wpedantic -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wold-style-definition -Wwrite-strings -Wvla -fno-common
-MP_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(MP_WARN) -MMD -MP \
-	     -Itraces -Icli -Iplanner -Iruntime
+MP_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(MP_WARN) -MMD -MP
+# A component is a top folder of the core library; a room is a folder
+# directly inside one (traces/import/).  Each is on the include path, so
+# headers are named without folders ("pickle.h") and a new room needs no
+# edit here; tests/cli/t0010-layering.sh keeps header names unique and the
+# includes layered.  (capture/ has its own fragment, capture/build.mk.)
+COMPONENTS := cli traces analyze planner runtime
+SRC_DIRS   := $(COMPONENTS) $(patsubst %/,%,$(sort $(wildcard $(addsuffix /*/,$(COMPONENTS)))))
+MP_CFLAGS  += $(addprefix -I,$(SRC_DIRS))
 ifeq ($(DEVELOPER),1)
 MP_CFLAGS += -Werror
 endif
@@ -92,11 +99,11 @@ EXTRA_UNINSTALL :=
 include $(wildcard capture/build.mk runtime/build.mk)
 
 # --- sources --------------------------------------------------------------
-# A program is any <component>/memplan-*.c; every other .c in a component
-# folder goes into the internal core library that programs and tests link.
-COMPONENTS := cli traces analyze planner runtime
+# A program is any <component>/memplan-*.c; every other .c of a component or
+# of a room in it goes into the internal core library that programs and
+# tests link.
 PROG_SRC   := $(wildcard $(addsuffix /memplan-*.c,$(COMPONENTS)))
-CORE_SRC   := $(filter-out $(PROG_SRC) $(NOT_CORE_SRC),$(wildcard $(addsuffix /*.c,$(COMPONENTS))))
+CORE_SRC   := $(filter-out $(PROG_SRC) $(NOT_CORE_SRC),$(wildcard $(addsuffix /*.c,$(SRC_DIRS))))
 PROGS      := $(patsubst %.c,$(BUILD)/bin/%,$(notdir $(PROG_SRC)))
 
 CORE_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CORE_SRC))
@@ -127,9 +134,17 @@ $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(MP_CFLAGS) $(MP_PIC_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(CORE_LIB): $(CORE_OBJ)
+# The library is made again when its list of objects changes (a file moved
+# into a room): .SECONDARY makes a missing object whose source is older than
+# the library no reason to remake it, and the old members would stay.
+CORE_LIST := $(BUILD)/obj/core.list
+$(CORE_LIST): FORCE
 	@mkdir -p $(dir $@)
-	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+	@echo '$(CORE_OBJ)' | cmp -s - $@ 2>/dev/null || echo '$(CORE_OBJ)' >$@
+
+$(CORE_LIB): $(CORE_OBJ) $(CORE_LIST)
+	@mkdir -p $(dir $@)
+	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $(CORE_OBJ)
 
 define PROG_RULE
 $$(BUILD)/bin/$(basename $(notdir $(1))): $$(BUILD)/obj/$(1:.c=.o) $$(CORE_LIB)
@@ -211,7 +226,8 @@ FORCE:
 FUZZ_SECONDS ?= 60
 fuzz: $(FUZZ_BINS)
 	@BUILD=$(BUILD) CC_FUZZ="$(CC_FUZZ)" FUZZ_SECONDS=$(FUZZ_SECONDS) \
-		SHARED_DATA=$(SHARED_DATA) sh tests/fuzz/run.sh
+		SHARED_DATA=$(SHARED_DATA) FUZZ_CORE_SRC="$(CORE_SRC)" \
+		FUZZ_INCLUDES="$(addprefix -I,$(SRC_DIRS))" sh tests/fuzz/run.sh
 
 # --- install ----------------------------------------------------------------
 install: $(PROGS) $(EXTRA_ALL) $(EXTRA_INSTALL)

@@ -4,7 +4,6 @@
  * the memplan-* commands.  Only commands call these; libraries return errors.
  */
 #include "cli.h"
-#include "trace.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -53,13 +52,13 @@ int cli_usage_error(const char *fmt, ...)
 int cli_exit_for(int err, int is_output)
 {
 	switch (err) {
-	case TRACE_OK:
+	case CLI_LIB_OK:
 		return MP_EXIT_OK;
-	case TRACE_ENOMEM:
+	case CLI_LIB_ENOMEM:
 		return MP_EXIT_INTERNAL;
-	case TRACE_EINVAL:
+	case CLI_LIB_EINVAL:
 		return MP_EXIT_USAGE;
-	case TRACE_EIO:
+	case CLI_LIB_EIO:
 		return is_output ? MP_EXIT_OUTPUT : MP_EXIT_INPUT;
 	default:
 		return MP_EXIT_INPUT;

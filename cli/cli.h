@@ -33,7 +33,23 @@ void cli_warn(const char *fmt, ...)
 int cli_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
-/* Maps a negative trace_err / library code to an exit status. */
+/*
+ * The codes every memplan library returns, 0 or negative.  trace_err
+ * (traces/trace.h) and mp_plan_err (runtime/plan.h) take these values
+ * (tests/unit/test_cli.c checks that); they are spelled here too because
+ * cli/ is the ground floor and includes nothing above it.
+ */
+enum cli_lib_err {
+	CLI_LIB_OK = 0,
+	CLI_LIB_ENOMEM = -1,
+	CLI_LIB_EIO = -2,
+	CLI_LIB_EFORMAT = -3,
+	CLI_LIB_EVERSION = -4,
+	CLI_LIB_EINVAL = -5,
+};
+
+/* Maps a library code (enum cli_lib_err) to an exit status: an I/O error
+ * is MP_EXIT_OUTPUT when is_output, else MP_EXIT_INPUT. */
 int cli_exit_for(int err, int is_output);
 
 /*

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../analyze/report.h" /* the Makefile has no -Ianalyze */
+#include "../../analyze/report.h"
 #include "../../analyze/scan.h"
 #include "tracedb.h"
 

@@ -34,7 +34,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../analyze/report.h" /* the Makefile has no -Ianalyze */
+#include "../../analyze/report.h"
 #include "../../analyze/swapfloor.h"
 #include "frontier.h"
 #include "simulate.h"

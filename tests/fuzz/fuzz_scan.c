@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../analyze/report.h" /* the Makefile has no -Ianalyze */
+#include "../../analyze/report.h"
 #include "../../analyze/scan.h"
 #include "tracedb.h"
 

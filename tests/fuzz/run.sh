@@ -7,9 +7,12 @@ BUILD=${BUILD:-build}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 out=$BUILD/fuzz
 mkdir -p "$out"
-# the core library's sources (interpose.c belongs to libmemplan.so alone)
-core=$(ls traces/*.c cli/*.c analyze/*.c planner/*.c runtime/*.c 2>/dev/null |
-	grep -v -e '/memplan-' -e 'runtime/interpose\.c')
+# the core library's sources and include folders, from the Makefile (which
+# keeps interpose.c for libmemplan.so alone); the same found here otherwise
+dirs=$(find cli traces analyze planner runtime -maxdepth 1 -type d | sort)
+core=${FUZZ_CORE_SRC:-$(for d in $dirs; do ls "$d"/*.c 2>/dev/null; done |
+	grep -v -e '/memplan-' -e 'runtime/interpose\.c')}
+includes=${FUZZ_INCLUDES:-$(for d in $dirs; do printf -- '-I%s ' "$d"; done)}
 seeds=$BUILD/tests/seeds
 cc=${CC_FUZZ:-clang}
 status=0
@@ -21,7 +24,7 @@ for target in tests/fuzz/fuzz_*.c; do
 		$cc -x c -fsanitize=fuzzer - -o "$out/probe" 2>/dev/null; then
 		echo "== $name: libFuzzer for ${FUZZ_SECONDS}s"
 		$cc -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 \
-			-fsanitize=fuzzer,address,undefined -Itraces -Icli -Iplanner -Iruntime \
+			-fsanitize=fuzzer,address,undefined $includes \
 			$(pkg-config --cflags sqlite3) "$target" $core \
 			$(pkg-config --libs sqlite3) -lm -lpthread -ldl -o "$out/$name" || exit 1
 		"$out/$name" -max_total_time="$FUZZ_SECONDS" -max_len=1048576 \

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../../analyze/allocsim.h" /* the Makefile has no -Ianalyze */
+#include "../../analyze/allocsim.h"
 #include "tap.h"
 
 #define KiB 1024ull
