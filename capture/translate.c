@@ -49,7 +49,8 @@ struct translate {
 	size_t nevents, capevents;
 	struct capturing *capt;
 	size_t ncapt, capcapt;
-	uint32_t n_record, n_wait, n_graph;
+	/* the contexts the program used: synchronized at the end */
+	_Atomic(void *) ctxs[TRANSLATE_MAX_CONTEXTS];
 };
 
 /* A CUDA event handle: its number in the trace, and whether its last
@@ -1257,6 +1258,54 @@ size_t translate_callbacks(CUpti_CallbackDomain domain, CUpti_CallbackId *out,
  * calls it makes are the same operation: only their correlation ids are
  * kept (as aliases), and a launch completes a pending runtime launch.
  */
+/* Remembers ctx among the contexts seen (lock-free: one compare-and-swap
+ * the first time, loads after). */
+static void note_context(struct translate *t, void *ctx)
+{
+	for (size_t i = 0; ctx && i < TRANSLATE_MAX_CONTEXTS; i++) {
+		void *cur = atomic_load_explicit(&t->ctxs[i], memory_order_relaxed);
+		if (cur == ctx)
+			return;
+		if (!cur && atomic_compare_exchange_strong(&t->ctxs[i], &cur, ctx))
+			return;
+		if (cur == ctx)
+			return;
+	}
+}
+
+size_t translate_contexts(struct translate *t, void **out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < TRANSLATE_MAX_CONTEXTS; i++) {
+		void *c = atomic_load(&t->ctxs[i]);
+		if (c && n < cap)
+			out[n++] = c;
+	}
+	return n;
+}
+
+uint64_t translate_finish_gpu(struct translate *t, int *unsynced)
+{
+	void *ctx[TRANSLATE_MAX_CONTEXTS];
+	size_t n = translate_contexts(t, ctx, TRANSLATE_MAX_CONTEXTS);
+	int bad = 0;
+	tls_self++; /* the synchronization is ours, not the program's */
+	for (size_t i = 0; i < n; i++)
+		if (t->b->sync(ctx[i]) != 0)
+			bad++;
+	t->b->flush();
+	uint64_t dropped = t->b->dropped(NULL);
+	for (size_t i = 0; i < n; i++)
+		dropped += t->b->dropped(ctx[i]);
+	tls_self--;
+	char v[32];
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)dropped);
+	recorder_meta(t->r, "capture.dropped_records", v);
+	if (unsynced)
+		*unsynced = bad;
+	return dropped;
+}
+
 void translate_api(struct translate *t, CUpti_CallbackDomain domain,
 		   CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
@@ -1265,6 +1314,7 @@ void translate_api(struct translate *t, CUpti_CallbackDomain domain,
 	unsigned f = cb_flags(domain, cbid);
 	if (!(f & CB_DECODED))
 		return;
+	note_context(t, cb->context);
 	int enter = cb->callbackSite == CUPTI_API_ENTER;
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
 		if (enter) {

@@ -53,6 +53,20 @@ void translate_activity(struct translate *t, const CUpti_Activity *a);
 /* A mark from the marker API (marker.h: MEMPLAN_MARK_*). */
 void translate_marker(struct translate *t, int what, const char *name);
 
+/* Most contexts remembered (and synchronized at the end). */
+#define TRANSLATE_MAX_CONTEXTS 16
+/* The contexts seen in callbacks so far into out[0..cap); returns how many. */
+size_t translate_contexts(struct translate *t, void **out, size_t cap);
+/*
+ * The end of a capture, off the callbacks: waits for the GPU on every
+ * context seen (the backend's sync), then flushes the activity records
+ * into translate_activity() (the backend's flush), so that no record is
+ * flushed before its work finished.  Writes capture.dropped_records and
+ * returns the records CUPTI dropped; *unsynced (if not NULL): contexts it
+ * could not wait for.
+ */
+uint64_t translate_finish_gpu(struct translate *t, int *unsynced);
+
 /* 0 before the selected range, 1 inside, 2 after it (always 1 for a whole
  * run until it ends). */
 int translate_state(struct translate *t);

@@ -581,6 +581,71 @@ static void test_cuda13_shapes(void)
 	trace_free(tr);
 }
 
+static void deliver(void *arg, const void *rec)
+{
+	translate_activity(arg, rec);
+}
+
+/*
+ * The end of a capture: the GPU is waited for on every context seen before
+ * the forced flush, so records of work still running at the range end
+ * arrive complete (the host backend models CUPTI: a flush before the work
+ * finished gives start = end = 0 and loses the times); dropped records are
+ * counted into the trace's meta.
+ */
+static void test_finish_gpu(void)
+{
+	char path[128], err[512];
+	snprintf(path, sizeof(path), "%s/finish.trace", dir);
+	struct recorder *r;
+	struct recorder_opts o = { .record_from_start = 1, .hold_ns = 60000000000ll };
+	CHECK(recorder_open(&r, path, &o, err, sizeof(err)) == 0, "open recorder (finish)");
+	struct select sel;
+	select_parse(&sel, NULL, NULL, err, sizeof(err));
+	backend_host_reset();
+	struct translate *t = translate_new(r, &sel, &backend_host);
+	backend_host_set_sink(deliver, t);
+	void *ctx1 = (void *)(uintptr_t)0xc1, *ctx2 = (void *)(uintptr_t)0xc2;
+	struct argscan_param none[1] = { { 0, 0 } };
+	backend_host_set_params(BACKEND_RUNTIME_STUB, kernel_stub, none, 0);
+	cudaLaunchKernel_v7000_params lk;
+	memset(&lk, 0, sizeof(lk));
+	lk.func = kernel_stub;
+	for (int i = 0; i < 2; i++) {
+		CUpti_CallbackData e = cb(1, &lk, NULL, "cudaLaunchKernel", "tail_kernel", 700 + i);
+		e.context = i ? ctx2 : ctx1;
+		translate_api(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &e);
+		CUpti_CallbackData x = cb(0, &lk, &ok_ret, "cudaLaunchKernel", "tail_kernel", 700 + i);
+		x.context = e.context;
+		translate_api(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &x);
+		CUpti_ActivityKernel10 run, done;
+		memset(&run, 0, sizeof(run));
+		run.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+		run.correlationId = 700 + (uint32_t)i;
+		done = run;
+		done.start = 20000 + 1000 * (uint64_t)i;
+		done.end = 20500 + 1000 * (uint64_t)i;
+		backend_host_submit(e.context, &run, &done, sizeof(run));
+	}
+	backend_host_set_dropped(3);
+	int unsynced = -1;
+	uint64_t dropped = translate_finish_gpu(t, &unsynced);
+	CHECK(backend_host_syncs(ctx1) == 1 && backend_host_syncs(ctx2) == 1 && unsynced == 0,
+	      "finish waits for the GPU once on each context seen");
+	CHECK(dropped == 3, "finish reports the records CUPTI dropped");
+	translate_free(t);
+	CHECK(recorder_close(r, 1, NULL, err, sizeof(err)) == 0, "close recorder (finish)");
+	struct trace *tr = load(path);
+	const struct trace_event *k0 = tr ? find_event(tr, TRACE_EV_KERNEL, "tail_kernel", 0) : NULL;
+	const struct trace_event *k1 = tr ? find_event(tr, TRACE_EV_KERNEL, "tail_kernel", 1) : NULL;
+	CHECK(k0 && k1 && k0->t_start == 20000 && k1->t_end == 21500,
+	      "kernels still running at the range end get their times");
+	const char *d = tr ? trace_get_meta(tr, "capture.dropped_records") : NULL;
+	CHECK(d && strcmp(d, "3") == 0, "meta capture.dropped_records");
+	trace_free(tr);
+	backend_host_reset();
+}
+
 /* The library enables exactly the ids it decodes. */
 static void test_callback_ids(void)
 {
@@ -720,6 +785,12 @@ static void test_marker(void)
 	trace_free(tr);
 }
 
+static const void *no_export_table(uint32_t id)
+{
+	(void)id;
+	return NULL;
+}
+
 /* The library exports its entry points and nothing else. */
 static void test_exports(void)
 {
@@ -737,9 +808,12 @@ static void test_exports(void)
 		strncat(got, line, sizeof(got) - strlen(got) - 1);
 	if (f)
 		pclose(f);
-	CHECK(strcmp(got, "InitializeInjection\nmemplan_capture_mark\n") == 0,
-	      "libmemplan-capture.so exports only InitializeInjection and memplan_capture_mark");
-	if (strcmp(got, "InitializeInjection\nmemplan_capture_mark\n") != 0)
+	static const char want[] =
+		"InitializeInjection\nInitializeInjectionNvtx2\nmemplan_capture_mark\n";
+	CHECK(strcmp(got, want) == 0,
+	      "libmemplan-capture.so exports only InitializeInjection, InitializeInjectionNvtx2 "
+	      "and memplan_capture_mark");
+	if (strcmp(got, want) != 0)
 		printf("#   exported: %s\n", got);
 
 	/* marker.h: a no-op without the library, reaches it once CUDA has
@@ -754,6 +828,19 @@ static void test_exports(void)
 		printf("#   %s\n", dlerror());
 	CHECK(h && memplan_mark_iteration_begin() == 1 && memplan_mark_iteration_end() == 1,
 	      "marker.h reaches memplan_capture_mark in a privately loaded library");
+	/* NVTX's entry forwards to the libcupti the library is bound to (by
+	 * soname: the program's own copy when it has one), which takes it */
+	void *sym = h ? dlsym(h, "InitializeInjectionNvtx2") : NULL;
+	int (*nvtx_init)(const void *(*)(uint32_t));
+	memcpy(&nvtx_init, &sym, sizeof(sym));
+	void *cupti = dlopen("libcupti.so.13", RTLD_LAZY | RTLD_NOLOAD);
+	if (!cupti)
+		cupti = dlopen("libcupti.so", RTLD_LAZY | RTLD_NOLOAD);
+	void *their = cupti ? dlsym(cupti, "InitializeInjectionNvtx2") : NULL;
+	CHECK(nvtx_init && their && nvtx_init(no_export_table) == 1,
+	      "InitializeInjectionNvtx2 reaches the loaded libcupti's, which accepts NVTX");
+	if (cupti)
+		dlclose(cupti);
 	unsetenv("CUDA_INJECTION64_PATH");
 }
 
@@ -765,6 +852,7 @@ int main(void)
 	test_whole_run();
 	test_cuda13_shapes();
 	test_callback_ids();
+	test_finish_gpu();
 	test_selection();
 	test_marker();
 	test_exports();
