@@ -837,8 +837,11 @@ static void test_exports(void)
 	if (!cupti)
 		cupti = dlopen("libcupti.so", RTLD_LAZY | RTLD_NOLOAD);
 	void *their = cupti ? dlsym(cupti, "InitializeInjectionNvtx2") : NULL;
-	CHECK(nvtx_init && their && nvtx_init(no_export_table) == 1,
-	      "InitializeInjectionNvtx2 reaches the loaded libcupti's, which accepts NVTX");
+	Dl_info in;
+	CHECK(sym && dladdr(sym, &in) && in.dli_fname && strstr(in.dli_fname, "libmemplan-capture"),
+	      "InitializeInjectionNvtx2 is the capture library's own (not libcupti's through it)");
+	CHECK(nvtx_init && their && sym != their && nvtx_init(no_export_table) == 1,
+	      "and reaches the loaded libcupti's, which accepts NVTX");
 	if (cupti)
 		dlclose(cupti);
 	unsetenv("CUDA_INJECTION64_PATH");
