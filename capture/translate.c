@@ -47,8 +47,10 @@ struct translate {
 	pthread_mutex_t order_mu;
 	struct cuda_event *events;
 	size_t nevents, capevents;
+	size_t *eidx, neidx; /* open addressing by handle: index + 1, 0 empty */
 	struct capturing *capt;
 	size_t ncapt, capcapt;
+	_Atomic size_t capturing; /* ncapt, read without the lock per launch */
 	/* the contexts the program used: synchronized at the end */
 	_Atomic(void *) ctxs[TRANSLATE_MAX_CONTEXTS];
 };
@@ -137,6 +139,7 @@ void translate_free(struct translate *t)
 	}
 	free(t->cache);
 	free(t->events);
+	free(t->eidx);
 	free(t->capt);
 	pthread_mutex_destroy(&t->order_mu);
 	pthread_mutex_destroy(&t->sel_mu);
@@ -333,6 +336,7 @@ static void capture_add(struct translate *t, int64_t s, int64_t origin)
 		t->capcapt = n;
 	}
 	t->capt[t->ncapt++] = (struct capturing){ s, origin };
+	atomic_store(&t->capturing, t->ncapt);
 }
 
 /* Ends the capture begun on origin: it and every stream that joined it. */
@@ -343,15 +347,39 @@ static void capture_remove(struct translate *t, int64_t origin)
 		if (t->capt[i].origin != origin && t->capt[i].stream != origin)
 			t->capt[k++] = t->capt[i];
 	t->ncapt = k;
+	atomic_store(&t->capturing, k);
+}
+
+static size_t event_hash(const void *h, size_t n)
+{
+	return (size_t)(((uint64_t)(uintptr_t)h * 0x9e3779b97f4a7c15ull) >> 24) & (n - 1);
 }
 
 /* The entry of a CUDA event handle, numbered 1, 2, ... on first sight;
- * NULL when out of memory. */
+ * NULL when out of memory.  Programs record many events (PyTorch: one per
+ * cross-stream block use), hence the hash index. */
 static struct cuda_event *event_of(struct translate *t, const void *h)
 {
-	for (size_t i = 0; i < t->nevents; i++)
-		if (t->events[i].handle == h)
-			return &t->events[i];
+	if (t->neidx) {
+		for (size_t j = event_hash(h, t->neidx); t->eidx[j]; j = (j + 1) & (t->neidx - 1))
+			if (t->events[t->eidx[j] - 1].handle == h)
+				return &t->events[t->eidx[j] - 1];
+	}
+	if ((t->nevents + 1) * 2 > t->neidx) {
+		size_t n = t->neidx ? t->neidx * 2 : 64;
+		size_t *x = calloc(n, sizeof(*x));
+		if (!x)
+			return NULL;
+		for (size_t i = 0; i < t->nevents; i++) {
+			size_t j = event_hash(t->events[i].handle, n);
+			while (x[j])
+				j = (j + 1) & (n - 1);
+			x[j] = i + 1;
+		}
+		free(t->eidx);
+		t->eidx = x;
+		t->neidx = n;
+	}
 	if (t->nevents == t->capevents) {
 		size_t n = t->capevents ? t->capevents * 2 : 16;
 		struct cuda_event *e = realloc(t->events, n * sizeof(*e));
@@ -362,12 +390,18 @@ static struct cuda_event *event_of(struct translate *t, const void *h)
 	}
 	struct cuda_event *e = &t->events[t->nevents++];
 	*e = (struct cuda_event){ h, t->nevents, -1 };
+	size_t j = event_hash(h, t->neidx);
+	while (t->eidx[j])
+		j = (j + 1) & (t->neidx - 1);
+	t->eidx[j] = t->nevents;
 	return e;
 }
 
 /* TRACE_KERNEL_CAPTURED when stream s is being captured into a graph. */
 static unsigned captured(struct translate *t, int64_t s)
 {
+	if (!atomic_load_explicit(&t->capturing, memory_order_acquire))
+		return 0; /* the common case: no lock per launch */
 	pthread_mutex_lock(&t->order_mu);
 	int64_t o = capture_origin(t, s);
 	pthread_mutex_unlock(&t->order_mu);

@@ -497,6 +497,18 @@ static void test_cuda13_shapes(void)
 	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, &we, &ok_ret,
 	     "cudaStreamWaitEvent", NULL, 171);
 
+	/* many events: each handle keeps its number */
+	for (uintptr_t i = 0; i < 300; i++) {
+		cudaEventRecord_v3020_params m = { (cudaEvent_t)(0xe000 + 16 * i),
+						   (cudaStream_t)(uintptr_t)0x60 };
+		call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, &m, &ok_ret,
+		     "cudaEventRecord_many", NULL, 0);
+	}
+	cudaStreamWaitEvent_v3020_params wm = { (cudaStream_t)(uintptr_t)0x61,
+						(cudaEvent_t)(0xe000 + 16 * 150), 0 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, &wm, &ok_ret,
+	     "cudaStreamWaitEvent_many", NULL, 0);
+
 	/* a graph launch, timed by its kernels' records */
 	cudaGraphLaunch_v10000_params gl = { (cudaGraphExec_t)(uintptr_t)0x9a, (cudaStream_t)(uintptr_t)0x30 };
 	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, &gl, &ok_ret,
@@ -569,6 +581,11 @@ static void test_cuda13_shapes(void)
 		      rec->stream == 0x10 && wt->stream == 0x20 && rec->bytes == wt->bytes &&
 		      rec->bytes > 0,
 	      "event record and stream wait: streams and the event's number");
+	const struct trace_event *r150 = find_event(tr, TRACE_EV_SYNC, "cudaEventRecord_many", 150);
+	const struct trace_event *w150 = find_event(tr, TRACE_EV_SYNC, "cudaStreamWaitEvent_many", 0);
+	CHECK(r150 && w150 && r150->bytes == w150->bytes &&
+		      count_events(tr, TRACE_EV_SYNC, "cudaEventRecord_many") == 300,
+	      "300 events: a wait names the number its event was recorded under");
 	const struct trace_event *gr = find_event(tr, TRACE_EV_KERNEL, "cudaGraphLaunch", 0);
 	CHECK(gr && (gr->aux & TRACE_KERNEL_GRAPH) && gr->stream == 0x30 &&
 		      gr->t_start == 12000 && gr->t_end == 13000,
