@@ -107,7 +107,14 @@ static void test_argscan(void)
 	void *devz = (void *)(uintptr_t)0x7f0000500008ull;
 	int count = 77;
 	short small = 3;
-	struct by_value bv = { 5, devx, "abcdefg", devy };
+	/* padding zeroed: an initializer leaves it indeterminate, and the
+	 * scan reads the word bv.n shares with it */
+	struct by_value bv;
+	memset(&bv, 0, sizeof(bv));
+	bv.n = 5;
+	bv.x = devx;
+	memcpy(bv.tag, "abcdefg", 8);
+	bv.y = devy;
 	void *args[4] = { &count, &bv, &devz, &small };
 	struct argscan_param p[4] = { { 0, 4 }, { 8, sizeof(bv) },
 				      { 40, 8 }, { 48, 2 } };
