@@ -56,3 +56,46 @@ size_t argscan_buffer(const struct argscan_layout *l, const void *buf,
 	}
 	return n;
 }
+
+/* One interpretation: 0 read (*n may be 0), 1 past the end at index 0,
+ * -1 unknown handle. */
+static int read_one(argscan_info_fn info, const void *h,
+		    struct argscan_param *out, uint32_t cap, uint32_t *n)
+{
+	uint32_t k = 0;
+	int rc = 0;
+	while (k < cap) {
+		uint32_t off, size;
+		if ((rc = info(h, k, &off, &size)) != 0)
+			break;
+		out[k].offset = off;
+		out[k].size = size;
+		k++;
+	}
+	*n = k;
+	if (k == 0 && rc != 0)
+		return rc > 0 ? 1 : -1;
+	return 0;
+}
+
+int argscan_read_layout(argscan_info_fn info, argscan_info_fn other,
+			const void *h, struct argscan_param *out, uint32_t cap,
+			uint32_t *n)
+{
+	int rc = info ? read_one(info, h, out, cap, n) : -1;
+	if (rc == 0)
+		return 0;
+	if (other) {
+		uint32_t m = 0;
+		int orc = read_one(other, h, out, cap, &m);
+		if (orc == 0) {
+			*n = m;
+			return 0;
+		}
+	}
+	if (rc == 1) { /* the first answer stands: no parameters */
+		*n = 0;
+		return 0;
+	}
+	return -1;
+}

@@ -52,4 +52,23 @@ size_t argscan_params(const struct argscan_layout *l, void *const *args,
 size_t argscan_buffer(const struct argscan_layout *l, const void *buf,
 		      size_t len, uint64_t *out, size_t cap);
 
+/*
+ * Asks for parameter i of handle h: 0 with its offset and size, 1 when i is
+ * past the last parameter (the driver's CUDA_ERROR_INVALID_VALUE), -1 on
+ * any other error (not a handle of this kind).
+ */
+typedef int (*argscan_info_fn)(const void *h, uint32_t i, uint32_t *off,
+			       uint32_t *size);
+
+/*
+ * Reads the layout of h into out[0..*n) (at most cap parameters) through
+ * info.  "Past the end" at index 0 means no parameters only when other (if
+ * not NULL), the other interpretation of the same handle, does not know it
+ * better: a CUkernel passed where a CUfunction is expected answers
+ * INVALID_VALUE at index 0 too.  Returns 0, or -1 when neither can tell.
+ */
+int argscan_read_layout(argscan_info_fn info, argscan_info_fn other,
+			const void *h, struct argscan_param *out, uint32_t cap,
+			uint32_t *n);
+
 #endif

@@ -3,8 +3,9 @@
  * backend_cuda.c - the real side of capture_backend.h, inside the injection library:
  * stream and device ids from CUPTI, kernel parameter layouts from the driver
  * (cuFuncGetParamInfo / cuKernelGetParamInfo, runtime stubs mapped with the
- * program's own cudaGetFuncBySymbol), and the end-of-capture bandwidth
- * measurement.
+ * program's own cudaGetFuncBySymbol), the end of a capture (context
+ * synchronization, forced activity flush, dropped records) and the
+ * end-of-capture bandwidth measurement.
  *
  * Driver and runtime functions are looked up with dlsym, not linked: the
  * driver that loaded us is already in the process (dlopen(RTLD_NOLOAD) finds
@@ -31,13 +32,15 @@ typedef CUresult (*param_info_fn)(void *, size_t, size_t *, size_t *);
 typedef int (*func_by_symbol_fn)(void **, const void *);
 
 static struct {
-	pthread_once_t once;
+	pthread_once_t once, runtime_once;
 	void *cuda;
 	param_info_fn func_params, kernel_params;
 	func_by_symbol_fn func_by_symbol;
 	CUresult (*ctx_get_current)(CUcontext *);
 	CUresult (*ctx_set_current)(CUcontext);
 	CUresult (*ctx_sync)(void);
+	CUresult (*ctx_push)(CUcontext);
+	CUresult (*ctx_pop)(CUcontext *);
 	CUresult (*device_get_name)(char *, int, CUdevice);
 	CUresult (*mem_alloc)(CUdeviceptr *, size_t);
 	CUresult (*mem_free)(CUdeviceptr);
@@ -45,7 +48,7 @@ static struct {
 	CUresult (*mem_free_host)(void *);
 	CUresult (*htod)(CUdeviceptr, const void *, size_t);
 	CUresult (*dtoh)(void *, CUdeviceptr, size_t);
-} drv = { .once = PTHREAD_ONCE_INIT };
+} drv = { .once = PTHREAD_ONCE_INIT, .runtime_once = PTHREAD_ONCE_INIT };
 
 /* dlsym into a function pointer of any type (object -> function pointer
  * through memcpy, as POSIX does). */
@@ -54,6 +57,8 @@ static void sym(void *h, const char *name, void *fnptr)
 	void *p = h ? dlsym(h, name) : NULL;
 	memcpy(fnptr, &p, sizeof(p));
 }
+
+static void find_runtime(void);
 
 static void load(void)
 {
@@ -65,6 +70,8 @@ static void load(void)
 	sym(drv.cuda, "cuCtxGetCurrent", &drv.ctx_get_current);
 	sym(drv.cuda, "cuCtxSetCurrent", &drv.ctx_set_current);
 	sym(drv.cuda, "cuCtxSynchronize", &drv.ctx_sync);
+	sym(drv.cuda, "cuCtxPushCurrent_v2", &drv.ctx_push);
+	sym(drv.cuda, "cuCtxPopCurrent_v2", &drv.ctx_pop);
 	sym(drv.cuda, "cuDeviceGetName", &drv.device_get_name);
 	sym(drv.cuda, "cuMemAlloc_v2", &drv.mem_alloc);
 	sym(drv.cuda, "cuMemFree_v2", &drv.mem_free);
@@ -72,8 +79,13 @@ static void load(void)
 	sym(drv.cuda, "cuMemFreeHost", &drv.mem_free_host);
 	sym(drv.cuda, "cuMemcpyHtoD_v2", &drv.htod);
 	sym(drv.cuda, "cuMemcpyDtoH_v2", &drv.dtoh);
-	/* the program's runtime: linked into it, or a shared copy already
-	 * loaded (possibly privately, by a framework) */
+	find_runtime();
+}
+
+/* The program's runtime: linked into it, or a shared copy already loaded
+ * (possibly privately, by a framework). */
+static void find_runtime(void)
+{
 	sym(RTLD_DEFAULT, "cudaGetFuncBySymbol", &drv.func_by_symbol);
 	static const char *const cudart[] = { "libcudart.so.13", "libcudart.so.12",
 					      "libcudart.so.11.0", "libcudart.so" };
@@ -100,41 +112,95 @@ static int32_t cuda_device(void *ctx)
 	return (int32_t)id;
 }
 
+/* argscan_info_fn over cuFuncGetParamInfo / cuKernelGetParamInfo */
+static int info_of(param_info_fn fn, const void *h, uint32_t i, uint32_t *off,
+		   uint32_t *size)
+{
+	size_t o, sz;
+	CUresult rc = fn((void *)(uintptr_t)h, i, &o, &sz);
+	if (rc == CUDA_ERROR_INVALID_VALUE)
+		return 1; /* past the last parameter */
+	if (rc != CUDA_SUCCESS)
+		return -1;
+	*off = (uint32_t)o;
+	*size = (uint32_t)sz;
+	return 0;
+}
+
+static int func_info(const void *h, uint32_t i, uint32_t *off, uint32_t *size)
+{
+	return info_of(drv.func_params, h, i, off, size);
+}
+
+static int kernel_info(const void *h, uint32_t i, uint32_t *off, uint32_t *size)
+{
+	return info_of(drv.kernel_params, h, i, off, size);
+}
+
 static int cuda_params(int kind, const void *handle, struct argscan_param *out,
 		       uint32_t cap, uint32_t *n)
 {
 	pthread_once(&drv.once, load);
-	param_info_fn info = kind == BACKEND_KERNEL ? drv.kernel_params : drv.func_params;
-	void *h = (void *)(uintptr_t)handle;
+	const void *h = handle;
 	if (kind == BACKEND_RUNTIME_STUB) {
-		if (!drv.func_by_symbol || drv.func_by_symbol(&h, handle) != 0 || !h)
+		/* a runtime loaded after cuInit: looked for once more */
+		if (!drv.func_by_symbol)
+			pthread_once(&drv.runtime_once, find_runtime);
+		void *f = NULL;
+		if (!drv.func_by_symbol || drv.func_by_symbol(&f, handle) != 0 || !f)
 			return -1;
+		h = f;
 	}
-	if (!info)
+	argscan_info_fn fi = drv.func_params ? func_info : NULL;
+	argscan_info_fn ki = drv.kernel_params ? kernel_info : NULL;
+	/* a CUfunction that answers INVALID_VALUE at index 0 may be a CUkernel
+	 * passed as one: ask that way before believing "no parameters" */
+	if (kind == BACKEND_KERNEL)
+		return argscan_read_layout(ki, NULL, h, out, cap, n);
+	return argscan_read_layout(fi, ki, h, out, cap, n);
+}
+
+/* Waits for ctx's work with ctx pushed on this thread; the caller marks
+ * the calls its own (translate_finish_gpu). */
+static int cuda_sync(void *ctx)
+{
+	pthread_once(&drv.once, load);
+	if (!ctx || !drv.ctx_push || !drv.ctx_pop || !drv.ctx_sync)
 		return -1;
-	uint32_t k = 0;
-	CUresult rc = CUDA_SUCCESS;
-	while (k < cap) {
-		size_t off, size;
-		if ((rc = info(h, k, &off, &size)) != CUDA_SUCCESS)
-			break;
-		out[k].offset = (uint32_t)off;
-		out[k].size = (uint32_t)size;
-		k++;
-	}
-	/* INVALID_VALUE marks the index past the last parameter (k == 0: a
-	 * kernel without any); other errors: not a handle the driver knows */
-	if (k == 0 && rc != CUDA_SUCCESS && rc != CUDA_ERROR_INVALID_VALUE)
+	if (drv.ctx_push((CUcontext)ctx) != CUDA_SUCCESS)
 		return -1;
-	*n = k;
-	return 0;
+	int rc = drv.ctx_sync() == CUDA_SUCCESS ? 0 : -1;
+	CUcontext popped;
+	drv.ctx_pop(&popped);
+	return rc;
+}
+
+static void cuda_flush(void)
+{
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+static uint64_t cuda_dropped(void *ctx)
+{
+	size_t n = 0;
+	if (cuptiActivityGetNumDroppedRecords((CUcontext)ctx, 0, &n) != CUPTI_SUCCESS)
+		return 0;
+	return n;
 }
 
 const struct capture_backend backend_cuda = {
 	.stream_id = cuda_stream_id,
 	.device = cuda_device,
 	.params = cuda_params,
+	.sync = cuda_sync,
+	.flush = cuda_flush,
+	.dropped = cuda_dropped,
 };
+
+void backend_cuda_init(void)
+{
+	pthread_once(&drv.once, load);
+}
 
 int backend_cuda_device_name(void *ctx, char *buf, size_t len)
 {

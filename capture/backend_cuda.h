@@ -13,6 +13,10 @@
 
 extern const struct capture_backend backend_cuda;
 
+/* Finds the driver's and the program runtime's functions (dlopen/dlsym):
+ * at initialisation, so that no callback loads a library. */
+void backend_cuda_init(void);
+
 /* The name of ctx's device into buf; 0, or -1 if it cannot tell. */
 int backend_cuda_device_name(void *ctx, char *buf, size_t len);
 

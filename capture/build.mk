@@ -12,15 +12,24 @@ CAP_PLAIN_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CAP_PLAIN_SRC))
 CAP_BIN       := $(BUILD)/bin/memplan-capture
 CAP_SO        := $(BUILD)/lib/libmemplan-capture.so
 
-# CUPTI lives in lib64 or, in older toolkits, extras/CUPTI/lib64.
-CUPTI_LIBDIR := $(firstword $(dir $(wildcard $(CUDA_HOME)/lib64/libcupti.so \
-		$(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so)))
+# CUPTI lives in lib64 or lib (toolkits; extras/CUPTI/lib64 in older ones),
+# and in pip-style layouts (nvidia-cuda-cupti wheels) only as the versioned
+# libcupti.so.13 beside include/cupti.h.  CUPTI_LIB is the file linked:
+# the unversioned name where there is one, else the versioned one by name.
+CUPTI_CANDIDATES := $(foreach d,lib64 lib extras/CUPTI/lib64,\
+	$(CUDA_HOME)/$(d)/libcupti.so $(CUDA_HOME)/$(d)/libcupti.so.13)
+CUPTI_LIB    := $(firstword $(wildcard $(CUPTI_CANDIDATES)))
+CUPTI_LIBDIR := $(dir $(CUPTI_LIB))
+CUPTI_LINK   := $(if $(filter %.so,$(CUPTI_LIB)),-lcupti,-l:$(notdir $(CUPTI_LIB)))
 CUPTI_INCDIR := $(firstword $(dir $(wildcard $(CUDA_HOME)/include/cupti.h \
 		$(CUDA_HOME)/extras/CUPTI/include/cupti.h)))
-CAP_HAVE_CUPTI := $(if $(HAVE_CUDA),$(if $(CUPTI_LIBDIR),$(if $(CUPTI_INCDIR),1)))
+CAP_HAVE_CUPTI := $(if $(HAVE_CUDA),$(if $(CUPTI_LIB),$(if $(CUPTI_INCDIR),1)))
 ifeq ($(HAVE_CUDA),1)
 ifeq ($(CAP_HAVE_CUPTI),)
-$(info memplan: CUDA at $(CUDA_HOME) has no CUPTI (cupti.h, libcupti.so): building capture without its injection library)
+$(warning memplan: CUDA toolkit at $(CUDA_HOME) but no CUPTI \
+	($(if $(CUPTI_INCDIR),,cupti.h not in include/ or extras/CUPTI/include/)$(if $(CUPTI_INCDIR)$(CUPTI_LIB),,; )$(if $(CUPTI_LIB),,libcupti.so or libcupti.so.13 not in lib64/, lib/ or extras/CUPTI/lib64/)): \
+	libmemplan-capture.so is NOT built and memplan-capture cannot record; \
+	install CUPTI (cuda-cupti-dev, or pip nvidia-cuda-cupti) or set CUDA_HOME)
 endif
 endif
 
@@ -43,9 +52,8 @@ $(BUILD)/obj/capture/%.o: capture/%.c
 	$(call quiet,CC,$<)$(CC) -Icapture $(MP_CFLAGS) $(CAP_EXTRA) $(CFLAGS) -c -o $@ $<
 
 # The launcher finds the library next to itself (build tree: ../lib) or in
-# LIBDIR once installed, and libcupti for NVTX injection where it was found.
-CAP_LAUNCH_DEFS := -DMEMPLAN_CAPTURE_LIBDIR='"$(LIBDIR)"' \
-	-DMEMPLAN_CUPTI_LIB='"$(if $(CAP_HAVE_CUPTI),$(CUPTI_LIBDIR)libcupti.so)"'
+# LIBDIR once installed; the library is NVTX's injection library too.
+CAP_LAUNCH_DEFS := -DMEMPLAN_CAPTURE_LIBDIR='"$(LIBDIR)"'
 $(BUILD)/obj/capture/memplan-capture.o: capture/memplan-capture.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$<)$(CC) -Icapture $(MP_CFLAGS) $(CAP_LAUNCH_DEFS) $(CFLAGS) -c -o $@ $<
@@ -82,8 +90,9 @@ $(BUILD)/bench/bench_capture: $(BUILD)/obj/tests/bench/bench_capture.o \
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # --- libmemplan-capture.so: the CUPTI injection library ------------------
-# PIC objects, hidden by default; the version script exports the two entry
-# points (InitializeInjection for CUDA, memplan_capture_mark for marker.h).
+# PIC objects, hidden by default; the version script exports the entry
+# points (InitializeInjection for CUDA, InitializeInjectionNvtx2 for NVTX,
+# memplan_capture_mark for marker.h).
 # libcupti is linked (with an rpath to where it was found); the driver and
 # the program's runtime are found with dlsym at run time (backend_cuda.c).
 ifeq ($(CAP_HAVE_CUPTI),1)
@@ -102,7 +111,7 @@ $(CAP_SO): $(CAP_SO_OBJ) capture/exports.map
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) -shared $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) \
 		-Wl,--version-script=capture/exports.map $(if $(SANITIZE),,-Wl,--no-undefined) \
-		-o $@ $(CAP_SO_OBJ) -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti \
+		-o $@ $(CAP_SO_OBJ) -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) $(CUPTI_LINK) \
 		$(LIBS) -ldl
 endif
 

@@ -35,6 +35,19 @@ struct capture_backend {
 	 */
 	int (*params)(int kind, const void *handle, struct argscan_param *out,
 		      uint32_t cap, uint32_t *n);
+	/*
+	 * Waits until the GPU has finished all work of context ctx, so that
+	 * every activity record of it is complete.  0, or -1 when it cannot
+	 * (CUDA shut down, no driver).  Called off the callbacks, at the end.
+	 */
+	int (*sync)(void *ctx);
+	/* Delivers every activity record held, complete or not, to the
+	 * activity handler (forced flush: records of unfinished work come
+	 * with start = end = 0 and are gone after it). */
+	void (*flush)(void);
+	/* Activity records dropped for want of buffer space since the last
+	 * call (ctx NULL: the global queue). */
+	uint64_t (*dropped)(void *ctx);
 };
 
 /* The host implementation, for tests and benchmarks. */
@@ -42,7 +55,20 @@ extern const struct capture_backend backend_host;
 /* Registers a layout the host backend reports for (kind, handle). */
 int backend_host_set_params(int kind, const void *handle,
 			    const struct argscan_param *p, uint32_t n);
-/* Forgets every registered layout. */
+/*
+ * Host model of the GPU's activity records: work submitted with the record
+ * it gives once finished (done) and the one a flush gives before that
+ * (running: CUPTI's start = end = 0), both size bytes, copied.  sync(ctx)
+ * finishes the work of ctx; flush() hands each record to sink(arg, rec)
+ * and forgets it.  0, or -1 when out of memory.
+ */
+int backend_host_submit(void *ctx, const void *running, const void *done,
+			size_t size);
+void backend_host_set_sink(void (*sink)(void *arg, const void *rec), void *arg);
+/* What dropped() reports next (then 0), and how often sync(ctx) ran. */
+void backend_host_set_dropped(uint64_t n);
+unsigned backend_host_syncs(void *ctx);
+/* Forgets every registered layout, submitted record and count. */
 void backend_host_reset(void);
 
 #endif

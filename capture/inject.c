@@ -2,9 +2,12 @@
 /*
  * inject.c - libmemplan-capture.so's entry points.  CUDA calls
  * InitializeInjection() from cuInit when CUDA_INJECTION64_PATH names this
- * library; it subscribes to CUPTI (runtime, driver and NVTX callbacks;
- * kernel, memcpy, memset and memory activity records), opens the recorder
- * on MEMPLAN_CAPTURE_OUTPUT and forwards everything to translate.c.
+ * library; it subscribes to CUPTI (the runtime and driver callbacks
+ * translate.c decodes, NVTX ranges, context creation; kernel, memcpy,
+ * memset and memory activity records), opens the recorder on
+ * MEMPLAN_CAPTURE_OUTPUT and forwards everything to translate.c.  NVTX
+ * calls InitializeInjectionNvtx2() when NVTX_INJECTION64_PATH names this
+ * library, which hands NVTX to the very CUPTI the library is bound to.
  * The trace is finished when the selected iteration ends (by a helper
  * thread, so that no CUDA call runs inside a callback) or at exit.
  *
@@ -14,6 +17,7 @@
  * lines for the launcher to print.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -50,6 +54,7 @@ static struct {
 	CUpti_SubscriberHandle sub;
 	_Atomic(void *) ctx;     /* a context seen in a callback */
 	_Atomic int named;
+	int kinds_on[8];         /* activity kinds enabled */
 } g = { .mu = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_RWLOCK_INITIALIZER,
 	.status_fd = -1 };
 
@@ -91,11 +96,16 @@ static void *finisher(void *arg)
 	return NULL;
 }
 
-/* After a callback: the selected iteration just ended? Finish off-thread. */
+/* After a callback: the selected iteration just ended? Finish off-thread.
+ * g.t is read under the lock: finish() frees it under the write lock. */
 static void check_end(void)
 {
-	if (g.all || atomic_load(&g.finishing) || !g.t ||
-	    translate_state(g.t) != 2)
+	if (g.all || atomic_load(&g.finishing) || !atomic_load(&g.active))
+		return;
+	pthread_rwlock_rdlock(&g.lock);
+	int ended = atomic_load(&g.active) && g.t && translate_state(g.t) == 2;
+	pthread_rwlock_unlock(&g.lock);
+	if (!ended)
 		return;
 	if (atomic_exchange(&g.finishing, 1))
 		return;
@@ -108,6 +118,9 @@ static void check_end(void)
 	pthread_attr_destroy(&at);
 }
 
+/* The device of a new context, named once: in the context-creation
+ * callback, the one place the name is asked of CUDA, before the program's
+ * work starts. */
 static void name_device(void *ctx)
 {
 	if (!ctx || atomic_exchange(&g.named, 1))
@@ -133,10 +146,14 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom,
 			   dom == CUPTI_CB_DOMAIN_DRIVER_API) {
 			const CUpti_CallbackData *cb = data;
 			translate_api(g.t, dom, cbid, cb);
-			if (cb->context && cb->callbackSite == CUPTI_API_EXIT) {
+			if (cb->context)
 				atomic_store(&g.ctx, (void *)cb->context);
-				if (!atomic_load(&g.named))
-					name_device(cb->context);
+		} else if (dom == CUPTI_CB_DOMAIN_RESOURCE &&
+			   cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+			const CUpti_ResourceData *rd = data;
+			if (rd && rd->context) {
+				atomic_store(&g.ctx, (void *)rd->context);
+				name_device(rd->context);
 			}
 		}
 	}
@@ -184,10 +201,16 @@ static void at_exit(void)
 	finish(1);
 }
 
+static const CUpti_ActivityKind kinds[] = {
+	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+	CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2,
+};
+
 /*
- * Flushes the activity records, measures bandwidth, writes the selection's
- * outcome and closes the trace.  Runs once: from the helper thread when the
- * iteration ends, or at exit.
+ * Waits for the GPU and flushes the activity records (translate.c, through
+ * the backend), stops the activity records, measures bandwidth, writes the
+ * selection's outcome, unsubscribes and closes the trace.  Runs once: from
+ * the helper thread when the iteration ends, or at exit.
  */
 static void finish(int from_exit)
 {
@@ -197,7 +220,18 @@ static void finish(int from_exit)
 		return;
 	}
 	translate_self_enter();
-	cuptiActivityFlushAll(1);
+	int unsynced = 0;
+	uint64_t dropped = translate_finish_gpu(g.t, &unsynced);
+	if (unsynced)
+		status("warning could not wait for the GPU at the end%s: GPU times of the last work may be missing",
+		       from_exit ? " (at exit, CUDA may be shut down already)" : "");
+	if (dropped)
+		status("warning CUPTI dropped %llu activity records (no buffer space): their GPU times are missing",
+		       (unsigned long long)dropped);
+	/* the bandwidth measurement's copies are not the program's */
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+		if (g.kinds_on[i])
+			cuptiActivityDisable(kinds[i]);
 	double h2d, d2h;
 	if (backend_cuda_bandwidth(atomic_load(&g.ctx), &h2d, &d2h) == 0) {
 		char v[64];
@@ -212,12 +246,15 @@ static void finish(int from_exit)
 	translate_self_leave();
 	pthread_rwlock_wrlock(&g.lock);
 	atomic_store(&g.active, 0);
+	struct translate *t = g.t;
+	g.t = NULL;
 	pthread_rwlock_unlock(&g.lock);
 	cuptiEnableDomain(0, g.sub, CUPTI_CB_DOMAIN_RUNTIME_API);
 	cuptiEnableDomain(0, g.sub, CUPTI_CB_DOMAIN_DRIVER_API);
 	cuptiEnableDomain(0, g.sub, CUPTI_CB_DOMAIN_NVTX);
-	translate_free(g.t);
-	g.t = NULL;
+	cuptiEnableDomain(0, g.sub, CUPTI_CB_DOMAIN_RESOURCE);
+	cuptiUnsubscribe(g.sub);
+	translate_free(t);
 	struct recorder_stats st;
 	char err[512];
 	if (recorder_close(g.r, 1, &st, err, sizeof(err)) != 0)
@@ -227,6 +264,26 @@ static void finish(int from_exit)
 		       (unsigned long long)st.truncated);
 	g.r = NULL;
 	pthread_mutex_unlock(&g.mu);
+}
+
+/* Enables exactly the callbacks translate.c decodes; 0 or a CUPTI error. */
+static CUptiResult enable_callbacks(void)
+{
+	static const CUpti_CallbackDomain doms[] = { CUPTI_CB_DOMAIN_RUNTIME_API,
+						     CUPTI_CB_DOMAIN_DRIVER_API };
+	CUpti_CallbackId ids[512];
+	CUptiResult rc;
+	for (size_t d = 0; d < sizeof(doms) / sizeof(*doms); d++) {
+		size_t n = translate_callbacks(doms[d], ids, 512);
+		for (size_t i = 0; i < n && i < 512; i++)
+			if ((rc = cuptiEnableCallback(1, g.sub, doms[d], ids[i])) != CUPTI_SUCCESS)
+				return rc;
+	}
+	if ((rc = cuptiEnableCallback(1, g.sub, CUPTI_CB_DOMAIN_RESOURCE,
+				      CUPTI_CBID_RESOURCE_CONTEXT_CREATED)) != CUPTI_SUCCESS)
+		return rc;
+	/* NVTX: the ranges and marks translate_nvtx() reads, all cheap */
+	return cuptiEnableDomain(1, g.sub, CUPTI_CB_DOMAIN_NVTX);
 }
 
 /* Opens the recorder and subscribes; returns 0 or -1 (status written). */
@@ -244,6 +301,7 @@ static int start(void)
 	}
 	char err[512];
 	struct select sel;
+	backend_cuda_init(); /* dlopen/dlsym now, never inside a callback */
 	if (select_parse(&sel, getenv("MEMPLAN_CAPTURE_ITERATION"),
 			 getenv("MEMPLAN_CAPTURE_RANGE"), err, sizeof(err)) != 0) {
 		status("error 2 MEMPLAN_CAPTURE_ITERATION/RANGE: %s", err);
@@ -281,9 +339,7 @@ static int start(void)
 	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
 	recorder_meta(g.r, "capture.pid", pid);
 	atomic_store(&g.active, 1);
-	if ((rc = cuptiEnableDomain(1, g.sub, CUPTI_CB_DOMAIN_RUNTIME_API)) ||
-	    (rc = cuptiEnableDomain(1, g.sub, CUPTI_CB_DOMAIN_DRIVER_API)) ||
-	    (rc = cuptiEnableDomain(1, g.sub, CUPTI_CB_DOMAIN_NVTX))) {
+	if ((rc = enable_callbacks()) != CUPTI_SUCCESS) {
 		status("error 3 cannot enable CUPTI callbacks: %s", cupti_error(rc));
 		atomic_store(&g.active, 0);
 		translate_free(g.t);
@@ -292,16 +348,15 @@ static int start(void)
 		return -1;
 	}
 	/* GPU times are a bonus: without them the trace is still whole */
-	static const CUpti_ActivityKind kinds[] = {
-		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-		CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2,
-	};
 	if ((rc = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)) ==
 	    CUPTI_SUCCESS) {
-		for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
 			if ((rc = cuptiActivityEnable(kinds[i])) != CUPTI_SUCCESS)
 				status("warning activity kind %d unavailable (%s): some GPU times will be missing",
 				       (int)kinds[i], cupti_error(rc));
+			else
+				g.kinds_on[i] = 1;
+		}
 		cuptiActivityFlushPeriod(500);
 	} else {
 		status("warning no GPU timestamps: %s", cupti_error(rc));
@@ -322,6 +377,35 @@ EXPORT int InitializeInjection(void)
 	}
 	pthread_mutex_unlock(&g.mu);
 	return 1; /* a refusal is reported through the status, not by failing cuInit */
+}
+
+/*
+ * NVTX's entry (NVTX_INJECTION64_PATH names this library).  NVTX must reach
+ * the CUPTI this library subscribed with: a program may carry its own
+ * libcupti.so.13 (a PyTorch wheel does), which the dynamic linker bound us
+ * to by soname, and a second copy loaded by path would have no subscriber.
+ * So the call goes to InitializeInjectionNvtx2 of the libcupti that
+ * cuptiSubscribe comes from.  Returns its answer, or 0 (NVTX then runs
+ * without a tool) when that library cannot be found.
+ */
+typedef const void *(*nvtx_export_table_fn)(uint32_t id);
+EXPORT int InitializeInjectionNvtx2(nvtx_export_table_fn get_export_table);
+EXPORT int InitializeInjectionNvtx2(nvtx_export_table_fn get_export_table)
+{
+	Dl_info info;
+	void *self_sym = (void *)(uintptr_t)&cuptiSubscribe;
+	if (!dladdr(self_sym, &info) || !info.dli_fname)
+		return 0;
+	void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return 0;
+	void *p = dlsym(h, "InitializeInjectionNvtx2");
+	int (*init)(nvtx_export_table_fn);
+	memcpy(&init, &p, sizeof(p));
+	int rc = init && init != InitializeInjectionNvtx2
+		 ? init(get_export_table) : 0;
+	dlclose(h); /* NOLOAD took a reference; the library stays loaded */
+	return rc;
 }
 
 /* The marker API's entry (marker.h).  0 recorded (or nothing to record),

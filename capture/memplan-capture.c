@@ -29,9 +29,6 @@
 #ifndef MEMPLAN_CAPTURE_LIBDIR
 #define MEMPLAN_CAPTURE_LIBDIR "/usr/local/lib"
 #endif
-#ifndef MEMPLAN_CUPTI_LIB
-#define MEMPLAN_CUPTI_LIB ""
-#endif
 #define LIBNAME "libmemplan-capture.so"
 #define ERRLEN 1024
 
@@ -237,12 +234,18 @@ static int prepare_env(struct run *r)
 		return rc;
 	if (r->range && (rc = setenv_or_die("MEMPLAN_CAPTURE_RANGE", r->range)))
 		return rc;
-	/* NVTX ranges reach CUPTI only when NVTX injects libcupti */
-	const char *cupti = getenv("MEMPLAN_CUPTI_LIB");
-	if (!cupti || !*cupti)
-		cupti = MEMPLAN_CUPTI_LIB;
-	if (*cupti && !getenv("NVTX_INJECTION64_PATH") &&
-	    (rc = setenv_or_die("NVTX_INJECTION64_PATH", cupti)))
+	/*
+	 * NVTX ranges reach CUPTI only through an NVTX injection library.  It
+	 * is the capture library itself: it hands NVTX to the libcupti it is
+	 * bound to, which may be the program's own copy (a PyTorch wheel's);
+	 * naming a toolkit libcupti here would load a second CUPTI that no one
+	 * subscribed to, and --range/--iteration would never fire.
+	 */
+	const char *nvtx = getenv("NVTX_INJECTION64_PATH");
+	if (nvtx && *nvtx && strcmp(nvtx, r->lib) != 0)
+		cli_warn("NVTX_INJECTION64_PATH is already set to '%s': NVTX ranges go to that "
+			 "tool, not to memplan (--range NAME will not see them)", nvtx);
+	else if ((rc = setenv_or_die("NVTX_INJECTION64_PATH", r->lib)))
 		return rc;
 	return 0;
 }
@@ -398,6 +401,11 @@ int main(int argc, char **argv)
 		rc = MP_EXIT_INTERNAL;
 		goto out;
 	}
+	/* absolute: the program may change directory before CUDA or NVTX
+	 * load it */
+	char abs[PATH_MAX];
+	if (realpath(r.lib, abs) && strlen(abs) < sizeof(r.lib))
+		snprintf(r.lib, sizeof(r.lib), "%s", abs);
 	if ((rc = prepare_env(&r)) != 0)
 		goto out;
 	signal(SIGINT, SIG_IGN); /* the terminal's ^C reaches the program */

@@ -42,6 +42,7 @@ enum rec_type {
 	R_ACCESS, /* belongs to the event record before it */
 	R_TIME,
 	R_META,
+	R_ALIAS, /* corr: an event's id, c: a second id its GPU record may carry */
 };
 
 struct rec {
@@ -158,6 +159,7 @@ struct pev {
 	struct trace_buffer b;
 	uint8_t has_event, has_buf, timed;
 	uint32_t corr;
+	uint32_t alias; /* the nested driver call's correlation id, 0 if none */
 	uint64_t expect_acc; /* accesses still to come from the queue */
 	int64_t born_ns;
 	uint32_t nacc, capacc;
@@ -168,6 +170,18 @@ struct corr_slot {
 	uint32_t corr; /* 0: empty */
 	uint64_t pos;  /* absolute ring position */
 };
+
+/* An event written before its GPU times came: the times, when they come
+ * late, are written into its row when the recorder closes. */
+struct late_slot {
+	uint32_t corr; /* 0: empty */
+	uint8_t timed;
+	int64_t seq;
+	int64_t start, end;
+};
+
+/* Most events remembered for late times (16 Mi: 512 MiB of slots). */
+#define LATE_MAX (1u << 24)
 
 /* --- the recorder ------------------------------------------------------ */
 
@@ -202,6 +216,9 @@ struct recorder {
 	uint64_t rhead, rtail; /* absolute positions */
 	struct corr_slot *ctab;
 	size_t nctab, ctab_used;
+	char *path;
+	struct late_slot *late; /* open addressing by corr */
+	size_t nlate, late_used;
 	int64_t seq;
 	struct recorder_stats st;
 };
@@ -284,10 +301,59 @@ static void wfail(struct recorder *r, int rc)
 	}
 }
 
+static struct late_slot *late_find(struct recorder *r, uint32_t corr)
+{
+	if (!r->nlate)
+		return NULL;
+	size_t j = (corr * 2654435761u) & (r->nlate - 1);
+	while (r->late[j].corr) {
+		if (r->late[j].corr == corr)
+			return &r->late[j];
+		j = (j + 1) & (r->nlate - 1);
+	}
+	return NULL;
+}
+
+/* Remembers that the event seq, written without times, has id corr. */
+static void late_remember(struct recorder *r, uint32_t corr, int64_t seq)
+{
+	if (!corr)
+		return;
+	if ((r->late_used + 1) * 2 > r->nlate) {
+		size_t n = r->nlate ? r->nlate * 2 : 4096;
+		struct late_slot *t = n <= 2 * (size_t)LATE_MAX ? calloc(n, sizeof(*t)) : NULL;
+		if (!t) {
+			r->st.late_lost++;
+			return;
+		}
+		for (size_t i = 0; i < r->nlate; i++) {
+			if (!r->late[i].corr)
+				continue;
+			size_t j = (r->late[i].corr * 2654435761u) & (n - 1);
+			while (t[j].corr)
+				j = (j + 1) & (n - 1);
+			t[j] = r->late[i];
+		}
+		free(r->late);
+		r->late = t;
+		r->nlate = n;
+	}
+	size_t j = (corr * 2654435761u) & (r->nlate - 1);
+	while (r->late[j].corr && r->late[j].corr != corr)
+		j = (j + 1) & (r->nlate - 1);
+	if (!r->late[j].corr)
+		r->late_used++;
+	r->late[j] = (struct late_slot){ .corr = corr, .seq = seq };
+}
+
 static void write_pev(struct recorder *r, struct pev *p)
 {
 	if (r->werr)
 		return;
+	if (p->has_event && p->corr && !p->timed) {
+		late_remember(r, p->corr, p->e.seq);
+		late_remember(r, p->alias, p->e.seq);
+	}
 	int rc = 0;
 	if (p->has_buf) {
 		rc = trace_writer_buffer(r->w, &p->b);
@@ -317,8 +383,11 @@ static void ctab_rebuild(struct recorder *r)
 	r->ctab_used = 0;
 	for (uint64_t p = r->rhead; p < r->rtail; p++) {
 		struct pev *e = &r->ring[p % r->hold_max];
-		if (e->corr && !e->timed)
+		if (e->corr && !e->timed) {
 			ctab_insert(r, e->corr, p);
+			if (e->alias)
+				ctab_insert(r, e->alias, p);
+		}
 	}
 }
 
@@ -338,7 +407,9 @@ static void ctab_insert(struct recorder *r, uint32_t corr, uint64_t pos)
 	r->ctab_used++;
 }
 
-static struct pev *ctab_find(struct recorder *r, uint32_t corr)
+/* The waiting event with id corr (its ring position in *pos if not NULL),
+ * or NULL. */
+static struct pev *ctab_find(struct recorder *r, uint32_t corr, uint64_t *pos)
 {
 	size_t j = (corr * 2654435761u) & (r->nctab - 1);
 	while (r->ctab[j].corr) {
@@ -347,7 +418,9 @@ static struct pev *ctab_find(struct recorder *r, uint32_t corr)
 			if (p < r->rhead || p >= r->rtail)
 				return NULL;
 			struct pev *e = &r->ring[p % r->hold_max];
-			return e->corr == corr ? e : NULL;
+			if (pos)
+				*pos = p;
+			return e->corr == corr || e->alias == corr ? e : NULL;
 		}
 		j = (j + 1) & (r->nctab - 1);
 	}
@@ -474,6 +547,7 @@ static void handle(struct recorder *r, const struct rec *x)
 		p = push_event(r, x, x->type == R_SYNC ? TRACE_EV_SYNC
 						       : TRACE_EV_MARK);
 		p->e.aux = x->aux;
+		p->e.bytes = x->type == R_SYNC ? x->a : 0; /* the CUDA event's id */
 		return;
 	case R_ACCESS:
 		/* its event is the newest in the ring and still expects it */
@@ -485,10 +559,34 @@ static void handle(struct recorder *r, const struct rec *x)
 			}
 		}
 		return;
+	case R_ALIAS:
+	{
+		uint64_t pos;
+		p = ctab_find(r, x->corr, &pos);
+		if (p && !p->timed) {
+			p->alias = x->c;
+			ctab_insert(r, x->c, pos);
+		} else if (!p) {
+			struct late_slot *l = late_find(r, x->corr);
+			if (l)
+				late_remember(r, x->c, l->seq);
+		}
+		return;
+	}
 	case R_TIME:
-		p = ctab_find(r, x->corr);
+		p = ctab_find(r, x->corr, NULL);
 		if (!p) {
-			r->st.late_times++;
+			/* written already: its row gets the times at close */
+			struct late_slot *l = late_find(r, x->corr);
+			if (!l) {
+				r->st.late_times++;
+				return;
+			}
+			if (!l->timed || (int64_t)x->a < l->start)
+				l->start = (int64_t)x->a;
+			if (!l->timed || (int64_t)x->b > l->end)
+				l->end = (int64_t)x->b;
+			l->timed = 1;
 			return;
 		}
 		if (!p->timed) {
@@ -571,6 +669,8 @@ static void destroy(struct recorder *r)
 			free(r->ring[i].acc);
 	free(r->ring);
 	free(r->ctab);
+	free(r->late);
+	free(r->path);
 	free(r->q);
 	live_clear(&r->live);
 	names_free(&r->names);
@@ -601,10 +701,11 @@ int recorder_open(struct recorder **out, const char *path,
 	r->nctab = 16;
 	while (r->nctab < r->hold_max * 4)
 		r->nctab *= 2;
+	r->path = strdup(path);
 	r->q = calloc(cap, sizeof(*r->q));
 	r->ring = calloc(r->hold_max, sizeof(*r->ring));
 	r->ctab = calloc(r->nctab, sizeof(*r->ctab));
-	if (!r->q || !r->ring || !r->ctab) {
+	if (!r->q || !r->ring || !r->ctab || !r->path) {
 		destroy(r);
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	}
@@ -634,6 +735,60 @@ int recorder_open(struct recorder **out, const char *path,
 	return 0;
 }
 
+/*
+ * Writes the GPU times that came after their events were written into
+ * those events' rows of the closed trace at path.  0, or a negative
+ * trace_err with a sentence in err.
+ */
+static int patch_late(struct recorder *r, const char *path, char *err,
+		      size_t errlen)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nlate; i++)
+		n += r->late[i].corr && r->late[i].timed;
+	if (!n)
+		return 0;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "PRAGMA busy_timeout = 10000; BEGIN IMMEDIATE;"
+				  "CREATE TEMP TABLE late(seq INTEGER PRIMARY KEY,"
+				  " s INTEGER NOT NULL, e INTEGER NOT NULL);",
+				  NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "INSERT INTO late VALUES(?1, ?2, ?3)"
+					" ON CONFLICT(seq) DO UPDATE SET s = min(s, excluded.s),"
+					" e = max(e, excluded.e)", -1, &st, NULL);
+	for (size_t i = 0; rc == SQLITE_OK && i < r->nlate; i++) {
+		const struct late_slot *l = &r->late[i];
+		if (!l->corr || !l->timed)
+			continue;
+		sqlite3_bind_int64(st, 1, l->seq);
+		sqlite3_bind_int64(st, 2, l->start);
+		sqlite3_bind_int64(st, 3, l->end > l->start ? l->end : l->start);
+		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "UPDATE events SET"
+				  " t_start = (SELECT s FROM late WHERE late.seq = events.seq),"
+				  " t_end = (SELECT e FROM late WHERE late.seq = events.seq)"
+				  " WHERE seq IN (SELECT seq FROM late); COMMIT;",
+				  NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		trace_seterr(err, errlen, TRACE_EIO,
+			     "cannot write late GPU times into trace '%s': %s", path,
+			     db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		sqlite3_close(db);
+		return TRACE_EIO;
+	}
+	r->st.late_patched = n;
+	return sqlite3_close(db) == SQLITE_OK ? 0
+		: trace_seterr(err, errlen, TRACE_EIO, "cannot close trace '%s'", path);
+}
+
 int recorder_close(struct recorder *r, int commit,
 		   struct recorder_stats *stats, char *err, size_t errlen)
 {
@@ -650,6 +805,8 @@ int recorder_close(struct recorder *r, int commit,
 				     rc ? NULL : err, rc ? 0 : errlen);
 	if (!rc)
 		rc = crc;
+	if (!rc && commit)
+		rc = patch_late(r, r->path, err, errlen);
 	if (stats) {
 		*stats = r->st;
 		stats->unknown_frees = atomic_load(&r->unknown_frees);
@@ -835,6 +992,13 @@ void recorder_kernel(struct recorder *r, uint32_t name, int64_t stream,
 		     uint32_t corr, const uint64_t *words, size_t nwords,
 		     size_t truncated)
 {
+	recorder_launch(r, name, stream, corr, 0, words, nwords, truncated);
+}
+
+void recorder_launch(struct recorder *r, uint32_t name, int64_t stream,
+		     uint32_t corr, unsigned aux, const uint64_t *words,
+		     size_t nwords, size_t truncated)
+{
 	struct hit hits[MAX_KERNEL_BUFFERS];
 	size_t k = 0;
 	if (!lock_recording(r))
@@ -864,7 +1028,7 @@ void recorder_kernel(struct recorder *r, uint32_t name, int64_t stream,
 	uint64_t t = reserve(r, k + 1);
 	pthread_rwlock_unlock(&r->lock);
 	struct rec x = { .type = R_KERNEL, .name = name, .stream = stream,
-			 .corr = corr, .a = bytes, .b = k };
+			 .aux = (uint8_t)aux, .corr = corr, .a = bytes, .b = k };
 	put(r, t, &x);
 	for (size_t i = 0; i < k; i++) {
 		struct rec acc = { .type = R_ACCESS, .id = hits[i].id,
@@ -959,6 +1123,22 @@ static void put_simple(struct recorder *r, const struct rec *x)
 void recorder_sync(struct recorder *r, uint32_t name, int64_t stream)
 {
 	struct rec x = { .type = R_SYNC, .name = name, .stream = stream };
+	put_simple(r, &x);
+}
+
+void recorder_order(struct recorder *r, uint32_t name, int64_t stream,
+		    unsigned aux, uint64_t event)
+{
+	struct rec x = { .type = R_SYNC, .name = name, .stream = stream,
+			 .aux = (uint8_t)aux, .a = event };
+	put_simple(r, &x);
+}
+
+void recorder_alias(struct recorder *r, uint32_t corr, uint32_t alias)
+{
+	if (!corr || !alias || corr == alias)
+		return;
+	struct rec x = { .type = R_ALIAS, .corr = corr, .c = alias };
 	put_simple(r, &x);
 }
 

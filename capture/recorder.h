@@ -25,7 +25,8 @@ struct recorder_opts {
 	size_t queue_records;
 	/* How long an event with a correlation id waits in the writer for its
 	 * GPU start/end times before it is written without them (0: written
-	 * at once; < 0: default 2 s). */
+	 * at once; < 0: default 2 s).  Times that come later are not lost:
+	 * recorder_close() writes them into the event's row. */
 	int64_t hold_ns;
 	/* Most events waiting for times at once (0: 65536). */
 	size_t hold_max;
@@ -41,7 +42,10 @@ struct recorder_stats {
 	uint64_t buffers;       /* buffers written */
 	uint64_t accesses;      /* accesses written */
 	uint64_t timed;         /* events that got GPU times */
-	uint64_t late_times;    /* GPU times whose event was already written */
+	uint64_t late_times;    /* GPU times that matched no event */
+	uint64_t late_patched;  /* events written before their times came,
+				 * given them at close */
+	uint64_t late_lost;     /* such events not remembered (memory) */
 	uint64_t unknown_frees; /* frees of addresses never seen allocated */
 	uint64_t missed_frees;  /* allocations replaced without a free */
 	uint64_t truncated;     /* argument words or accesses over the limits */
@@ -58,7 +62,8 @@ int recorder_open(struct recorder **out, const char *path,
 
 /*
  * Stops taking records, drains the queue (events still waiting for GPU
- * times are written without them), and closes the trace: commit != 0
+ * times are written without them), closes the trace and, when committing,
+ * writes the times that came after their events into their rows: commit != 0
  * finishes it (complete = 1), commit == 0 leaves it marked incomplete.
  * Fills *stats when not NULL; frees r.  Returns 0, or a negative trace_err
  * with a sentence in err (the first write error, if any happened).
@@ -120,7 +125,19 @@ void recorder_copy(struct recorder *r, uint32_t name, unsigned kind,
 		   uint32_t corr);
 void recorder_memset(struct recorder *r, uint32_t name, uint64_t dst,
 		     uint64_t bytes, int64_t stream, uint32_t corr);
+/* recorder_kernel with aux flags (enum trace_kernel_flags). */
+void recorder_launch(struct recorder *r, uint32_t name, int64_t stream,
+		     uint32_t corr, unsigned aux, const uint64_t *words,
+		     size_t nwords, size_t truncated);
 void recorder_sync(struct recorder *r, uint32_t name, int64_t stream);
+/* Cross-stream order (enum trace_sync_kind in aux): stream records, or
+ * waits for, the CUDA event numbered event (> 0, one number per event). */
+void recorder_order(struct recorder *r, uint32_t name, int64_t stream,
+		    unsigned aux, uint64_t event);
+/* The event recorded with correlation id corr may get its GPU times under
+ * alias too (the driver call nested in a runtime call: memset and some
+ * copy and kernel records carry the driver's id). */
+void recorder_alias(struct recorder *r, uint32_t corr, uint32_t alias);
 /* A mark (enum trace_mark_kind) that does not change the recording state. */
 void recorder_mark(struct recorder *r, uint32_t name, unsigned aux);
 /* GPU start/end (ns) of the event with correlation id corr. */

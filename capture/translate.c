@@ -43,10 +43,40 @@ struct translate {
 	size_t ncache, used;
 	_Atomic uint32_t next_tid;
 	uint32_t n_profiler, n_marker;
+	/* cross-stream order: CUDA events by handle, streams being captured */
+	pthread_mutex_t order_mu;
+	struct cuda_event *events;
+	size_t nevents, capevents;
+	size_t *eidx, neidx; /* open addressing by handle: index + 1, 0 empty */
+	struct capturing *capt;
+	size_t ncapt, capcapt;
+	_Atomic size_t capturing; /* ncapt, read without the lock per launch */
+	/* the contexts the program used: synchronized at the end */
+	_Atomic(void *) ctxs[TRANSLATE_MAX_CONTEXTS];
+};
+
+/* A CUDA event handle: its number in the trace, and whether its last
+ * record was made on a stream being captured (then a stream that waits for
+ * it joins that capture, as CUDA's cross-stream capture does). */
+struct cuda_event {
+	const void *handle;
+	uint64_t number;
+	int64_t origin; /* capture origin stream of its last record, or -1 */
+};
+
+/* A stream being captured into a graph, and the stream whose capture it
+ * belongs to (itself, or the origin it joined through an event). */
+struct capturing {
+	int64_t stream, origin;
 };
 
 static _Thread_local int tls_self;      /* our own CUDA calls */
-static _Thread_local int tls_rt_depth;  /* runtime calls in progress */
+static _Thread_local int tls_rt_depth;  /* decoded runtime calls in progress */
+static _Thread_local int tls_launch;    /* runtime launch callbacks in progress */
+/* The outermost decoded runtime call that puts work on the GPU (copy,
+ * memset, launch): its correlation id, which the driver calls nested in it
+ * alias, since memset and some kernel records carry the driver's id. */
+static _Thread_local uint32_t tls_work_corr;
 static _Thread_local uint32_t tls_tid;  /* small thread number for keys */
 static _Thread_local uint32_t tls_push; /* NVTX push depth */
 #define PUSH_NAMES 64
@@ -58,6 +88,7 @@ static _Thread_local struct {
 	uint32_t name;
 	int64_t stream;
 	uint32_t corr;
+	unsigned aux;
 } tls_pending;
 
 void translate_self_enter(void)
@@ -86,6 +117,7 @@ struct translate *translate_new(struct recorder *r, const struct select *sel,
 		return NULL;
 	}
 	pthread_mutex_init(&t->sel_mu, NULL);
+	pthread_mutex_init(&t->order_mu, NULL);
 	pthread_rwlock_init(&t->cache_mu, NULL);
 	t->n_profiler = recorder_intern(r, "cudaProfilerStart");
 	return t;
@@ -106,6 +138,10 @@ void translate_free(struct translate *t)
 		free(t->cache[i]);
 	}
 	free(t->cache);
+	free(t->events);
+	free(t->eidx);
+	free(t->capt);
+	pthread_mutex_destroy(&t->order_mu);
 	pthread_mutex_destroy(&t->sel_mu);
 	pthread_rwlock_destroy(&t->cache_mu);
 	free(t);
@@ -276,36 +312,230 @@ static size_t launch_words(const struct argscan_layout *l, void **args,
 	return n > MAX_WORDS ? MAX_WORDS : n;
 }
 
-/* A runtime launch of handle (a host stub or a cudaKernel_t). */
+/* --- stream capture and CUDA events (under order_mu) ---------------------- */
+
+/* The capture origin of stream s, or -1 when s is not being captured. */
+static int64_t capture_origin(const struct translate *t, int64_t s)
+{
+	for (size_t i = 0; s >= 0 && i < t->ncapt; i++)
+		if (t->capt[i].stream == s)
+			return t->capt[i].origin;
+	return -1;
+}
+
+static void capture_add(struct translate *t, int64_t s, int64_t origin)
+{
+	if (s < 0 || capture_origin(t, s) >= 0)
+		return;
+	if (t->ncapt == t->capcapt) {
+		size_t n = t->capcapt ? t->capcapt * 2 : 8;
+		struct capturing *c = realloc(t->capt, n * sizeof(*c));
+		if (!c)
+			return;
+		t->capt = c;
+		t->capcapt = n;
+	}
+	t->capt[t->ncapt++] = (struct capturing){ s, origin };
+	atomic_store(&t->capturing, t->ncapt);
+}
+
+/* Ends the capture begun on origin: it and every stream that joined it. */
+static void capture_remove(struct translate *t, int64_t origin)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < t->ncapt; i++)
+		if (t->capt[i].origin != origin && t->capt[i].stream != origin)
+			t->capt[k++] = t->capt[i];
+	t->ncapt = k;
+	atomic_store(&t->capturing, k);
+}
+
+static size_t event_hash(const void *h, size_t n)
+{
+	return (size_t)(((uint64_t)(uintptr_t)h * 0x9e3779b97f4a7c15ull) >> 24) & (n - 1);
+}
+
+/* The entry of a CUDA event handle, numbered 1, 2, ... on first sight;
+ * NULL when out of memory.  Programs record many events (PyTorch: one per
+ * cross-stream block use), hence the hash index. */
+static struct cuda_event *event_of(struct translate *t, const void *h)
+{
+	if (t->neidx) {
+		for (size_t j = event_hash(h, t->neidx); t->eidx[j]; j = (j + 1) & (t->neidx - 1))
+			if (t->events[t->eidx[j] - 1].handle == h)
+				return &t->events[t->eidx[j] - 1];
+	}
+	if ((t->nevents + 1) * 2 > t->neidx) {
+		size_t n = t->neidx ? t->neidx * 2 : 64;
+		size_t *x = calloc(n, sizeof(*x));
+		if (!x)
+			return NULL;
+		for (size_t i = 0; i < t->nevents; i++) {
+			size_t j = event_hash(t->events[i].handle, n);
+			while (x[j])
+				j = (j + 1) & (n - 1);
+			x[j] = i + 1;
+		}
+		free(t->eidx);
+		t->eidx = x;
+		t->neidx = n;
+	}
+	if (t->nevents == t->capevents) {
+		size_t n = t->capevents ? t->capevents * 2 : 16;
+		struct cuda_event *e = realloc(t->events, n * sizeof(*e));
+		if (!e)
+			return NULL;
+		t->events = e;
+		t->capevents = n;
+	}
+	struct cuda_event *e = &t->events[t->nevents++];
+	*e = (struct cuda_event){ h, t->nevents, -1 };
+	size_t j = event_hash(h, t->neidx);
+	while (t->eidx[j])
+		j = (j + 1) & (t->neidx - 1);
+	t->eidx[j] = t->nevents;
+	return e;
+}
+
+/* TRACE_KERNEL_CAPTURED when stream s is being captured into a graph. */
+static unsigned captured(struct translate *t, int64_t s)
+{
+	if (!atomic_load_explicit(&t->capturing, memory_order_acquire))
+		return 0; /* the common case: no lock per launch */
+	pthread_mutex_lock(&t->order_mu);
+	int64_t o = capture_origin(t, s);
+	pthread_mutex_unlock(&t->order_mu);
+	return o >= 0 ? TRACE_KERNEL_CAPTURED : 0;
+}
+
+/* Stream capture state changes whether recording or not: a capture begun
+ * before the iteration still holds inside it. */
+static void capture_begin(struct translate *t, const CUpti_CallbackData *cb,
+			  const void *stream, int ptsz)
+{
+	if (cb->callbackSite != CUPTI_API_ENTER)
+		return;
+	int64_t s = sid(t, cb, stream, ptsz);
+	pthread_mutex_lock(&t->order_mu);
+	capture_add(t, s, s);
+	pthread_mutex_unlock(&t->order_mu);
+}
+
+static void capture_end(struct translate *t, const CUpti_CallbackData *cb,
+			const void *stream, int ptsz)
+{
+	if (cb->callbackSite != CUPTI_API_EXIT)
+		return; /* launches until the end are still captured */
+	int64_t s = sid(t, cb, stream, ptsz);
+	pthread_mutex_lock(&t->order_mu);
+	capture_remove(t, s);
+	pthread_mutex_unlock(&t->order_mu);
+}
+
+/* The stream records CUDA event ev (cudaEventRecord, cuEventRecord). */
+static void event_record(struct translate *t, const CUpti_CallbackData *cb,
+			 const void *ev, const void *stream, int ptsz)
+{
+	if (cb->callbackSite != CUPTI_API_ENTER || !ev)
+		return;
+	int64_t s = sid(t, cb, stream, ptsz);
+	pthread_mutex_lock(&t->order_mu);
+	struct cuda_event *e = event_of(t, ev);
+	uint64_t num = e ? e->number : 0;
+	if (e)
+		e->origin = capture_origin(t, s);
+	pthread_mutex_unlock(&t->order_mu);
+	if (num && recorder_state(t->r) == 1)
+		recorder_order(t->r, recorder_intern(t->r, cb->functionName), s,
+			       TRACE_SYNC_RECORD, num);
+}
+
+/* The stream waits for CUDA event ev's last record (cudaStreamWaitEvent). */
+static void event_wait(struct translate *t, const CUpti_CallbackData *cb,
+		       const void *ev, const void *stream, int ptsz)
+{
+	if (cb->callbackSite != CUPTI_API_ENTER || !ev)
+		return;
+	int64_t s = sid(t, cb, stream, ptsz);
+	pthread_mutex_lock(&t->order_mu);
+	struct cuda_event *e = event_of(t, ev);
+	uint64_t num = e ? e->number : 0;
+	if (e && e->origin >= 0)
+		capture_add(t, s, e->origin);
+	pthread_mutex_unlock(&t->order_mu);
+	if (num && recorder_state(t->r) == 1)
+		recorder_order(t->r, recorder_intern(t->r, cb->functionName), s,
+			       TRACE_SYNC_WAIT, num);
+}
+
+/* A graph launch: one event for all its work (GPU times span its records). */
+static void graph_launch(struct translate *t, const CUpti_CallbackData *cb,
+			 const void *stream, int ptsz)
+{
+	if (cb->callbackSite != CUPTI_API_ENTER || recorder_state(t->r) != 1)
+		return;
+	int64_t s = sid(t, cb, stream, ptsz);
+	recorder_launch(t->r, recorder_intern(t->r, cb->functionName), s,
+			cb->correlationId, TRACE_KERNEL_GRAPH | captured(t, s),
+			NULL, 0, 0);
+}
+
+/* --- launches -------------------------------------------------------------- */
+
+/* Records the pending runtime launch with the words its nested launch
+ * found, then the nested call's correlation id as its alias. */
+static void complete_pending(struct translate *t, const uint64_t *words,
+			     size_t n, size_t truncated, uint32_t alias)
+{
+	tls_pending.active = 0;
+	recorder_launch(t->r, tls_pending.name, tls_pending.stream, tls_pending.corr,
+			tls_pending.aux, words, n, truncated);
+	recorder_alias(t->r, tls_pending.corr, alias);
+}
+
+/*
+ * A runtime launch of handle (a host stub or a cudaKernel_t).  Only the
+ * outermost runtime launch is recorded (CUDA 13 may report <<<>>> as
+ * __cudaLaunchKernel and cudaLaunchKernel, nested either way); a nested one
+ * only completes an outer launch whose layout was unknown.
+ */
 static void rt_launch(struct translate *t, const CUpti_CallbackData *cb,
 		      int kind, const void *handle, void **args,
 		      const void *stream, int ptsz)
 {
 	if (cb->callbackSite != CUPTI_API_ENTER) {
-		if (tls_pending.active) { /* no driver launch came: no accesses */
-			tls_pending.active = 0;
-			recorder_kernel(t->r, tls_pending.name, tls_pending.stream,
-					tls_pending.corr, NULL, 0, 0);
-		}
+		if (tls_launch == 1 && tls_pending.active) /* no nested launch came */
+			complete_pending(t, NULL, 0, 0, 0);
 		return;
 	}
 	if (recorder_state(t->r) != 1)
 		return;
+	if (tls_launch > 1 && !tls_pending.active)
+		return;
 	const struct layout_slot *slot = slot_of(t, kind, handle, cb->symbolName);
 	const struct argscan_layout *l = layout_of(slot);
+	uint64_t words[MAX_WORDS];
+	size_t truncated;
+	if (tls_launch > 1) {
+		if (l) {
+			size_t n = launch_words(l, args, NULL, words, &truncated);
+			complete_pending(t, words, n, truncated, cb->correlationId);
+		}
+		return;
+	}
 	uint32_t name = name_of(t, slot, cb->symbolName);
 	int64_t s = sid(t, cb, stream, ptsz);
+	unsigned aux = captured(t, s);
 	if (!l) {
 		tls_pending.active = 1;
 		tls_pending.name = name;
 		tls_pending.stream = s;
 		tls_pending.corr = cb->correlationId;
+		tls_pending.aux = aux;
 		return;
 	}
-	uint64_t words[MAX_WORDS];
-	size_t truncated;
 	size_t n = launch_words(l, args, NULL, words, &truncated);
-	recorder_kernel(t->r, name, s, cb->correlationId, words, n, truncated);
+	recorder_launch(t->r, name, s, cb->correlationId, aux, words, n, truncated);
 }
 
 /* A driver launch of CUfunction f (which may be a CUkernel in disguise). */
@@ -327,14 +557,13 @@ static void drv_launch(struct translate *t, const CUpti_CallbackData *cb,
 	size_t truncated;
 	size_t n = launch_words(l, params, extra, words, &truncated);
 	if (tls_rt_depth > 0) { /* completing a runtime launch */
-		tls_pending.active = 0;
-		recorder_kernel(t->r, tls_pending.name, tls_pending.stream,
-				tls_pending.corr, words, n, truncated);
+		if (tls_pending.active)
+			complete_pending(t, words, n, truncated, cb->correlationId);
 		return;
 	}
-	recorder_kernel(t->r, name_of(t, slot, cb->symbolName),
-			sid(t, cb, stream, ptsz), cb->correlationId, words, n,
-			truncated);
+	int64_t s = sid(t, cb, stream, ptsz);
+	recorder_launch(t->r, name_of(t, slot, cb->symbolName), s,
+			cb->correlationId, captured(t, s), words, n, truncated);
 }
 
 static unsigned rt_copy_kind(enum cudaMemcpyKind k)
@@ -401,39 +630,94 @@ static void range_end(struct translate *t, uint32_t name, uint64_t key)
 
 #define RT(name) CUPTI_RUNTIME_TRACE_CBID_##name
 #define P(type) ((const type *)cb->functionParams)
+/* An out-parameter's value; CUDA fails a NULL one, but callback data is
+ * not trusted further than the API's contract. */
+#define DEREF(p) ((p) ? *(p) : 0)
 
 static void runtime_api(struct translate *t, CUpti_CallbackId cbid,
 			const CUpti_CallbackData *cb)
 {
 	int enter = cb->callbackSite == CUPTI_API_ENTER;
 	int ptsz = 0;
+	/* CUPTI passes NULL params for internal calls: only the calls that
+	 * take no arguments may go on without them */
+	if (!cb->functionParams && cbid != RT(cudaDeviceSynchronize_v3020) &&
+	    cbid != RT(cudaThreadSynchronize_v3020) &&
+	    cbid != RT(cudaProfilerStart_v4000) && cbid != RT(cudaProfilerStop_v4000))
+		return;
 	switch (cbid) {
+	case RT(cudaEventRecord_ptsz_v7000):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaEventRecord_v3020): {
+		const cudaEventRecord_v3020_params *p = P(cudaEventRecord_v3020_params);
+		event_record(t, cb, p->event, p->stream, ptsz);
+		return;
+	}
+	case RT(cudaEventRecordWithFlags_ptsz_v11010):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaEventRecordWithFlags_v11010): {
+		const cudaEventRecordWithFlags_v11010_params *p =
+			P(cudaEventRecordWithFlags_v11010_params);
+		event_record(t, cb, p->event, p->stream, ptsz);
+		return;
+	}
+	case RT(cudaStreamWaitEvent_ptsz_v7000):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaStreamWaitEvent_v3020): {
+		const cudaStreamWaitEvent_v3020_params *p = P(cudaStreamWaitEvent_v3020_params);
+		event_wait(t, cb, p->event, p->stream, ptsz);
+		return;
+	}
+	case RT(cudaGraphLaunch_ptsz_v10000):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaGraphLaunch_v10000):
+		graph_launch(t, cb, P(cudaGraphLaunch_v10000_params)->stream, ptsz);
+		return;
+	case RT(cudaStreamBeginCapture_ptsz_v10000):
+	case RT(cudaStreamBeginCaptureToGraph_ptsz_v12030):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaStreamBeginCapture_v10000):
+	case RT(cudaStreamBeginCaptureToGraph_v12030):
+		/* the stream comes first in both params structs */
+		capture_begin(t, cb, P(cudaStreamBeginCapture_v10000_params)->stream, ptsz);
+		return;
+	case RT(cudaStreamEndCapture_ptsz_v10000):
+		ptsz = 1;
+		/* fall through */
+	case RT(cudaStreamEndCapture_v10000):
+		capture_end(t, cb, P(cudaStreamEndCapture_v10000_params)->stream, ptsz);
+		return;
 	case RT(cudaMalloc_v3020):
 		if (ok_exit(cb))
-			rec_alloc(t, cb, u64p(*P(cudaMalloc_v3020_params)->devPtr),
+			rec_alloc(t, cb, u64p(DEREF(P(cudaMalloc_v3020_params)->devPtr)),
 				  P(cudaMalloc_v3020_params)->size, TRACE_KIND_DEVICE, -1);
 		return;
 	case RT(cudaMallocPitch_v3020):
 		if (ok_exit(cb)) {
 			const cudaMallocPitch_v3020_params *p = P(cudaMallocPitch_v3020_params);
-			rec_alloc(t, cb, u64p(*p->devPtr), (uint64_t)*p->pitch * p->height,
+			rec_alloc(t, cb, u64p(DEREF(p->devPtr)), (uint64_t)DEREF(p->pitch) * p->height,
 				  TRACE_KIND_DEVICE, -1);
 		}
 		return;
 	case RT(cudaMallocManaged_v6000):
 		if (ok_exit(cb))
-			rec_alloc(t, cb, u64p(*P(cudaMallocManaged_v6000_params)->devPtr),
+			rec_alloc(t, cb, u64p(DEREF(P(cudaMallocManaged_v6000_params)->devPtr)),
 				  P(cudaMallocManaged_v6000_params)->size,
 				  TRACE_KIND_MANAGED, -1);
 		return;
 	case RT(cudaMallocHost_v3020):
 		if (ok_exit(cb))
-			rec_alloc(t, cb, u64p(*P(cudaMallocHost_v3020_params)->ptr),
+			rec_alloc(t, cb, u64p(DEREF(P(cudaMallocHost_v3020_params)->ptr)),
 				  P(cudaMallocHost_v3020_params)->size, TRACE_KIND_HOST, -1);
 		return;
 	case RT(cudaHostAlloc_v3020):
 		if (ok_exit(cb))
-			rec_alloc(t, cb, u64p(*P(cudaHostAlloc_v3020_params)->pHost),
+			rec_alloc(t, cb, u64p(DEREF(P(cudaHostAlloc_v3020_params)->pHost)),
 				  P(cudaHostAlloc_v3020_params)->size, TRACE_KIND_HOST, -1);
 		return;
 	case RT(cudaMallocAsync_ptsz_v11020):
@@ -442,7 +726,7 @@ static void runtime_api(struct translate *t, CUpti_CallbackId cbid,
 	case RT(cudaMallocAsync_v11020):
 		if (ok_exit(cb)) {
 			const cudaMallocAsync_v11020_params *p = P(cudaMallocAsync_v11020_params);
-			rec_alloc(t, cb, u64p(*p->devPtr), p->size, TRACE_KIND_ASYNC,
+			rec_alloc(t, cb, u64p(DEREF(p->devPtr)), p->size, TRACE_KIND_ASYNC,
 				  sid(t, cb, p->hStream, ptsz));
 		}
 		return;
@@ -453,7 +737,7 @@ static void runtime_api(struct translate *t, CUpti_CallbackId cbid,
 		if (ok_exit(cb)) {
 			const cudaMallocFromPoolAsync_v11020_params *p =
 				P(cudaMallocFromPoolAsync_v11020_params);
-			rec_alloc(t, cb, u64p(*p->ptr), p->size, TRACE_KIND_ASYNC,
+			rec_alloc(t, cb, u64p(DEREF(p->ptr)), p->size, TRACE_KIND_ASYNC,
 				  sid(t, cb, p->stream, ptsz));
 		}
 		return;
@@ -582,32 +866,81 @@ static void driver_api(struct translate *t, CUpti_CallbackId cbid,
 {
 	int enter = cb->callbackSite == CUPTI_API_ENTER;
 	int ptsz = 0;
+	if (!cb->functionParams && cbid != DRV(cuCtxSynchronize))
+		return; /* an internal call: CUPTI gives no params */
 	switch (cbid) {
+	case DRV(cuEventRecord_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuEventRecord): {
+		const cuEventRecord_params *p = P(cuEventRecord_params);
+		event_record(t, cb, p->hEvent, p->hStream, ptsz);
+		return;
+	}
+	case DRV(cuEventRecordWithFlags_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuEventRecordWithFlags): {
+		const cuEventRecordWithFlags_params *p = P(cuEventRecordWithFlags_params);
+		event_record(t, cb, p->hEvent, p->hStream, ptsz);
+		return;
+	}
+	case DRV(cuStreamWaitEvent_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuStreamWaitEvent): {
+		const cuStreamWaitEvent_params *p = P(cuStreamWaitEvent_params);
+		event_wait(t, cb, p->hEvent, p->hStream, ptsz);
+		return;
+	}
+	case DRV(cuGraphLaunch_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuGraphLaunch):
+		graph_launch(t, cb, P(cuGraphLaunch_params)->hStream, ptsz);
+		return;
+	case DRV(cuStreamBeginCapture_ptsz):
+	case DRV(cuStreamBeginCapture_v2_ptsz):
+	case DRV(cuStreamBeginCaptureToGraph_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuStreamBeginCapture):
+	case DRV(cuStreamBeginCapture_v2):
+	case DRV(cuStreamBeginCaptureToGraph):
+		/* hStream comes first in every variant's params */
+		capture_begin(t, cb, P(cuStreamBeginCapture_params)->hStream, ptsz);
+		return;
+	case DRV(cuStreamEndCapture_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuStreamEndCapture):
+		capture_end(t, cb, P(cuStreamEndCapture_params)->hStream, ptsz);
+		return;
 	case DRV(cuMemAlloc_v2):
 		if (ok_exit(cb))
-			rec_alloc(t, cb, *P(cuMemAlloc_v2_params)->dptr,
+			rec_alloc(t, cb, DEREF(P(cuMemAlloc_v2_params)->dptr),
 				  P(cuMemAlloc_v2_params)->bytesize, TRACE_KIND_DEVICE, -1);
 		return;
 	case DRV(cuMemAllocPitch_v2):
 		if (ok_exit(cb)) {
 			const cuMemAllocPitch_v2_params *p = P(cuMemAllocPitch_v2_params);
-			rec_alloc(t, cb, *p->dptr, (uint64_t)*p->pPitch * p->Height,
+			rec_alloc(t, cb, DEREF(p->dptr), (uint64_t)DEREF(p->pPitch) * p->Height,
 				  TRACE_KIND_DEVICE, -1);
 		}
 		return;
 	case DRV(cuMemAllocManaged):
 		if (ok_exit(cb))
-			rec_alloc(t, cb, *P(cuMemAllocManaged_params)->dptr,
+			rec_alloc(t, cb, DEREF(P(cuMemAllocManaged_params)->dptr),
 				  P(cuMemAllocManaged_params)->bytesize, TRACE_KIND_MANAGED, -1);
 		return;
 	case DRV(cuMemAllocHost_v2):
 		if (ok_exit(cb))
-			rec_alloc(t, cb, u64p(*P(cuMemAllocHost_v2_params)->pp),
+			rec_alloc(t, cb, u64p(DEREF(P(cuMemAllocHost_v2_params)->pp)),
 				  P(cuMemAllocHost_v2_params)->bytesize, TRACE_KIND_HOST, -1);
 		return;
 	case DRV(cuMemHostAlloc):
 		if (ok_exit(cb))
-			rec_alloc(t, cb, u64p(*P(cuMemHostAlloc_params)->pp),
+			rec_alloc(t, cb, u64p(DEREF(P(cuMemHostAlloc_params)->pp)),
 				  P(cuMemHostAlloc_params)->bytesize, TRACE_KIND_HOST, -1);
 		return;
 	case DRV(cuMemAllocAsync_ptsz):
@@ -616,7 +949,7 @@ static void driver_api(struct translate *t, CUpti_CallbackId cbid,
 	case DRV(cuMemAllocAsync):
 		if (ok_exit(cb)) {
 			const cuMemAllocAsync_params *p = P(cuMemAllocAsync_params);
-			rec_alloc(t, cb, *p->dptr, p->bytesize, TRACE_KIND_ASYNC,
+			rec_alloc(t, cb, DEREF(p->dptr), p->bytesize, TRACE_KIND_ASYNC,
 				  sid(t, cb, p->hStream, ptsz));
 		}
 		return;
@@ -626,7 +959,7 @@ static void driver_api(struct translate *t, CUpti_CallbackId cbid,
 	case DRV(cuMemAllocFromPoolAsync):
 		if (ok_exit(cb)) {
 			const cuMemAllocFromPoolAsync_params *p = P(cuMemAllocFromPoolAsync_params);
-			rec_alloc(t, cb, *p->dptr, p->bytesize, TRACE_KIND_ASYNC,
+			rec_alloc(t, cb, DEREF(p->dptr), p->bytesize, TRACE_KIND_ASYNC,
 				  sid(t, cb, p->hStream, ptsz));
 		}
 		return;
@@ -786,30 +1119,264 @@ static void driver_api(struct translate *t, CUpti_CallbackId cbid,
 	}
 }
 
+/* --- the callbacks decoded ---------------------------------------------- */
+
+enum { CB_DECODED = 1, CB_WORK = 2, CB_LAUNCH = 4 };
+
+struct cb_entry {
+	CUpti_CallbackId id;
+	uint8_t flags; /* CB_WORK: puts work on the GPU; CB_LAUNCH: a launch */
+};
+
+/* Every id runtime_api() and driver_api() decode, and nothing else: the
+ * injection library enables exactly these (translate_callbacks). */
+static const struct cb_entry rt_ids[] = {
+	{ RT(cudaEventRecord_ptsz_v7000), 0 },
+	{ RT(cudaEventRecord_v3020), 0 },
+	{ RT(cudaEventRecordWithFlags_ptsz_v11010), 0 },
+	{ RT(cudaEventRecordWithFlags_v11010), 0 },
+	{ RT(cudaStreamWaitEvent_ptsz_v7000), 0 },
+	{ RT(cudaStreamWaitEvent_v3020), 0 },
+	{ RT(cudaGraphLaunch_ptsz_v10000), CB_WORK },
+	{ RT(cudaGraphLaunch_v10000), CB_WORK },
+	{ RT(cudaStreamBeginCapture_ptsz_v10000), 0 },
+	{ RT(cudaStreamBeginCaptureToGraph_ptsz_v12030), 0 },
+	{ RT(cudaStreamBeginCapture_v10000), 0 },
+	{ RT(cudaStreamBeginCaptureToGraph_v12030), 0 },
+	{ RT(cudaStreamEndCapture_ptsz_v10000), 0 },
+	{ RT(cudaStreamEndCapture_v10000), 0 },
+	{ RT(cudaMalloc_v3020), 0 },
+	{ RT(cudaMallocPitch_v3020), 0 },
+	{ RT(cudaMallocManaged_v6000), 0 },
+	{ RT(cudaMallocHost_v3020), 0 },
+	{ RT(cudaHostAlloc_v3020), 0 },
+	{ RT(cudaMallocAsync_ptsz_v11020), 0 },
+	{ RT(cudaMallocAsync_v11020), 0 },
+	{ RT(cudaMallocFromPoolAsync_ptsz_v11020), 0 },
+	{ RT(cudaMallocFromPoolAsync_v11020), 0 },
+	{ RT(cudaFree_v3020), 0 },
+	{ RT(cudaFreeHost_v3020), 0 },
+	{ RT(cudaFreeAsync_ptsz_v11020), 0 },
+	{ RT(cudaFreeAsync_v11020), 0 },
+	{ RT(cudaLaunchKernel_ptsz_v7000), CB_LAUNCH | CB_WORK },
+	{ RT(cudaLaunchCooperativeKernel_ptsz_v9000), CB_LAUNCH | CB_WORK },
+	{ RT(cudaLaunchKernel_v7000), CB_LAUNCH | CB_WORK },
+	{ RT(cudaLaunchCooperativeKernel_v9000), CB_LAUNCH | CB_WORK },
+	{ RT(__cudaLaunchKernel_ptsz_v13000), CB_LAUNCH | CB_WORK },
+	{ RT(__cudaLaunchKernel_v13000), CB_LAUNCH | CB_WORK },
+	{ RT(cudaLaunchKernelExC_ptsz_v11060), CB_LAUNCH | CB_WORK },
+	{ RT(cudaLaunchKernelExC_v11060), CB_LAUNCH | CB_WORK },
+	{ RT(cudaMemcpy_v3020), CB_WORK },
+	{ RT(cudaMemcpy_ptds_v7000), CB_WORK },
+	{ RT(cudaMemcpyAsync_ptsz_v7000), CB_WORK },
+	{ RT(cudaMemcpyAsync_v3020), CB_WORK },
+	{ RT(cudaMemcpy2D_v3020), CB_WORK },
+	{ RT(cudaMemset_v3020), CB_WORK },
+	{ RT(cudaMemset_ptds_v7000), CB_WORK },
+	{ RT(cudaMemsetAsync_ptsz_v7000), CB_WORK },
+	{ RT(cudaMemsetAsync_v3020), CB_WORK },
+	{ RT(cudaDeviceSynchronize_v3020), 0 },
+	{ RT(cudaThreadSynchronize_v3020), 0 },
+	{ RT(cudaEventSynchronize_v3020), 0 },
+	{ RT(cudaStreamSynchronize_ptsz_v7000), 0 },
+	{ RT(cudaStreamSynchronize_v3020), 0 },
+	{ RT(cudaProfilerStart_v4000), 0 },
+	{ RT(cudaProfilerStop_v4000), 0 },
+};
+
+static const struct cb_entry drv_ids[] = {
+	{ DRV(cuEventRecord_ptsz), 0 },
+	{ DRV(cuEventRecord), 0 },
+	{ DRV(cuEventRecordWithFlags_ptsz), 0 },
+	{ DRV(cuEventRecordWithFlags), 0 },
+	{ DRV(cuStreamWaitEvent_ptsz), 0 },
+	{ DRV(cuStreamWaitEvent), 0 },
+	{ DRV(cuGraphLaunch_ptsz), CB_WORK },
+	{ DRV(cuGraphLaunch), CB_WORK },
+	{ DRV(cuStreamBeginCapture_ptsz), 0 },
+	{ DRV(cuStreamBeginCapture_v2_ptsz), 0 },
+	{ DRV(cuStreamBeginCaptureToGraph_ptsz), 0 },
+	{ DRV(cuStreamBeginCapture), 0 },
+	{ DRV(cuStreamBeginCapture_v2), 0 },
+	{ DRV(cuStreamBeginCaptureToGraph), 0 },
+	{ DRV(cuStreamEndCapture_ptsz), 0 },
+	{ DRV(cuStreamEndCapture), 0 },
+	{ DRV(cuMemAlloc_v2), 0 },
+	{ DRV(cuMemAllocPitch_v2), 0 },
+	{ DRV(cuMemAllocManaged), 0 },
+	{ DRV(cuMemAllocHost_v2), 0 },
+	{ DRV(cuMemHostAlloc), 0 },
+	{ DRV(cuMemAllocAsync_ptsz), 0 },
+	{ DRV(cuMemAllocAsync), 0 },
+	{ DRV(cuMemAllocFromPoolAsync_ptsz), 0 },
+	{ DRV(cuMemAllocFromPoolAsync), 0 },
+	{ DRV(cuMemMap), 0 },
+	{ DRV(cuMemUnmap), 0 },
+	{ DRV(cuMemFree_v2), 0 },
+	{ DRV(cuMemFreeHost), 0 },
+	{ DRV(cuMemFreeAsync_ptsz), 0 },
+	{ DRV(cuMemFreeAsync), 0 },
+	{ DRV(cuLaunchKernel_ptsz), CB_LAUNCH | CB_WORK },
+	{ DRV(cuLaunchKernel), CB_LAUNCH | CB_WORK },
+	{ DRV(cuLaunchCooperativeKernel_ptsz), CB_LAUNCH | CB_WORK },
+	{ DRV(cuLaunchCooperativeKernel), CB_LAUNCH | CB_WORK },
+	{ DRV(cuLaunchKernelEx_ptsz), CB_LAUNCH | CB_WORK },
+	{ DRV(cuLaunchKernelEx), CB_LAUNCH | CB_WORK },
+	{ DRV(cuMemcpyHtoD_v2), CB_WORK },
+	{ DRV(cuMemcpyHtoD_v2_ptds), CB_WORK },
+	{ DRV(cuMemcpyDtoH_v2), CB_WORK },
+	{ DRV(cuMemcpyDtoH_v2_ptds), CB_WORK },
+	{ DRV(cuMemcpyDtoD_v2), CB_WORK },
+	{ DRV(cuMemcpyDtoD_v2_ptds), CB_WORK },
+	{ DRV(cuMemcpy), CB_WORK },
+	{ DRV(cuMemcpy_ptds), CB_WORK },
+	{ DRV(cuMemcpyAsync_ptsz), CB_WORK },
+	{ DRV(cuMemcpyAsync), CB_WORK },
+	{ DRV(cuMemcpyHtoDAsync_v2), CB_WORK },
+	{ DRV(cuMemcpyDtoHAsync_v2), CB_WORK },
+	{ DRV(cuMemcpyDtoDAsync_v2), CB_WORK },
+	{ DRV(cuMemsetD8_v2), CB_WORK },
+	{ DRV(cuMemsetD8_v2_ptds), CB_WORK },
+	{ DRV(cuMemsetD16_v2), CB_WORK },
+	{ DRV(cuMemsetD16_v2_ptds), CB_WORK },
+	{ DRV(cuMemsetD32_v2), CB_WORK },
+	{ DRV(cuMemsetD32_v2_ptds), CB_WORK },
+	{ DRV(cuMemsetD8Async_ptsz), CB_WORK },
+	{ DRV(cuMemsetD8Async), CB_WORK },
+	{ DRV(cuMemsetD32Async_ptsz), CB_WORK },
+	{ DRV(cuMemsetD32Async), CB_WORK },
+	{ DRV(cuCtxSynchronize), 0 },
+	{ DRV(cuStreamSynchronize_ptsz), 0 },
+	{ DRV(cuStreamSynchronize), 0 },
+};
+
+static uint8_t rt_flags[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+static uint8_t drv_flags[CUPTI_DRIVER_TRACE_CBID_SIZE];
+static pthread_once_t flags_once = PTHREAD_ONCE_INIT;
+
+static void flags_init(void)
+{
+	for (size_t i = 0; i < sizeof(rt_ids) / sizeof(*rt_ids); i++)
+		rt_flags[rt_ids[i].id] = CB_DECODED | rt_ids[i].flags;
+	for (size_t i = 0; i < sizeof(drv_ids) / sizeof(*drv_ids); i++)
+		drv_flags[drv_ids[i].id] = CB_DECODED | drv_ids[i].flags;
+}
+
+static unsigned cb_flags(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	pthread_once(&flags_once, flags_init);
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+		return cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE ? rt_flags[cbid] : 0;
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+		return cbid < CUPTI_DRIVER_TRACE_CBID_SIZE ? drv_flags[cbid] : 0;
+	return 0;
+}
+
+size_t translate_callbacks(CUpti_CallbackDomain domain, CUpti_CallbackId *out,
+			   size_t cap)
+{
+	const struct cb_entry *e = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? rt_ids
+				   : domain == CUPTI_CB_DOMAIN_DRIVER_API ? drv_ids : NULL;
+	size_t n = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? sizeof(rt_ids) / sizeof(*rt_ids)
+		   : domain == CUPTI_CB_DOMAIN_DRIVER_API ? sizeof(drv_ids) / sizeof(*drv_ids)
+							  : 0;
+	for (size_t i = 0; i < n && i < cap; i++)
+		out[i] = e[i].id;
+	return n;
+}
+
+/*
+ * Runtime calls memplan does not decode are not followed at all (and not
+ * enabled by the library): the driver calls inside them are recorded as
+ * if the program made them.  Inside a decoded runtime call, the driver
+ * calls it makes are the same operation: only their correlation ids are
+ * kept (as aliases), and a launch completes a pending runtime launch.
+ */
+/* Remembers ctx among the contexts seen (lock-free: one compare-and-swap
+ * the first time, loads after). */
+static void note_context(struct translate *t, void *ctx)
+{
+	for (size_t i = 0; ctx && i < TRANSLATE_MAX_CONTEXTS; i++) {
+		void *cur = atomic_load_explicit(&t->ctxs[i], memory_order_relaxed);
+		if (cur == ctx)
+			return;
+		if (!cur && atomic_compare_exchange_strong(&t->ctxs[i], &cur, ctx))
+			return;
+		if (cur == ctx)
+			return;
+	}
+}
+
+size_t translate_contexts(struct translate *t, void **out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < TRANSLATE_MAX_CONTEXTS; i++) {
+		void *c = atomic_load(&t->ctxs[i]);
+		if (c && n < cap)
+			out[n++] = c;
+	}
+	return n;
+}
+
+uint64_t translate_finish_gpu(struct translate *t, int *unsynced)
+{
+	void *ctx[TRANSLATE_MAX_CONTEXTS];
+	size_t n = translate_contexts(t, ctx, TRANSLATE_MAX_CONTEXTS);
+	int bad = 0;
+	tls_self++; /* the synchronization is ours, not the program's */
+	for (size_t i = 0; i < n; i++)
+		if (t->b->sync(ctx[i]) != 0)
+			bad++;
+	t->b->flush();
+	uint64_t dropped = t->b->dropped(NULL);
+	for (size_t i = 0; i < n; i++)
+		dropped += t->b->dropped(ctx[i]);
+	tls_self--;
+	char v[32];
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)dropped);
+	recorder_meta(t->r, "capture.dropped_records", v);
+	if (unsynced)
+		*unsynced = bad;
+	return dropped;
+}
+
 void translate_api(struct translate *t, CUpti_CallbackDomain domain,
 		   CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
 	if (tls_self || !cb)
 		return;
+	unsigned f = cb_flags(domain, cbid);
+	if (!(f & CB_DECODED))
+		return;
+	note_context(t, cb->context);
+	int enter = cb->callbackSite == CUPTI_API_ENTER;
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-		if (cb->callbackSite == CUPTI_API_ENTER)
-			tls_rt_depth++;
-		runtime_api(t, cbid, cb);
-		if (cb->callbackSite == CUPTI_API_EXIT && tls_rt_depth > 0)
-			tls_rt_depth--;
+		if (enter) {
+			if (++tls_rt_depth == 1)
+				tls_work_corr = f & CB_WORK ? cb->correlationId : 0;
+			if (f & CB_LAUNCH)
+				tls_launch++;
+		}
+		if (!(f & CB_LAUNCH) || tls_launch <= 1 || tls_pending.active)
+			runtime_api(t, cbid, cb);
+		else if (enter && tls_work_corr) /* recorded by the outer launch */
+			recorder_alias(t->r, tls_work_corr, cb->correlationId);
+		if (!enter) {
+			if ((f & CB_LAUNCH) && tls_launch > 0)
+				tls_launch--;
+			if (tls_rt_depth > 0 && --tls_rt_depth == 0) {
+				tls_work_corr = 0;
+				tls_launch = 0;
+			}
+		}
 		return;
 	}
-	if (domain != CUPTI_CB_DOMAIN_DRIVER_API)
-		return;
 	if (tls_rt_depth > 0) {
-		/* inside a runtime call: it is recorded there, except the
-		 * launch a runtime launch left pending */
-		if (tls_pending.active &&
-		    (cbid == DRV(cuLaunchKernel) || cbid == DRV(cuLaunchKernel_ptsz) ||
-		     cbid == DRV(cuLaunchKernelEx) || cbid == DRV(cuLaunchKernelEx_ptsz) ||
-		     cbid == DRV(cuLaunchCooperativeKernel) ||
-		     cbid == DRV(cuLaunchCooperativeKernel_ptsz)))
+		if ((f & CB_LAUNCH) && tls_pending.active)
 			driver_api(t, cbid, cb);
+		else if (enter && (f & CB_WORK) && tls_work_corr &&
+			 recorder_state(t->r) == 1)
+			recorder_alias(t->r, tls_work_corr, cb->correlationId);
 		return;
 	}
 	driver_api(t, cbid, cb);
@@ -923,29 +1490,53 @@ void translate_marker(struct translate *t, int what, const char *name)
 
 /* --- activity records ---------------------------------------------------- */
 
+/* A GPU time, unless CUPTI could not take one: start = end = 0 means no
+ * timestamp (a record flushed before its work finished, or not timed). */
+static void gpu_time(struct translate *t, uint32_t corr, uint64_t start,
+		     uint64_t end)
+{
+	if (start == 0 && end == 0)
+		return;
+	if (start == 0) /* half a record: the one time known */
+		start = end;
+	if (end < start)
+		end = start;
+	recorder_gpu_time(t->r, corr, (int64_t)start, (int64_t)end);
+}
+
+/*
+ * Which correlation id a record carries (cupti_activity.h): a kernel the
+ * launching API call's (runtime or driver); a copy the driver call's in
+ * correlationId and the runtime call's in runtimeCorrelationId; a memset
+ * only the driver call's, reached through the alias translate_api() keeps
+ * for a runtime memset.
+ */
 void translate_activity(struct translate *t, const CUpti_Activity *a)
 {
+	if (!a)
+		return;
 	switch (a->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
 		const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)a;
-		recorder_gpu_time(t->r, k->correlationId, (int64_t)k->start, (int64_t)k->end);
+		gpu_time(t, k->correlationId, k->start, k->end);
 		return;
 	}
 	case CUPTI_ACTIVITY_KIND_MEMCPY: {
 		const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)a;
-		recorder_gpu_time(t->r, m->correlationId, (int64_t)m->start, (int64_t)m->end);
+		gpu_time(t, m->runtimeCorrelationId ? m->runtimeCorrelationId
+						    : m->correlationId,
+			 m->start, m->end);
 		return;
 	}
 	case CUPTI_ACTIVITY_KIND_MEMSET: {
 		const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)a;
-		recorder_gpu_time(t->r, m->correlationId, (int64_t)m->start, (int64_t)m->end);
+		gpu_time(t, m->correlationId, m->start, m->end);
 		return;
 	}
 	case CUPTI_ACTIVITY_KIND_MEMORY2: {
 		const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)a;
-		recorder_gpu_time(t->r, m->correlationId, (int64_t)m->timestamp,
-				  (int64_t)m->timestamp);
+		gpu_time(t, m->correlationId, m->timestamp, m->timestamp);
 		return;
 	}
 	default:

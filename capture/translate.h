@@ -6,9 +6,11 @@
  * same functions.  Needs the CUPTI headers, so it is built only with CUDA.
  *
  * Runtime API calls are recorded in the runtime domain; the driver calls a
- * runtime call makes inside itself are skipped (one event per API call), but
- * a runtime launch whose kernel layout the backend cannot tell is completed
- * by the driver launch nested in it.
+ * decoded runtime call makes inside itself are skipped (one event per API
+ * call; their correlation ids become aliases for GPU times), but a runtime
+ * launch whose kernel layout the backend cannot tell is completed by the
+ * launch nested in it.  Driver calls inside runtime calls memplan does not
+ * decode are recorded themselves.
  */
 #ifndef MEMPLAN_CAPTURE_TRANSLATE_H
 #define MEMPLAN_CAPTURE_TRANSLATE_H
@@ -35,6 +37,14 @@ void translate_free(struct translate *t);
  * CUPTI_CB_DOMAIN_DRIVER_API). */
 void translate_api(struct translate *t, CUpti_CallbackDomain domain,
 		   CUpti_CallbackId cbid, const CUpti_CallbackData *cb);
+/*
+ * The callback ids of domain (runtime or driver API) that translate_api()
+ * decodes: fills out[0..min(n, cap)) and returns n.  Enabling only these
+ * keeps CUPTI out of every other call, and a runtime call that is not
+ * enabled leaves the driver calls inside it to be recorded alone.
+ */
+size_t translate_callbacks(CUpti_CallbackDomain domain, CUpti_CallbackId *out,
+			   size_t cap);
 /* An NVTX callback (CUPTI_CB_DOMAIN_NVTX). */
 void translate_nvtx(struct translate *t, CUpti_CallbackId cbid,
 		    const CUpti_NvtxData *d);
@@ -42,6 +52,20 @@ void translate_nvtx(struct translate *t, CUpti_CallbackId cbid,
 void translate_activity(struct translate *t, const CUpti_Activity *a);
 /* A mark from the marker API (marker.h: MEMPLAN_MARK_*). */
 void translate_marker(struct translate *t, int what, const char *name);
+
+/* Most contexts remembered (and synchronized at the end). */
+#define TRANSLATE_MAX_CONTEXTS 16
+/* The contexts seen in callbacks so far into out[0..cap); returns how many. */
+size_t translate_contexts(struct translate *t, void **out, size_t cap);
+/*
+ * The end of a capture, off the callbacks: waits for the GPU on every
+ * context seen (the backend's sync), then flushes the activity records
+ * into translate_activity() (the backend's flush), so that no record is
+ * flushed before its work finished.  Writes capture.dropped_records and
+ * returns the records CUPTI dropped; *unsynced (if not NULL): contexts it
+ * could not wait for.
+ */
+uint64_t translate_finish_gpu(struct translate *t, int *unsynced);
 
 /* 0 before the selected range, 1 inside, 2 after it (always 1 for a whole
  * run until it ends). */

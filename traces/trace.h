@@ -80,6 +80,20 @@ enum trace_mark_kind {
 	TRACE_MARK_END = 2,
 };
 
+/* aux field of a SYNC event (memplan-capture); bytes holds the CUDA event's
+ * number for RECORD and WAIT */
+enum trace_sync_kind {
+	TRACE_SYNC_HOST = 0,   /* the host waits (device, stream, event sync) */
+	TRACE_SYNC_RECORD = 1, /* the stream records a CUDA event */
+	TRACE_SYNC_WAIT = 2,   /* the stream waits for a CUDA event's record */
+};
+
+/* aux bits of a KERNEL event (memplan-capture) */
+enum trace_kernel_flags {
+	TRACE_KERNEL_GRAPH = 1u << 0,    /* a CUDA graph launch: its work, unseen */
+	TRACE_KERNEL_CAPTURED = 1u << 1, /* made during stream capture: not run */
+};
+
 enum trace_access_mode {
 	TRACE_ACCESS_UNKNOWN = 0,
 	TRACE_ACCESS_READ = 1,
@@ -119,7 +133,8 @@ struct trace_event {
 	uint64_t bytes;   /* COPY/MEMSET: bytes moved; KERNEL: bytes touched est. */
 	uint64_t flops;   /* KERNEL: floating point ops if known, else 0 */
 	uint8_t type;     /* enum trace_event_type */
-	uint8_t aux;      /* COPY: trace_copy_kind; MARK: trace_mark_kind */
+	uint8_t aux;      /* COPY: trace_copy_kind; MARK: trace_mark_kind;
+			   * SYNC: trace_sync_kind; KERNEL: trace_kernel_flags */
 	const char *name; /* kernel, copy or mark name; NULL or interned */
 
 	/* Set by trace_add_access() as accesses are appended. */

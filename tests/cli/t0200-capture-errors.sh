@@ -86,6 +86,43 @@ else
 	ok 0 "# SKIP $LIB not built (no CUDA toolkit)"
 	expect 5 "without the library the launcher says so" memplan-capture -o "$T/a.trace" /bin/true
 fi
+# NVTX's injection library is the capture library itself (it hands NVTX to
+# the libcupti it is bound to), never a toolkit libcupti by path; any
+# readable file stands in for the library: the child never loads it
+echo lib >"$T/fake-capture.so"
+( unset NVTX_INJECTION64_PATH
+  MEMPLAN_CAPTURE_LIB="$T/fake-capture.so" memplan-capture -o "$T/n.trace" \
+	sh -c 'printf "%s\n%s\n" "$NVTX_INJECTION64_PATH" "$CUDA_INJECTION64_PATH" >"$0"' "$T/env" \
+	>/dev/null 2>&1 )
+[ "$(sed -n 1p "$T/env")" = "$T/fake-capture.so" ] && [ "$(sed -n 2p "$T/env")" = "$T/fake-capture.so" ]
+ok $? "the child gets NVTX_INJECTION64_PATH = CUDA_INJECTION64_PATH = the capture library"
+NVTX_INJECTION64_PATH=/opt/other/libnvtxtool.so MEMPLAN_CAPTURE_LIB="$T/fake-capture.so" \
+	memplan-capture -o "$T/n.trace" sh -c 'printf "%s\n" "$NVTX_INJECTION64_PATH" >"$0"' "$T/env" \
+	>"$T/out" 2>"$T/err"
+[ "$(cat "$T/env")" = /opt/other/libnvtxtool.so ]
+ok $? "an NVTX tool the user set is kept"
+has "$T/err" "NVTX_INJECTION64_PATH is already set to '/opt/other/libnvtxtool.so'" "and the capture says its ranges will not reach memplan"
+
+# the build: CUPTI found in a pip-style layout (only lib/libcupti.so.13),
+# and a toolkit without CUPTI said loudly (make -n: nothing is compiled)
+if [ -r Makefile ] && [ -r capture/build.mk ] && command -v make >/dev/null 2>&1; then
+	mkdir -p "$T/cuda-pip/include" "$T/cuda-pip/lib" "$T/cuda-bare/include"
+	: >"$T/cuda-pip/include/cuda.h"
+	: >"$T/cuda-pip/include/cupti.h"
+	: >"$T/cuda-pip/lib/libcupti.so.13"
+	: >"$T/cuda-bare/include/cuda.h"
+	make -n CUDA_HOME="$T/cuda-pip" BUILD="$T/b" "$T/b/lib/libmemplan-capture.so" >"$T/out" 2>"$T/err"
+	grep -q -- "-l:libcupti.so.13" "$T/out" && grep -q -- "-Wl,-rpath,$T/cuda-pip/lib/" "$T/out"
+	ok $? "build: CUPTI as lib/libcupti.so.13 alone is found and linked by name"
+	make -n CUDA_HOME="$T/cuda-bare" BUILD="$T/b" >"$T/out" 2>"$T/err"
+	grep -q "CUDA toolkit at $T/cuda-bare but no CUPTI" "$T/err" &&
+		grep -q "libmemplan-capture.so is NOT built" "$T/err"
+	ok $? "build: a toolkit without CUPTI is a warning naming what is missing"
+else
+	ok 0 "# SKIP build checks: not run from the source tree"
+	ok 0 "# SKIP build checks: not run from the source tree"
+fi
+
 MEMPLAN_CAPTURE_LIB=/nonexistent/lib.so memplan-capture -o "$T/c.trace" /bin/true >"$T/out" 2>"$T/err"
 [ $? -eq 5 ]
 ok $? "a capture library that is not there is an internal error (exit 5)"

@@ -107,7 +107,14 @@ static void test_argscan(void)
 	void *devz = (void *)(uintptr_t)0x7f0000500008ull;
 	int count = 77;
 	short small = 3;
-	struct by_value bv = { 5, devx, "abcdefg", devy };
+	/* padding zeroed: an initializer leaves it indeterminate, and the
+	 * scan reads the word bv.n shares with it */
+	struct by_value bv;
+	memset(&bv, 0, sizeof(bv));
+	bv.n = 5;
+	bv.x = devx;
+	memcpy(bv.tag, "abcdefg", 8);
+	bv.y = devy;
 	void *args[4] = { &count, &bv, &devz, &small };
 	struct argscan_param p[4] = { { 0, 4 }, { 8, sizeof(bv) },
 				      { 40, 8 }, { 48, 2 } };
@@ -152,9 +159,54 @@ static void test_argscan(void)
 	CHECK_EQ_U64(argscan_params(&l2, args3, out, 16), 0, "a null argument pointer is skipped");
 }
 
+/* Stand-ins for cuFuncGetParamInfo / cuKernelGetParamInfo with the
+ * driver's answers: a CUkernel handle passed as a CUfunction gets
+ * INVALID_VALUE at index 0, as a parameterless CUfunction does. */
+#define H_KERNEL ((const void *)(uintptr_t)0x4b00)
+#define H_EMPTY ((const void *)(uintptr_t)0xe300)
+static int fake_func_info(const void *h, uint32_t i, uint32_t *off, uint32_t *size)
+{
+	(void)i;
+	(void)off;
+	(void)size;
+	if (h == H_KERNEL || h == H_EMPTY)
+		return 1; /* CUDA_ERROR_INVALID_VALUE */
+	return -1;
+}
+
+static int fake_kernel_info(const void *h, uint32_t i, uint32_t *off, uint32_t *size)
+{
+	if (h != H_KERNEL)
+		return -1; /* not a CUkernel: CUDA_ERROR_INVALID_HANDLE */
+	if (i >= 2)
+		return 1;
+	*off = 8 * i;
+	*size = 8;
+	return 0;
+}
+
+static void test_read_layout(void)
+{
+	struct argscan_param p[8];
+	uint32_t n = 99;
+	CHECK(argscan_read_layout(fake_func_info, fake_kernel_info, H_KERNEL, p, 8, &n) == 0 &&
+		      n == 2 && p[1].offset == 8,
+	      "INVALID_VALUE at index 0 of a CUfunction: the CUkernel reading is tried first");
+	n = 99;
+	CHECK(argscan_read_layout(fake_func_info, fake_kernel_info, H_EMPTY, p, 8, &n) == 0 && n == 0,
+	      "a CUfunction without parameters is believed once the CUkernel reading fails");
+	CHECK(argscan_read_layout(fake_func_info, fake_kernel_info, (const void *)(uintptr_t)0x1, p,
+				  8, &n) == -1,
+	      "a handle neither reading knows: cannot tell");
+	n = 99;
+	CHECK(argscan_read_layout(fake_kernel_info, NULL, H_KERNEL, p, 1, &n) == 0 && n == 1,
+	      "at most cap parameters are read");
+}
+
 int main(void)
 {
 	test_map();
 	test_argscan();
+	test_read_layout();
 	return tap_done();
 }

@@ -370,6 +370,47 @@ static void test_kill_small(void)
 		trace_free(t);
 }
 
+/*
+ * GPU times that come after their event was written (a long iteration: the
+ * GPU far behind the host, the flush at the end) are not lost: they reach
+ * the event's row when the recorder closes, through either id.
+ */
+static void test_late_times(void)
+{
+	struct recorder *r;
+	char err[512];
+	struct recorder_opts o = { .record_from_start = 1, .hold_ns = 1000000 };
+	CHECK(recorder_open(&r, tpath("late.trace"), &o, err, sizeof(err)) == 0,
+	      "open (late times)");
+	alloc(r, DEV(1), 4096, TRACE_KIND_DEVICE, 0);
+	uint64_t w = DEV(1) + 8;
+	recorder_kernel(r, recorder_intern(r, "slow"), 0, 300, &w, 1, 0);
+	recorder_memset(r, recorder_intern(r, "cudaMemsetAsync"), DEV(1), 64, 0, 310);
+	recorder_alias(r, 310, 311);
+	recorder_kernel(r, recorder_intern(r, "never"), 0, 320, &w, 1, 0);
+	/* well past the hold: the writer has written all three untimed */
+	struct timespec ts = { 0, 100000000 };
+	nanosleep(&ts, NULL);
+	recorder_gpu_time(r, 300, 5000000000ll, 5000100000ll);
+	recorder_gpu_time(r, 311, 5000200000ll, 5000300000ll);
+	recorder_gpu_time(r, 999, 1, 2);
+	struct recorder_stats st;
+	CHECK(recorder_close(r, 1, &st, err, sizeof(err)) == 0, "close (late times)");
+	struct trace *t = load(tpath("late.trace"));
+	CHECK(t && t->nevents == 4, "late times: the trace loads");
+	if (!t)
+		return;
+	CHECK(t->events[1].t_start == 5000000000ll && t->events[1].t_end == 5000100000ll,
+	      "a kernel's times that came after it was written reach its row");
+	CHECK(t->events[2].t_start == 5000200000ll,
+	      "a memset's times under its alias (the driver call's id) too");
+	CHECK(t->events[3].t_start == TRACE_TIME_NONE,
+	      "an event whose times never came has none");
+	CHECK(st.late_patched == 2 && st.late_times == 1,
+	      "stats: two patched, one time that matched nothing");
+	trace_free(t);
+}
+
 static void test_errors(void)
 {
 	struct recorder *r;
@@ -400,6 +441,7 @@ int main(void)
 	test_threads();
 	test_kill();
 	test_kill_small();
+	test_late_times();
 	test_errors();
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

@@ -318,6 +318,372 @@ static void test_whole_run(void)
 	trace_free(tr);
 }
 
+static void malloc_(struct translate *t, uint64_t addr, size_t size);
+
+/* Entry of a runtime call, one driver call inside it, then its exit: the
+ * shape CUPTI reports when the runtime calls the driver. */
+static void nested(struct translate *t, CUpti_CallbackId rid, const void *rp,
+		   const char *rfn, uint32_t rcorr, CUpti_CallbackId did,
+		   const void *dp, const char *dfn, uint32_t dcorr, const char *sym)
+{
+	CUpti_CallbackData e = cb(1, rp, NULL, rfn, sym, rcorr);
+	translate_api(t, RT, rid, &e);
+	call(t, DRV, did, dp, &ok_ret, dfn, sym, dcorr);
+	CUpti_CallbackData x = cb(0, rp, &ok_ret, rfn, sym, rcorr);
+	translate_api(t, RT, rid, &x);
+}
+
+static void rt_enter(struct translate *t, CUpti_CallbackId id, const void *p,
+		     const char *fn, const char *sym, uint32_t corr)
+{
+	CUpti_CallbackData e = cb(1, p, NULL, fn, sym, corr);
+	translate_api(t, RT, id, &e);
+}
+
+static void rt_exit(struct translate *t, CUpti_CallbackId id, const void *p,
+		    const char *fn, const char *sym, uint32_t corr)
+{
+	CUpti_CallbackData x = cb(0, p, &ok_ret, fn, sym, corr);
+	translate_api(t, RT, id, &x);
+}
+
+static void kernel_time(struct translate *t, uint32_t corr, uint64_t s, uint64_t e)
+{
+	CUpti_ActivityKernel10 ak;
+	memset(&ak, 0, sizeof(ak));
+	ak.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	ak.correlationId = corr;
+	ak.start = s;
+	ak.end = e;
+	translate_activity(t, (const CUpti_Activity *)&ak);
+}
+
+static int count_events(const struct trace *tr, unsigned type, const char *name)
+{
+	int n = 0;
+	while (find_event(tr, type, name, n))
+		n++;
+	return n;
+}
+
+/*
+ * The shapes CUDA 13 and CUPTI 13 really give: launches reported by two
+ * runtime callbacks nested either way, NULL params for internal calls,
+ * driver calls inside runtime calls memplan does not decode, copies and
+ * memsets whose activity records carry the driver's correlation id, records
+ * flushed before their work finished (start = end = 0), events, graphs and
+ * stream capture.
+ */
+static void test_cuda13_shapes(void)
+{
+	char path[128], err[512];
+	snprintf(path, sizeof(path), "%s/cuda13.trace", dir);
+	struct recorder *r;
+	struct recorder_opts o = { .record_from_start = 1, .hold_ns = 60000000000ll };
+	CHECK(recorder_open(&r, path, &o, err, sizeof(err)) == 0, "open recorder (cuda13)");
+	struct select sel;
+	select_parse(&sel, NULL, NULL, err, sizeof(err));
+	backend_host_reset();
+	struct translate *t = translate_new(r, &sel, &backend_host);
+	malloc_(t, DEV(1), 1 << 20);
+	malloc_(t, DEV(2), 1 << 20);
+
+	/* every id of both domains with NULL params (CUPTI's internal calls):
+	 * nothing is dereferenced, nothing but the argument-less calls recorded */
+	for (CUpti_CallbackId id = 1; id < CUPTI_RUNTIME_TRACE_CBID_SIZE; id++) {
+		if (id == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 ||
+		    id == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000)
+			continue;
+		call(t, RT, id, NULL, &ok_ret, "internal", NULL, 90);
+	}
+	for (CUpti_CallbackId id = 1; id < CUPTI_DRIVER_TRACE_CBID_SIZE; id++)
+		call(t, DRV, id, NULL, &ok_ret, "internal", NULL, 91);
+	CHECK(1, "NULL functionParams for every runtime and driver id: no crash");
+
+	/* one <<<>>> launch: __cudaLaunchKernel and cudaLaunchKernel nested
+	 * both ways, with the driver launch inside */
+	const void *kern = (const void *)(uintptr_t)0xcafe00;
+	struct argscan_param lay[1] = { { 0, 8 } };
+	backend_host_set_params(BACKEND_KERNEL, kern, lay, 1);
+	backend_host_set_params(BACKEND_RUNTIME_STUB, kernel_stub, lay, 1);
+	void *a1 = (void *)(uintptr_t)(DEV(1) + 64);
+	void *args[1] = { &a1 };
+	cudaLaunchKernel_v7000_params outer, inner;
+	memset(&outer, 0, sizeof(outer));
+	outer.func = kern;
+	outer.args = args;
+	inner = outer;
+	inner.func = kernel_stub;
+	cuLaunchKernel_params dl;
+	memset(&dl, 0, sizeof(dl));
+	dl.f = (CUfunction)(uintptr_t)0xf1f1;
+	dl.kernelParams = args;
+	rt_enter(t, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, &outer,
+		 "__cudaLaunchKernel", "k_outer_first", 100);
+	nested(t, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &inner, "cudaLaunchKernel",
+	       101, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &dl, "cuLaunchKernel", 102,
+	       "k_outer_first");
+	rt_exit(t, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, &outer,
+		"__cudaLaunchKernel", "k_outer_first", 100);
+	rt_enter(t, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &inner,
+		 "cudaLaunchKernel", "k_inner_first", 110);
+	nested(t, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, &outer,
+	       "__cudaLaunchKernel", 111, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &dl,
+	       "cuLaunchKernel", 112, "k_inner_first");
+	rt_exit(t, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &inner,
+		"cudaLaunchKernel", "k_inner_first", 110);
+	/* an outer launch the backend cannot resolve, completed by the
+	 * resolvable runtime launch inside it */
+	cudaLaunchKernel_v7000_params opaque = outer;
+	opaque.func = (const void *)(uintptr_t)0x999;
+	rt_enter(t, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &opaque,
+		 "cudaLaunchKernel", "k_completed", 120);
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, &outer, &ok_ret,
+	     "__cudaLaunchKernel", "k_completed", 121);
+	rt_exit(t, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &opaque,
+		"cudaLaunchKernel", "k_completed", 120);
+	/* the kernel record may carry the driver call's id */
+	kernel_time(t, 102, 9000, 9500);
+
+	/* a runtime call memplan does not decode: its driver copy stands alone */
+	cudaMemcpyToSymbol_v3020_params ts;
+	memset(&ts, 0, sizeof(ts));
+	cuMemcpyHtoD_v2_params hd = { DEV(2) + 16, (const void *)(uintptr_t)0x30000000ull, 64 };
+	nested(t, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020, &ts, "cudaMemcpyToSymbol",
+	       130, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, &hd, "cuMemcpyHtoD_v2", 131, NULL);
+
+	/* a runtime copy: its record has the driver id in correlationId and
+	 * the runtime id in runtimeCorrelationId */
+	cudaMemcpyAsync_v3020_params cp = { (void *)(uintptr_t)DEV(1), (const void *)(uintptr_t)DEV(2),
+					    128, cudaMemcpyDeviceToDevice, NULL };
+	cuMemcpyAsync_params dcp = { DEV(1), DEV(2), 128, NULL };
+	nested(t, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, &cp, "cudaMemcpyAsync", 140,
+	       CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync, &dcp, "cuMemcpyAsync", 141, NULL);
+	CUpti_ActivityMemcpy6 am;
+	memset(&am, 0, sizeof(am));
+	am.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+	am.correlationId = 141;
+	am.runtimeCorrelationId = 140;
+	am.start = 10000;
+	am.end = 10100;
+	translate_activity(t, (const CUpti_Activity *)&am);
+	/* a runtime memset: its record has only the driver's id */
+	cudaMemsetAsync_v3020_params ms = { (void *)(uintptr_t)DEV(2), 0, 256, NULL };
+	cuMemsetD8Async_params dms = { DEV(2), 0, 256, NULL };
+	nested(t, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, &ms, "cudaMemsetAsync", 150,
+	       CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, &dms, "cuMemsetD8Async", 151, NULL);
+	CUpti_ActivityMemset4 mr;
+	memset(&mr, 0, sizeof(mr));
+	mr.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+	mr.correlationId = 151;
+	mr.start = 11000;
+	mr.end = 11050;
+	translate_activity(t, (const CUpti_Activity *)&mr);
+
+	/* a record flushed before its kernel finished: no time, not 0 */
+	cudaLaunchKernel_v7000_params lz = inner;
+	lz.func = (const void *)(uintptr_t)0x5100;
+	backend_host_set_params(BACKEND_RUNTIME_STUB, lz.func, lay, 1);
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &lz, &ok_ret,
+	     "cudaLaunchKernel", "k_untimed", 160);
+	kernel_time(t, 160, 0, 0);
+
+	/* cross-stream order through an event */
+	cudaEvent_t ev = (cudaEvent_t)(uintptr_t)0xe1;
+	cudaEventRecord_v3020_params er = { ev, (cudaStream_t)(uintptr_t)0x10 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, &er, &ok_ret,
+	     "cudaEventRecord", NULL, 170);
+	cudaStreamWaitEvent_v3020_params we = { (cudaStream_t)(uintptr_t)0x20, ev, 0 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, &we, &ok_ret,
+	     "cudaStreamWaitEvent", NULL, 171);
+
+	/* many events: each handle keeps its number */
+	for (uintptr_t i = 0; i < 300; i++) {
+		cudaEventRecord_v3020_params m = { (cudaEvent_t)(0xe000 + 16 * i),
+						   (cudaStream_t)(uintptr_t)0x60 };
+		call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, &m, &ok_ret,
+		     "cudaEventRecord_many", NULL, 0);
+	}
+	cudaStreamWaitEvent_v3020_params wm = { (cudaStream_t)(uintptr_t)0x61,
+						(cudaEvent_t)(0xe000 + 16 * 150), 0 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, &wm, &ok_ret,
+	     "cudaStreamWaitEvent_many", NULL, 0);
+
+	/* a graph launch, timed by its kernels' records */
+	cudaGraphLaunch_v10000_params gl = { (cudaGraphExec_t)(uintptr_t)0x9a, (cudaStream_t)(uintptr_t)0x30 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, &gl, &ok_ret,
+	     "cudaGraphLaunch", NULL, 180);
+	kernel_time(t, 180, 12000, 12500);
+	kernel_time(t, 180, 12600, 13000);
+
+	/* stream capture: 0x40 captures, 0x50 joins it through an event */
+	cudaStreamBeginCapture_v10000_params bc = { (cudaStream_t)(uintptr_t)0x40,
+						    cudaStreamCaptureModeGlobal };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000, &bc, &ok_ret,
+	     "cudaStreamBeginCapture", NULL, 190);
+	cudaEvent_t ev2 = (cudaEvent_t)(uintptr_t)0xe2;
+	cudaEventRecord_v3020_params er2 = { ev2, (cudaStream_t)(uintptr_t)0x40 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, &er2, &ok_ret,
+	     "cudaEventRecord", NULL, 191);
+	cudaStreamWaitEvent_v3020_params we2 = { (cudaStream_t)(uintptr_t)0x50, ev2, 0 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, &we2, &ok_ret,
+	     "cudaStreamWaitEvent", NULL, 192);
+	cudaLaunchKernel_v7000_params lc = inner;
+	lc.func = (const void *)(uintptr_t)0x5200;
+	backend_host_set_params(BACKEND_RUNTIME_STUB, lc.func, lay, 1);
+	lc.stream = (cudaStream_t)(uintptr_t)0x50;
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &lc, &ok_ret,
+	     "cudaLaunchKernel", "k_captured", 193);
+	cudaGraph_t g = NULL;
+	cudaStreamEndCapture_v10000_params ec = { (cudaStream_t)(uintptr_t)0x40, &g };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000, &ec, &ok_ret,
+	     "cudaStreamEndCapture", NULL, 194);
+	lc.func = (const void *)(uintptr_t)0x5300;
+	backend_host_set_params(BACKEND_RUNTIME_STUB, lc.func, lay, 1);
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &lc, &ok_ret,
+	     "cudaLaunchKernel", "k_after_capture", 195);
+
+	translate_free(t);
+	CHECK(recorder_close(r, 1, NULL, err, sizeof(err)) == 0, "close recorder (cuda13)");
+	struct trace *tr = load(path);
+	CHECK(tr != NULL, "the CUDA 13 shapes give a trace that loads");
+	if (!tr)
+		return;
+	CHECK(count_events(tr, TRACE_EV_ALLOC, NULL) == 2 && count_events(tr, TRACE_EV_COPY, NULL) == 2 &&
+		      count_events(tr, TRACE_EV_MEMSET, NULL) == 1,
+	      "internal calls with NULL params record nothing");
+	const struct trace_event *k = find_event(tr, TRACE_EV_KERNEL, "k_outer_first", 0);
+	CHECK(k && k->nacc == 1 && count_events(tr, TRACE_EV_KERNEL, "k_outer_first") == 1,
+	      "__cudaLaunchKernel around cudaLaunchKernel: one kernel event");
+	CHECK(k && k->t_start == 9000 && k->t_end == 9500,
+	      "its kernel record, carrying the driver launch's id, times it");
+	CHECK(count_events(tr, TRACE_EV_KERNEL, "k_inner_first") == 1,
+	      "cudaLaunchKernel around __cudaLaunchKernel: one kernel event");
+	k = find_event(tr, TRACE_EV_KERNEL, "k_completed", 0);
+	CHECK(k && k->nacc == 1 && touches(tr, k, DEV(1)) &&
+		      count_events(tr, TRACE_EV_KERNEL, "k_completed") == 1,
+	      "an unresolvable outer launch is completed by the resolvable one inside it");
+	const struct trace_event *c = find_event(tr, TRACE_EV_COPY, "cuMemcpyHtoD_v2", 0);
+	CHECK(c && c->aux == TRACE_COPY_H2D && c->nacc == 1 && touches(tr, c, DEV(2)),
+	      "a driver copy inside an undecoded runtime call (cudaMemcpyToSymbol) is recorded");
+	c = find_event(tr, TRACE_EV_COPY, "cudaMemcpyAsync", 0);
+	CHECK(c && c->t_start == 10000 && c->t_end == 10100 && !find_event(tr, TRACE_EV_COPY, "cuMemcpyAsync", 0),
+	      "a runtime copy is timed through runtimeCorrelationId, and recorded once");
+	c = find_event(tr, TRACE_EV_MEMSET, "cudaMemsetAsync", 0);
+	CHECK(c && c->t_start == 11000 && c->t_end == 11050,
+	      "a runtime memset is timed through its driver call's correlation id");
+	k = find_event(tr, TRACE_EV_KERNEL, "k_untimed", 0);
+	CHECK(k && k->t_start == TRACE_TIME_NONE && k->t_end == TRACE_TIME_NONE,
+	      "a record with start = end = 0 gives no time, not time 0");
+	const struct trace_event *rec = find_event(tr, TRACE_EV_SYNC, "cudaEventRecord", 0);
+	const struct trace_event *wt = find_event(tr, TRACE_EV_SYNC, "cudaStreamWaitEvent", 0);
+	CHECK(rec && wt && rec->aux == TRACE_SYNC_RECORD && wt->aux == TRACE_SYNC_WAIT &&
+		      rec->stream == 0x10 && wt->stream == 0x20 && rec->bytes == wt->bytes &&
+		      rec->bytes > 0,
+	      "event record and stream wait: streams and the event's number");
+	const struct trace_event *r150 = find_event(tr, TRACE_EV_SYNC, "cudaEventRecord_many", 150);
+	const struct trace_event *w150 = find_event(tr, TRACE_EV_SYNC, "cudaStreamWaitEvent_many", 0);
+	CHECK(r150 && w150 && r150->bytes == w150->bytes &&
+		      count_events(tr, TRACE_EV_SYNC, "cudaEventRecord_many") == 300,
+	      "300 events: a wait names the number its event was recorded under");
+	const struct trace_event *gr = find_event(tr, TRACE_EV_KERNEL, "cudaGraphLaunch", 0);
+	CHECK(gr && (gr->aux & TRACE_KERNEL_GRAPH) && gr->stream == 0x30 &&
+		      gr->t_start == 12000 && gr->t_end == 13000,
+	      "a graph launch: one event spanning its kernels' records");
+	k = find_event(tr, TRACE_EV_KERNEL, "k_captured", 0);
+	CHECK(k && (k->aux & TRACE_KERNEL_CAPTURED),
+	      "a launch on a stream that joined a capture is tagged captured");
+	k = find_event(tr, TRACE_EV_KERNEL, "k_after_capture", 0);
+	CHECK(k && k->aux == 0, "after the capture ends it is not");
+	trace_free(tr);
+}
+
+static void deliver(void *arg, const void *rec)
+{
+	translate_activity(arg, rec);
+}
+
+/*
+ * The end of a capture: the GPU is waited for on every context seen before
+ * the forced flush, so records of work still running at the range end
+ * arrive complete (the host backend models CUPTI: a flush before the work
+ * finished gives start = end = 0 and loses the times); dropped records are
+ * counted into the trace's meta.
+ */
+static void test_finish_gpu(void)
+{
+	char path[128], err[512];
+	snprintf(path, sizeof(path), "%s/finish.trace", dir);
+	struct recorder *r;
+	struct recorder_opts o = { .record_from_start = 1, .hold_ns = 60000000000ll };
+	CHECK(recorder_open(&r, path, &o, err, sizeof(err)) == 0, "open recorder (finish)");
+	struct select sel;
+	select_parse(&sel, NULL, NULL, err, sizeof(err));
+	backend_host_reset();
+	struct translate *t = translate_new(r, &sel, &backend_host);
+	backend_host_set_sink(deliver, t);
+	void *ctx1 = (void *)(uintptr_t)0xc1, *ctx2 = (void *)(uintptr_t)0xc2;
+	struct argscan_param none[1] = { { 0, 0 } };
+	backend_host_set_params(BACKEND_RUNTIME_STUB, kernel_stub, none, 0);
+	cudaLaunchKernel_v7000_params lk;
+	memset(&lk, 0, sizeof(lk));
+	lk.func = kernel_stub;
+	for (int i = 0; i < 2; i++) {
+		CUpti_CallbackData e = cb(1, &lk, NULL, "cudaLaunchKernel", "tail_kernel", 700 + i);
+		e.context = i ? ctx2 : ctx1;
+		translate_api(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &e);
+		CUpti_CallbackData x = cb(0, &lk, &ok_ret, "cudaLaunchKernel", "tail_kernel", 700 + i);
+		x.context = e.context;
+		translate_api(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &x);
+		CUpti_ActivityKernel10 run, done;
+		memset(&run, 0, sizeof(run));
+		run.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+		run.correlationId = 700 + (uint32_t)i;
+		done = run;
+		done.start = 20000 + 1000 * (uint64_t)i;
+		done.end = 20500 + 1000 * (uint64_t)i;
+		backend_host_submit(e.context, &run, &done, sizeof(run));
+	}
+	backend_host_set_dropped(3);
+	int unsynced = -1;
+	uint64_t dropped = translate_finish_gpu(t, &unsynced);
+	CHECK(backend_host_syncs(ctx1) == 1 && backend_host_syncs(ctx2) == 1 && unsynced == 0,
+	      "finish waits for the GPU once on each context seen");
+	CHECK(dropped == 3, "finish reports the records CUPTI dropped");
+	translate_free(t);
+	CHECK(recorder_close(r, 1, NULL, err, sizeof(err)) == 0, "close recorder (finish)");
+	struct trace *tr = load(path);
+	const struct trace_event *k0 = tr ? find_event(tr, TRACE_EV_KERNEL, "tail_kernel", 0) : NULL;
+	const struct trace_event *k1 = tr ? find_event(tr, TRACE_EV_KERNEL, "tail_kernel", 1) : NULL;
+	CHECK(k0 && k1 && k0->t_start == 20000 && k1->t_end == 21500,
+	      "kernels still running at the range end get their times");
+	const char *d = tr ? trace_get_meta(tr, "capture.dropped_records") : NULL;
+	CHECK(d && strcmp(d, "3") == 0, "meta capture.dropped_records");
+	trace_free(tr);
+	backend_host_reset();
+}
+
+/* The library enables exactly the ids it decodes. */
+static void test_callback_ids(void)
+{
+	CUpti_CallbackId ids[1024];
+	size_t n = translate_callbacks(RT, ids, 1024);
+	int launch = 0, launch13 = 0, undecoded = 0;
+	for (size_t i = 0; i < n && i < 1024; i++) {
+		launch += ids[i] == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+		launch13 += ids[i] == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000;
+		undecoded += ids[i] == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020;
+	}
+	CHECK(n > 10 && n < 200 && launch && launch13 && !undecoded,
+	      "runtime ids to enable: the decoded ones only");
+	n = translate_callbacks(DRV, ids, 1024);
+	int drv = 0;
+	for (size_t i = 0; i < n && i < 1024; i++)
+		drv += ids[i] == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
+		       ids[i] == CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async;
+	CHECK(drv == 2 && n < 200, "driver ids to enable include launches and memsets");
+}
+
 static void nvtx_push(struct translate *t, const char *name)
 {
 	nvtxRangePushA_params push = { name };
@@ -436,6 +802,12 @@ static void test_marker(void)
 	trace_free(tr);
 }
 
+static const void *no_export_table(uint32_t id)
+{
+	(void)id;
+	return NULL;
+}
+
 /* The library exports its entry points and nothing else. */
 static void test_exports(void)
 {
@@ -453,9 +825,12 @@ static void test_exports(void)
 		strncat(got, line, sizeof(got) - strlen(got) - 1);
 	if (f)
 		pclose(f);
-	CHECK(strcmp(got, "InitializeInjection\nmemplan_capture_mark\n") == 0,
-	      "libmemplan-capture.so exports only InitializeInjection and memplan_capture_mark");
-	if (strcmp(got, "InitializeInjection\nmemplan_capture_mark\n") != 0)
+	static const char want[] =
+		"InitializeInjection\nInitializeInjectionNvtx2\nmemplan_capture_mark\n";
+	CHECK(strcmp(got, want) == 0,
+	      "libmemplan-capture.so exports only InitializeInjection, InitializeInjectionNvtx2 "
+	      "and memplan_capture_mark");
+	if (strcmp(got, want) != 0)
 		printf("#   exported: %s\n", got);
 
 	/* marker.h: a no-op without the library, reaches it once CUDA has
@@ -470,6 +845,22 @@ static void test_exports(void)
 		printf("#   %s\n", dlerror());
 	CHECK(h && memplan_mark_iteration_begin() == 1 && memplan_mark_iteration_end() == 1,
 	      "marker.h reaches memplan_capture_mark in a privately loaded library");
+	/* NVTX's entry forwards to the libcupti the library is bound to (by
+	 * soname: the program's own copy when it has one), which takes it */
+	void *sym = h ? dlsym(h, "InitializeInjectionNvtx2") : NULL;
+	int (*nvtx_init)(const void *(*)(uint32_t));
+	memcpy(&nvtx_init, &sym, sizeof(sym));
+	void *cupti = dlopen("libcupti.so.13", RTLD_LAZY | RTLD_NOLOAD);
+	if (!cupti)
+		cupti = dlopen("libcupti.so", RTLD_LAZY | RTLD_NOLOAD);
+	void *their = cupti ? dlsym(cupti, "InitializeInjectionNvtx2") : NULL;
+	Dl_info in;
+	CHECK(sym && dladdr(sym, &in) && in.dli_fname && strstr(in.dli_fname, "libmemplan-capture"),
+	      "InitializeInjectionNvtx2 is the capture library's own (not libcupti's through it)");
+	CHECK(nvtx_init && their && sym != their && nvtx_init(no_export_table) == 1,
+	      "and reaches the loaded libcupti's, which accepts NVTX");
+	if (cupti)
+		dlclose(cupti);
 	unsetenv("CUDA_INJECTION64_PATH");
 }
 
@@ -479,6 +870,9 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	test_whole_run();
+	test_cuda13_shapes();
+	test_callback_ids();
+	test_finish_gpu();
 	test_selection();
 	test_marker();
 	test_exports();
