@@ -20,6 +20,7 @@
  * lean trace, and report_build() checks that it falls where the stream says.
  */
 #include "scan.h"
+#include "tracedb.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -429,9 +430,10 @@ int scan_trace(const char *path, struct trace **out, struct report_digest *d,
 	s.d = d;
 	s.best = 0;
 	s.at = INT64_MIN;
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	char magic[16];
-	if (!f)
+	/* the loader names what is wrong with the file */
+	if (trace_open_input(path, "cannot open trace", &f, NULL, 0))
 		return SCAN_LOAD_WHOLE;
 	size_t n = fread(magic, 1, sizeof(magic), f);
 	fclose(f);
@@ -444,6 +446,15 @@ int scan_trace(const char *path, struct trace **out, struct report_digest *d,
 	}
 	int rc = 0;
 	char msg[256];
+	/* only real tables: a view may never end (the loader says which) */
+	static const char *const tables[] = { "meta", "buffers", "names",
+					      "events", "accesses", "holes" };
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		if (tracedb_check_table(s.db, tables[i], NULL, 0) != 1) {
+			sqlite3_close(s.db);
+			return SCAN_LOAD_WHOLE;
+		}
+	}
 	if (!(s.t = trace_new()))
 		rc = TRACE_ENOMEM;
 	if (rc == 0 && (rc = read_meta(&s)) == 0 && !s.bad)

@@ -617,11 +617,10 @@ int snapshot_parse(const char *name, const uint8_t *data, size_t len,
 int snapshot_import(const char *path, int device, struct trace **out,
 		    char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return trace_seterr(err, errlen, TRACE_EIO,
-				    "cannot read snapshot '%s': %s", path,
-				    strerror(errno));
+	FILE *f;
+	int orc = trace_open_input(path, "cannot read snapshot", &f, err, errlen);
+	if (orc)
+		return orc;
 	uint8_t *buf = NULL;
 	size_t len = 0, cap = 0;
 	int rc = 0;

@@ -550,6 +550,46 @@ int trace_save(const struct trace *t, const char *path, char *err,
 	return trace_writer_close(w, 1, err, errlen);
 }
 
+/* --- reading ----------------------------------------------------------- */
+
+int tracedb_check_table(struct sqlite3 *db, const char *name, char *err,
+			size_t errlen)
+{
+	sqlite3_stmt *st;
+	/* SQLite resolves names without case: so must the lookup */
+	int rc = sqlite3_prepare_v2(db,
+				    "SELECT type, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
+				    " WHERE name = ?1 COLLATE NOCASE",
+				    -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+	}
+	int found = 0;
+	char what[32] = "";
+	if (rc == SQLITE_ROW) {
+		const unsigned char *type = sqlite3_column_text(st, 0);
+		found = 1;
+		if (!type || strcmp((const char *)type, "table") != 0)
+			snprintf(what, sizeof(what), "a %s",
+				 type ? (const char *)type : "nameless object");
+		else if (sqlite3_column_int(st, 1))
+			snprintf(what, sizeof(what), "a virtual table");
+		rc = SQLITE_DONE;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return trace_seterr(err, errlen,
+				    rc == SQLITE_NOMEM ? TRACE_ENOMEM : TRACE_EFORMAT,
+				    "cannot read the list of tables: %s (truncated or damaged file?)",
+				    sqlite3_errstr(rc));
+	if (what[0])
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+				    "table %s is %s, not a table (memplan reads only tables: a view can be an endless query)",
+				    name, what);
+	return found;
+}
+
 /* --- loader ------------------------------------------------------------ */
 
 struct loader {
@@ -643,7 +683,12 @@ static int lprepare(struct loader *l, const char *table, const char *sql,
 {
 	l->table = table;
 	l->row = 0;
-	int rc = sqlite3_prepare_v2(l->db, sql, -1, st, NULL);
+	*st = NULL;
+	char msg[300];
+	int rc = tracedb_check_table(l->db, table, msg, sizeof(msg));
+	if (rc < 0)
+		return lerr(l, rc, "%s", msg);
+	rc = sqlite3_prepare_v2(l->db, sql, -1, st, NULL);
 	if (rc != SQLITE_OK) {
 		if (rc == SQLITE_ERROR)
 			return lerr(l, TRACE_EFORMAT,
@@ -1003,10 +1048,10 @@ static int load_holes(struct loader *l, struct trace *t)
 /* Checks that path is readable and starts like an SQLite database. */
 static int check_file(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return trace_seterr(err, errlen, TRACE_EIO, "cannot open trace '%s': %s",
-			       path, strerror(errno));
+	FILE *f;
+	int rc = trace_open_input(path, "cannot open trace", &f, err, errlen);
+	if (rc)
+		return rc;
 	char magic[16];
 	size_t n = fread(magic, 1, sizeof(magic), f);
 	fclose(f);

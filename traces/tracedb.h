@@ -79,4 +79,15 @@ int trace_save(const struct trace *t, const char *path, char *err,
  */
 int trace_load(const char *path, struct trace **out, char *err, size_t errlen);
 
+/*
+ * Whether name is an ordinary table of the SQLite database db: 1 if it is,
+ * 0 if there is no such name, and TRACE_EFORMAT (or TRACE_ENOMEM) with a
+ * sentence in err when the lookup fails or the name is a view or a virtual
+ * table.  Every reader of an SQLite file asks this before it reads a table:
+ * a view can be an endless recursive query, and reading it would hang.
+ */
+struct sqlite3;
+int tracedb_check_table(struct sqlite3 *db, const char *name, char *err,
+			size_t errlen);
+
 #endif
