@@ -1045,6 +1045,27 @@ static int load_holes(struct loader *l, struct trace *t)
 	return rc;
 }
 
+int tracedb_load_head(struct sqlite3 *db, const char *path, struct trace *t,
+		      int *version, const char ***names, size_t *nnames,
+		      char *err, size_t errlen)
+{
+	struct loader l = { .db = db, .path = path, .err = err, .errlen = errlen,
+			    .table = "meta" };
+	*names = NULL;
+	*nnames = 0;
+	int rc;
+	if ((rc = load_meta(&l, t, version)) == 0 &&
+	    (rc = load_buffers(&l, t)) == 0 &&
+	    (rc = load_names(&l, t, names, nnames)) == 0)
+		rc = load_holes(&l, t);
+	if (rc) {
+		free(*names);
+		*names = NULL;
+		*nnames = 0;
+	}
+	return rc;
+}
+
 /* Checks that path is readable and starts like an SQLite database. */
 static int check_file(const char *path, char *err, size_t errlen)
 {
@@ -1087,12 +1108,10 @@ int trace_load(const char *path, struct trace **out, char *err, size_t errlen)
 	const char **names = NULL;
 	size_t nnames = 0;
 	int version = 0;
-	if ((rc = load_meta(&l, t, &version)) == 0 &&
-	    (rc = load_buffers(&l, t)) == 0 &&
-	    (rc = load_names(&l, t, &names, &nnames)) == 0 &&
-	    (rc = load_events(&l, t, names, nnames)) == 0 &&
-	    (rc = load_accesses(&l, t)) == 0)
-		rc = load_holes(&l, t);
+	if ((rc = tracedb_load_head(l.db, path, t, &version, &names, &nnames,
+				    err, errlen)) == 0 &&
+	    (rc = load_events(&l, t, names, nnames)) == 0)
+		rc = load_accesses(&l, t);
 	free(names);
 	sqlite3_close(l.db);
 	/*

@@ -87,6 +87,19 @@ int trace_load(const char *path, struct trace **out, char *err, size_t errlen);
  * a view can be an endless recursive query, and reading it would hang.
  */
 struct sqlite3;
+
+/*
+ * The part of trace_load() that analyze's streaming reader (analyze/scan.c)
+ * shares, so that both judge a file by the same checks: reads the tables
+ * meta (its schema version into *version, a newer one refused), buffers,
+ * names (into *names, ids 1..*nnames; the caller frees the array, the
+ * strings are t's) and holes of db, the open file path, into t.  Returns 0
+ * or a negative trace_err with the loader's sentence in err.
+ */
+int tracedb_load_head(struct sqlite3 *db, const char *path, struct trace *t,
+		      int *version, const char ***names, size_t *nnames,
+		      char *err, size_t errlen);
+
 int tracedb_check_table(struct sqlite3 *db, const char *name, char *err,
 			size_t errlen);
 

@@ -252,6 +252,7 @@ static struct trace *random_trace(int time_clock)
 		trace_set_meta(t, "clock", "time");
 	size_t nb = 1 + below(30);
 	enum { UNBORN, LIVE, DEAD } *state = calloc(nb, sizeof(*state));
+	int64_t *last_use = calloc(nb, sizeof(*last_use));
 	for (size_t i = 0; i < nb; i++) {
 		buf(t, 1 + below(5000), (unsigned)below(TRACE_ROLE_COUNT), below(3) ? "l.1.x" : NULL);
 		if (below(4) == 0)
@@ -266,6 +267,9 @@ static struct trace *random_trace(int time_clock)
 			ev(t, seq, TRACE_EV_ALLOC, (int64_t)i, t0, t0);
 			state[i] = LIVE;
 		} else if (k == 1 && state[i] == LIVE) {
+			/* a free comes strictly after the last use on the clock */
+			if (time_clock && last_use[i] >= t0)
+				now = t0 = last_use[i] + 1;
 			ev(t, seq, TRACE_EV_FREE, (int64_t)i, t0, t0);
 			state[i] = DEAD;
 		} else {
@@ -273,14 +277,17 @@ static struct trace *random_trace(int time_clock)
 			   t0 == NO_TIME ? NO_TIME : t0 + (int64_t)below(3));
 			for (size_t a = below(4); a > 0; a--) {
 				size_t j = below(nb);
-				if (state[j] == LIVE)
+				if (state[j] == LIVE) {
 					acc(t, (int64_t)j);
+					last_use[j] = t0;
+				}
 			}
 		}
 		seq += 1 + (int64_t)below(2);
 		now += (int64_t)below(3);
 	}
 	free(state);
+	free(last_use);
 	char err[256];
 	if (trace_finish(t, err, sizeof(err)) != 0) {
 		printf("# random trace invalid: %s\n", err);
@@ -293,6 +300,13 @@ static struct trace *random_trace(int time_clock)
 		if (lo == INT64_MIN || hi == INT64_MAX || hi - lo < 3 || below(3))
 			continue;
 		int64_t a = lo + 1 + (int64_t)below((uint64_t)(hi - lo - 2));
+		/* no access inside a hole (the model's rule) */
+		const struct trace_buffer *b = &t->buffers[i];
+		int used = 0;
+		for (uint32_t u = 0; u < b->nuses; u++)
+			used |= trace_event_clock(t, t->uses[b->use0 + u]) == a;
+		if (used)
+			continue;
 		struct trace_hole h = { (int64_t)i, a, a + 1, TRACE_NONE, TRACE_NONE };
 		if (below(2) && t->buffers[i].size > 2) {
 			h.win_lo = 0;
