@@ -524,6 +524,59 @@ static void test_diff(void)
 	trace_free(b);
 }
 
+/*
+ * Many unmatched buffers (the case that was quadratic): A holds labels
+ * a0..a(n-1) and n unlabelled buffers, B labels b0..b(n-1) and 2n
+ * unlabelled ones; sizes i + 1.  Every labelled buffer vanishes or
+ * appears, the unlabelled ones pair in order (n of them, the same size),
+ * and the second n unlabelled buffers of B appear; most bytes first.
+ */
+static void test_diff_many(void)
+{
+	enum { N = 20000 };
+	struct trace *a = trace_new(), *b = trace_new();
+	char label[32];
+	for (size_t i = 0; i < N; i++) {
+		snprintf(label, sizeof(label), "a%zu", i);
+		buf(a, i + 1, TRACE_ROLE_TEMP, label);
+		snprintf(label, sizeof(label), "b%zu", i);
+		buf(b, i + 1, TRACE_ROLE_TEMP, label);
+	}
+	for (size_t i = 0; i < N; i++)
+		buf(a, i + 1, TRACE_ROLE_TEMP, NULL);
+	for (size_t i = 0; i < 2 * N; i++)
+		buf(b, i % N + 1, TRACE_ROLE_TEMP, NULL);
+	char err[256];
+	struct report ra, rb;
+	struct diff d;
+	CHECK(trace_finish(a, err, sizeof(err)) == 0 &&
+		      trace_finish(b, err, sizeof(err)) == 0 &&
+		      report_build(a, NULL, 0, &ra, err, sizeof(err)) == 0 &&
+		      report_build(b, NULL, 0, &rb, err, sizeof(err)) == 0,
+	      "many unmatched: reports of both");
+	CHECK(diff_build(a, &ra, b, &rb, &d, err, sizeof(err)) == 0,
+	      "many unmatched: diff builds");
+	uint64_t tri = (uint64_t)N * (N + 1) / 2;
+	CHECK_EQ_U64(d.matched, N, "many unmatched: the unlabelled pair in order");
+	CHECK_EQ_U64(d.nresized, 0, "many unmatched: nothing resized");
+	CHECK(d.nvanished == N && d.vanished_bytes == tri &&
+		      d.vanished[0].a == N - 1 && d.vanished[0].size_a == N &&
+		      d.vanished[N - 1].a == 0,
+	      "many unmatched: every label of A vanished, largest first");
+	int order = d.nappeared == 2 * N && d.appeared_bytes == 2 * tri;
+	for (size_t i = 1; order && i < d.nappeared; i++)
+		order = d.appeared[i - 1].size_b > d.appeared[i].size_b ||
+			(d.appeared[i - 1].size_b == d.appeared[i].size_b &&
+			 d.appeared[i - 1].b < d.appeared[i].b);
+	CHECK(order && d.appeared[0].b == N - 1 && d.appeared[1].b == 3 * N - 1,
+	      "many unmatched: labels of B and the extra unlabelled appeared, largest first");
+	diff_free(&d);
+	report_free(&ra);
+	report_free(&rb);
+	trace_free(a);
+	trace_free(b);
+}
+
 static size_t count_of(const char *hay, const char *needle)
 {
 	size_t n = 0;
@@ -1145,6 +1198,7 @@ int main(void)
 	test_random();
 	test_check();
 	test_diff();
+	test_diff_many();
 	test_timeline();
 	test_scan();
 	test_floor_hand();
