@@ -1,11 +1,12 @@
 #!/bin/sh
-# Hostile inputs never hang and never pass (issue 22): a FIFO, a directory
-# or /dev/zero as any input file, a view with an endless recursive query
-# where a table should be, an 8 EiB buffer and a names table with a
-# duplicated id all exit 3 naming the file, from every reader: memplan-trace
-# info, memplan-analyze summary and check (the streaming reader), the
-# importers and the plan reader.  Each command runs under a time limit so
-# that a hang fails the test instead of the CI.
+# Hostile inputs never hang, never pass, never corrupt (issue 22).  An
+# output that is the command's own input is refused (exit 2) before anything
+# is written.  A FIFO, a directory or /dev/zero as any input, a view with an
+# endless recursive query where a table should be, an 8 EiB buffer and a
+# names table with a duplicated id exit 3 naming the file, from every
+# reader: memplan-trace info, memplan-analyze summary and check (the
+# streaming reader), the importers and the plan reader.  Commands run under
+# a time limit, so that a hang fails the test instead of the CI.
 . tests/cli/lib.sh
 
 # limit CMD...: runs CMD for at most 20 seconds (124: it hung)
@@ -32,6 +33,30 @@ for input in "$T/fifo" "$T/dir" /dev/zero; do
 done
 [ ! -e "$T/o.trace" ]
 ok $? "no output is left behind"
+
+# an output that is the input: refused (exit 2), the input left as it was
+z=$T/z.trace
+memplan-trace synth --model alexnet --batch 2 -o "$z" 2>"$T/err"
+ok $? "synth a zoo iteration"
+cp "$z" "$T/z.orig"
+ln "$z" "$T/z.link"
+for o in "$z" "$T/z.link" "$T/../$(basename "$T")/z.trace"; do
+	expect 2 "slice -o its input ($(basename "$o")) is refused" \
+		memplan-trace slice "$z" --iteration 1 -o "$o"
+	has "$T/err" "slice: the output '$o' is the input trace" "and says why"
+done
+expect 2 "import -o its input is refused" \
+	memplan-trace import --from minimalloc-csv "$z" -o "$T/z.link"
+expect 2 "export -o its input is refused" \
+	memplan-trace export --to minimalloc-csv "$z" -o "$z"
+expect 2 "timeline -o its input is refused" \
+	memplan-analyze timeline --format svg "$z" -o "$T/z.link"
+expect 2 "check --junit over its input is refused" \
+	memplan-analyze check --max-peak 1GiB --junit "$z" "$T/z.link"
+cmp -s "$z" "$T/z.orig"
+ok $? "the input trace is unchanged"
+expect 0 "slice to another file still works" \
+	memplan-trace slice "$z" --iteration 1 -o "$T/z1.trace"
 
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "ok $((tap_n + 1)) # skip python3 is not installed"
