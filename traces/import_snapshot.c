@@ -502,10 +502,11 @@ static int choose_device(struct importer *im, const struct pickle_value *traces,
 		if (n > 0 && (size_t)n < sizeof(list) - k)
 			k += (size_t)n;
 	}
+	/* a bad input (exit 3) whether or not a device was asked for */
+	if (with == 0)
+		return bad(im, NULL,
+			   "the snapshot holds no allocation history (every device trace is empty): call torch.cuda.memory._record_memory_history() before the code to trace, then _dump_snapshot()");
 	if (device == SNAPSHOT_ANY_DEVICE) {
-		if (with == 0)
-			return bad(im, NULL,
-				   "the snapshot holds no allocation history (every device trace is empty): call torch.cuda.memory._record_memory_history() before the code to trace, then _dump_snapshot()");
 		if (with > 1)
 			return trace_seterr(im->err, im->errlen, TRACE_EINVAL,
 					    "snapshot '%s' holds the history of devices %s: choose one with --device",
