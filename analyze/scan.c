@@ -376,8 +376,7 @@ int scan_trace(const char *path, struct trace **out, struct report_digest *d,
 	fclose(f);
 	if (n < sizeof(magic) || memcmp(magic, "SQLite format 3", 16) != 0)
 		return SCAN_LOAD_WHOLE;
-	if (sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
+	if (tracedb_open_readonly(path, &s.db) != SQLITE_OK) {
 		sqlite3_close(s.db);
 		return SCAN_LOAD_WHOLE;
 	}

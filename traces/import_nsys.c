@@ -750,7 +750,7 @@ int nsys_import(const char *path, int device, struct trace **out, char *err,
 				    "cannot read nsys export '%s': not an SQLite file (export the report with 'nsys export --type sqlite')",
 				    path);
 	sqlite3 *db;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (tracedb_open_readonly(path, &db) != SQLITE_OK) {
 		int rc = trace_seterr(err, errlen, TRACE_EIO, "cannot read nsys export '%s': %s",
 				      path, db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -551,6 +552,46 @@ int trace_save(const struct trace *t, const char *path, char *err,
 }
 
 /* --- reading ----------------------------------------------------------- */
+
+int tracedb_open_readonly(const char *path, struct sqlite3 **db)
+{
+	*db = NULL;
+	size_t n = strlen(path);
+	char *side = malloc(n + 8);
+	/* a URI: "file:" and the path with %, ? and # escaped, then the flag */
+	char *uri = malloc(3 * n + 32);
+	if (!side || !uri) {
+		free(side);
+		free(uri);
+		return SQLITE_NOMEM;
+	}
+	snprintf(side, n + 8, "%s-wal", path);
+	struct stat st;
+	int has_wal = stat(side, &st) == 0;
+	free(side);
+	int rc;
+	if (has_wal) {
+		rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+				     NULL);
+	} else {
+		/* "file:///abs" or "file:rel": a path starting "//" must not
+		 * read as an authority */
+		size_t k = (size_t)sprintf(uri, "file:%s", path[0] == '/' ? "//" : "");
+		for (const char *p = path; *p; p++) {
+			unsigned char c = (unsigned char)*p;
+			if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f)
+				k += (size_t)sprintf(uri + k, "%%%02X", c);
+			else
+				uri[k++] = (char)c;
+		}
+		strcpy(uri + k, "?immutable=1");
+		rc = sqlite3_open_v2(uri, db,
+				     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+				     NULL);
+	}
+	free(uri);
+	return rc;
+}
 
 int tracedb_check_table(struct sqlite3 *db, const char *name, char *err,
 			size_t errlen)
@@ -1096,8 +1137,7 @@ int trace_load(const char *path, struct trace **out, char *err, size_t errlen)
 	struct trace *t = trace_new();
 	if (!t)
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
-	rc = sqlite3_open_v2(path, &l.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			     NULL);
+	rc = tracedb_open_readonly(path, &l.db);
 	if (rc != SQLITE_OK) {
 		trace_seterr(err, errlen, TRACE_EIO, "cannot open trace '%s': %s", path,
 			l.db ? sqlite3_errmsg(l.db) : sqlite3_errstr(rc));

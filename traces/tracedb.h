@@ -100,6 +100,17 @@ int tracedb_load_head(struct sqlite3 *db, const char *path, struct trace *t,
 		      int *version, const char ***names, size_t *nnames,
 		      char *err, size_t errlen);
 
+/*
+ * Opens the SQLite file path read-only for reading a trace or an export,
+ * *db as sqlite3_open_v2() gives it (close it even on failure).  A file in
+ * WAL mode without a -wal file beside it (a finished capture copied, or one
+ * whose writer checkpointed) is opened immutable, so that reading it leaves
+ * no -wal or -shm file behind; with one (a capture that died, or one being
+ * written), normally, since its last batches live there.  Returns an SQLite
+ * result code.
+ */
+int tracedb_open_readonly(const char *path, struct sqlite3 **db);
+
 int tracedb_check_table(struct sqlite3 *db, const char *name, char *err,
 			size_t errlen);
 

@@ -75,6 +75,14 @@ memplan-trace import --from minimalloc-csv tests/fuzz/seeds/csv/small.csv \
 	-o "$T/good.trace" 2>"$T/err"
 ok $? "import a small trace"
 
+# reading a trace in WAL mode leaves no -wal or -shm file beside it
+cp "$T/good.trace" "$T/wal.trace"
+sql "$T/wal.trace" "PRAGMA journal_mode=WAL;"
+expect 0 "WAL: summary reads it" memplan-analyze summary "$T/wal.trace"
+expect 0 "WAL: info reads it" memplan-trace info "$T/wal.trace"
+[ ! -e "$T/wal.trace-shm" ] && [ ! -e "$T/wal.trace-wal" ]
+ok $? "WAL: reading leaves no -shm or -wal file"
+
 # a view that never ends in place of a table
 endless="WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c)"
 cp "$T/good.trace" "$T/view.trace"

@@ -405,6 +405,25 @@ static void test_atomic_writes(const char *good)
 	 * by trace_save: it validates nothing, so the caller must finish() */
 }
 
+/* Reading a trace in WAL mode leaves nothing beside it. */
+static void test_wal_read(const char *good)
+{
+	const char *p = tmp("wal.trace");
+	copy_file(good, p, -1);
+	sql(p, "PRAGMA journal_mode=WAL");
+	char side[300];
+	snprintf(side, sizeof(side), "%s-wal", p);
+	CHECK(access(side, F_OK) != 0, "WAL: no -wal file before the read");
+	struct trace *t = NULL;
+	char err[512];
+	CHECK(trace_load(p, &t, err, sizeof(err)) == 0 && t && t->nbuffers == 3,
+	      "WAL: the trace loads");
+	trace_free(t);
+	CHECK(access(side, F_OK) != 0, "WAL: reading leaves no -wal file");
+	snprintf(side, sizeof(side), "%s-shm", p);
+	CHECK(access(side, F_OK) != 0, "WAL: reading leaves no -shm file");
+}
+
 /* A capture killed mid-way leaves a readable trace marked incomplete. */
 static void test_stream_crash(void)
 {
@@ -458,6 +477,7 @@ int main(void)
 	test_damage(good);
 	test_finish_errors();
 	test_atomic_writes(good);
+	test_wal_read(good);
 	test_stream_crash();
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
