@@ -327,60 +327,68 @@ void trace_lifetime(const struct trace *t, const struct trace_buffer *b,
 				       : trace_event_clock(t, (size_t)b->free_ev);
 }
 
+int trace_check_buffer(const struct trace_buffer *b, size_t row,
+		       uint64_t *total, char *err, size_t errlen)
+{
+	if (b->size == 0)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field size: size must be greater than 0",
+			    row);
+	if (b->rounded < b->size)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field rounded: %llu is smaller than size %llu",
+			    row, (unsigned long long)b->rounded,
+			    (unsigned long long)b->size);
+	if (b->align == 0)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field align: must be at least 1",
+			    row);
+	if (b->kind >= TRACE_KIND_COUNT)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field kind: unknown kind %u",
+			    row, (unsigned)b->kind);
+	if (b->role >= TRACE_ROLE_COUNT)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field role: unknown role %u",
+			    row, (unsigned)b->role);
+	if (b->fixed_offset < TRACE_NONE)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field offset: %lld is negative",
+			    row, (long long)b->fixed_offset);
+	/* rounded >= size: bounding rounded bounds both */
+	const char *field = b->rounded >= TRACE_BYTES_LIMIT ? "rounded"
+			    : b->align >= TRACE_BYTES_LIMIT ? "align"
+			    : b->fixed_offset >= 0 &&
+					    (uint64_t)b->fixed_offset >= TRACE_BYTES_LIMIT
+				    ? "offset"
+				    : NULL;
+	if (b->size >= TRACE_BYTES_LIMIT)
+		field = "size";
+	if (field)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field %s: %llu is not below 2^62, the largest size memplan handles",
+			    row, field,
+			    (unsigned long long)(field[0] == 's' ? b->size
+						 : field[0] == 'r' ? b->rounded
+						 : field[0] == 'a' ? b->align
+						 : (uint64_t)b->fixed_offset));
+	/* every sum of live bytes downstream is at most this total */
+	*total += b->rounded;
+	if (*total >= TRACE_BYTES_LIMIT)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field size: the buffers' sizes add up to 2^62 bytes or more, more than memplan handles",
+			    row);
+	return 0;
+}
+
 static int check_buffers(struct trace *t, char *err, size_t errlen)
 {
 	uint64_t total = 0;
 	for (size_t i = 0; i < t->nbuffers; i++) {
 		struct trace_buffer *b = &t->buffers[i];
-		size_t row = i + 1;
-		if (b->size == 0)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field size: size must be greater than 0",
-				    row);
-		if (b->rounded < b->size)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field rounded: %llu is smaller than size %llu",
-				    row, (unsigned long long)b->rounded,
-				    (unsigned long long)b->size);
-		if (b->align == 0)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field align: must be at least 1",
-				    row);
-		if (b->kind >= TRACE_KIND_COUNT)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field kind: unknown kind %u",
-				    row, (unsigned)b->kind);
-		if (b->role >= TRACE_ROLE_COUNT)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field role: unknown role %u",
-				    row, (unsigned)b->role);
-		if (b->fixed_offset < TRACE_NONE)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field offset: %lld is negative",
-				    row, (long long)b->fixed_offset);
-		/* rounded >= size: bounding rounded bounds both */
-		const char *field = b->rounded >= TRACE_BYTES_LIMIT ? "rounded"
-				    : b->align >= TRACE_BYTES_LIMIT ? "align"
-				    : b->fixed_offset >= 0 &&
-						    (uint64_t)b->fixed_offset >= TRACE_BYTES_LIMIT
-					    ? "offset"
-					    : NULL;
-		if (b->size >= TRACE_BYTES_LIMIT)
-			field = "size";
-		if (field)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field %s: %llu is not below 2^62, the largest size memplan handles",
-				    row, field,
-				    (unsigned long long)(field[0] == 's' ? b->size
-							 : field[0] == 'r' ? b->rounded
-							 : field[0] == 'a' ? b->align
-							 : (uint64_t)b->fixed_offset));
-		/* every sum of live bytes downstream is at most this total */
-		total += b->rounded;
-		if (total >= TRACE_BYTES_LIMIT)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field size: the buffers' sizes add up to 2^62 bytes or more, more than memplan handles",
-				    row);
+		int rc = trace_check_buffer(b, i + 1, &total, err, errlen);
+		if (rc)
+			return rc;
 		b->alloc_ev = b->free_ev = TRACE_NONE;
 		b->use0 = b->nuses = b->hole0 = b->nholes = 0;
 	}

@@ -243,6 +243,18 @@ int trace_add_access(struct trace *t, int64_t buffer, uint8_t mode);
 int trace_add_hole(struct trace *t, const struct trace_hole *h);
 
 /*
+ * The checks of one buffer (row: its 1-based row, for the message): size
+ * and codes, and the bound TRACE_BYTES_LIMIT on its sizes and on *total,
+ * the sum of the rounded sizes of the buffers so far, which it advances.
+ * Returns 0 or TRACE_EFORMAT with a sentence naming table, row and field.
+ * trace_finish() applies it to every buffer; the loader, shared with
+ * analyze's streaming reader, as it reads each row, so that no running sum
+ * of sizes can overflow before trace_finish() runs.
+ */
+int trace_check_buffer(const struct trace_buffer *b, size_t row,
+		       uint64_t *total, char *err, size_t errlen);
+
+/*
  * Whether the event with sequence number seq and clock value c may access
  * buffer b of the finished-or-finishing t (alloc_ev, free_ev and the holes
  * of b derived): after its alloc, before its free, and, when clocked is

@@ -799,6 +799,7 @@ static int load_buffers(struct loader *l, struct trace *t)
 			  &st);
 	if (rc)
 		return rc;
+	uint64_t total = 0;
 	while ((rc = lstep(l, st)) > 0) {
 		int64_t v[10];
 		struct trace_buffer b = { 0 };
@@ -840,6 +841,13 @@ static int load_buffers(struct loader *l, struct trace *t)
 		b.fixed_offset = v[9];
 		if (trace_add_buffer(t, &b) < 0) {
 			rc = lerr(l, TRACE_ENOMEM, "out of memory");
+			break;
+		}
+		/* the model's checks now, before anyone sums the sizes */
+		char msg[300];
+		if ((rc = trace_check_buffer(&t->buffers[t->nbuffers - 1], l->row,
+					     &total, msg, sizeof(msg)))) {
+			rc = lerr(l, rc, "%s", msg);
 			break;
 		}
 	}
