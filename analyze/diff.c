@@ -82,15 +82,23 @@ static int dgroup_cmp(const void *x, const void *y)
 	return strcmp(p->name, q->name);
 }
 
-/* Appends one unmatched or resized pair. */
+/*
+ * Appends one unmatched or resized pair.  The capacity is the power of two
+ * at or above *n, so the array doubles when *n reaches one: growing it by
+ * one element a time copied it on every append, quadratic in the number of
+ * unmatched buffers wherever realloc moves the block (always, under ASan).
+ */
 static int push(struct diff_buffer **arr, size_t *n, int64_t a, int64_t b,
 		uint64_t sa, uint64_t sb)
 {
-	struct diff_buffer *p = realloc(*arr, (*n + 1) * sizeof(**arr));
-	if (!p)
-		return TRACE_ENOMEM;
-	*arr = p;
-	p[(*n)++] = (struct diff_buffer){ a, b, sa, sb };
+	if (*n == 0 || (*n & (*n - 1)) == 0) {
+		size_t cap = *n ? 2 * *n : 1;
+		struct diff_buffer *p = realloc(*arr, cap * sizeof(**arr));
+		if (!p)
+			return TRACE_ENOMEM;
+		*arr = p;
+	}
+	(*arr)[(*n)++] = (struct diff_buffer){ a, b, sa, sb };
 	return 0;
 }
 

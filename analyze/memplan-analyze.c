@@ -308,6 +308,10 @@ static int cmd_check(int argc, char **argv)
 		return cli_usage_error("check: --tolerance needs --baseline");
 	if (alloc_name && !co.has_max_reserved)
 		return cli_usage_error("check: --allocator needs --max-reserved");
+	if (junit && (cli_same_file(junit, argv[optind]) ||
+		      (baseline && cli_same_file(junit, baseline))))
+		return cli_usage_error("check: the JUnit file '%s' is an input trace: write it elsewhere",
+				       junit);
 	const char *path = argv[optind];
 	double t0 = now();
 	struct trace *t, *bt = NULL;
@@ -512,6 +516,9 @@ static int cmd_timeline(int argc, char **argv)
 					       out);
 	}
 	const char *path = argv[optind];
+	if (cli_same_file(path, out))
+		return cli_usage_error("timeline: the output '%s' is the input trace: write it elsewhere",
+				       out);
 	char err[ERRLEN];
 	struct trace *t;
 	struct report_digest d;

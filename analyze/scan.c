@@ -20,6 +20,7 @@
  * lean trace, and report_build() checks that it falls where the stream says.
  */
 #include "scan.h"
+#include "tracedb.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,12 @@ struct scanner {
 	/* per buffer */
 	int64_t *u1, *u1_t, *saved, *saved_t, *after, *after_t;
 	int64_t *acc_first, *acc_last; /* seqs of the first and last access */
+	int64_t *c_first, *c_last;     /* clock values of the first and last
+					* access with one (INT64_MAX: none) */
+	uint8_t *has_hole;
+	struct hole_use { int64_t b, seq, c; } *hu; /* accesses of buffers
+						     * with holes */
+	size_t nhu, caphu;
 
 	/* the running sum */
 	int64_t live, best, at;
@@ -94,110 +101,6 @@ static int step(struct scanner *s, sqlite3_stmt *st)
 		return 0;
 	s->bad = 1;
 	return -1;
-}
-
-static int read_meta(struct scanner *s)
-{
-	sqlite3_stmt *st;
-	if (prepare(s, "SELECT key, value FROM meta", &st))
-		return 0;
-	int r;
-	while ((r = step(s, st)) > 0) {
-		if (sqlite3_column_type(st, 0) != SQLITE_TEXT ||
-		    sqlite3_column_type(st, 1) != SQLITE_TEXT) {
-			s->bad = 1;
-			break;
-		}
-		if (trace_set_meta(s->t, (const char *)sqlite3_column_text(st, 0),
-				   (const char *)sqlite3_column_text(st, 1)) < 0) {
-			sqlite3_finalize(st);
-			return TRACE_ENOMEM;
-		}
-	}
-	sqlite3_finalize(st);
-	const char *v = trace_get_meta(s->t, "schema_version");
-	char mine[16];
-	snprintf(mine, sizeof(mine), "%d", TRACE_SCHEMA_VERSION);
-	/* only the version this build writes streams; the loader migrates */
-	if (!v || strcmp(v, mine) != 0)
-		s->bad = 1;
-	return 0;
-}
-
-static int read_buffers(struct scanner *s)
-{
-	sqlite3_stmt *st;
-	if (prepare(s, "SELECT id, size, rounded, kind, role, device, stream, addr,"
-		       " align, fixed_offset, label FROM buffers ORDER BY id", &st))
-		return 0;
-	int r;
-	while (!s->bad && (r = step(s, st)) > 0) {
-		struct trace_buffer b = { 0 };
-		int64_t id = col(s, st, 0, 0, 0, 0, INT64_MAX);
-		b.size = (uint64_t)col(s, st, 1, 0, 0, 1, INT64_MAX);
-		b.rounded = (uint64_t)col(s, st, 2, 0, 0, 1, INT64_MAX);
-		b.kind = (uint8_t)col(s, st, 3, 0, 0, 0, TRACE_KIND_COUNT - 1);
-		b.role = (uint8_t)col(s, st, 4, 0, 0, 0, TRACE_ROLE_COUNT - 1);
-		b.device = (int32_t)col(s, st, 5, 0, 0, 0, INT32_MAX);
-		b.stream = col(s, st, 6, 1, TRACE_NONE, 0, INT64_MAX);
-		b.addr = (uint64_t)col(s, st, 7, 1, 0, INT64_MIN, INT64_MAX);
-		b.align = (uint64_t)col(s, st, 8, 0, 0, 1, INT64_MAX);
-		b.fixed_offset = col(s, st, 9, 1, TRACE_NONE, 0, INT64_MAX);
-		int lt = sqlite3_column_type(st, 10);
-		if (lt == SQLITE_TEXT)
-			b.label = (const char *)sqlite3_column_text(st, 10);
-		else if (lt != SQLITE_NULL)
-			s->bad = 1;
-		if ((uint64_t)id != s->t->nbuffers)
-			s->bad = 1;
-		if (!s->bad && trace_add_buffer(s->t, &b) < 0) {
-			sqlite3_finalize(st);
-			return TRACE_ENOMEM;
-		}
-	}
-	sqlite3_finalize(st);
-	return 0;
-}
-
-/* Names are only counted: events refer to them by id 1..n. */
-static void read_names(struct scanner *s)
-{
-	sqlite3_stmt *st;
-	if (prepare(s, "SELECT count(*), coalesce(min(id), 1), coalesce(max(id), 0),"
-		       " sum(typeof(id) != 'integer' OR typeof(name) != 'text')"
-		       " FROM names", &st))
-		return;
-	if (step(s, st) > 0) {
-		int64_t n = sqlite3_column_int64(st, 0);
-		if (sqlite3_column_int64(st, 1) != 1 || sqlite3_column_int64(st, 2) != n ||
-		    sqlite3_column_int64(st, 3) != 0)
-			s->bad = 1;
-		s->nnames = n;
-	}
-	sqlite3_finalize(st);
-}
-
-static int read_holes(struct scanner *s)
-{
-	sqlite3_stmt *st;
-	if (prepare(s, "SELECT buffer, lower, upper, win_lo, win_hi FROM holes ORDER BY rowid",
-		    &st))
-		return 0;
-	int r;
-	while (!s->bad && (r = step(s, st)) > 0) {
-		struct trace_hole h;
-		h.buffer = col(s, st, 0, 0, 0, 0, INT64_MAX);
-		h.lower = col(s, st, 1, 0, 0, INT64_MIN, INT64_MAX);
-		h.upper = col(s, st, 2, 0, 0, INT64_MIN, INT64_MAX);
-		h.win_lo = col(s, st, 3, 1, TRACE_NONE, 0, INT64_MAX);
-		h.win_hi = col(s, st, 4, 1, TRACE_NONE, 0, INT64_MAX);
-		if (!s->bad && trace_add_hole(s->t, &h) < 0) {
-			sqlite3_finalize(st);
-			return TRACE_ENOMEM;
-		}
-	}
-	sqlite3_finalize(st);
-	return 0;
 }
 
 /* --- the running sum and the uses ------------------------------------------ */
@@ -352,13 +255,32 @@ static int stream_events(struct scanner *s, void (*progress)(double))
 			if (s->acc_first[ab] == INT64_MAX)
 				s->acc_first[ab] = seq;
 			s->acc_last[ab] = seq;
-			if (clocked)
+			if (clocked) {
 				use(s, ab, c, tend, t0);
+				if (s->c_first[ab] == INT64_MAX)
+					s->c_first[ab] = c;
+				s->c_last[ab] = c;
+			}
+			if (clocked && s->has_hole[ab]) {
+				if (s->nhu == s->caphu) {
+					size_t cap = s->caphu ? 2 * s->caphu : 256;
+					void *p = realloc(s->hu, cap * sizeof(*s->hu));
+					if (!p) {
+						rc = TRACE_ENOMEM;
+						break;
+					}
+					s->hu = p;
+					s->caphu = cap;
+				}
+				s->hu[s->nhu++] = (struct hole_use){ ab, seq, c };
+			}
 			prev_acc_seq = acc_seq;
 			have_acc = step(s, ac) > 0;
 			if (have_acc)
 				acc_seq = col(s, ac, 0, 0, 0, INT64_MIN, INT64_MAX);
 		}
+		if (rc)
+			break;
 		if (progress && (d->nevents & 0x3ffff) == 0)
 			progress((double)d->nevents / (double)(total > 0 ? total : 1));
 	}
@@ -375,7 +297,12 @@ static int stream_events(struct scanner *s, void (*progress)(double))
 	return rc;
 }
 
-/* Every access must touch a live buffer (the full loader's rule). */
+/*
+ * Every access must touch a buffer live at its event and outside its holes:
+ * the full loader's rule, by the same function.  Events stream in seq and
+ * clock order, so the first and last access of a buffer are the ones that
+ * can fall before its alloc or after its free; inside a hole, any can.
+ */
 static void check_accesses(struct scanner *s)
 {
 	const struct trace *t = s->t;
@@ -383,10 +310,17 @@ static void check_accesses(struct scanner *s)
 		const struct trace_buffer *b = &t->buffers[i];
 		if (s->acc_first[i] == INT64_MAX)
 			continue;
-		if ((b->alloc_ev != TRACE_NONE && s->acc_first[i] <= t->events[b->alloc_ev].seq) ||
-		    (b->free_ev != TRACE_NONE && s->acc_last[i] >= t->events[b->free_ev].seq))
+		int clocked = s->c_first[i] != INT64_MAX;
+		if (trace_check_access(t, b, 0, s->acc_first[i], s->c_first[i],
+				       clocked, NULL, 0) ||
+		    trace_check_access(t, b, 0, s->acc_last[i], s->c_last[i],
+				       clocked, NULL, 0))
 			s->bad = 1;
 	}
+	for (size_t i = 0; i < s->nhu && !s->bad; i++)
+		if (trace_check_access(t, &t->buffers[s->hu[i].b], 0, s->hu[i].seq,
+				       s->hu[i].c, 1, NULL, 0))
+			s->bad = 1;
 }
 
 static int64_t *array(size_t n, int64_t fill)
@@ -416,6 +350,10 @@ static void scanner_free(struct scanner *s)
 	free(s->after_t);
 	free(s->acc_first);
 	free(s->acc_last);
+	free(s->c_first);
+	free(s->c_last);
+	free(s->has_hole);
+	free(s->hu);
 	free(s->hp);
 	if (s->db)
 		sqlite3_close(s->db);
@@ -429,29 +367,48 @@ int scan_trace(const char *path, struct trace **out, struct report_digest *d,
 	s.d = d;
 	s.best = 0;
 	s.at = INT64_MIN;
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	char magic[16];
-	if (!f)
+	/* the loader names what is wrong with the file */
+	if (trace_open_input(path, "cannot open trace", &f, NULL, 0))
 		return SCAN_LOAD_WHOLE;
 	size_t n = fread(magic, 1, sizeof(magic), f);
 	fclose(f);
 	if (n < sizeof(magic) || memcmp(magic, "SQLite format 3", 16) != 0)
 		return SCAN_LOAD_WHOLE;
-	if (sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
+	if (tracedb_open_readonly(path, &s.db) != SQLITE_OK) {
 		sqlite3_close(s.db);
 		return SCAN_LOAD_WHOLE;
 	}
 	int rc = 0;
 	char msg[256];
+	/* only real tables: a view may never end (the loader says which) */
+	static const char *const tables[] = { "meta", "buffers", "names",
+					      "events", "accesses", "holes" };
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		if (tracedb_check_table(s.db, tables[i], NULL, 0) != 1) {
+			sqlite3_close(s.db);
+			return SCAN_LOAD_WHOLE;
+		}
+	}
 	if (!(s.t = trace_new()))
 		rc = TRACE_ENOMEM;
-	if (rc == 0 && (rc = read_meta(&s)) == 0 && !s.bad)
-		rc = read_buffers(&s);
-	if (rc == 0 && !s.bad)
-		read_names(&s);
-	if (rc == 0 && !s.bad)
-		rc = read_holes(&s);
+	/* meta, buffers, names and holes: the loader's own readers and checks */
+	if (rc == 0) {
+		int version = 0;
+		const char **names = NULL;
+		size_t nnames = 0;
+		int hrc = tracedb_load_head(s.db, path, s.t, &version, &names,
+					    &nnames, NULL, 0);
+		free(names);
+		s.nnames = (int64_t)nnames;
+		if (hrc == TRACE_ENOMEM)
+			rc = TRACE_ENOMEM;
+		/* only the version this build writes streams; the loader
+		 * migrates older ones */
+		else if (hrc || version != TRACE_SCHEMA_VERSION)
+			s.bad = 1;
+	}
 	/* the clock, and the holes as points of the running sum */
 	if (rc == 0 && !s.bad) {
 		const char *clock = trace_get_meta(s.t, "clock");
@@ -466,6 +423,8 @@ int scan_trace(const char *path, struct trace **out, struct report_digest *d,
 		    !(s.after = array(nb, NO_USE_AFTER)) ||
 		    !(s.after_t = array(nb, TRACE_TIME_NONE)) ||
 		    !(s.acc_first = array(nb, INT64_MAX)) || !(s.acc_last = array(nb, INT64_MIN)) ||
+		    !(s.c_first = array(nb, INT64_MAX)) || !(s.c_last = array(nb, INT64_MAX)) ||
+		    !(s.has_hole = calloc(nb ? nb : 1, 1)) ||
 		    !(s.hp = malloc((2 * s.t->nholes + 1) * sizeof(*s.hp))))
 			rc = TRACE_ENOMEM;
 		for (size_t i = 0; rc == 0 && !s.bad && i < s.t->nholes; i++) {
@@ -474,6 +433,7 @@ int scan_trace(const char *path, struct trace **out, struct report_digest *d,
 				s.bad = 1;
 				break;
 			}
+			s.has_hole[h->buffer] = 1;
 			int64_t away = (int64_t)s.t->buffers[h->buffer].size;
 			if (h->win_lo != TRACE_NONE && h->win_hi != TRACE_NONE)
 				away -= h->win_hi - h->win_lo;

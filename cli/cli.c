@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *cli_progname = "memplan";
@@ -254,4 +255,15 @@ int cli_out_close(struct cli_out *o, int commit)
 	free(o->tmp);
 	o->tmp = NULL;
 	return rc;
+}
+
+int cli_same_file(const char *a, const char *b)
+{
+	if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return 0;
+	if (strcmp(a, b) == 0)
+		return 1;
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
 }

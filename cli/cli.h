@@ -105,6 +105,14 @@ int cli_out_open(struct cli_out *o, const char *path);
  * temporary file is removed.  Returns the exit status. */
 int cli_out_close(struct cli_out *o, int commit);
 
+/*
+ * True when the paths a and b name the same file: the same text, or two
+ * existing names of one inode (st_dev and st_ino).  A command refuses an
+ * output that is one of its inputs, which the atomic rename of the output
+ * would otherwise replace.  "-" (stdout) is never the same as a file.
+ */
+int cli_same_file(const char *a, const char *b);
+
 #define MEMPLAN_VERSION "0.1.0"
 
 #endif

@@ -109,7 +109,8 @@ nomem:
 		    "out of memory extracting %zu buffers", n);
 }
 
-#define SOLVER_LIMIT (UINT64_C(1) << 62)
+/* the one bound on bytes, shared with the trace model (trace.h) */
+#define SOLVER_LIMIT TRACE_BYTES_LIMIT
 
 /* Names an item in messages: its trace buffer id when it has one. */
 static long long item_name(const struct solver_problem *p, size_t i)

@@ -913,10 +913,17 @@ int mp_plan_read_bytes(const char *path, unsigned char **out, size_t *outlen,
 {
 	*out = NULL;
 	*outlen = 0;
-	int fd = open(path, O_RDONLY);
+	/* only a regular file: a FIFO would block, /dev/zero never ends */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return seterr(err, errlen, MP_PLAN_EIO, "cannot open plan '%s': %s",
 			      path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return seterr(err, errlen, MP_PLAN_EIO,
+			      "cannot open plan '%s': not a regular file", path);
+	}
 	size_t cap = 1 << 16, len = 0;
 	unsigned char *buf = malloc(cap);
 	int rc = 0;

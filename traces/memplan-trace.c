@@ -244,6 +244,9 @@ static int cmd_import(int argc, char **argv)
 		return cli_usage_error("import: -o TRACE is required");
 	if (optind != argc - 1)
 		return cli_usage_error("import: expected one input file");
+	if (cli_same_file(argv[optind], out))
+		return cli_usage_error("import: the output '%s' is the input file: write the trace elsewhere",
+				       out);
 	char err[ERRLEN];
 	struct trace *t;
 	int rc;
@@ -297,6 +300,9 @@ static int cmd_export(int argc, char **argv)
 				       to);
 	if (optind != argc - 1)
 		return cli_usage_error("export: expected one TRACE");
+	if (cli_same_file(argv[optind], out))
+		return cli_usage_error("export: the output '%s' is the input trace: write it elsewhere",
+				       out);
 	struct trace *t;
 	int rc = load_or_die(argv[optind], &t);
 	if (rc)
@@ -470,6 +476,9 @@ static int cmd_slice(int argc, char **argv)
 		return cli_usage_error("slice: expected one TRACE");
 	if (!out)
 		return cli_usage_error("slice: -o TRACE is required");
+	if (cli_same_file(argv[optind], out))
+		return cli_usage_error("slice: the output '%s' is the input trace: write the slice elsewhere",
+				       out);
 	if (have_from != have_to)
 		return cli_usage_error("slice: --from-time and --to-time go together");
 	if (have_from && (n || range || detect))

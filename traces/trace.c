@@ -7,10 +7,14 @@
  */
 #include "trace.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* --- string pool ------------------------------------------------------- */
 
@@ -256,6 +260,48 @@ int trace_seterr(char *err, size_t errlen, int code, const char *fmt, ...)
 	return code;
 }
 
+int trace_open_input(const char *path, const char *what, FILE **out,
+		     char *err, size_t errlen)
+{
+	*out = NULL;
+	/* O_NONBLOCK: opening a FIFO with no writer must not wait for one */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return trace_seterr(err, errlen, TRACE_EIO, "%s '%s': %s", what,
+				    path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return trace_seterr(err, errlen, TRACE_EIO, "%s '%s': %s", what,
+				    path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return trace_seterr(err, errlen, TRACE_EIO,
+				    "%s '%s': not a regular file (%s)", what, path,
+				    S_ISDIR(st.st_mode)    ? "a directory"
+				    : S_ISFIFO(st.st_mode) ? "a FIFO"
+				    : S_ISCHR(st.st_mode)  ? "a character device"
+				    : S_ISBLK(st.st_mode)  ? "a block device"
+				    : S_ISSOCK(st.st_mode) ? "a socket"
+							   : "a special file");
+	}
+	/* reads of a regular file never block; clear the flag all the same */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		return trace_seterr(err, errlen, e == ENOMEM ? TRACE_ENOMEM : TRACE_EIO,
+				    "%s '%s': %s", what, path, strerror(e));
+	}
+	*out = f;
+	return 0;
+}
+
 static int hole_cmp(const void *a, const void *b)
 {
 	const struct trace_hole *x = a, *y = b;
@@ -281,36 +327,68 @@ void trace_lifetime(const struct trace *t, const struct trace_buffer *b,
 				       : trace_event_clock(t, (size_t)b->free_ev);
 }
 
+int trace_check_buffer(const struct trace_buffer *b, size_t row,
+		       uint64_t *total, char *err, size_t errlen)
+{
+	if (b->size == 0)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field size: size must be greater than 0",
+			    row);
+	if (b->rounded < b->size)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field rounded: %llu is smaller than size %llu",
+			    row, (unsigned long long)b->rounded,
+			    (unsigned long long)b->size);
+	if (b->align == 0)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field align: must be at least 1",
+			    row);
+	if (b->kind >= TRACE_KIND_COUNT)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field kind: unknown kind %u",
+			    row, (unsigned)b->kind);
+	if (b->role >= TRACE_ROLE_COUNT)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field role: unknown role %u",
+			    row, (unsigned)b->role);
+	if (b->fixed_offset < TRACE_NONE)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field offset: %lld is negative",
+			    row, (long long)b->fixed_offset);
+	/* rounded >= size: bounding rounded bounds both */
+	const char *field = b->rounded >= TRACE_BYTES_LIMIT ? "rounded"
+			    : b->align >= TRACE_BYTES_LIMIT ? "align"
+			    : b->fixed_offset >= 0 &&
+					    (uint64_t)b->fixed_offset >= TRACE_BYTES_LIMIT
+				    ? "offset"
+				    : NULL;
+	if (b->size >= TRACE_BYTES_LIMIT)
+		field = "size";
+	if (field)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field %s: %llu is not below 2^62, the largest size memplan handles",
+			    row, field,
+			    (unsigned long long)(field[0] == 's' ? b->size
+						 : field[0] == 'r' ? b->rounded
+						 : field[0] == 'a' ? b->align
+						 : (uint64_t)b->fixed_offset));
+	/* every sum of live bytes downstream is at most this total */
+	*total += b->rounded;
+	if (*total >= TRACE_BYTES_LIMIT)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table buffers, row %zu, field size: the buffers' sizes add up to 2^62 bytes or more, more than memplan handles",
+			    row);
+	return 0;
+}
+
 static int check_buffers(struct trace *t, char *err, size_t errlen)
 {
+	uint64_t total = 0;
 	for (size_t i = 0; i < t->nbuffers; i++) {
 		struct trace_buffer *b = &t->buffers[i];
-		size_t row = i + 1;
-		if (b->size == 0)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field size: size must be greater than 0",
-				    row);
-		if (b->rounded < b->size)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field rounded: %llu is smaller than size %llu",
-				    row, (unsigned long long)b->rounded,
-				    (unsigned long long)b->size);
-		if (b->align == 0)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field align: must be at least 1",
-				    row);
-		if (b->kind >= TRACE_KIND_COUNT)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field kind: unknown kind %u",
-				    row, (unsigned)b->kind);
-		if (b->role >= TRACE_ROLE_COUNT)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field role: unknown role %u",
-				    row, (unsigned)b->role);
-		if (b->fixed_offset < TRACE_NONE)
-			return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "table buffers, row %zu, field offset: %lld is negative",
-				    row, (long long)b->fixed_offset);
+		int rc = trace_check_buffer(b, i + 1, &total, err, errlen);
+		if (rc)
+			return rc;
 		b->alloc_ev = b->free_ev = TRACE_NONE;
 		b->use0 = b->nuses = b->hole0 = b->nholes = 0;
 	}
@@ -386,6 +464,48 @@ static int check_events(struct trace *t, char *err, size_t errlen)
 	return 0;
 }
 
+int trace_check_access(const struct trace *t, const struct trace_buffer *b,
+		       size_t row, int64_t seq, int64_t c, int clocked,
+		       char *err, size_t errlen)
+{
+	/* events are in seq order, so seqs order an access against the alloc
+	 * and the free whatever the clock */
+	if ((b->alloc_ev != TRACE_NONE && seq <= t->events[b->alloc_ev].seq) ||
+	    (b->free_ev != TRACE_NONE && seq >= t->events[b->free_ev].seq))
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table accesses, row %zu, field buffer: buffer %lld is not live at seq %lld",
+			    row, (long long)b->id, (long long)seq);
+	if (!clocked)
+		return 0;
+	int64_t lo, hi;
+	trace_lifetime(t, b, &lo, &hi);
+	if (c < lo || c >= hi)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table accesses, row %zu, field seq: the event at seq %lld (clock %lld) lies outside the lifetime [%lld, %lld) of buffer %lld",
+			    row, (long long)seq, (long long)c, (long long)lo,
+			    (long long)hi, (long long)b->id);
+	/* the holes of b are sorted and disjoint: the last one starting at or
+	 * before c is the only one that can hold it */
+	size_t n = b->nholes, first = 0;
+	const struct trace_hole *h = t->holes + b->hole0;
+	while (n > 0) {
+		size_t half = n / 2;
+		if (h[first + half].lower <= c) {
+			first += half + 1;
+			n -= half + 1;
+		} else {
+			n = half;
+		}
+	}
+	if (first > 0 && c < h[first - 1].upper)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+			    "table accesses, row %zu, field buffer: buffer %lld is used at seq %lld (clock %lld), inside its hole [%lld, %lld), when it is not resident",
+			    row, (long long)b->id, (long long)seq, (long long)c,
+			    (long long)h[first - 1].lower,
+			    (long long)h[first - 1].upper);
+	return 0;
+}
+
 static int check_accesses(struct trace *t, char *err, size_t errlen)
 {
 	size_t total = 0;
@@ -396,6 +516,9 @@ static int check_accesses(struct trace *t, char *err, size_t errlen)
 				    "table accesses: internal ranges of event row %zu are inconsistent",
 				    i + 1);
 		total += e->nacc;
+		/* a time-clock event without a time has no place on the clock */
+		int clocked = t->clock != TRACE_CLOCK_TIME ||
+			      e->t_start != TRACE_TIME_NONE;
 		for (uint32_t k = 0; k < e->nacc; k++) {
 			const struct trace_access *a = &t->accesses[e->acc0 + k];
 			size_t row = (size_t)e->acc0 + k + 1;
@@ -407,13 +530,11 @@ static int check_accesses(struct trace *t, char *err, size_t errlen)
 				return trace_seterr(err, errlen, TRACE_EFORMAT,
 					    "table accesses, row %zu, field buffer: buffer %lld does not exist",
 					    row, (long long)a->buffer);
-			const struct trace_buffer *b = &t->buffers[a->buffer];
-			if ((b->alloc_ev != TRACE_NONE && (size_t)b->alloc_ev >= i) ||
-			    (b->free_ev != TRACE_NONE && (size_t)b->free_ev <= i))
-				return trace_seterr(err, errlen, TRACE_EFORMAT,
-					    "table accesses, row %zu, field buffer: buffer %lld is not live at seq %lld",
-					    row, (long long)a->buffer,
-					    (long long)e->seq);
+			int rc = trace_check_access(t, &t->buffers[a->buffer], row,
+						    e->seq, trace_event_clock(t, i),
+						    clocked, err, errlen);
+			if (rc)
+				return rc;
 		}
 	}
 	if (total != t->naccesses)
@@ -445,6 +566,13 @@ static int check_holes(struct trace *t, char *err, size_t errlen)
 		if (h->lower < lo || h->upper > hi)
 			return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "table holes, row %zu, field lower: hole [%lld, %lld) lies outside the lifetime of buffer %lld",
+				    row, (long long)h->lower, (long long)h->upper,
+				    (long long)h->buffer);
+		/* a buffer is resident from its alloc: a hole there would give
+		 * its bytes to another buffer before it was ever out */
+		if (h->lower == lo)
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
+				    "table holes, row %zu, field lower: hole [%lld, %lld) starts at the alloc of buffer %lld (a buffer is resident when it is allocated)",
 				    row, (long long)h->lower, (long long)h->upper,
 				    (long long)h->buffer);
 		if ((h->win_lo == TRACE_NONE) != (h->win_hi == TRACE_NONE) ||
@@ -519,8 +647,8 @@ int trace_finish(struct trace *t, char *err, size_t errlen)
 	t->finished = 0;
 	if ((rc = check_buffers(t, err, errlen)) < 0 ||
 	    (rc = check_events(t, err, errlen)) < 0 ||
-	    (rc = check_accesses(t, err, errlen)) < 0 ||
-	    (rc = check_holes(t, err, errlen)) < 0)
+	    (rc = check_holes(t, err, errlen)) < 0 ||
+	    (rc = check_accesses(t, err, errlen)) < 0)
 		return rc;
 	if (index_uses(t) < 0)
 		return trace_seterr(err, errlen, TRACE_EFORMAT, "out of memory indexing use points"),

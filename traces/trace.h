@@ -15,9 +15,19 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Schema version of the trace model; tracedb.c stores it in meta. */
 #define TRACE_SCHEMA_VERSION 1
+
+/*
+ * The one bound on bytes in memplan.  Every buffer's size, rounded size,
+ * alignment and fixed offset is below it, and so is the sum of all buffers'
+ * rounded sizes (trace_finish() refuses a trace otherwise), so any sum of
+ * live bytes, a peak, a pool offset plus a size, fits in int64_t with room
+ * to spare.  The planner's solver checks its problems against the same one.
+ */
+#define TRACE_BYTES_LIMIT (UINT64_C(1) << 62)
 
 /* Library error codes: 0 on success, one of these (negative) on failure. */
 enum trace_err {
@@ -202,6 +212,17 @@ struct trace {
 int trace_seterr(char *err, size_t errlen, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/*
+ * Opens path for reading as every reader of an outside file must: only a
+ * regular file is accepted (a FIFO would block the open or the read,
+ * /dev/zero never ends, a directory reads as nothing), checked with fstat
+ * on the descriptor opened without blocking.  Returns 0 and *out (fclose()
+ * it), or TRACE_EIO with "<what> '<path>': <why>" in err, e.g. what
+ * "cannot open trace".
+ */
+int trace_open_input(const char *path, const char *what, FILE **out,
+		     char *err, size_t errlen);
+
 /* --- building ---------------------------------------------------------- */
 
 /* A new empty trace, or NULL when out of memory.  Free with trace_free(). */
@@ -235,6 +256,31 @@ int trace_add_access(struct trace *t, int64_t buffer, uint8_t mode);
 
 /* Appends a hole to buffer.  Checked by trace_finish(). */
 int trace_add_hole(struct trace *t, const struct trace_hole *h);
+
+/*
+ * The checks of one buffer (row: its 1-based row, for the message): size
+ * and codes, and the bound TRACE_BYTES_LIMIT on its sizes and on *total,
+ * the sum of the rounded sizes of the buffers so far, which it advances.
+ * Returns 0 or TRACE_EFORMAT with a sentence naming table, row and field.
+ * trace_finish() applies it to every buffer; the loader, shared with
+ * analyze's streaming reader, as it reads each row, so that no running sum
+ * of sizes can overflow before trace_finish() runs.
+ */
+int trace_check_buffer(const struct trace_buffer *b, size_t row,
+		       uint64_t *total, char *err, size_t errlen);
+
+/*
+ * Whether the event with sequence number seq and clock value c may access
+ * buffer b of the finished-or-finishing t (alloc_ev, free_ev and the holes
+ * of b derived): after its alloc, before its free, and, when clocked is
+ * true, with c inside its lifetime and outside its holes.  Returns 0, or
+ * TRACE_EFORMAT with a sentence naming table accesses, row and field.  The
+ * loader (through trace_finish()) and analyze's streaming reader both judge
+ * accesses with it.
+ */
+int trace_check_access(const struct trace *t, const struct trace_buffer *b,
+		       size_t row, int64_t seq, int64_t c, int clocked,
+		       char *err, size_t errlen);
 
 /* Convenience for generators: alloc/free/kernel with the next seq. */
 int64_t trace_next_seq(const struct trace *t);

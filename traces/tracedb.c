@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -550,6 +551,86 @@ int trace_save(const struct trace *t, const char *path, char *err,
 	return trace_writer_close(w, 1, err, errlen);
 }
 
+/* --- reading ----------------------------------------------------------- */
+
+int tracedb_open_readonly(const char *path, struct sqlite3 **db)
+{
+	*db = NULL;
+	size_t n = strlen(path);
+	char *side = malloc(n + 8);
+	/* a URI: "file:" and the path with %, ? and # escaped, then the flag */
+	char *uri = malloc(3 * n + 32);
+	if (!side || !uri) {
+		free(side);
+		free(uri);
+		return SQLITE_NOMEM;
+	}
+	snprintf(side, n + 8, "%s-wal", path);
+	struct stat st;
+	int has_wal = stat(side, &st) == 0;
+	free(side);
+	int rc;
+	if (has_wal) {
+		rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+				     NULL);
+	} else {
+		/* "file:///abs" or "file:rel": a path starting "//" must not
+		 * read as an authority */
+		size_t k = (size_t)sprintf(uri, "file:%s", path[0] == '/' ? "//" : "");
+		for (const char *p = path; *p; p++) {
+			unsigned char c = (unsigned char)*p;
+			if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f)
+				k += (size_t)sprintf(uri + k, "%%%02X", c);
+			else
+				uri[k++] = (char)c;
+		}
+		strcpy(uri + k, "?immutable=1");
+		rc = sqlite3_open_v2(uri, db,
+				     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+				     NULL);
+	}
+	free(uri);
+	return rc;
+}
+
+int tracedb_check_table(struct sqlite3 *db, const char *name, char *err,
+			size_t errlen)
+{
+	sqlite3_stmt *st;
+	/* SQLite resolves names without case: so must the lookup */
+	int rc = sqlite3_prepare_v2(db,
+				    "SELECT type, sql LIKE 'CREATE VIRTUAL%' FROM sqlite_master"
+				    " WHERE name = ?1 COLLATE NOCASE",
+				    -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+	}
+	int found = 0;
+	char what[32] = "";
+	if (rc == SQLITE_ROW) {
+		const unsigned char *type = sqlite3_column_text(st, 0);
+		found = 1;
+		if (!type || strcmp((const char *)type, "table") != 0)
+			snprintf(what, sizeof(what), "a %s",
+				 type ? (const char *)type : "nameless object");
+		else if (sqlite3_column_int(st, 1))
+			snprintf(what, sizeof(what), "a virtual table");
+		rc = SQLITE_DONE;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return trace_seterr(err, errlen,
+				    rc == SQLITE_NOMEM ? TRACE_ENOMEM : TRACE_EFORMAT,
+				    "cannot read the list of tables: %s (truncated or damaged file?)",
+				    sqlite3_errstr(rc));
+	if (what[0])
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+				    "table %s is %s, not a table (memplan reads only tables: a view can be an endless query)",
+				    name, what);
+	return found;
+}
+
 /* --- loader ------------------------------------------------------------ */
 
 struct loader {
@@ -643,7 +724,12 @@ static int lprepare(struct loader *l, const char *table, const char *sql,
 {
 	l->table = table;
 	l->row = 0;
-	int rc = sqlite3_prepare_v2(l->db, sql, -1, st, NULL);
+	*st = NULL;
+	char msg[300];
+	int rc = tracedb_check_table(l->db, table, msg, sizeof(msg));
+	if (rc < 0)
+		return lerr(l, rc, "%s", msg);
+	rc = sqlite3_prepare_v2(l->db, sql, -1, st, NULL);
 	if (rc != SQLITE_OK) {
 		if (rc == SQLITE_ERROR)
 			return lerr(l, TRACE_EFORMAT,
@@ -713,6 +799,7 @@ static int load_buffers(struct loader *l, struct trace *t)
 			  &st);
 	if (rc)
 		return rc;
+	uint64_t total = 0;
 	while ((rc = lstep(l, st)) > 0) {
 		int64_t v[10];
 		struct trace_buffer b = { 0 };
@@ -754,6 +841,13 @@ static int load_buffers(struct loader *l, struct trace *t)
 		b.fixed_offset = v[9];
 		if (trace_add_buffer(t, &b) < 0) {
 			rc = lerr(l, TRACE_ENOMEM, "out of memory");
+			break;
+		}
+		/* the model's checks now, before anyone sums the sizes */
+		char msg[300];
+		if ((rc = trace_check_buffer(&t->buffers[t->nbuffers - 1], l->row,
+					     &total, msg, sizeof(msg)))) {
+			rc = lerr(l, rc, "%s", msg);
 			break;
 		}
 	}
@@ -1000,13 +1094,34 @@ static int load_holes(struct loader *l, struct trace *t)
 	return rc;
 }
 
+int tracedb_load_head(struct sqlite3 *db, const char *path, struct trace *t,
+		      int *version, const char ***names, size_t *nnames,
+		      char *err, size_t errlen)
+{
+	struct loader l = { .db = db, .path = path, .err = err, .errlen = errlen,
+			    .table = "meta" };
+	*names = NULL;
+	*nnames = 0;
+	int rc;
+	if ((rc = load_meta(&l, t, version)) == 0 &&
+	    (rc = load_buffers(&l, t)) == 0 &&
+	    (rc = load_names(&l, t, names, nnames)) == 0)
+		rc = load_holes(&l, t);
+	if (rc) {
+		free(*names);
+		*names = NULL;
+		*nnames = 0;
+	}
+	return rc;
+}
+
 /* Checks that path is readable and starts like an SQLite database. */
 static int check_file(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return trace_seterr(err, errlen, TRACE_EIO, "cannot open trace '%s': %s",
-			       path, strerror(errno));
+	FILE *f;
+	int rc = trace_open_input(path, "cannot open trace", &f, err, errlen);
+	if (rc)
+		return rc;
 	char magic[16];
 	size_t n = fread(magic, 1, sizeof(magic), f);
 	fclose(f);
@@ -1030,8 +1145,7 @@ int trace_load(const char *path, struct trace **out, char *err, size_t errlen)
 	struct trace *t = trace_new();
 	if (!t)
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
-	rc = sqlite3_open_v2(path, &l.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			     NULL);
+	rc = tracedb_open_readonly(path, &l.db);
 	if (rc != SQLITE_OK) {
 		trace_seterr(err, errlen, TRACE_EIO, "cannot open trace '%s': %s", path,
 			l.db ? sqlite3_errmsg(l.db) : sqlite3_errstr(rc));
@@ -1042,12 +1156,10 @@ int trace_load(const char *path, struct trace **out, char *err, size_t errlen)
 	const char **names = NULL;
 	size_t nnames = 0;
 	int version = 0;
-	if ((rc = load_meta(&l, t, &version)) == 0 &&
-	    (rc = load_buffers(&l, t)) == 0 &&
-	    (rc = load_names(&l, t, &names, &nnames)) == 0 &&
-	    (rc = load_events(&l, t, names, nnames)) == 0 &&
-	    (rc = load_accesses(&l, t)) == 0)
-		rc = load_holes(&l, t);
+	if ((rc = tracedb_load_head(l.db, path, t, &version, &names, &nnames,
+				    err, errlen)) == 0 &&
+	    (rc = load_events(&l, t, names, nnames)) == 0)
+		rc = load_accesses(&l, t);
 	free(names);
 	sqlite3_close(l.db);
 	/*

@@ -79,4 +79,39 @@ int trace_save(const struct trace *t, const char *path, char *err,
  */
 int trace_load(const char *path, struct trace **out, char *err, size_t errlen);
 
+/*
+ * Whether name is an ordinary table of the SQLite database db: 1 if it is,
+ * 0 if there is no such name, and TRACE_EFORMAT (or TRACE_ENOMEM) with a
+ * sentence in err when the lookup fails or the name is a view or a virtual
+ * table.  Every reader of an SQLite file asks this before it reads a table:
+ * a view can be an endless recursive query, and reading it would hang.
+ */
+struct sqlite3;
+
+/*
+ * The part of trace_load() that analyze's streaming reader (analyze/scan.c)
+ * shares, so that both judge a file by the same checks: reads the tables
+ * meta (its schema version into *version, a newer one refused), buffers,
+ * names (into *names, ids 1..*nnames; the caller frees the array, the
+ * strings are t's) and holes of db, the open file path, into t.  Returns 0
+ * or a negative trace_err with the loader's sentence in err.
+ */
+int tracedb_load_head(struct sqlite3 *db, const char *path, struct trace *t,
+		      int *version, const char ***names, size_t *nnames,
+		      char *err, size_t errlen);
+
+/*
+ * Opens the SQLite file path read-only for reading a trace or an export,
+ * *db as sqlite3_open_v2() gives it (close it even on failure).  A file in
+ * WAL mode without a -wal file beside it (a finished capture copied, or one
+ * whose writer checkpointed) is opened immutable, so that reading it leaves
+ * no -wal or -shm file behind; with one (a capture that died, or one being
+ * written), normally, since its last batches live there.  Returns an SQLite
+ * result code.
+ */
+int tracedb_open_readonly(const char *path, struct sqlite3 **db);
+
+int tracedb_check_table(struct sqlite3 *db, const char *name, char *err,
+			size_t errlen);
+
 #endif

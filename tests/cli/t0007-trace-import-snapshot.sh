@@ -80,6 +80,9 @@ refuse() { # kind message description
 	ok $? "$3: the existing output is untouched"
 }
 refuse nohistory "the snapshot holds no allocation history" "a snapshot recorded without history"
+expect 3 "no history with --device 0 exits 3 as well" \
+	memplan-trace import --from pytorch-snapshot "$T/nohistory.pickle" --device 0 -o "$T/x.trace"
+has "$T/err" "the snapshot holds no allocation history" "and says why"
 refuse legacy "in the shape of PyTorch before 2.1" "a PyTorch 2.0 snapshot"
 refuse otherprog "not a PyTorch memory snapshot" "a pickle from another program"
 refuse code "opcode STACK_GLOBAL: would import or call code" "a pickle that imports code"

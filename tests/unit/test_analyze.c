@@ -252,6 +252,7 @@ static struct trace *random_trace(int time_clock)
 		trace_set_meta(t, "clock", "time");
 	size_t nb = 1 + below(30);
 	enum { UNBORN, LIVE, DEAD } *state = calloc(nb, sizeof(*state));
+	int64_t *last_use = calloc(nb, sizeof(*last_use));
 	for (size_t i = 0; i < nb; i++) {
 		buf(t, 1 + below(5000), (unsigned)below(TRACE_ROLE_COUNT), below(3) ? "l.1.x" : NULL);
 		if (below(4) == 0)
@@ -266,6 +267,9 @@ static struct trace *random_trace(int time_clock)
 			ev(t, seq, TRACE_EV_ALLOC, (int64_t)i, t0, t0);
 			state[i] = LIVE;
 		} else if (k == 1 && state[i] == LIVE) {
+			/* a free comes strictly after the last use on the clock */
+			if (time_clock && last_use[i] >= t0)
+				now = t0 = last_use[i] + 1;
 			ev(t, seq, TRACE_EV_FREE, (int64_t)i, t0, t0);
 			state[i] = DEAD;
 		} else {
@@ -273,14 +277,17 @@ static struct trace *random_trace(int time_clock)
 			   t0 == NO_TIME ? NO_TIME : t0 + (int64_t)below(3));
 			for (size_t a = below(4); a > 0; a--) {
 				size_t j = below(nb);
-				if (state[j] == LIVE)
+				if (state[j] == LIVE) {
 					acc(t, (int64_t)j);
+					last_use[j] = t0;
+				}
 			}
 		}
 		seq += 1 + (int64_t)below(2);
 		now += (int64_t)below(3);
 	}
 	free(state);
+	free(last_use);
 	char err[256];
 	if (trace_finish(t, err, sizeof(err)) != 0) {
 		printf("# random trace invalid: %s\n", err);
@@ -293,6 +300,13 @@ static struct trace *random_trace(int time_clock)
 		if (lo == INT64_MIN || hi == INT64_MAX || hi - lo < 3 || below(3))
 			continue;
 		int64_t a = lo + 1 + (int64_t)below((uint64_t)(hi - lo - 2));
+		/* no access inside a hole (the model's rule) */
+		const struct trace_buffer *b = &t->buffers[i];
+		int used = 0;
+		for (uint32_t u = 0; u < b->nuses; u++)
+			used |= trace_event_clock(t, t->uses[b->use0 + u]) == a;
+		if (used)
+			continue;
 		struct trace_hole h = { (int64_t)i, a, a + 1, TRACE_NONE, TRACE_NONE };
 		if (below(2) && t->buffers[i].size > 2) {
 			h.win_lo = 0;
@@ -503,6 +517,59 @@ static void test_diff(void)
 	CHECK(d.nlabel == 5 && strcmp(d.by_label[0].name, "y") == 0 &&
 	      d.by_label[0].a == 400 && d.by_label[0].b == 500,
 	      "label groups, largest change first");
+	diff_free(&d);
+	report_free(&ra);
+	report_free(&rb);
+	trace_free(a);
+	trace_free(b);
+}
+
+/*
+ * Many unmatched buffers (the case that was quadratic): A holds labels
+ * a0..a(n-1) and n unlabelled buffers, B labels b0..b(n-1) and 2n
+ * unlabelled ones; sizes i + 1.  Every labelled buffer vanishes or
+ * appears, the unlabelled ones pair in order (n of them, the same size),
+ * and the second n unlabelled buffers of B appear; most bytes first.
+ */
+static void test_diff_many(void)
+{
+	enum { N = 20000 };
+	struct trace *a = trace_new(), *b = trace_new();
+	char label[32];
+	for (size_t i = 0; i < N; i++) {
+		snprintf(label, sizeof(label), "a%zu", i);
+		buf(a, i + 1, TRACE_ROLE_TEMP, label);
+		snprintf(label, sizeof(label), "b%zu", i);
+		buf(b, i + 1, TRACE_ROLE_TEMP, label);
+	}
+	for (size_t i = 0; i < N; i++)
+		buf(a, i + 1, TRACE_ROLE_TEMP, NULL);
+	for (size_t i = 0; i < 2 * N; i++)
+		buf(b, i % N + 1, TRACE_ROLE_TEMP, NULL);
+	char err[256];
+	struct report ra, rb;
+	struct diff d;
+	CHECK(trace_finish(a, err, sizeof(err)) == 0 &&
+		      trace_finish(b, err, sizeof(err)) == 0 &&
+		      report_build(a, NULL, 0, &ra, err, sizeof(err)) == 0 &&
+		      report_build(b, NULL, 0, &rb, err, sizeof(err)) == 0,
+	      "many unmatched: reports of both");
+	CHECK(diff_build(a, &ra, b, &rb, &d, err, sizeof(err)) == 0,
+	      "many unmatched: diff builds");
+	uint64_t tri = (uint64_t)N * (N + 1) / 2;
+	CHECK_EQ_U64(d.matched, N, "many unmatched: the unlabelled pair in order");
+	CHECK_EQ_U64(d.nresized, 0, "many unmatched: nothing resized");
+	CHECK(d.nvanished == N && d.vanished_bytes == tri &&
+		      d.vanished[0].a == N - 1 && d.vanished[0].size_a == N &&
+		      d.vanished[N - 1].a == 0,
+	      "many unmatched: every label of A vanished, largest first");
+	int order = d.nappeared == 2 * N && d.appeared_bytes == 2 * tri;
+	for (size_t i = 1; order && i < d.nappeared; i++)
+		order = d.appeared[i - 1].size_b > d.appeared[i].size_b ||
+			(d.appeared[i - 1].size_b == d.appeared[i].size_b &&
+			 d.appeared[i - 1].b < d.appeared[i].b);
+	CHECK(order && d.appeared[0].b == N - 1 && d.appeared[1].b == 3 * N - 1,
+	      "many unmatched: labels of B and the extra unlabelled appeared, largest first");
 	diff_free(&d);
 	report_free(&ra);
 	report_free(&rb);
@@ -1131,6 +1198,7 @@ int main(void)
 	test_random();
 	test_check();
 	test_diff();
+	test_diff_many();
 	test_timeline();
 	test_scan();
 	test_floor_hand();

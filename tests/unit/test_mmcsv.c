@@ -566,7 +566,7 @@ static void test_scale(void)
 		unsigned long long lo = x % 1000000, span = 2 + x % 5000;
 		len += (size_t)sprintf(in + len, "b%zu,%llu,%llu,%llu,%llu-%llu\n",
 				       i, lo, lo + span, 1 + (x >> 40) % 4096,
-				       lo, lo + 1);
+				       lo + 1, lo + 2);
 	}
 	clock_t c0 = clock();
 	struct trace *t = NULL;

@@ -23,7 +23,8 @@ static uint64_t below(uint64_t n) { return n ? rnd() % n : 0; }
 /*
  * A random iteration: some buffers live at the start, then a random walk of
  * allocs, frees and kernels touching live buffers; seqs grow by 1..3; on the
- * time clock, times grow by 0..2 (ties allowed) and buffers get holes.
+ * time clock, times grow by 0..2 (ties allowed, but a free comes strictly
+ * after the last use, as the model requires) and buffers get holes.
  */
 static struct trace *random_trace(int time_clock)
 {
@@ -32,6 +33,7 @@ static struct trace *random_trace(int time_clock)
 		trace_set_meta(t, "clock", "time");
 	size_t nb = 1 + below(40);
 	enum { UNBORN, LIVE, DEAD } *state = calloc(nb, sizeof(*state));
+	int64_t *last_use = calloc(nb, sizeof(*last_use));
 	for (size_t i = 0; i < nb; i++) {
 		struct trace_buffer b = { .size = 1 + below(1u << 20),
 					  .stream = TRACE_NONE,
@@ -60,6 +62,10 @@ static struct trace *random_trace(int time_clock)
 		case 1:
 			if (state[i] != LIVE)
 				goto kernel;
+			if (time_clock && last_use[i] >= now) {
+				now = last_use[i] + 1;
+				e.t_start = e.t_end = now;
+			}
 			e.type = TRACE_EV_FREE;
 			e.buffer = (int64_t)i;
 			state[i] = DEAD;
@@ -72,8 +78,10 @@ static struct trace *random_trace(int time_clock)
 			trace_add_event(t, &e);
 			for (size_t k = below(4); k > 0; k--) {
 				size_t j = below(nb);
-				if (state[j] == LIVE)
+				if (state[j] == LIVE) {
 					trace_add_access(t, (int64_t)j, (uint8_t)below(4));
+					last_use[j] = now;
+				}
 			}
 			break;
 		}
@@ -81,10 +89,14 @@ static struct trace *random_trace(int time_clock)
 		now += (int64_t)below(3);
 	}
 	free(state);
+	free(last_use);
 	return t;
 }
 
-/* Adds holes inside lifetimes (time clock only); needs a finished trace. */
+/*
+ * Adds holes inside lifetimes (time clock only), each after the alloc and
+ * between two uses, as the model requires; needs a finished trace.
+ */
 static void add_holes(struct trace *t)
 {
 	for (size_t i = 0; i < t->nbuffers; i++) {
@@ -93,8 +105,14 @@ static void add_holes(struct trace *t)
 		trace_lifetime(t, b, &lo, &hi);
 		if (lo == INT64_MIN || hi == INT64_MAX || hi - lo < 3 || below(2))
 			continue;
-		int64_t a = lo + 1 + (int64_t)below((uint64_t)(hi - lo - 2));
-		int64_t z = a + 1 + (int64_t)below((uint64_t)(hi - a - 1));
+		/* the span between two neighbours of lo, the uses and hi */
+		uint32_t k = (uint32_t)below(b->nuses + 1);
+		int64_t p = k == 0 ? lo : trace_event_clock(t, t->uses[b->use0 + k - 1]);
+		int64_t q = k == b->nuses ? hi : trace_event_clock(t, t->uses[b->use0 + k]);
+		if (q - p < 2)
+			continue;
+		int64_t a = p + 1 + (int64_t)below((uint64_t)(q - p - 1));
+		int64_t z = a + 1 + (int64_t)below((uint64_t)(q - a));
 		struct trace_hole h = { (int64_t)i, a, z, TRACE_NONE, TRACE_NONE };
 		if (below(2) && b->size > 2) {
 			h.win_lo = (int64_t)below(b->size / 2);

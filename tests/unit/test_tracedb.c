@@ -292,6 +292,50 @@ static void test_damage(const char *good)
 	expect_bad(good, "INSERT INTO holes VALUES(1, 0, 100, NULL, NULL)",
 		   TRACE_EFORMAT, "hole outside the lifetime", "outside the lifetime",
 		   "table holes");
+	/* buffer 1 lives [1, 7); the kernel at seq 2 writes it */
+	expect_bad(good, "INSERT INTO holes VALUES(1, 2, 6, NULL, NULL)",
+		   TRACE_EFORMAT, "an access inside a hole",
+		   "inside its hole [2, 6)", "table accesses, row 2");
+	expect_bad(good, "INSERT INTO holes VALUES(1, 1, 2, NULL, NULL)",
+		   TRACE_EFORMAT, "a hole starting at the alloc",
+		   "starts at the alloc of buffer 1", "table holes, row 1");
+	/* the free of buffer 1 is at seq 7: an access there is one too late */
+	expect_bad(good, "INSERT INTO accesses VALUES(7, 1, 1)",
+		   TRACE_EFORMAT, "an access at its buffer's free",
+		   "buffer 1 is not live at seq 7", "table accesses, row 5");
+	expect_bad(good, "INSERT INTO accesses VALUES(1, 1, 1)",
+		   TRACE_EFORMAT, "an access at its buffer's alloc",
+		   "buffer 1 is not live at seq 1", "table accesses, row 1");
+	/* the time clock: the kernel at seq 6 comes at time 90, after the
+	 * free of buffer 1 at time 50, though before it in seq order */
+	expect_bad(good, "INSERT INTO meta VALUES('clock', 'time');"
+			 "UPDATE events SET t_start=seq*10, t_end=seq*10;"
+			 "UPDATE events SET t_start=90, t_end=90 WHERE seq=6;"
+			 "UPDATE events SET t_start=50, t_end=50 WHERE seq=7",
+		   TRACE_EFORMAT, "an access after its buffer's free in time",
+		   "outside the lifetime [10, 50) of buffer 1",
+		   "table accesses, row 3");
+	/* sizes: one bound for every size and every sum */
+	expect_bad(good, "UPDATE buffers SET size=9223372036854775807,"
+			 " rounded=9223372036854775807 WHERE id=1",
+		   TRACE_EFORMAT, "an 8 EiB buffer", "not below 2^62",
+		   "row 2, field size");
+	expect_bad(good, "UPDATE buffers SET size=4611686018427387000,"
+			 " rounded=4611686018427387000 WHERE id=1",
+		   TRACE_EFORMAT, "sizes that add up past the bound",
+		   "add up to 2^62", "table buffers, row 2");
+	expect_bad(good, "UPDATE buffers SET align=4611686018427387904 WHERE id=2",
+		   TRACE_EFORMAT, "an alignment at the bound", "not below 2^62",
+		   "row 3, field align");
+	/* a view that never ends where a table should be: refused, not read */
+	expect_bad(good, "DROP VIEW events_named; DROP TABLE events;"
+			 "CREATE VIEW Events AS WITH RECURSIVE c(x) AS"
+			 " (SELECT 0 UNION ALL SELECT x + 1 FROM c)"
+			 " SELECT x AS seq, 2 AS type, NULL AS buffer, NULL AS stream,"
+			 " NULL AS t_start, NULL AS t_end, NULL AS bytes, NULL AS flops,"
+			 " 0 AS aux, NULL AS name FROM c",
+		   TRACE_EFORMAT, "an endless view for a table", "is a view",
+		   "table events");
 	expect_bad(good, "INSERT INTO meta VALUES('clock', 'sundial')",
 		   TRACE_EFORMAT, "unknown clock", "sundial", "clock");
 }
@@ -361,6 +405,25 @@ static void test_atomic_writes(const char *good)
 	 * by trace_save: it validates nothing, so the caller must finish() */
 }
 
+/* Reading a trace in WAL mode leaves nothing beside it. */
+static void test_wal_read(const char *good)
+{
+	const char *p = tmp("wal.trace");
+	copy_file(good, p, -1);
+	sql(p, "PRAGMA journal_mode=WAL");
+	char side[300];
+	snprintf(side, sizeof(side), "%s-wal", p);
+	CHECK(access(side, F_OK) != 0, "WAL: no -wal file before the read");
+	struct trace *t = NULL;
+	char err[512];
+	CHECK(trace_load(p, &t, err, sizeof(err)) == 0 && t && t->nbuffers == 3,
+	      "WAL: the trace loads");
+	trace_free(t);
+	CHECK(access(side, F_OK) != 0, "WAL: reading leaves no -wal file");
+	snprintf(side, sizeof(side), "%s-shm", p);
+	CHECK(access(side, F_OK) != 0, "WAL: reading leaves no -shm file");
+}
+
 /* A capture killed mid-way leaves a readable trace marked incomplete. */
 static void test_stream_crash(void)
 {
@@ -414,6 +477,7 @@ int main(void)
 	test_damage(good);
 	test_finish_errors();
 	test_atomic_writes(good);
+	test_wal_read(good);
 	test_stream_crash();
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

@@ -7,6 +7,7 @@
  * every value is type-checked with the table, row and column in the error.
  */
 #include "import_nsys.h"
+#include "tracedb.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -82,17 +83,18 @@ static int sqlfail(struct reader *r, const char *what)
 
 /* --- schema lookups ------------------------------------------------------- */
 
+/*
+ * 1 if table is a table of the export, 0 if it is absent, < 0 (the error
+ * set) when the lookup fails or the name is a view: a view can be an
+ * endless recursive query, and nsys writes only tables.
+ */
 static int has_table(struct reader *r, const char *table)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(r->db,
-			       "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+	char msg[200];
+	int rc = tracedb_check_table(r->db, table, msg, sizeof(msg));
+	if (rc < 0)
+		return fail(r, rc, "%s", msg);
+	return rc;
 }
 
 static int has_column(struct reader *r, const char *table, const char *col)
@@ -136,7 +138,7 @@ static int load_strings(struct reader *r)
 {
 	int h = has_table(r, "StringIds");
 	if (h <= 0)
-		return h < 0 ? sqlfail(r, "sqlite_master") : 0;
+		return h;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(r->db, "SELECT id, value FROM StringIds ORDER BY id", -1,
 			       &st, NULL) != SQLITE_OK)
@@ -202,7 +204,7 @@ static int read_enum(struct reader *r, const char *table, int optional,
 {
 	int h = has_table(r, table);
 	if (h < 0)
-		return sqlfail(r, "sqlite_master");
+		return h;
 	if (!h) {
 		if (optional)
 			return 1;
@@ -293,7 +295,7 @@ static int check_version(struct reader *r)
 {
 	int h = has_table(r, "META_DATA_EXPORT");
 	if (h < 0)
-		return sqlfail(r, "sqlite_master");
+		return h;
 	if (!h && has_table(r, "StringIds") > 0)
 		return fail(r, TRACE_EFORMAT,
 			    "table META_DATA_EXPORT is missing, so its export schema version is unknown (memplan knows " NSYS_KNOWN_VERSIONS "); export it again with a recent 'nsys export --type sqlite'");
@@ -406,7 +408,7 @@ static int read_memory(struct reader *r)
 {
 	int h = has_table(r, MEM);
 	if (h < 0)
-		return sqlfail(r, "sqlite_master");
+		return h;
 	if (!h)
 		return fail(r, TRACE_EFORMAT,
 			    "the report has no CUDA memory events (table " MEM " is missing): record with 'nsys profile --cuda-memory-usage=true' and export again");
@@ -484,7 +486,7 @@ static int read_work(struct reader *r, const char *table, uint8_t type)
 {
 	int h = has_table(r, table);
 	if (h <= 0)
-		return h < 0 ? sqlfail(r, "sqlite_master") : 0;
+		return h;
 	const char *namecol = type != TRACE_EV_KERNEL ? "NULL"
 			      : has_column(r, table, "shortName") ? "shortName"
 			      : has_column(r, table, "demangledName") ? "demangledName" : "NULL";
@@ -543,7 +545,7 @@ static int read_nvtx(struct reader *r)
 	const char *table = "NVTX_EVENTS";
 	int h = has_table(r, table);
 	if (h <= 0)
-		return h < 0 ? sqlfail(r, "sqlite_master") : 0;
+		return h;
 	char sql[300];
 	snprintf(sql, sizeof(sql),
 		 "SELECT rowid, start, \"end\", %s, %s, %s FROM NVTX_EVENTS",
@@ -736,10 +738,10 @@ int nsys_import_db(struct sqlite3 *db, const char *name, int device,
 int nsys_import(const char *path, int device, struct trace **out, char *err,
 		size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return trace_seterr(err, errlen, TRACE_EIO,
-				    "cannot read nsys export '%s': %s", path, strerror(errno));
+	FILE *f;
+	int orc = trace_open_input(path, "cannot read nsys export", &f, err, errlen);
+	if (orc)
+		return orc;
 	char magic[16];
 	size_t n = fread(magic, 1, sizeof(magic), f);
 	fclose(f);
@@ -748,7 +750,7 @@ int nsys_import(const char *path, int device, struct trace **out, char *err,
 				    "cannot read nsys export '%s': not an SQLite file (export the report with 'nsys export --type sqlite')",
 				    path);
 	sqlite3 *db;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (tracedb_open_readonly(path, &db) != SQLITE_OK) {
 		int rc = trace_seterr(err, errlen, TRACE_EIO, "cannot read nsys export '%s': %s",
 				      path, db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);

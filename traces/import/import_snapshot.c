@@ -502,10 +502,11 @@ static int choose_device(struct importer *im, const struct pickle_value *traces,
 		if (n > 0 && (size_t)n < sizeof(list) - k)
 			k += (size_t)n;
 	}
+	/* a bad input (exit 3) whether or not a device was asked for */
+	if (with == 0)
+		return bad(im, NULL,
+			   "the snapshot holds no allocation history (every device trace is empty): call torch.cuda.memory._record_memory_history() before the code to trace, then _dump_snapshot()");
 	if (device == SNAPSHOT_ANY_DEVICE) {
-		if (with == 0)
-			return bad(im, NULL,
-				   "the snapshot holds no allocation history (every device trace is empty): call torch.cuda.memory._record_memory_history() before the code to trace, then _dump_snapshot()");
 		if (with > 1)
 			return trace_seterr(im->err, im->errlen, TRACE_EINVAL,
 					    "snapshot '%s' holds the history of devices %s: choose one with --device",
@@ -617,11 +618,10 @@ int snapshot_parse(const char *name, const uint8_t *data, size_t len,
 int snapshot_import(const char *path, int device, struct trace **out,
 		    char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return trace_seterr(err, errlen, TRACE_EIO,
-				    "cannot read snapshot '%s': %s", path,
-				    strerror(errno));
+	FILE *f;
+	int orc = trace_open_input(path, "cannot read snapshot", &f, err, errlen);
+	if (orc)
+		return orc;
 	uint8_t *buf = NULL;
 	size_t len = 0, cap = 0;
 	int rc = 0;

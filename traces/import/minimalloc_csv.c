@@ -618,11 +618,10 @@ int mmcsv_parse(const char *name, const char *data, size_t len,
 int mmcsv_import(const char *path, struct trace **out, char *err,
 		 size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		put(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return TRACE_EIO;
-	}
+	FILE *f;
+	int orc = trace_open_input(path, "cannot open", &f, err, errlen);
+	if (orc)
+		return orc;
 	char *buf = NULL;
 	size_t n = 0, cap = 0;
 	for (;;) {
