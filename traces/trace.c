@@ -196,6 +196,9 @@ int64_t trace_add_buffer(struct trace *t, const struct trace_buffer *b)
 	d->label = trace_intern(t, b->label);
 	if (b->label && !d->label)
 		return TRACE_ENOMEM;
+	d->stack = trace_intern(t, b->stack);
+	if (b->stack && !d->stack)
+		return TRACE_ENOMEM;
 	d->alloc_ev = d->free_ev = TRACE_NONE;
 	d->use0 = d->nuses = d->hole0 = d->nholes = 0;
 	t->finished = 0;

@@ -102,6 +102,8 @@ struct trace_buffer {
 	uint8_t kind;         /* enum trace_kind */
 	uint8_t role;         /* enum trace_role */
 	const char *label;    /* NULL or interned in the trace */
+	const char *stack;    /* call stack at the allocation, one frame a line,
+				 innermost first; NULL or interned */
 
 	/* Derived by trace_finish(); not stored. */
 	int64_t alloc_ev;   /* event index of the alloc, TRACE_NONE: live at start */
