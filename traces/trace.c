@@ -550,6 +550,9 @@ static int point_cmp(const void *a, const void *b)
 
 static int passes(const struct trace_buffer *b, enum trace_filter f)
 {
+	/* host memory is not the device's: it has a peak of its own */
+	if ((b->kind == TRACE_KIND_HOST) != (f == TRACE_HOST))
+		return 0;
 	switch (f) {
 	case TRACE_TRANSIENT:
 		return !trace_buffer_persistent(b);
