@@ -381,23 +381,40 @@ static int choose_device(struct reader *r, const char *kindcol)
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return sqlfail(r, "table " MEM);
 	int64_t devs[64];
-	size_t n = 0;
+	int devmem[64]; /* the device has memory other than pinned host */
+	size_t n = 0, ndev = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
 			continue; /* reported row by row later */
 		int64_t d = sqlite3_column_int64(st, 0);
-		if (lookup(r->kinds, r->nkinds, sqlite3_column_int64(st, 1)) < 0)
+		int k = lookup(r->kinds, r->nkinds, sqlite3_column_int64(st, 1));
+		if (k < 0)
 			continue;
 		size_t i = 0;
 		while (i < n && devs[i] != d)
 			i++;
-		if (i == n && n < 64)
-			devs[n++] = d;
+		if (i == n && n < 64) {
+			devs[n] = d;
+			devmem[n++] = 0;
+		}
+		if (i < n && k != TRACE_KIND_HOST && !devmem[i]) {
+			devmem[i] = 1;
+			ndev++;
+		}
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return sqlfail(r, "table " MEM);
+	/* pinned host memory is listed under some device id too: when other
+	 * devices have device memory, that device alone is not a choice */
+	if (ndev) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (devmem[i] || devs[i] == r->device)
+				devs[m++] = devs[i];
+		n = m;
+	}
 	char list[256] = "";
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -222,12 +222,12 @@ enum frame_class {
  * site-packages or dist-packages; Python's standard library is under
  * lib/pythonX.Y (Unix) or PythonXY\Lib (Windows); '<frozen ...>',
  * '<string>' and generated code ('<eval_with_key>') have no file of the
- * program's.
+ * program's, except IPython's cells ('<ipython-input-3-...>').
  */
 static enum frame_class frame_class(const char *file)
 {
-	if (file[0] == '<')
-		return F_RUNTIME;
+	if (file[0] == '<') /* IPython's cells are the user's own */
+		return strncmp(file, "<ipython-input-", 15) == 0 ? F_USER : F_RUNTIME;
 	if (!ends_with(file, ".py"))
 		return F_NATIVE;
 	const char *prev = NULL;

@@ -93,6 +93,12 @@ has "$T/out" '"alloc":1,"free":1,"kernel":1,' "device 1 has its own events"
 expect 2 "a device without events" \
 	memplan-trace import --from nsys-sqlite "$T/current.sqlite" --device 3 -o "$T/x.trace"
 
+python3 "$gen" pinnedelsewhere "$T/pe.sqlite"
+expect 0 "pinned host memory under another device id does not make it a choice" \
+	memplan-trace import --from nsys-sqlite "$T/pe.sqlite" -o "$T/pe.trace"
+expect 0 "info" memplan-trace info --json "$T/pe.trace"
+has "$T/out" '"device":"cuda:0"' "device 0, the one with device memory, is taken"
+
 # several processes on one device: one at a time
 python3 "$gen" twoproc "$T/twoproc.sqlite"
 expect 2 "two processes on device 0 need --pid" \

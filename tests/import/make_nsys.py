@@ -12,7 +12,8 @@
 # events), old (schema 2.x: other enum ids, NVTX text, no pool columns),
 # unknown (schema 9.0.0), nomem (no CUDA_GPU_MEMORY_USAGE_EVENTS),
 # noversion (no META_DATA_EXPORT), badtype (text where an integer belongs),
-# twoproc (current, and a second process on device 0), threads (nested NVTX
+# twoproc (current, and a second process on device 0), pinnedelsewhere
+# (device 0, and pinned host memory only under device 1), threads (nested NVTX
 # ranges on two threads of one process), trimmed (no ENUM tables and no
 # memory table: a report recorded without --cuda-memory-usage).
 # A globalPid is pid << 24 and a globalTid pid << 24 | tid, as nsys writes
@@ -274,6 +275,12 @@ def build(path, kind):
         nvtx_range(t0 + 25, t0 + 50, "attn")
         nvtx_range(t0 + 60, t0 + 60, "empty")  # zero length, before the alloc at 60
         t = t0 + 110
+    if kind == "pinnedelsewhere":
+        # pinned host memory filed under another device id: not a device
+        # to choose between
+        mem(t, 1, 0x7C10_0000_0000, 1 << 20, 0, "PINNED")
+        mem(t + 5, 1, 0x7C10_0000_0000, 1 << 20, 1, "PINNED")
+        t += 10
     if kind == "twoproc":
         # another process on device 0 (a second job, or a launcher)
         mem(t, 0, 0x7A00_0000_0000, 1 << 20, 0, proc=5151)

@@ -17,7 +17,7 @@ ok=0 refused=0 total=0 meant=0 meant_ok=0
 # files memplan must refuse (exit 3) with a message of their own
 importable() {
 	case $1 in
-	train | periodic | real | current | old | threads | twoproc) return 0 ;;
+	train | periodic | real | current | old | threads | twoproc | pinnedelsewhere) return 0 ;;
 	*) return 1 ;;
 	esac
 }
@@ -48,10 +48,11 @@ for kind in train periodic real nohistory legacy torch20 wideaddr widesize \
 		run "$kind" "snapshot $kind p$proto" pytorch-snapshot "$dir/s.pickle" $opt
 	done
 done
-for kind in current old threads twoproc unknown nomem noversion badtype trimmed; do
+for kind in current old threads twoproc pinnedelsewhere unknown nomem noversion badtype trimmed; do
 	python3 "$here/make_nsys.py" "$kind" "$dir/n.sqlite"
 	opt="--device 0"
 	[ "$kind" = twoproc ] && opt="--device 0 --pid 4242"
+	[ "$kind" = pinnedelsewhere ] && opt=""
 	# shellcheck disable=SC2086
 	run "$kind" "nsys $kind" nsys-sqlite "$dir/n.sqlite" $opt
 done
