@@ -152,6 +152,8 @@ static uint64_t resident(const struct trace *t, const struct trace_buffer *b,
 			 int64_t at)
 {
 	int64_t lo, hi;
+	if (b->kind == TRACE_KIND_HOST)
+		return 0; /* not device memory: apart from the peak */
 	trace_lifetime(t, b, &lo, &hi);
 	if (lo >= hi || at < lo || at >= hi)
 		return 0;
@@ -422,6 +424,7 @@ int report_build(const struct trace *t, const struct report_digest *d,
 	count(t, d, r);
 	r->peak = trace_peak(t, TRACE_ALL, &r->peak_at);
 	r->lower_bound = trace_peak(t, TRACE_TRANSIENT, &r->lower_bound_at);
+	r->host_peak = trace_peak(t, TRACE_HOST, NULL);
 	if (d && r->peak && d->at != r->peak_at)
 		return trace_seterr(err, errlen, TRACE_EINVAL,
 				    "internal error: uses gathered around clock %lld, but the peak is at %lld",

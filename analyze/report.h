@@ -66,13 +66,14 @@ struct report {
 	int64_t seq_first, seq_last;
 	int64_t time_first, time_last; /* TRACE_TIME_NONE without timestamps */
 
-	uint64_t peak;        /* most live bytes (every buffer, holes subtracted) */
+	uint64_t peak;        /* most live device bytes (holes subtracted) */
 	int64_t peak_at;      /* clock value where first reached */
 	int64_t peak_seq;     /* the alloc event there; INT64_MIN if none */
 	int64_t peak_time;    /* its timestamp, TRACE_TIME_NONE */
 	int64_t peak_buffer;  /* the buffer it allocates, TRACE_NONE */
 	uint64_t lower_bound; /* peak of the transient buffers alone */
 	int64_t lower_bound_at;
+	uint64_t host_peak;   /* peak of pinned host buffers, apart */
 
 	struct {
 		size_t count;

@@ -147,6 +147,9 @@ int report_print_text(FILE *f, const char *path, const struct trace *t,
 		   ": the transient buffers' peak, what any single pool needs\n",
 		cli_format_size(r->lower_bound, a, sizeof(a)), r->lower_bound,
 		clock_name(r), r->lower_bound_at);
+	if (r->host_peak)
+		fprintf(f, "host memory:    %s (%" PRIu64 " bytes) at most, pinned; not in the device figures above\n",
+			cli_format_size(r->host_peak, a, sizeof(a)), r->host_peak);
 
 	fprintf(f, "sizes:          %-24s %9s %12s\n", "buffer size", "buffers", "bytes");
 	for (unsigned k = 0; k < REPORT_HIST_BUCKETS; k++) {
@@ -357,6 +360,7 @@ int report_print_json(FILE *f, const char *path, const struct trace *t,
 	json_u64(&j, "bytes", r->lower_bound);
 	json_i64(&j, "at", r->lower_bound_at);
 	json_object_end(&j);
+	json_u64(&j, "host_peak_bytes", r->host_peak);
 
 	json_array(&j, "histogram");
 	for (unsigned k = 0; k < REPORT_HIST_BUCKETS; k++) {

@@ -231,7 +231,9 @@ static int stream_events(struct scanner *s, void (*progress)(double))
 				rc = TRACE_ENOMEM;
 				break;
 			}
-			int64_t size = (int64_t)t->buffers[b].size;
+			/* host memory is not in the device peak (trace_peak) */
+			int64_t size = t->buffers[b].kind == TRACE_KIND_HOST
+					       ? 0 : (int64_t)t->buffers[b].size;
 			s->live += type == TRACE_EV_ALLOC ? size : -size;
 			use(s, b, c, tend, t0);
 		}
@@ -434,6 +436,8 @@ int scan_trace(const char *path, struct trace **out, struct report_digest *d,
 				break;
 			}
 			s.has_hole[h->buffer] = 1;
+			if (s.t->buffers[h->buffer].kind == TRACE_KIND_HOST)
+				continue; /* not in the device peak */
 			int64_t away = (int64_t)s.t->buffers[h->buffer].size;
 			if (h->win_lo != TRACE_NONE && h->win_hi != TRACE_NONE)
 				away -= h->win_hi - h->win_lo;

@@ -111,6 +111,8 @@ uninstall-runtime:
 	      $(DESTDIR)$(INCLUDEDIR)/memplan.h $(DESTDIR)$(LIBDIR)/pkgconfig/memplan.pc
 
 # header dependencies of the objects above, which the top Makefile's list
-# (ALL_OBJ) does not name: a changed runtime_backend.h must rebuild interpose.o too
+# (ALL_OBJ) does not name: a changed runtime_backend.h must rebuild
+# interpose.o too, and a changed trace.h the stand-in's client
 -include $(RT_PIC:.o=.d) $(patsubst %.c,$(BUILD)/faulty/%.d,$(RT_SRC)) \
-	 $(BUILD)/faulty-out/runtime/runtime.d
+	 $(BUILD)/faulty-out/runtime/runtime.d \
+	 $(BUILD)/obj/tests/cuda/app.d $(BUILD)/obj/tests/cuda/fixtures.d

@@ -50,7 +50,7 @@ struct info {
 	size_t persistent, transient, by_type[TRACE_EV_COUNT];
 	uint64_t persistent_bytes;
 	int64_t seq_lo, seq_hi, t_lo, t_hi;
-	uint64_t peak, lower_bound;
+	uint64_t peak, lower_bound, host_peak;
 	int64_t peak_at, lb_at;
 	struct slice_period period;
 };
@@ -81,6 +81,7 @@ static void gather(const struct trace *t, struct info *in)
 	in->seq_hi = t->nevents ? t->events[t->nevents - 1].seq : 0;
 	in->peak = trace_peak(t, TRACE_ALL, &in->peak_at);
 	in->lower_bound = trace_peak(t, TRACE_TRANSIENT, &in->lb_at);
+	in->host_peak = trace_peak(t, TRACE_HOST, NULL);
 	if (slice_detect(t, &in->period) < 0)
 		in->period.found = 0; /* out of memory: reported as none */
 }
@@ -115,8 +116,8 @@ static void info_json(const char *path, const struct trace *t,
 		       in->t_lo, in->t_hi);
 	printf("\"peak_bytes\":%" PRIu64 ",\"peak_at\":%" PRId64
 	       ",\"lower_bound_bytes\":%" PRIu64 ",\"lower_bound_at\":%" PRId64
-	       ",\"period\":",
-	       in->peak, in->peak_at, in->lower_bound, in->lb_at);
+	       ",\"host_peak_bytes\":%" PRIu64 ",\"period\":",
+	       in->peak, in->peak_at, in->lower_bound, in->lb_at, in->host_peak);
 	if (in->period.found)
 		printf("{\"requests\":%zu,\"iterations\":%zu,\"first_request\":%zu,"
 		       "\"run_first\":%zu,\"run_requests\":%zu}}\n",
@@ -171,6 +172,9 @@ static void info_text(const char *path, const struct trace *t,
 	       t->clock == TRACE_CLOCK_TIME ? "time" : "seq", in->peak_at);
 	printf("lower bound:  %s (%" PRIu64 " bytes; transient buffers, any single pool)\n",
 	       cli_format_size(in->lower_bound, b, sizeof(b)), in->lower_bound);
+	if (in->host_peak)
+		printf("host memory:  %s (%" PRIu64 " bytes) at most, pinned; not in the figures above\n",
+		       cli_format_size(in->host_peak, b, sizeof(b)), in->host_peak);
 	if (in->period.found)
 		printf("period:       %zu allocation requests, %zu complete iterations "
 		       "(detected; iteration 1 starts at request %zu)\n",
@@ -218,14 +222,16 @@ static int cmd_import(int argc, char **argv)
 		{ "from", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "device", required_argument, NULL, 'd' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *from = NULL, *out = NULL;
 	int device = SNAPSHOT_ANY_DEVICE, c;
+	int64_t pid = NSYS_ANY_PID;
 	uint64_t v;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:d:p:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			from = optarg;
 		else if (c == 'o')
@@ -235,6 +241,12 @@ static int cmd_import(int argc, char **argv)
 				return cli_usage_error("import: --device '%s' is not a device ordinal (0 to 1023)",
 						       optarg);
 			device = (int)v;
+		} else if (c == 'p') {
+			/* nsys keeps process ids in 24 bits */
+			if (cli_parse_u64(optarg, &v) || v > 0xffffff)
+				return cli_usage_error("import: --pid '%s' is not a process id (0 to 16777215)",
+						       optarg);
+			pid = (int64_t)v;
 		} else
 			return cli_option_error(c, "import");
 	}
@@ -250,6 +262,8 @@ static int cmd_import(int argc, char **argv)
 	char err[ERRLEN];
 	struct trace *t;
 	int rc;
+	if (pid != NSYS_ANY_PID && strcmp(from, "nsys-sqlite") != 0)
+		return cli_usage_error("import: --pid applies to nsys-sqlite");
 	if (strcmp(from, "minimalloc-csv") == 0) {
 		if (device != SNAPSHOT_ANY_DEVICE)
 			return cli_usage_error("import: --device applies to pytorch-snapshot and nsys-sqlite");
@@ -257,8 +271,8 @@ static int cmd_import(int argc, char **argv)
 	} else if (strcmp(from, "pytorch-snapshot") == 0) {
 		rc = snapshot_import(argv[optind], device, &t, err, sizeof(err));
 	} else if (strcmp(from, "nsys-sqlite") == 0) {
-		rc = nsys_import(argv[optind], device < 0 ? NSYS_ANY_DEVICE : device,
-				 &t, err, sizeof(err));
+		rc = nsys_import_process(argv[optind], device < 0 ? NSYS_ANY_DEVICE : device,
+					 pid, &t, err, sizeof(err));
 	} else {
 		return cli_usage_error("import: unknown format '%s' (known: " IMPORT_FORMATS ")",
 				       from);
@@ -534,7 +548,7 @@ static const struct cli_command commands[] = {
 	{ "info", cmd_info, "info [--json] TRACE",
 	  "show what a trace holds: source, counts, span, peak, lower bound" },
 	{ "import", cmd_import,
-	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite IN -o TRACE [--device N]",
+	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite IN -o TRACE [--device N] [--pid P]",
 	  "convert another tool's file into a trace" },
 	{ "export", cmd_export, "export --to minimalloc-csv TRACE [-o OUT]",
 	  "write a trace in another tool's format (stdout by default)" },

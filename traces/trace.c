@@ -200,6 +200,9 @@ int64_t trace_add_buffer(struct trace *t, const struct trace_buffer *b)
 	d->label = trace_intern(t, b->label);
 	if (b->label && !d->label)
 		return TRACE_ENOMEM;
+	d->stack = trace_intern(t, b->stack);
+	if (b->stack && !d->stack)
+		return TRACE_ENOMEM;
 	d->alloc_ev = d->free_ev = TRACE_NONE;
 	d->use0 = d->nuses = d->hole0 = d->nholes = 0;
 	t->finished = 0;
@@ -675,6 +678,9 @@ static int point_cmp(const void *a, const void *b)
 
 static int passes(const struct trace_buffer *b, enum trace_filter f)
 {
+	/* host memory is not the device's: it has a peak of its own */
+	if ((b->kind == TRACE_KIND_HOST) != (f == TRACE_HOST))
+		return 0;
 	switch (f) {
 	case TRACE_TRANSIENT:
 		return !trace_buffer_persistent(b);

@@ -126,6 +126,8 @@ struct trace_buffer {
 	uint8_t kind;         /* enum trace_kind */
 	uint8_t role;         /* enum trace_role */
 	const char *label;    /* NULL or interned in the trace */
+	const char *stack;    /* call stack at the allocation, one frame a line,
+				 innermost first; NULL or interned */
 
 	/* Derived by trace_finish(); not stored. */
 	int64_t alloc_ev;   /* event index of the alloc, TRACE_NONE: live at start */
@@ -315,11 +317,14 @@ enum trace_filter {
 	TRACE_ALL = 0,       /* every buffer */
 	TRACE_TRANSIENT = 1, /* born and freed inside the iteration */
 	TRACE_PERSISTENT = 2,
+	TRACE_HOST = 3,      /* pinned host buffers only */
 };
 
 /*
  * Maximum over the clock of the sum of live bytes (requested sizes, holes
- * subtracted) of the buffers that pass filter; with filter TRACE_TRANSIENT
+ * subtracted) of the buffers that pass filter.  The peak is of device
+ * memory: pinned host buffers (TRACE_KIND_HOST) pass only TRACE_HOST, whose
+ * peak is the host memory's own.  With filter TRACE_TRANSIENT
  * this is the lower bound of any single-pool placement.  *at receives a
  * clock value where the maximum is first reached (may be NULL).
  * Runs in O(n log n).  Returns 0 for an empty trace.

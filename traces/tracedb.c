@@ -31,6 +31,8 @@ static const char schema_sql[] =
 	" device INTEGER NOT NULL, stream INTEGER, addr INTEGER,"
 	" align INTEGER NOT NULL, fixed_offset INTEGER, label TEXT);"
 	"CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT NOT NULL);"
+	"CREATE TABLE buffer_stacks(buffer INTEGER PRIMARY KEY,"
+	" stack INTEGER NOT NULL);"
 	"CREATE TABLE events(seq INTEGER NOT NULL, type INTEGER NOT NULL,"
 	" buffer INTEGER, stream INTEGER, t_start INTEGER, t_end INTEGER,"
 	" bytes INTEGER, flops INTEGER, aux INTEGER NOT NULL, name INTEGER);"
@@ -79,7 +81,7 @@ struct trace_writer {
 	char *path;     /* final name */
 	char *tmppath;  /* where we write (== path in stream mode) */
 	unsigned flags;
-	sqlite3_stmt *ins_meta, *ins_buffer, *ins_hole, *ins_name;
+	sqlite3_stmt *ins_meta, *ins_buffer, *ins_hole, *ins_name, *ins_stack;
 	size_t batch; /* rows in the open transaction */
 	struct name_slot *names;
 	size_t nslots, nnames;
@@ -305,6 +307,8 @@ static int prepare_all(struct trace_writer *w)
 		  "INSERT INTO holes VALUES(?1,?2,?3,?4,?5)" },
 		{ offsetof(struct trace_writer, ins_name),
 		  "INSERT INTO names VALUES(?1,?2)" },
+		{ offsetof(struct trace_writer, ins_stack),
+		  "INSERT INTO buffer_stacks VALUES(?1,?2)" },
 	};
 	for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++) {
 		sqlite3_stmt **st = (sqlite3_stmt **)((char *)w + stmts[i].off);
@@ -321,6 +325,7 @@ static void finalize_all(struct trace_writer *w)
 {
 	sqlite3_stmt **all[] = { &w->ins_meta,	   &w->ins_buffer,
 				 &w->ins_hole,	   &w->ins_name,
+				 &w->ins_stack,
 				 &w->events.one,   &w->events.many,
 				 &w->accesses.one, &w->accesses.many };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
@@ -437,7 +442,16 @@ int trace_writer_buffer(struct trace_writer *w, const struct trace_buffer *b)
 		sqlite3_bind_text(st, 11, b->label, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 11);
-	return wstep(w, st, "insert into buffers");
+	int rc = wstep(w, st, "insert into buffers");
+	if (rc || !b->stack)
+		return rc;
+	/* stacks repeat across buffers: stored once, in names */
+	int64_t id = name_id(w, b->stack);
+	if (id < 0)
+		return (int)id;
+	sqlite3_bind_int64(w->ins_stack, 1, b->id);
+	sqlite3_bind_int64(w->ins_stack, 2, id);
+	return wstep(w, w->ins_stack, "insert into buffer_stacks");
 }
 
 int trace_writer_event(struct trace_writer *w, const struct trace_event *e)
@@ -896,6 +910,47 @@ static int load_names(struct loader *l, struct trace *t, const char ***names,
 	return rc;
 }
 
+/*
+ * The optional table buffer_stacks (added within schema version 1: a file
+ * without it has no stacks, and readers that do not know it ignore it).
+ */
+static int load_stacks(struct loader *l, struct trace *t, const char **names,
+		       size_t nnames)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(l->db,
+				    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'buffer_stacks'",
+				    -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return lsql(l, rc);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return lsql(l, rc);
+	if ((rc = lprepare(l, "buffer_stacks",
+			   "SELECT buffer, stack FROM buffer_stacks ORDER BY rowid", &st)))
+		return rc;
+	while ((rc = lstep(l, st)) > 0) {
+		int64_t b, s;
+		if ((rc = col_int(l, st, 0, 0, 0, 0, &b)) ||
+		    (rc = col_int(l, st, 1, 0, 0, 1, &s)))
+			break;
+		if ((uint64_t)b >= t->nbuffers || (uint64_t)s > nnames) {
+			rc = lerr(l, TRACE_EFORMAT,
+				  (uint64_t)b >= t->nbuffers
+					  ? "table buffer_stacks, row %zu, field buffer: buffer %lld does not exist"
+					  : "table buffer_stacks, row %zu, field stack: no name has id %lld",
+				  l->row, (long long)((uint64_t)b >= t->nbuffers ? b : s));
+			break;
+		}
+		t->buffers[b].stack = names[s - 1];
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static int load_events(struct loader *l, struct trace *t, const char **names,
 		       size_t nnames)
 {
@@ -1105,7 +1160,8 @@ int tracedb_load_head(struct sqlite3 *db, const char *path, struct trace *t,
 	int rc;
 	if ((rc = load_meta(&l, t, version)) == 0 &&
 	    (rc = load_buffers(&l, t)) == 0 &&
-	    (rc = load_names(&l, t, names, nnames)) == 0)
+	    (rc = load_names(&l, t, names, nnames)) == 0 &&
+	    (rc = load_stacks(&l, t, *names, *nnames)) == 0)
 		rc = load_holes(&l, t);
 	if (rc) {
 		free(*names);

@@ -53,6 +53,55 @@ sys.exit(0 if ok else 1)
 EOF
 ok $? "labels are the innermost user frame; streams and times are kept"
 
+# what recent PyTorch writes: C++ stacks, Windows paths, 2^64-1 line
+# numbers (9-byte LONG1), a real oom entry, an unknown action
+for proto in 2 4; do
+	s=$T/real$proto.pickle
+	python3 "$gen" real "$s" --protocol $proto
+	expect 0 "real, protocol $proto: imports" \
+		memplan-trace import --from pytorch-snapshot "$s" -o "$T/real$proto.trace"
+done
+expect 0 "real: info" memplan-trace info --json "$T/real4.trace"
+has "$T/out" "\"alloc\":$(value allocs "$T/real4.pickle.expect")," "real: every allocation is kept"
+has "$T/out" '"pytorch.oom_events":"1"' "real: the oom is counted"
+has "$T/out" '"pytorch.unknown_actions":"1"' "real: the unknown action is skipped and counted"
+python3 - "$T/real4.trace" "$T/real4.pickle.expect" <<'EOF2'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+want = {}
+frames = 0
+for line in open(sys.argv[2]):
+    k, rest = line.rstrip("\n").split(" ", 1)
+    if k == "label":
+        n, lab = rest.split(" ", 1)
+        want[lab] = int(n)
+    elif k == "stack_frames":
+        frames = int(rest)
+    elif k == "oom_bytes":
+        oom_bytes = int(rest)
+    elif k == "oom_free":
+        oom_free = int(rest)
+got = dict(db.execute("SELECT label, count(*) FROM buffers b JOIN events e"
+                      " ON e.buffer = b.id AND e.type = 0 GROUP BY label"))
+bad = []
+if got != want:
+    bad.append("labels %r, expected %r" % (got, want))
+stacks = [r[0] for r in db.execute("SELECT n.name FROM buffer_stacks s JOIN names n"
+                                   " ON n.id = s.stack JOIN buffers b ON b.id = s.buffer"
+                                   " WHERE b.label = 'model.py:42 forward'")]
+if len(stacks) != 2 or stacks[0].count("\n") + 1 != frames:
+    bad.append("stacks %r" % stacks[:1])
+elif not stacks[0].startswith("??:0 torch::unwind::unwind()\n") or \
+        "\nD:\\Dev\\project\\model.py:42 forward\nD:\\Dev\\project\\train.py main\n" not in stacks[0]:
+    bad.append("stack text %r" % stacks[0])
+oom = db.execute("SELECT bytes, name FROM events_named WHERE type = 'mark'").fetchall()
+if oom != [(oom_bytes, "oom device_free=%d" % oom_free)]:
+    bad.append("oom mark %r" % oom)
+print("# " + "; ".join(bad)) if bad else None
+sys.exit(1 if bad else 0)
+EOF2
+ok $? "real: labels skip C++, PyTorch's and Python's frames on either separator; stacks kept whole; the oom is a mark with its bytes"
+
 expect 2 "two devices with a history need --device" \
 	memplan-trace import --from pytorch-snapshot "$T/train4.pickle" -o "$T/x.trace"
 has "$T/err" "holds the history of devices 0, 1: choose one with --device" \
@@ -61,7 +110,7 @@ expect 0 "device 1 imports" \
 	memplan-trace import --from pytorch-snapshot "$T/train4.pickle" --device 1 -o "$T/d1.trace"
 expect 0 "info on device 1" memplan-trace info --json "$T/d1.trace"
 has "$T/out" '"alloc":1,"free":1,' "device 1 has its own history"
-has "$T/out" '"mark":1' "an oom entry becomes a mark"
+has "$T/out" '"mark":1' "an oom entry (device_free, no addr) becomes a mark"
 has "$T/out" '"device":"cuda:1"' "the device is in meta"
 expect 2 "a device without history is a usage error" \
 	memplan-trace import --from pytorch-snapshot "$T/train4.pickle" --device 5 -o "$T/x.trace"
@@ -84,6 +133,10 @@ expect 3 "no history with --device 0 exits 3 as well" \
 	memplan-trace import --from pytorch-snapshot "$T/nohistory.pickle" --device 0 -o "$T/x.trace"
 has "$T/err" "the snapshot holds no allocation history" "and says why"
 refuse legacy "in the shape of PyTorch before 2.1" "a PyTorch 2.0 snapshot"
+refuse torch20 "in the shape of PyTorch before 2.1" "a PyTorch 2.0 snapshot with device_traces"
+has "$T/err" "_record_memory_history(enabled='all')" "a PyTorch 2.0 snapshot: the error says how to record"
+refuse wideaddr "field 'addr': a value wider than 64 bits does not fit" "an address of 2^64"
+refuse widesize "field 'size': a value wider than 64 bits does not fit" "a size of -2^70"
 refuse otherprog "not a PyTorch memory snapshot" "a pickle from another program"
 refuse code "opcode STACK_GLOBAL: would import or call code" "a pickle that imports code"
 python3 "$gen" code "$T/code2.pickle" --protocol 2

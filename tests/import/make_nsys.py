@@ -8,9 +8,18 @@
 #   make_nsys.py KIND OUT.sqlite
 #
 # KIND: current (schema 3.x: enums with labels, textId, memory pools, two
-# devices), old (schema 2.x: other enum ids, NVTX text, no pool columns),
+# devices, pinned host memory, the CUDA runtime calls behind the memory
+# events), old (schema 2.x: other enum ids, NVTX text, no pool columns),
 # unknown (schema 9.0.0), nomem (no CUDA_GPU_MEMORY_USAGE_EVENTS),
-# noversion (no META_DATA_EXPORT), badtype (text where an integer belongs).
+# noversion (no META_DATA_EXPORT), badtype (text where an integer belongs),
+# twoproc (current, and a second process on device 0), pinnedelsewhere
+# (device 0, and pinned host memory only under device 1), threads (nested NVTX
+# ranges on two threads of one process), trimmed (no ENUM tables and no
+# memory table: a report recorded without --cuda-memory-usage).
+# A globalPid is pid << 24 and a globalTid pid << 24 | tid, as nsys writes
+# them.  OUT.expect holds the figures of process 4242 on device 0, and a
+# "label N TEXT" line per buffer label: the innermost NVTX range open on the
+# allocating thread, and the runtime call, computed here.
 import os
 import sqlite3
 import sys
@@ -31,6 +40,14 @@ def build(path, kind):
     db = sqlite3.connect(path)
     x = db.execute
     x("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL)")
+    if kind == "trimmed":
+        x("CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT)")
+        x("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.11.1')")
+        x("CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER,"
+          " eventType INTEGER NOT NULL, text TEXT, globalTid INTEGER)")
+        db.commit()
+        db.close()
+        return
     if kind != "noversion":
         x("CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT)")
         ver = {"old": "2.7.1", "unknown": "9.0.0"}.get(kind, "3.11.1")
@@ -82,6 +99,11 @@ def build(path, kind):
       " deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,"
       " correlationId INTEGER, globalPid INTEGER, value INTEGER NOT NULL,"
       " bytes INTEGER NOT NULL, graphNodeId INTEGER, memKind INTEGER)")
+    if not old:
+        x("CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL,"
+          " end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER,"
+          " correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL,"
+          " callchainId INTEGER)")
     x("CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER,"
       " eventType INTEGER NOT NULL, rangeId INTEGER, category INTEGER, color INTEGER,"
       " text TEXT, globalTid INTEGER, endGlobalTid INTEGER"
@@ -95,27 +117,46 @@ def build(path, kind):
             x("INSERT INTO StringIds VALUES (?, ?)", (strings[s], s))
         return strings[s]
 
-    pid = 4242 << 24
+    PID = 4242
+    pid = PID << 24
+    MAIN = pid | PID  # the main thread's globalTid
     live = {}
     cur = [0]
     peak = [0]
+    host = [0, 0]  # pinned host bytes live, and their peak
     exp = {"allocs": 0, "frees": 0, "kernels": 0, "copies": 0, "memsets": 0,
            "marks": 0, "buffers": 0, "skipped": 0, "persistent": 0}
+    allocs = []   # (t, globalTid or None, api) of the expected process
+    ranges = []   # (start, end, globalTid, text)
+    corr = [100]
+    API = {("DEVICE", 0): "cudaMalloc_v3020", ("DEVICE", 1): "cudaFree_v3020",
+           ("POOL", 0): "cudaMallocAsync_v11020", ("POOL", 1): "cudaFreeAsync_v11020",
+           ("MANAGED", 0): "cudaMallocManaged_v6000", ("MANAGED", 1): "cudaFree_v3020",
+           ("PINNED", 0): "cudaHostAlloc_v3020", ("PINNED", 1): "cudaFreeHost_v3020",
+           ("PAGEABLE", 0): "cudaMemcpy_v3020", ("PAGEABLE", 1): "cudaMemcpy_v3020"}
 
-    def mem(t, dev, addr, size, op, memkind="DEVICE", poolbase=None):
+    def mem(t, dev, addr, size, op, memkind="DEVICE", poolbase=None, proc=PID,
+            tid=None, traced=True):
         k = kinds["CUDA_MEMOPR_MEMORY_KIND_" + memkind]
         o = oper[OPER[op]]
         if kind == "nomem":
             return
+        gtid = (proc << 24) | (tid if tid is not None else proc)
+        api = API[("POOL" if poolbase else memkind, op)]
+        corr[0] += 1
         if old:
             x("INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (?,?,1,?,0,?,?,?,NULL)",
               (t, dev, addr, size, k, o))
         else:
             x("INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES"
-              " (?,?,?,1,?,0,?,?,?,NULL,7,?,0,?,?,NULL,NULL)",
-              (t, pid, dev, addr, size, k, o, poolbase, 1 << 24 if poolbase else None,
-               size if poolbase else None))
-        if dev != 0:
+              " (?,?,?,1,?,0,?,?,?,NULL,?,?,0,?,?,NULL,NULL)",
+              (t, proc << 24, dev, addr, size, k, o, corr[0], poolbase,
+               1 << 24 if poolbase else None, size if poolbase else None))
+            if traced:
+                # the call starts before the event and ends after it
+                x("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,0,?,?,?,0,NULL)",
+                  (t - 1, t + 1, gtid, corr[0], sid(api)))
+        if dev != 0 or proc != PID:
             return
         if memkind in ("PAGEABLE", "DEVICE_STATIC"):
             exp["skipped"] += 1
@@ -123,10 +164,18 @@ def build(path, kind):
         if op == 0:
             exp["allocs"] += 1
             exp["buffers"] += 1
+            allocs.append((t, gtid if traced and not old else None,
+                           api if traced and not old else None))
+        else:
+            exp["frees"] += 1
+        if memkind == "PINNED":
+            host[0] += size if op == 0 else -size
+            host[1] = max(host[1], host[0])
+            return
+        if op == 0:
             live[addr] = size
             cur[0] += size
         else:
-            exp["frees"] += 1
             cur[0] -= size
             live.pop(addr, None)
         peak[0] = max(peak[0], cur[0])
@@ -140,14 +189,16 @@ def build(path, kind):
               (t, t + d, dev, stream, pid, sid("void " + name + "<float>(float*)"), sid(name)))
         exp["kernels"] += dev == 0
 
-    def nvtx_range(t, e, text):
+    def nvtx_range(t, e, text, tid=MAIN, count=True):
         if old:
-            x("INSERT INTO NVTX_EVENTS VALUES (?,?,?,NULL,NULL,NULL,?,1,1)",
-              (t, e, nvtx["NvtxPushPopRange"], text))
+            x("INSERT INTO NVTX_EVENTS VALUES (?,?,?,NULL,NULL,NULL,?,?,?)",
+              (t, e, nvtx["NvtxPushPopRange"], text, tid, tid))
         else:
-            x("INSERT INTO NVTX_EVENTS VALUES (?,?,?,NULL,NULL,NULL,NULL,1,1,?,0)",
-              (t, e, nvtx["NvtxPushPopRange"], sid(text)))
-        exp["marks"] += 2
+            x("INSERT INTO NVTX_EVENTS VALUES (?,?,?,NULL,NULL,NULL,NULL,?,?,?,0)",
+              (t, e, nvtx["NvtxPushPopRange"], tid, tid, sid(text)))
+        if count:
+            exp["marks"] += 2
+            ranges.append((t, e, tid, text))
 
     # memory allocated before the recording: freed in the first iteration
     t = 1_000_000
@@ -155,12 +206,16 @@ def build(path, kind):
     exp["persistent"] += 1
     cur[0] += 1 << 20
     peak[0] = cur[0]
-    x("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (?, NULL, ?, NULL, 1)",
-      (t - 10, nvtx["NvtxDomainCreate"]))  # not a mark: filtered by its type
+    x("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (?, NULL, ?, NULL, ?)",
+      (t - 10, nvtx["NvtxDomainCreate"], MAIN))  # not a mark: filtered by its type
     if not old:
-        x("INSERT INTO NVTX_EVENTS (start, end, eventType, textId, globalTid) VALUES (?, NULL, ?, ?, 1)",
-          (t - 5, nvtx["NvtxMark"], sid("start")))
+        x("INSERT INTO NVTX_EVENTS (start, end, eventType, textId, globalTid) VALUES (?, NULL, ?, ?, ?)",
+          (t - 5, nvtx["NvtxMark"], sid("start"), MAIN))
         exp["marks"] += 1
+    if kind in ("current", "twoproc", "threads"):
+        # a staging buffer of pinned host memory, larger than the device's
+        # own: host memory, never in the device peak
+        mem(t - 3, 0, 0x7C00_0000_0000, 64 << 20, 0, "PINNED")
     mem(t + 1, 0, 0x7E00_0000_0000, 4096, 0, "PAGEABLE")
     addr = 0x7F10_0000_0000
     for it in range(3):
@@ -194,6 +249,49 @@ def build(path, kind):
     mem(t + 5, 0, addr + 0x2000_0000, 8192, 0, "MANAGED")
     exp["persistent"] += 1
     t += 10
+    if kind in ("current", "twoproc", "threads"):
+        mem(t, 0, 0x7C00_0000_0000, 64 << 20, 1, "PINNED")
+        t += 10
+    if kind == "threads":
+        # nested ranges on the main thread; a loader thread allocates
+        # while they are open; an allocation without its runtime call
+        LOADER = pid | 77
+        t0 = t
+        mem(t + 10, 0, 0x7B00_0000_0000, 4096, 0)                 # in step
+        # in step > forward > attn, while the loader's later range is open
+        mem(t + 30, 0, 0x7B00_0001_0000, 8192, 0)
+        mem(t + 40, 0, 0x7B00_0002_0000, 512, 0, tid=77)          # loader: in prefetch
+        mem(t + 60, 0, 0x7B00_0003_0000, 1024, 0)                 # in step > forward (attn ended)
+        mem(t + 70, 0, 0x7B00_0004_0000, 2048, 0, traced=False)   # no runtime row
+        mem(t + 80, 0, 0x7B00_0005_0000, 256, 0, tid=77)          # loader: no range open
+        nvtx_range(t + 28, t + 45, "prefetch", tid=LOADER)
+        for a, n in ((0x7B00_0000_0000, 4096), (0x7B00_0001_0000, 8192),
+                     (0x7B00_0002_0000, 512), (0x7B00_0003_0000, 1024),
+                     (0x7B00_0004_0000, 2048), (0x7B00_0005_0000, 256)):
+            mem(t + 90, 0, a, n, 1)
+            t += 1
+        nvtx_range(t0 + 5, t0 + 100, "step")
+        nvtx_range(t0 + 20, t0 + 65, "forward")
+        nvtx_range(t0 + 25, t0 + 50, "attn")
+        nvtx_range(t0 + 60, t0 + 60, "empty")  # zero length, before the alloc at 60
+        t = t0 + 110
+    if kind == "pinnedelsewhere":
+        # pinned host memory filed under another device id: not a device
+        # to choose between
+        mem(t, 1, 0x7C10_0000_0000, 1 << 20, 0, "PINNED")
+        mem(t + 5, 1, 0x7C10_0000_0000, 1 << 20, 1, "PINNED")
+        t += 10
+    if kind == "twoproc":
+        # another process on device 0 (a second job, or a launcher)
+        mem(t, 0, 0x7A00_0000_0000, 1 << 20, 0, proc=5151)
+        kernel_other = (t + 1, t + 5)
+        x("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?,?,0,1,9,1,?,?,?,NULL,1,1,1,128,1,1,32)",
+          (kernel_other[0], kernel_other[1], 5151 << 24, sid("other_job"), sid("other_job")))
+        x("INSERT INTO NVTX_EVENTS VALUES (?,?,?,NULL,NULL,NULL,NULL,?,?,?,0)",
+          (t, t + 8, nvtx["NvtxPushPopRange"], (5151 << 24) | 5151, (5151 << 24) | 5151,
+           sid("other")))
+        mem(t + 9, 0, 0x7A00_0000_0000, 1 << 20, 1, proc=5151)
+        t += 10
     if kind == "current":
         mem(t, 1, 0x7D00_0000_0000, 4096, 0)
         kernel(t + 1, 5, 1, 3, "other_device")
@@ -201,15 +299,31 @@ def build(path, kind):
     if kind == "badtype":
         x("INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS (start, globalPid, deviceId, contextId,"
           " address, pc, bytes, memKind, memoryOperationType)"
-          " VALUES (?, 1, 0, 1, 1, 0, 'many', ?, ?)",
-          (t + 20, kinds["CUDA_MEMOPR_MEMORY_KIND_DEVICE"], oper[OPER[0]]))
+          " VALUES (?, ?, 0, 1, 1, 0, 'many', ?, ?)",
+          (t + 20, pid, kinds["CUDA_MEMOPR_MEMORY_KIND_DEVICE"], oper[OPER[0]]))
     db.commit()
     db.close()
     exp["buffers"] += 1  # the one live at start
     exp["peak"] = peak[0]
+    exp["host_peak"] = host[1]
+    labels = {}
+    for t, gtid, api in allocs:
+        inner = None
+        for r in ranges:  # the innermost: the latest to open, on the thread
+            if r[0] <= t < r[1] and (gtid is None or r[2] == gtid):
+                if inner is None or r[0] >= inner[0]:
+                    inner = r
+        call = api.rsplit("_v", 1)[0] if api else None
+        if inner and call:
+            lab = "%s (%s)" % (inner[3], call)
+        else:
+            lab = inner[3] if inner else call
+        labels[lab] = labels.get(lab, 0) + 1
     with open(path + ".expect", "w") as f:
         for k, v in sorted(exp.items()):
             f.write("%s %d\n" % (k, v))
+        for lab, n in sorted(labels.items(), key=lambda kv: str(kv[0])):
+            f.write("label %d %s\n" % (n, lab if lab is not None else "(none)"))
 
 
 build(sys.argv[2], sys.argv[1])

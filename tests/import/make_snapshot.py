@@ -11,8 +11,14 @@
 # legacy (PyTorch < 2.1 per-block history), otherprog (a plain dict from
 # another program), code (a pickle that imports a class), segmentsonly (a
 # list, as torch.cuda.memory_snapshot() returns), periodic (a long run of
-# identical iterations after a different first one, for slice).
-# Writes OUT.expect ("key value" lines) for train and periodic.
+# identical iterations after a different first one, for slice), real
+# (what recent PyTorch writes beyond the basics: C++ stacks on the autograd
+# thread, Windows paths, <frozen> frames, line numbers of 2^64 - 1 as
+# Python 3.13 writes them, an 'oom' entry with 'device_free' and no 'addr',
+# an action this reader does not know), torch20 (PyTorch 2.0: a history per
+# block, blocks without 'address', a one-device device_traces), wideaddr (an
+# address of 2^64), widesize (a size of -2^70).
+# Writes OUT.expect ("key value" lines) for train, periodic and real.
 import pickle
 import sys
 from collections import OrderedDict
@@ -135,7 +141,8 @@ def train(out, proto):
     d0.free_(side, completed=False)
     # device 1: a little history and an oom
     x = d1.alloc(1 << 16, 0, frames("eval.py", 5, "evaluate"))
-    d1.history.append({"action": "oom", "addr": 1 << 30, "size": 80 << 30,
+    # an oom as PyTorch writes it: the free bytes where 'addr' would be
+    d1.history.append({"action": "oom", "device_free": 1 << 30, "size": 80 << 30,
                        "stream": 0, "time_us": d1.tick(), "frames": []})
     d1.free_(x)
 
@@ -241,6 +248,154 @@ def periodic(out, proto):
         f.write("period %d\n" % steady)
 
 
+# --- what recent PyTorch writes ------------------------------------------
+
+NONE_LINE = 2 ** 64 - 1  # Python 3.13's "no line number", a 9-byte LONG1
+WIN_TORCH = "D:\\Python311\\Lib\\site-packages\\torch"
+WIN_USER = "D:\\Dev\\project"
+
+
+def cpp(file, name):
+    return {"filename": file, "line": 0, "name": name}
+
+
+# the C++ frames _record_memory_history(stacks='all') adds, innermost first
+CPP_TOP = [
+    cpp("??", "torch::unwind::unwind()"),
+    cpp("/pytorch/torch/csrc/profiler/combined_traceback.cpp",
+        "torch::CapturedTraceback::gather(bool, bool, bool)"),
+    cpp("/pytorch/torch/csrc/cuda/memory_snapshot.cpp", "gather_with_cpp()"),
+    cpp("/pytorch/c10/cuda/CUDACachingAllocator.cpp",
+        "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(signed char, unsigned long, CUstream_st*)"),
+    cpp("/pytorch/aten/src/ATen/EmptyTensor.cpp", "at::detail::empty_strided_cuda(...)"),
+    cpp("RegisterCUDA.cpp", "at::_ops::empty_strided::call(c10::ArrayRef<c10::SymInt>, ...)"),
+]
+
+
+def backward_frames(node, op):
+    """The autograd engine's thread: C++ frames only."""
+    return CPP_TOP + [
+        cpp("/pytorch/aten/src/ATen/native/cuda/Blas.cpp", "at::native::" + op + "_out_cuda(...)"),
+        cpp("Operators_2.cpp", "at::_ops::" + op + "::call(at::Tensor const&, at::Tensor const&)"),
+        cpp("/pytorch/torch/csrc/autograd/generated/Functions.cpp",
+            "torch::autograd::generated::" + node + "::apply(std::vector<at::Tensor>&&)"),
+        cpp("/pytorch/torch/csrc/autograd/engine.cpp",
+            "torch::autograd::Engine::evaluate_function(...)"),
+        cpp("??", "start_thread"),
+        cpp("??", "clone"),
+    ]
+
+
+def forward_frames(sep, user_dir, torch_dir, line, func):
+    """Combined C++ and Python frames, on Windows or Unix paths."""
+    return CPP_TOP + [
+        cpp("Operators_0.cpp", "at::_ops::addmm::call(...)"),
+        {"filename": torch_dir + sep + "nn" + sep + "modules" + sep + "linear.py",
+         "line": 125, "name": "forward"},
+        {"filename": torch_dir + sep + "_dynamo" + sep + "eval_frame.py",
+         "line": NONE_LINE, "name": "_fn"},
+        {"filename": user_dir + sep + "model.py", "line": line, "name": func},
+        {"filename": user_dir + sep + "train.py", "line": NONE_LINE, "name": "main"},
+        {"filename": "<frozen runpy>", "line": 88, "name": "_run_code"},
+    ]
+
+
+def torch_only_frames():
+    """Python frames of PyTorch and Python only (a hook run by the optimizer)."""
+    return [
+        cpp("??", "c10::cuda::CUDACachingAllocator::malloc"),
+        {"filename": TORCH + "/optim/adam.py", "line": 400, "name": "_multi_tensor_adam"},
+        {"filename": "/opt/conda/lib/python3.11/threading.py", "line": 975, "name": "run"},
+        {"filename": "<frozen importlib._bootstrap>", "line": 241, "name": "_call"},
+    ]
+
+
+def label_of(frames):
+    """The rule memplan documents, written again here: the innermost frame
+    of the user's code, else the innermost Python frame, else the operator
+    named by the C++ frames."""
+    def parts(f):
+        return f["filename"].replace("\\", "/").split("/")
+
+    def runtime(f):
+        p = [c.lower() for c in parts(f)[:-1]]
+        if f["filename"].startswith("<"):
+            return not f["filename"].startswith("<ipython-input-")
+        for i, c in enumerate(p):
+            if c in ("torch", "functorch", "site-packages", "dist-packages"):
+                return True
+            if i and p[i - 1] == "lib" and c.startswith("python"):
+                return True
+            if i and p[i - 1].startswith("python") and c == "lib":
+                return True
+        return False
+
+    def text(f):
+        base = parts(f)[-1]
+        if 0 <= f["line"] < 2 ** 63:
+            return "%s:%d %s" % (base, f["line"], f["name"])
+        return "%s %s" % (base, f["name"])
+
+    py = [f for f in frames if f["filename"].endswith(".py") or f["filename"].startswith("<")]
+    user = [f for f in py if not runtime(f)]
+    if user:
+        return text(user[0])
+    if py:
+        return text(py[0])
+    op = node = None
+    for f in frames:
+        n = f["name"]
+        if "at::_ops::" in n:
+            op = n.split("at::_ops::")[1].split("::")[0]
+        elif "torch::autograd::generated::" in n:
+            node = n.split("torch::autograd::generated::")[1].split("::")[0]
+            break
+    return "%s aten::%s" % (node, op) if node else "aten::" + op
+
+
+def real(out, proto):
+    d = Device(0, 0x7F0000000000)
+    win = forward_frames("\\", WIN_USER, WIN_TORCH, 42, "forward")
+    unix = forward_frames("/", "/home/ml", TORCH, 17, "block")
+    bwd = backward_frames("MmBackward0", "mm")
+    opt = torch_only_frames()
+    held = []
+    for fr in (win, unix, win):
+        held.append(d.alloc(1 << 20, 0, fr))
+    for _ in range(3):
+        g = d.alloc(1 << 21, 0, bwd)
+        d.free_(g)
+    held.append(d.alloc(4096, 0, opt))
+    # a notebook: IPython's cell is the user's code
+    held.append(d.alloc(8192, 0, [
+        cpp("??", "c10::cuda::CUDACachingAllocator::malloc"),
+        {"filename": TORCH + "/nn/functional.py", "line": 2100, "name": "relu"},
+        {"filename": "<ipython-input-7-3f2a9c>", "line": 4, "name": "<module>"},
+        {"filename": "/usr/lib/python3/dist-packages/IPython/core/interactiveshell.py",
+         "line": 3577, "name": "run_code"}]))
+    d.history.append({"action": "oom", "device_free": 123456789, "size": 80 << 30,
+                      "stream": 0, "time_us": d.tick(), "frames": unix})
+    d.history.append({"action": "workspace_snapshot", "addr": 0, "size": 0,
+                      "stream": 0, "time_us": d.tick()})
+    for b in held:
+        d.free_(b)
+    snap = {"segments": snapshot_of([d], None), "device_traces": [d.history]}
+    with open(out, "wb") as f:
+        pickle.dump(snap, f, protocol=proto)
+    labels = {}
+    for e in d.history:
+        if e["action"] == "alloc":
+            lab = label_of(e["frames"])
+            labels[lab] = labels.get(lab, 0) + 1
+    with open(out + ".expect", "w") as f:
+        f.write("allocs %d\n" % sum(labels.values()))
+        for lab, n in sorted(labels.items()):
+            f.write("label %d %s\n" % (n, lab))
+        f.write("stack_frames %d\n" % len(win))
+        f.write("oom_bytes %d\n" % (80 << 30))
+        f.write("oom_free %d\n" % 123456789)
+
+
 def main():
     kind, out = sys.argv[1], sys.argv[2]
     proto = pickle.DEFAULT_PROTOCOL
@@ -250,6 +405,8 @@ def main():
         train(out, proto)
     elif kind == "periodic":
         periodic(out, proto)
+    elif kind == "real":
+        real(out, proto)
     else:
         if kind == "nohistory":
             obj = {"segments": [{"device": 0, "address": 4096, "total_size": 2 << 20,
@@ -261,6 +418,24 @@ def main():
                                      {"size": 512, "state": "active_allocated",
                                       "history": [{"addr": 4096, "real_size": 500,
                                                    "frames": []}]}]}]}
+        elif kind == "torch20":
+            # PyTorch 2.0: blocks carry their own history and no address;
+            # device_traces has one list per device, here one
+            obj = {"segments": [{"device": 0, "address": 4096, "total_size": 2 << 20,
+                                 "allocated_size": 512, "active_size": 512,
+                                 "stream": 0, "segment_type": "large", "blocks": [
+                                     {"size": 512, "state": "active_allocated",
+                                      "history": [{"addr": 4096, "real_size": 500,
+                                                   "frames": []}]},
+                                     {"size": (2 << 20) - 512, "state": "inactive"}]}],
+                   "device_traces": [[{"action": "alloc", "addr": 4096, "size": 512,
+                                       "stream": 0, "frames": []}]]}
+        elif kind in ("wideaddr", "widesize"):
+            big = {"wideaddr": ("addr", 2 ** 64), "widesize": ("size", -2 ** 70)}[kind]
+            e = {"action": "alloc", "addr": 4096, "size": 512, "stream": 0,
+                 "time_us": 5, "frames": []}
+            e[big[0]] = big[1]
+            obj = {"segments": [], "device_traces": [[e]]}
         elif kind == "otherprog":
             obj = {"model": "resnet", "epoch": 3, "losses": [0.5, 0.25]}
         elif kind == "code":

@@ -33,6 +33,52 @@ static void refused(const void *data, size_t len, const char *text,
 #define PLEN(...) sizeof((const uint8_t[]){ __VA_ARGS__ })
 #define REFUSED(text, what, ...) refused(P(__VA_ARGS__), PLEN(__VA_ARGS__), text, what)
 
+/*
+ * Integers wider than 64 bits: Python 3.13 and torch.compile write line
+ * numbers of 2^64 - 1 as a 9-byte LONG1.  They parse, and say how wide
+ * they are; LONG4 and negative numbers too.
+ */
+static void test_wide_integers(void)
+{
+	static const uint8_t p[] = {
+		0x80, 4, '(',
+		0x8a, 9, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, /* 2^64-1 */
+		0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0, 1,                         /* 2^64 */
+		0x8a, 9, 5, 0, 0, 0, 0, 0, 0, 0, 0,                         /* 5 */
+		0x8a, 9, 0xfb, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* -5 */
+		0x8a, 8, 0, 0, 0, 0, 0, 0, 0, 0x80,                         /* -2^63 */
+		0x8a, 9, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0xff, /* -2^63-1 */
+		0x8b, 12, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,   /* 96 bits */
+		0x8b, 3, 0, 0, 0, 0x34, 0x12, 0,                            /* 0x1234 */
+		0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0x80, 0,                      /* 2^63 */
+		'l', '.',
+	};
+	struct pickle_doc *doc;
+	int rc = parse(p, sizeof(p), &doc);
+	CHECK(rc == 0, "LONG1 and LONG4 integers wider than 64 bits parse");
+	if (rc) {
+		printf("#   %s\n", err);
+		return;
+	}
+	const struct pickle_value *r = pickle_root(doc);
+	const struct pickle_value *v[9];
+	for (size_t i = 0; i < 9; i++)
+		v[i] = pickle_item(r, i);
+	CHECK(r->n == 9 && v[0]->type == PICKLE_INT, "a list of 9 ints");
+	CHECK(v[0]->wide == PICKLE_U64 && v[0]->u.u == UINT64_MAX,
+	      "2^64 - 1 in 9 bytes is an unsigned 64-bit value");
+	CHECK(v[1]->wide == PICKLE_WIDER, "2^64 is wider than 64 bits");
+	CHECK(v[2]->wide == PICKLE_FITS && v[2]->u.i == 5, "5 in 9 bytes fits");
+	CHECK(v[3]->wide == PICKLE_FITS && v[3]->u.i == -5, "-5 in 9 bytes fits");
+	CHECK(v[4]->wide == PICKLE_FITS && v[4]->u.i == INT64_MIN, "-2^63 fits");
+	CHECK(v[5]->wide == PICKLE_WIDER, "-2^63 - 1 is wider than 64 bits");
+	CHECK(v[6]->wide == PICKLE_WIDER, "a 96-bit LONG4 is wider");
+	CHECK(v[7]->wide == PICKLE_FITS && v[7]->u.i == 0x1234, "a short LONG4 fits");
+	CHECK(v[8]->wide == PICKLE_U64 && v[8]->u.u == (uint64_t)1 << 63,
+	      "2^63 is an unsigned 64-bit value");
+	pickle_free(doc);
+}
+
 static void test_values(void)
 {
 	/* {'a': 1, 'b': [2, True, None, 1.5, -3, b'xy', ('t',), 'a']} */
@@ -175,10 +221,11 @@ static void test_limits(void)
 		'B', 0xff, 0xff, 0xff, 0xff, '.');
 	REFUSED("runs past the end", "a huge frame is refused", 0x80, 4, 0x95,
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, '.');
-	REFUSED("does not fit in 64 bits", "a 9-byte integer is refused", 0x80, 2,
-		0x8a, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, '.');
-	REFUSED("an integer of 4294967295 bytes runs past", "a LONG4 of 4 GiB is refused",
-		0x80, 2, 0x8b, 0xff, 0xff, 0xff, 0xff, '.');
+	REFUSED("an integer of 4294967295 bytes is longer than the 4096",
+		"a LONG4 of 4 GiB is refused before it is read", 0x80, 2, 0x8b,
+		0xff, 0xff, 0xff, 0xff, '.');
+	REFUSED("an integer of 4000 bytes runs past", "a truncated LONG4 is refused",
+		0x80, 2, 0x8b, 0xa0, 0x0f, 0, 0, 1, 2, '.');
 
 	/* deep nesting: 200 lists, each appended into the one below */
 	uint8_t deep[2 + 200 + 199 + 1];
@@ -263,6 +310,7 @@ static void test_memo(void)
 int main(void)
 {
 	test_values();
+	test_wide_integers();
 	test_code_refused();
 	test_framing();
 	test_limits();

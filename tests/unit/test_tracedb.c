@@ -39,6 +39,7 @@ static struct trace *sample(void)
 				  .label = "w", .stream = TRACE_NONE,
 				  .fixed_offset = TRACE_NONE };
 	struct trace_buffer a = { .size = 1000, .rounded = 1024, .label = "a",
+				  .stack = "model.py:20 forward\ntrain.py:88 main",
 				  .addr = 0x7f0000001000ull, .stream = 7,
 				  .role = TRACE_ROLE_ACTIVATION,
 				  .fixed_offset = TRACE_NONE };
@@ -97,7 +98,9 @@ static int same_trace(const struct trace *x, const struct trace *y)
 		    a->role != b->role || a->alloc_ev != b->alloc_ev ||
 		    a->free_ev != b->free_ev || a->nuses != b->nuses ||
 		    (a->label == NULL) != (b->label == NULL) ||
-		    (a->label && strcmp(a->label, b->label)))
+		    (a->label && strcmp(a->label, b->label)) ||
+		    (a->stack == NULL) != (b->stack == NULL) ||
+		    (a->stack && strcmp(a->stack, b->stack)))
 			return 0;
 	}
 	for (size_t i = 0; i < x->nevents; i++) {
@@ -206,6 +209,19 @@ static void test_round_trip(const char *good)
 		      u->uses[u->buffers[0].use0 + 1] == 8,
 	      "use points of the weight are events 2 and 8");
 	CHECK(u && u->buffers[2].nuses == 2, "buffer b has two use points");
+	CHECK(u && u->buffers[1].stack && !u->buffers[0].stack &&
+		      strcmp(u->buffers[1].stack, "model.py:20 forward\ntrain.py:88 main") == 0,
+	      "a buffer's call stack survives, and no stack stays none");
+
+	/* a file of before the table buffer_stacks still loads */
+	const char *old = tmp("nostacks.trace");
+	copy_file(good, old, -1);
+	sql(old, "DROP TABLE buffer_stacks");
+	struct trace *o = NULL;
+	rc = trace_load(old, &o, err, sizeof(err));
+	CHECK(rc == 0 && o && o->buffers[1].stack == NULL,
+	      "a trace without buffer_stacks loads, without stacks");
+	trace_free(o);
 	trace_free(u);
 	trace_free(t);
 }
@@ -336,6 +352,12 @@ static void test_damage(const char *good)
 			 " 0 AS aux, NULL AS name FROM c",
 		   TRACE_EFORMAT, "an endless view for a table", "is a view",
 		   "table events");
+	expect_bad(good, "UPDATE buffer_stacks SET buffer=9",
+		   TRACE_EFORMAT, "the stack of no buffer", "buffer 9 does not exist",
+		   "table buffer_stacks");
+	expect_bad(good, "UPDATE buffer_stacks SET stack=99",
+		   TRACE_EFORMAT, "a dangling stack", "no name has id 99",
+		   "field stack");
 	expect_bad(good, "INSERT INTO meta VALUES('clock', 'sundial')",
 		   TRACE_EFORMAT, "unknown clock", "sundial", "clock");
 }

@@ -5,6 +5,10 @@
  * nsys and columns come and go between versions, so every table and column
  * is looked up before use, enumerations are joined by their names, and
  * every value is type-checked with the table, row and column in the error.
+ * A buffer is labelled with the innermost NVTX range open on its thread
+ * when it was allocated and the CUDA API call that made it (joined through
+ * correlationId to CUPTI_ACTIVITY_KIND_RUNTIME, which knows the thread).
+ * A globalPid or globalTid holds the process id in bits 24 to 47.
  */
 #include "import_nsys.h"
 #include "tracedb.h"
@@ -19,12 +23,19 @@
 #include <sqlite3.h>
 
 #define MEM "CUDA_GPU_MEMORY_USAGE_EVENTS"
+#define RUNTIME "CUPTI_ACTIVITY_KIND_RUNTIME"
+/* The process id in a globalPid or globalTid, in SQL and in C. */
+#define SQL_PID(col) "((" col ") / 16777216 % 16777216)"
+#define PID_OF(g) (((g) >> 24) & 0xffffff)
+#define TID_NONE INT64_MIN
 
 /* Classes of records at one timestamp, in the order they happen. */
 enum cls { C_FREE, C_END, C_BEGIN, C_ALLOC, C_WORK, C_POINT, C_LATE };
 
 struct rec {
 	int64_t t, t_end, stream, a, b; /* a: address/bytes, b: pid/aux */
+	int64_t tid;    /* NVTX, ALLOC: globalTid, TID_NONE if unknown */
+	int64_t api;    /* ALLOC: StringIds id of the API call, or -1 */
 	uint64_t bytes;
 	int64_t name;   /* StringIds id, or -1; NVTX text in text */
 	const char *text;
@@ -55,7 +66,16 @@ struct reader {
 	int nvtx_enum; /* ENUM_NSYS_EVENT_TYPE was read: filter NVTX rows */
 	char version[64];
 	size_t skipped;
+	int64_t pid; /* the process imported; NSYS_ANY_PID until chosen */
+	int pid_known; /* memory events carry globalPid: filter the rest */
+	struct corr *corr; /* runtime calls behind memory events, sorted */
+	size_t ncorr;
 	struct trace *t;
+};
+
+/* A CUDA runtime call behind a memory event. */
+struct corr {
+	int64_t id, tid, name; /* correlationId, globalTid, nameId */
 };
 
 static int fail(struct reader *r, int code, const char *fmt, ...)
@@ -347,6 +367,8 @@ static struct rec *new_rec(struct reader *r)
 	memset(c, 0, sizeof(*c));
 	c->ord = r->nrecs++;
 	c->name = -1;
+	c->api = -1;
+	c->tid = TID_NONE;
 	c->t_end = TRACE_TIME_NONE;
 	c->stream = TRACE_NONE;
 	return c;
@@ -361,23 +383,40 @@ static int choose_device(struct reader *r, const char *kindcol)
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return sqlfail(r, "table " MEM);
 	int64_t devs[64];
-	size_t n = 0;
+	int devmem[64]; /* the device has memory other than pinned host */
+	size_t n = 0, ndev = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
 			continue; /* reported row by row later */
 		int64_t d = sqlite3_column_int64(st, 0);
-		if (lookup(r->kinds, r->nkinds, sqlite3_column_int64(st, 1)) < 0)
+		int k = lookup(r->kinds, r->nkinds, sqlite3_column_int64(st, 1));
+		if (k < 0)
 			continue;
 		size_t i = 0;
 		while (i < n && devs[i] != d)
 			i++;
-		if (i == n && n < 64)
-			devs[n++] = d;
+		if (i == n && n < 64) {
+			devs[n] = d;
+			devmem[n++] = 0;
+		}
+		if (i < n && k != TRACE_KIND_HOST && !devmem[i]) {
+			devmem[i] = 1;
+			ndev++;
+		}
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return sqlfail(r, "table " MEM);
+	/* pinned host memory is listed under some device id too: when other
+	 * devices have device memory, that device alone is not a choice */
+	if (ndev) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (devmem[i] || devs[i] == r->device)
+				devs[m++] = devs[i];
+		n = m;
+	}
 	char list[256] = "";
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -404,6 +443,148 @@ static int choose_device(struct reader *r, const char *kindcol)
 			    r->name, r->device, list);
 }
 
+/*
+ * The process to import: memory events of several processes on one device
+ * (a launcher and its workers, two jobs) are never merged.  Without a
+ * globalPid column (schema 2.x) every event is taken.
+ */
+static int choose_process(struct reader *r)
+{
+	if (!has_column(r, MEM, "globalPid")) {
+		if (r->pid != NSYS_ANY_PID)
+			return trace_seterr(r->err, r->errlen, TRACE_EINVAL,
+					    "nsys export '%s' has no process ids (table " MEM " lacks column globalPid): --pid does not apply",
+					    r->name);
+		return 0;
+	}
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(r->db,
+			       "SELECT DISTINCT " SQL_PID("globalPid") ", memKind FROM " MEM
+			       " WHERE deviceId = ? AND typeof(globalPid) = 'integer'"
+			       " ORDER BY 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sqlfail(r, "table " MEM);
+	sqlite3_bind_int64(st, 1, r->device);
+	int64_t pids[64];
+	size_t n = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t p = sqlite3_column_int64(st, 0);
+		if (lookup(r->kinds, r->nkinds, sqlite3_column_int64(st, 1)) < 0)
+			continue;
+		size_t i = 0;
+		while (i < n && pids[i] != p)
+			i++;
+		if (i == n && n < 64)
+			pids[n++] = p;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sqlfail(r, "table " MEM);
+	char list[256] = "";
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		int m = snprintf(list + k, sizeof(list) - k, "%s%" PRId64, i ? ", " : "", pids[i]);
+		if (m > 0 && (size_t)m < sizeof(list) - k)
+			k += (size_t)m;
+	}
+	if (n == 0) {
+		if (r->pid != NSYS_ANY_PID)
+			return trace_seterr(r->err, r->errlen, TRACE_EINVAL,
+					    "nsys export '%s' has no process ids on device %d: --pid does not apply",
+					    r->name, r->device);
+		return 0; /* globalPid is NULL throughout */
+	}
+	r->pid_known = 1;
+	if (r->pid == NSYS_ANY_PID) {
+		if (n > 1)
+			return trace_seterr(r->err, r->errlen, TRACE_EINVAL,
+					    "nsys export '%s' holds memory events of processes %s on device %d: choose one with --pid",
+					    r->name, list, r->device);
+		r->pid = pids[0];
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] == r->pid)
+			return 0;
+	return trace_seterr(r->err, r->errlen, TRACE_EINVAL,
+			    "nsys export '%s' holds no memory events of process %" PRId64 " on device %d (processes with events: %s)",
+			    r->name, r->pid, r->device, list);
+}
+
+static int corr_cmp(const void *a, const void *b)
+{
+	const struct corr *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/*
+ * The CUDA runtime calls that made the memory events (their thread and
+ * name), by correlationId.  Optional: an export without API tracing has
+ * none, and buffers then go without a thread.
+ */
+static int read_runtime(struct reader *r)
+{
+	int h = has_table(r, RUNTIME);
+	if (h <= 0)
+		return h < 0 ? sqlfail(r, "sqlite_master") : 0;
+	if (!has_column(r, RUNTIME, "correlationId") || !has_column(r, RUNTIME, "globalTid") ||
+	    !has_column(r, RUNTIME, "nameId") || !has_column(r, MEM, "correlationId"))
+		return 0;
+	char sql[600];
+	snprintf(sql, sizeof(sql),
+		 "SELECT rowid, correlationId, globalTid, nameId FROM " RUNTIME
+		 " WHERE %s correlationId IN (SELECT correlationId FROM " MEM
+		 " WHERE deviceId = ?1 %s)",
+		 r->pid_known ? SQL_PID("globalTid") " = ?2 AND" : "",
+		 r->pid_known ? "AND " SQL_PID("globalPid") " = ?2" : "");
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sqlfail(r, "table " RUNTIME);
+	sqlite3_bind_int64(st, 1, r->device);
+	sqlite3_bind_int64(st, 2, r->pid);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t row = sqlite3_column_int64(st, 0), id, tid, name;
+		if (col_int(r, st, 1, RUNTIME, row, 0, 0, &id) ||
+		    col_int(r, st, 2, RUNTIME, row, 1, TID_NONE, &tid) ||
+		    col_int(r, st, 3, RUNTIME, row, 1, -1, &name)) {
+			sqlite3_finalize(st);
+			return TRACE_EFORMAT;
+		}
+		if (r->ncorr == cap) {
+			cap = cap ? cap * 2 : 1024;
+			struct corr *p = realloc(r->corr, cap * sizeof(*p));
+			if (!p) {
+				sqlite3_finalize(st);
+				return fail(r, TRACE_ENOMEM, "out of memory");
+			}
+			r->corr = p;
+		}
+		r->corr[r->ncorr++] = (struct corr){ id, tid, name };
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sqlfail(r, "table " RUNTIME);
+	if (r->ncorr)
+		qsort(r->corr, r->ncorr, sizeof(*r->corr), corr_cmp);
+	return 0;
+}
+
+static const struct corr *corr_of(const struct reader *r, int64_t id)
+{
+	size_t lo = 0, hi = r->ncorr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->corr[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->ncorr && r->corr[lo].id == id ? &r->corr[lo] : NULL;
+}
+
 static int read_memory(struct reader *r)
 {
 	int h = has_table(r, MEM);
@@ -418,28 +599,33 @@ static int read_memory(struct reader *r)
 		if (!has_column(r, MEM, need[i]))
 			return fail(r, TRACE_EFORMAT, "table " MEM " lacks column %s", need[i]);
 	int rc = choose_device(r, "memKind");
-	if (rc)
+	if (rc || (rc = choose_process(r)) || (rc = read_runtime(r)))
 		return rc;
-	char sql[400];
+	char sql[600];
 	snprintf(sql, sizeof(sql),
-		 "SELECT rowid, start, address, bytes, memKind, memoryOperationType, %s, %s"
-		 " FROM " MEM " WHERE deviceId = ?",
+		 "SELECT rowid, start, address, bytes, memKind, memoryOperationType, %s, %s, %s"
+		 " FROM " MEM " WHERE deviceId = ?1%s",
 		 has_column(r, MEM, "globalPid") ? "globalPid" : "0",
-		 has_column(r, MEM, "localMemoryPoolAddress") ? "localMemoryPoolAddress" : "NULL");
+		 has_column(r, MEM, "localMemoryPoolAddress") ? "localMemoryPoolAddress" : "NULL",
+		 has_column(r, MEM, "correlationId") ? "correlationId" : "NULL",
+		 r->pid_known ? " AND " SQL_PID("globalPid") " = ?2" : "");
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return sqlfail(r, "table " MEM);
 	sqlite3_bind_int64(st, 1, r->device);
+	if (r->pid_known)
+		sqlite3_bind_int64(st, 2, r->pid);
 	size_t n = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t row = sqlite3_column_int64(st, 0), t, addr, bytes, kind, op, pid, pool;
+		int64_t row = sqlite3_column_int64(st, 0), t, addr, bytes, kind, op, pid, pool, cid;
 		if (col_int(r, st, 1, MEM, row, 0, 0, &t) ||
 		    col_int(r, st, 2, MEM, row, 0, 0, &addr) ||
 		    col_int(r, st, 3, MEM, row, 0, 0, &bytes) ||
 		    col_int(r, st, 4, MEM, row, 0, 0, &kind) ||
 		    col_int(r, st, 5, MEM, row, 0, 0, &op) ||
 		    col_int(r, st, 6, MEM, row, 1, 0, &pid) ||
-		    col_int(r, st, 7, MEM, row, 1, 0, &pool)) {
+		    col_int(r, st, 7, MEM, row, 1, 0, &pool) ||
+		    col_int(r, st, 8, MEM, row, 1, -1, &cid)) {
 			sqlite3_finalize(st);
 			return TRACE_EFORMAT;
 		}
@@ -471,8 +657,13 @@ static int read_memory(struct reader *r)
 		c->a = addr;
 		c->b = pid;
 		c->bytes = (uint64_t)bytes;
-		c->kind = (uint8_t)(pool ? TRACE_KIND_ASYNC : tk);
+		c->kind = (uint8_t)(pool && tk == TRACE_KIND_DEVICE ? TRACE_KIND_ASYNC : tk);
 		c->row = row;
+		const struct corr *k = cid >= 0 ? corr_of(r, cid) : NULL;
+		if (k) {
+			c->tid = k->tid;
+			c->api = k->name;
+		}
 		n++;
 	}
 	sqlite3_finalize(st);
@@ -493,14 +684,18 @@ static int read_work(struct reader *r, const char *table, uint8_t type)
 	const char *bytes = type != TRACE_EV_KERNEL && has_column(r, table, "bytes") ? "bytes" : "NULL";
 	const char *kind = type == TRACE_EV_COPY && has_column(r, table, "copyKind") ? "copyKind" : "NULL";
 	const char *stream = has_column(r, table, "streamId") ? "streamId" : "NULL";
-	char sql[300];
+	int by_pid = r->pid_known && has_column(r, table, "globalPid");
+	char sql[400];
 	snprintf(sql, sizeof(sql),
-		 "SELECT rowid, start, \"end\", %s, %s, %s, %s FROM %s WHERE deviceId = ?",
-		 stream, namecol, bytes, kind, table);
+		 "SELECT rowid, start, \"end\", %s, %s, %s, %s FROM %s WHERE deviceId = ?1%s",
+		 stream, namecol, bytes, kind, table,
+		 by_pid ? " AND " SQL_PID("globalPid") " = ?2" : "");
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return sqlfail(r, table);
 	sqlite3_bind_int64(st, 1, r->device);
+	if (by_pid)
+		sqlite3_bind_int64(st, 2, r->pid);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t row = sqlite3_column_int64(st, 0), t, e, s, name, b, k;
@@ -546,22 +741,29 @@ static int read_nvtx(struct reader *r)
 	int h = has_table(r, table);
 	if (h <= 0)
 		return h;
-	char sql[300];
+	int has_tid = has_column(r, table, "globalTid");
+	int by_pid = r->pid_known && has_tid;
+	char sql[400];
 	snprintf(sql, sizeof(sql),
-		 "SELECT rowid, start, \"end\", %s, %s, %s FROM NVTX_EVENTS",
+		 "SELECT rowid, start, \"end\", %s, %s, %s, %s FROM NVTX_EVENTS%s",
 		 has_column(r, table, "text") ? "text" : "NULL",
 		 has_column(r, table, "textId") ? "textId" : "NULL",
-		 has_column(r, table, "eventType") ? "eventType" : "NULL");
+		 has_column(r, table, "eventType") ? "eventType" : "NULL",
+		 has_tid ? "globalTid" : "NULL",
+		 by_pid ? " WHERE globalTid IS NULL OR " SQL_PID("globalTid") " = ?1" : "");
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return sqlfail(r, table);
+	if (by_pid)
+		sqlite3_bind_int64(st, 1, r->pid);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t row = sqlite3_column_int64(st, 0), t, e, tid, ty;
+		int64_t row = sqlite3_column_int64(st, 0), t, e, tid, ty, thread;
 		if (col_int(r, st, 1, table, row, 0, 0, &t) ||
 		    col_int(r, st, 2, table, row, 1, TRACE_TIME_NONE, &e) ||
 		    col_int(r, st, 4, table, row, 1, -1, &tid) ||
-		    col_int(r, st, 5, table, row, 1, -1, &ty)) {
+		    col_int(r, st, 5, table, row, 1, -1, &ty) ||
+		    col_int(r, st, 6, table, row, 1, TID_NONE, &thread)) {
 			sqlite3_finalize(st);
 			return TRACE_EFORMAT;
 		}
@@ -589,6 +791,8 @@ static int read_nvtx(struct reader *r)
 			c->aux = !range ? TRACE_MARK_POINT : k ? TRACE_MARK_END : TRACE_MARK_BEGIN;
 			c->text = text;
 			c->row = row;
+			c->tid = thread;
+			c->a = range && e == t; /* an empty range holds nothing */
 		}
 	}
 	sqlite3_finalize(st);
@@ -611,6 +815,51 @@ struct open_buf {
 	int64_t pid, addr, id;
 };
 
+/* An NVTX range open at the point the build has reached. */
+struct open_range {
+	int64_t tid, row;
+	const char *text;
+};
+
+/*
+ * "range (api)" for an allocation on thread tid: the innermost NVTX range
+ * open on that thread (the latest opened; any thread's when the thread is
+ * unknown) and the runtime call without its version suffix
+ * ("cudaMalloc_v3020" is "cudaMalloc").  NULL when neither is known.
+ */
+static const char *alloc_label(const struct reader *r, const struct open_range *open,
+			       size_t nopen, int64_t tid, int64_t api, char *buf,
+			       size_t len)
+{
+	const char *range = NULL;
+	for (size_t i = nopen; i-- > 0;)
+		if (open[i].text && (tid == TID_NONE || open[i].tid == tid)) {
+			range = open[i].text;
+			break;
+		}
+	const char *call = api >= 0 ? string_of(r, api) : NULL;
+	size_t n = call ? strlen(call) : 0;
+	if (call) {
+		size_t k = n;
+		while (k > 0 && call[k - 1] >= '0' && call[k - 1] <= '9')
+			k--;
+		if (k < n && k >= 2 && call[k - 1] == 'v' && call[k - 2] == '_')
+			n = k - 2;
+	}
+	if (range && call)
+		snprintf(buf, len, "%s (%.*s)", range, (int)n, call);
+	else if (range)
+		snprintf(buf, len, "%s", range);
+	else if (call && n)
+		snprintf(buf, len, "%.*s", (int)n, call);
+	else
+		return NULL;
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return buf;
+}
+
 static int build(struct reader *r)
 {
 	qsort(r->recs, r->nrecs, sizeof(*r->recs), rec_cmp);
@@ -625,8 +874,30 @@ static int build(struct reader *r)
 		slots[i].id = TRACE_NONE;
 	int rc = 0;
 	int64_t seq = 0;
+	struct open_range *open = NULL;
+	size_t nopen = 0, capopen = 0;
 	for (size_t i = 0; i < r->nrecs && rc == 0; i++) {
 		const struct rec *c = &r->recs[i];
+		if (c->type == TRACE_EV_MARK && c->aux == TRACE_MARK_BEGIN && !c->a) {
+			if (nopen == capopen) {
+				size_t n = capopen ? capopen * 2 : 64;
+				struct open_range *p = realloc(open, n * sizeof(*p));
+				if (!p) {
+					rc = fail(r, TRACE_ENOMEM, "out of memory");
+					break;
+				}
+				open = p;
+				capopen = n;
+			}
+			open[nopen++] = (struct open_range){ c->tid, c->row, c->text };
+		} else if (c->type == TRACE_EV_MARK && c->aux == TRACE_MARK_END) {
+			for (size_t k = nopen; k-- > 0;)
+				if (open[k].row == c->row) {
+					memmove(&open[k], &open[k + 1], (nopen - k - 1) * sizeof(*open));
+					nopen--;
+					break;
+				}
+		}
 		struct trace_event e = { .seq = seq++, .t_start = c->t,
 					 .t_end = c->t_end == TRACE_TIME_NONE ? c->t : c->t_end,
 					 .buffer = TRACE_NONE, .stream = c->stream,
@@ -639,27 +910,31 @@ static int build(struct reader *r)
 			while (slots[j].id != TRACE_NONE &&
 			       !(slots[j].addr == c->a && slots[j].pid == c->b))
 				j = (j + 1) & (nslots - 1);
-			int open = slots[j].id >= 0;
-			if (c->type == TRACE_EV_ALLOC && open) {
+			int is_open = slots[j].id >= 0;
+			if (c->type == TRACE_EV_ALLOC && is_open) {
 				rc = fail(r, TRACE_EFORMAT,
 					  "table " MEM ", row %" PRId64 ": allocation at 0x%" PRIx64 ", which is still allocated",
 					  c->row, c->a);
 				break;
 			}
-			if (c->type == TRACE_EV_FREE && open &&
+			if (c->type == TRACE_EV_FREE && is_open &&
 			    r->t->buffers[slots[j].id].size != c->bytes) {
 				rc = fail(r, TRACE_EFORMAT,
 					  "table " MEM ", row %" PRId64 ", column bytes: %" PRIu64 " bytes freed at 0x%" PRIx64 ", which holds %" PRIu64,
 					  c->row, c->bytes, c->a, r->t->buffers[slots[j].id].size);
 				break;
 			}
-			if (!open) {
+			if (!is_open) {
 				/* an alloc, or a free of memory allocated before
 				 * the recording: live at start */
+				char lbuf[512];
 				struct trace_buffer b = { .size = c->bytes, .addr = (uint64_t)c->a,
 							  .fixed_offset = TRACE_NONE,
 							  .stream = TRACE_NONE, .device = r->device,
 							  .kind = c->kind };
+				if (c->type == TRACE_EV_ALLOC)
+					b.label = alloc_label(r, open, nopen, c->tid, c->api,
+							      lbuf, sizeof(lbuf));
 				int64_t id = trace_add_buffer(r->t, &b);
 				if (id < 0) {
 					rc = fail(r, TRACE_ENOMEM, "out of memory");
@@ -676,19 +951,34 @@ static int build(struct reader *r)
 			rc = fail(r, TRACE_ENOMEM, "out of memory");
 	}
 	free(slots);
+	free(open);
 	return rc;
 }
 
 int nsys_import_db(struct sqlite3 *db, const char *name, int device,
 		   struct trace **out, char *err, size_t errlen)
 {
+	return nsys_import_db_process(db, name, device, NSYS_ANY_PID, out, err,
+				      errlen);
+}
+
+int nsys_import_db_process(struct sqlite3 *db, const char *name, int device,
+			   int64_t pid, struct trace **out, char *err,
+			   size_t errlen)
+{
 	struct reader r = { .db = db, .name = name, .err = err, .errlen = errlen,
-			    .device = device, .op_alloc = -1, .op_free = -1,
+			    .device = device, .pid = pid, .op_alloc = -1, .op_free = -1,
 			    .nvtx_mark = -1, .nvtx_push = -1, .nvtx_startend = -1 };
 	if (!(r.t = trace_new()))
 		return fail(&r, TRACE_ENOMEM, "out of memory");
 	int rc;
-	if ((rc = check_version(&r)) == 0 && (rc = load_strings(&r)) == 0 &&
+	if ((rc = check_version(&r)) == 0 && (rc = has_table(&r, MEM)) <= 0)
+		rc = rc < 0 ? sqlfail(&r, "sqlite_master")
+			    : fail(&r, TRACE_EFORMAT,
+				   "the report has no CUDA memory events (table " MEM " is missing): record with 'nsys profile --cuda-memory-usage=true' and export again");
+	else if (rc > 0)
+		rc = 0;
+	if (rc == 0 && (rc = load_strings(&r)) == 0 &&
 	    (rc = read_enum(&r, "ENUM_CUDA_DEV_MEM_EVENT_OPER", 0, on_oper)) == 0 &&
 	    (rc = read_enum(&r, "ENUM_CUDA_MEM_KIND", 0, on_kind)) == 0 &&
 	    (rc = read_enum(&r, "ENUM_CUDA_MEMCPY_OPER", 1, on_copy)) >= 0 &&
@@ -718,6 +1008,10 @@ int nsys_import_db(struct sqlite3 *db, const char *name, int device,
 		    trace_set_meta(r.t, "nsys.export_schema_version", r.version) < 0 ||
 		    trace_set_meta(r.t, "nsys.skipped_memory_events", skipped) < 0)
 			rc = fail(&r, TRACE_ENOMEM, "out of memory");
+		char pid[32];
+		snprintf(pid, sizeof(pid), "%" PRId64, r.pid);
+		if (rc == 0 && r.pid_known && trace_set_meta(r.t, "nsys.pid", pid) < 0)
+			rc = fail(&r, TRACE_ENOMEM, "out of memory");
 	}
 	if (rc == 0) {
 		char msg[400];
@@ -725,6 +1019,7 @@ int nsys_import_db(struct sqlite3 *db, const char *name, int device,
 			fail(&r, rc, "%s", msg);
 	}
 	free(r.recs);
+	free(r.corr);
 	free(r.sid);
 	free(r.sval);
 	if (rc) {
@@ -737,6 +1032,12 @@ int nsys_import_db(struct sqlite3 *db, const char *name, int device,
 
 int nsys_import(const char *path, int device, struct trace **out, char *err,
 		size_t errlen)
+{
+	return nsys_import_process(path, device, NSYS_ANY_PID, out, err, errlen);
+}
+
+int nsys_import_process(const char *path, int device, int64_t pid,
+			struct trace **out, char *err, size_t errlen)
 {
 	FILE *f;
 	int orc = trace_open_input(path, "cannot read nsys export", &f, err, errlen);
@@ -756,7 +1057,7 @@ int nsys_import(const char *path, int device, struct trace **out, char *err,
 		sqlite3_close(db);
 		return rc;
 	}
-	int rc = nsys_import_db(db, path, device, out, err, errlen);
+	int rc = nsys_import_db_process(db, path, device, pid, out, err, errlen);
 	sqlite3_close(db);
 	return rc;
 }

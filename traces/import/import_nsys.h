@@ -14,6 +14,9 @@ struct sqlite3;
 /* device: the only device with memory events */
 #define NSYS_ANY_DEVICE (-1)
 
+/* pid: the only process with memory events on the device */
+#define NSYS_ANY_PID (-1)
+
 /* Export schema majors this reader knows (EXPORT_SCHEMA_VERSION). */
 #define NSYS_KNOWN_VERSIONS "2.x and 3.x"
 
@@ -32,5 +35,16 @@ int nsys_import(const char *path, int device, struct trace **out, char *err,
  * used in messages only. */
 int nsys_import_db(struct sqlite3 *db, const char *name, int device,
 		   struct trace **out, char *err, size_t errlen);
+
+/*
+ * The same for one process (its pid, or NSYS_ANY_PID: the only one with
+ * memory events on the device; TRACE_EINVAL listing them when there are
+ * several).  nsys_import() and nsys_import_db() are these with NSYS_ANY_PID.
+ */
+int nsys_import_process(const char *path, int device, int64_t pid,
+			struct trace **out, char *err, size_t errlen);
+int nsys_import_db_process(struct sqlite3 *db, const char *name, int device,
+			   int64_t pid, struct trace **out, char *err,
+			   size_t errlen);
 
 #endif

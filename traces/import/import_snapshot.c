@@ -36,8 +36,10 @@ struct importer {
 	uint8_t *state; /* per buffer: ST_OPEN, ST_PENDING */
 	size_t capstate;
 	char where[64]; /* the entry being read, for messages */
+	const char *stack; /* frame_label()'s stack: stackbuf or NULL */
+	char *stackbuf;    /* MAX_STACK bytes */
 	int64_t reserved, reserved_lo, reserved_hi;
-	size_t pending, unknown;
+	size_t pending, unknown, ooms;
 };
 
 static int bad(struct importer *im, const char *field, const char *fmt, ...)
@@ -153,6 +155,10 @@ static int get_int(struct importer *im, const struct pickle_value *d,
 	}
 	if (v->type != PICKLE_INT)
 		return bad(im, key, "expected an int, found %s", pickle_type_name(v));
+	if (v->wide != PICKLE_FITS)
+		return bad(im, key, "%s does not fit in 63 bits",
+			   v->wide == PICKLE_U64 ? "a value of 2^63 or more"
+						 : "a value wider than 64 bits");
 	if (v->u.i < lo)
 		return bad(im, key, "%" PRId64 " is below %" PRId64, v->u.i, lo);
 	*out = v->u.i;
@@ -165,10 +171,14 @@ static int is_str(const struct pickle_value *v, const char *s)
 	       memcmp(v->u.s, s, v->n) == 0;
 }
 
+/* The last component of a path of either separator ('/' or Windows' '\'). */
 static const char *base_name(const char *path)
 {
-	const char *b = strrchr(path, '/');
-	return b ? b + 1 : path;
+	const char *b = path;
+	for (const char *p = path; *p; p++)
+		if (*p == '/' || *p == '\\')
+			b = p + 1;
+	return b;
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -177,24 +187,157 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* A frame written by a user rather than by torch itself. */
-static int user_frame(const char *file)
+/* Case-insensitive: does the component [c, c + n) equal word? */
+static int component_is(const char *c, size_t n, const char *word)
 {
-	return ends_with(file, ".py") && !strstr(file, "/torch/") &&
-	       strncmp(file, "torch/", 6) != 0;
+	size_t m = strlen(word);
+	if (n != m)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char a = c[i], b = word[i];
+		if (a >= 'A' && a <= 'Z')
+			a = (char)(a - 'A' + 'a');
+		if (a != b)
+			return 0;
+	}
+	return 1;
+}
+
+static int component_starts(const char *c, size_t n, const char *word)
+{
+	size_t m = strlen(word);
+	return n >= m && component_is(c, m, word);
+}
+
+enum frame_class {
+	F_NATIVE = 0, /* C++ (or no file): not a Python frame */
+	F_RUNTIME,    /* Python, but PyTorch's, a package's or Python's own */
+	F_USER,       /* the program's own Python code */
+};
+
+/*
+ * Whose frame this is, from its file name alone.  Paths may use either
+ * separator (snapshots taken on Windows).  PyTorch's own frames are those
+ * under a 'torch' or 'functorch' directory; installed packages live under
+ * site-packages or dist-packages; Python's standard library is under
+ * lib/pythonX.Y (Unix) or PythonXY\Lib (Windows); '<frozen ...>',
+ * '<string>' and generated code ('<eval_with_key>') have no file of the
+ * program's, except IPython's cells ('<ipython-input-3-...>').
+ */
+static enum frame_class frame_class(const char *file)
+{
+	if (file[0] == '<') /* IPython's cells are the user's own */
+		return strncmp(file, "<ipython-input-", 15) == 0 ? F_USER : F_RUNTIME;
+	if (!ends_with(file, ".py"))
+		return F_NATIVE;
+	const char *prev = NULL;
+	size_t prevn = 0;
+	for (const char *c = file; *c;) {
+		size_t n = strcspn(c, "/\\");
+		if (c[n] == '\0')
+			break; /* the file itself */
+		if (component_is(c, n, "torch") || component_is(c, n, "functorch") ||
+		    component_is(c, n, "site-packages") ||
+		    component_is(c, n, "dist-packages"))
+			return F_RUNTIME;
+		if (prev && component_is(prev, prevn, "lib") &&
+		    component_starts(c, n, "python"))
+			return F_RUNTIME; /* .../lib/python3.11/x.py */
+		if (prev && component_starts(prev, prevn, "python") &&
+		    component_is(c, n, "lib"))
+			return F_RUNTIME; /* ...\Python311\Lib\x.py */
+		prev = c;
+		prevn = n;
+		c += n + 1;
+	}
+	return F_USER;
 }
 
 /*
- * The label of an allocation: "file:line function" of the innermost user
- * frame (frames[0] is the innermost), else of the innermost Python frame,
- * else of the innermost frame with a file; NULL without frames.  Control
- * characters become '?'.  Writes into buf.
+ * The operator a C++ stack allocates for, for stacks without any Python
+ * frame (the autograd engine's threads): the ATen operator called from the
+ * autograd node ("MmBackward0 aten::mm"), else the outermost ATen operator.
+ * Writes into buf; NULL when the stack names none.
+ */
+static const char *operator_label(const struct pickle_value *frames, char *buf,
+				  size_t len)
+{
+	static const char ops[] = "at::_ops::";
+	static const char node[] = "torch::autograd::generated::";
+	const char *op = NULL, *fn = NULL;
+	size_t opn = 0, fnn = 0;
+	for (size_t i = 0; i < frames->n; i++) {
+		const struct pickle_value *name = pickle_get(pickle_item(frames, i), "name");
+		if (!name || name->type != PICKLE_STR)
+			continue;
+		const char *p = strstr(name->u.s, ops);
+		if (p) {
+			p += sizeof(ops) - 1;
+			op = p;
+			opn = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+			continue;
+		}
+		if ((p = strstr(name->u.s, node))) {
+			p += sizeof(node) - 1;
+			fn = p;
+			fnn = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+			break; /* the operators inside this node are the ones seen */
+		}
+	}
+	if (!opn && !fnn)
+		return NULL;
+	if (fnn && opn)
+		snprintf(buf, len, "%.*s aten::%.*s", (int)fnn, fn, (int)opn, op);
+	else if (fnn)
+		snprintf(buf, len, "%.*s", (int)fnn, fn);
+	else
+		snprintf(buf, len, "aten::%.*s", (int)opn, op);
+	return buf;
+}
+
+/* Replaces control characters (and, when keep_newline is 0, newlines). */
+static void sanitize(char *s, int keep_newline)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && !(keep_newline && *s == '\n')) ||
+		    *s == 0x7f)
+			*s = '?';
+}
+
+/* "file:line function" of frame f, the file by its base name unless
+ * full; a line that is not a known int is left out. */
+static void frame_text(const struct pickle_value *f, int full, char *buf,
+		       size_t len)
+{
+	const struct pickle_value *file = pickle_get(f, "filename");
+	const struct pickle_value *line = pickle_get(f, "line");
+	const struct pickle_value *name = pickle_get(f, "name");
+	const char *fn = name && name->type == PICKLE_STR ? name->u.s : "?";
+	const char *b = full ? file->u.s : base_name(file->u.s);
+	if (line && line->type == PICKLE_INT && line->wide == PICKLE_FITS &&
+	    line->u.i >= 0)
+		snprintf(buf, len, "%s:%" PRId64 " %s", b, line->u.i, fn);
+	else
+		snprintf(buf, len, "%s %s", b, fn);
+}
+
+/* The largest stack kept per buffer, in bytes; deeper frames are cut. */
+#define MAX_STACK 65536
+
+/*
+ * The label of an allocation, into lbuf: "file:line function" of the
+ * innermost frame of the user's code (frames[0] is the innermost), else of
+ * the innermost Python frame, else the operator its C++ frames name; NULL
+ * without any.  The whole stack, one "path:line function" a line, into
+ * im->stack (NULL without frames).  A line number that is not an int of
+ * 64 bits (Python 3.13 writes 2^64 - 1 for "none") is left out.
  */
 static const char *frame_label(struct importer *im,
-			       const struct pickle_value *frames, char *buf,
+			       const struct pickle_value *frames, char *lbuf,
 			       size_t len, int *rc)
 {
 	*rc = 0;
+	im->stack = NULL;
 	if (!frames || frames->type == PICKLE_NONE)
 		return NULL;
 	if (!pickle_is_seq(frames)) {
@@ -202,7 +345,8 @@ static const char *frame_label(struct importer *im,
 			  pickle_type_name(frames));
 		return NULL;
 	}
-	const struct pickle_value *best[3] = { NULL, NULL, NULL };
+	const struct pickle_value *user = NULL, *py = NULL;
+	size_t used = 0;
 	for (size_t i = 0; i < frames->n; i++) {
 		const struct pickle_value *f = pickle_item(frames, i);
 		const struct pickle_value *file = pickle_get(f, "filename");
@@ -212,26 +356,30 @@ static const char *frame_label(struct importer *im,
 				  "frame %zu is not a dict with a str 'filename'", i);
 			return NULL;
 		}
-		const char *fn = file->u.s;
-		if (!best[0] && user_frame(fn))
-			best[0] = f;
-		if (!best[1] && ends_with(fn, ".py"))
-			best[1] = f;
-		if (!best[2] && fn[0] && strcmp(fn, "??") != 0)
-			best[2] = f;
+		enum frame_class c = frame_class(file->u.s);
+		if (!user && c == F_USER)
+			user = f;
+		if (!py && c != F_NATIVE)
+			py = f;
+		if (used < MAX_STACK - 1) {
+			char line[1024];
+			frame_text(f, 1, line, sizeof(line));
+			int n = snprintf(im->stackbuf + used, MAX_STACK - used, "%s%s",
+					 used ? "\n" : "", line);
+			if (n > 0)
+				used += (size_t)n < MAX_STACK - used ? (size_t)n : MAX_STACK - used - 1;
+		}
 	}
-	const struct pickle_value *f = best[0] ? best[0] : best[1] ? best[1] : best[2];
+	if (used) {
+		sanitize(im->stackbuf, 1);
+		im->stack = im->stackbuf;
+	}
+	const struct pickle_value *f = user ? user : py;
 	if (!f)
-		return NULL;
-	const struct pickle_value *line = pickle_get(f, "line");
-	const struct pickle_value *name = pickle_get(f, "name");
-	int64_t ln = line && line->type == PICKLE_INT ? line->u.i : 0;
-	snprintf(buf, len, "%s:%" PRId64 " %s", base_name(pickle_get(f, "filename")->u.s),
-		 ln, name && name->type == PICKLE_STR ? name->u.s : "?");
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return buf;
+		return operator_label(frames, lbuf, len);
+	frame_text(f, 0, lbuf, len);
+	sanitize(lbuf, 0);
+	return lbuf;
 }
 
 /* --- entries ------------------------------------------------------------ */
@@ -259,7 +407,8 @@ static int64_t new_buffer(struct importer *im, uint64_t addr, uint64_t size,
 	struct trace_buffer b = { .size = size, .rounded = size, .addr = addr,
 				  .align = 1, .fixed_offset = TRACE_NONE,
 				  .stream = stream, .device = im->device,
-				  .kind = TRACE_KIND_DEVICE, .label = label };
+				  .kind = TRACE_KIND_DEVICE, .label = label,
+				  .stack = im->stack };
 	int64_t id = trace_add_buffer(im->t, &b);
 	if (id < 0 || map_set(im, addr, id) < 0)
 		return TRACE_ENOMEM;
@@ -288,20 +437,48 @@ static int entry(struct importer *im, const struct pickle_value *e, int64_t seq)
 			   pickle_type_name(action));
 	int64_t addr, size, stream, tus, t = TRACE_TIME_NONE;
 	int rc;
-	if ((rc = get_int(im, e, "addr", 0, 0, 0, &addr)) ||
-	    (rc = get_int(im, e, "size", 0, 0, 0, &size)) ||
-	    (rc = get_int(im, e, "stream", 1, TRACE_NONE, INT64_MIN, &stream)) ||
+	if ((rc = get_int(im, e, "stream", 1, TRACE_NONE, INT64_MIN, &stream)) ||
 	    (rc = get_int(im, e, "time_us", 1, -1, -1, &tus)))
 		return rc;
 	if (tus > INT64_MAX / 1000)
 		return bad(im, "time_us", "%" PRId64 " is too large", tus);
 	if (tus >= 0)
 		t = tus * 1000;
-	char lbuf[512];
-	const char *label = frame_label(im, pickle_get(e, "frames"), lbuf,
-					sizeof(lbuf), &rc);
-	if (rc)
+	if (is_str(action, "oom")) {
+		/*
+		 * A failed allocation: 'size' bytes were asked for and the
+		 * device had 'device_free' bytes free (PyTorch writes the
+		 * free bytes where other entries have 'addr').  A mark.
+		 */
+		int64_t dfree;
+		if ((rc = get_int(im, e, "size", 1, 0, 0, &size)) ||
+		    (rc = get_int(im, e, "device_free", 1, -1, 0, &dfree)))
+			return rc;
+		char name[64] = "oom";
+		if (dfree >= 0)
+			snprintf(name, sizeof(name), "oom device_free=%" PRId64, dfree);
+		im->ooms++;
+		return add_event(im, seq, TRACE_EV_MARK, TRACE_NONE, stream, t,
+				 (uint64_t)size, name)
+			       ? nomem(im) : 0;
+	}
+	if (is_str(action, "snapshot"))
+		return add_event(im, seq, TRACE_EV_MARK, TRACE_NONE, stream, t, 0,
+				 "snapshot")
+			       ? nomem(im) : 0;
+	int known = is_str(action, "alloc") || is_str(action, "free_requested") ||
+		    is_str(action, "free_completed") ||
+		    is_str(action, "segment_alloc") || is_str(action, "segment_map") ||
+		    is_str(action, "segment_free") || is_str(action, "segment_unmap");
+	if (!known) {
+		im->unknown++; /* an action newer than this reader: skipped, counted */
+		return 0;
+	}
+	if ((rc = get_int(im, e, "addr", 0, 0, 0, &addr)) ||
+	    (rc = get_int(im, e, "size", 0, 0, 0, &size)))
 		return rc;
+	char lbuf[512];
+	const char *label = NULL;
 	int64_t id;
 	if (is_str(action, "alloc")) {
 		if (size == 0)
@@ -310,6 +487,9 @@ static int entry(struct importer *im, const struct pickle_value *e, int64_t seq)
 			return bad(im, "addr",
 				   "allocation at 0x%" PRIx64 ", which is still allocated (buffer %" PRId64 ")",
 				   addr, id);
+		label = frame_label(im, pickle_get(e, "frames"), lbuf, sizeof(lbuf), &rc);
+		if (rc)
+			return rc;
 		if ((id = new_buffer(im, (uint64_t)addr, (uint64_t)size, stream, label)) < 0)
 			return nomem(im);
 		return add_event(im, seq, TRACE_EV_ALLOC, id, stream, t, 0, NULL)
@@ -322,6 +502,10 @@ static int entry(struct importer *im, const struct pickle_value *e, int64_t seq)
 			/* allocated before the history begins: live at start */
 			if (size == 0)
 				return bad(im, "size", "a free of 0 bytes");
+			label = frame_label(im, pickle_get(e, "frames"), lbuf,
+					    sizeof(lbuf), &rc);
+			if (rc)
+				return rc;
 			if ((id = new_buffer(im, (uint64_t)addr, (uint64_t)size,
 					     stream, label)) < 0)
 				return nomem(im);
@@ -345,17 +529,10 @@ static int entry(struct importer *im, const struct pickle_value *e, int64_t seq)
 			im->reserved_hi = im->reserved;
 		return 0;
 	}
-	if (is_str(action, "segment_free") || is_str(action, "segment_unmap")) {
-		im->reserved -= size;
-		if (im->reserved < im->reserved_lo)
-			im->reserved_lo = im->reserved;
-		return 0;
-	}
-	if (is_str(action, "oom") || is_str(action, "snapshot"))
-		return add_event(im, seq, TRACE_EV_MARK, TRACE_NONE, stream, t,
-				 (uint64_t)size, action->u.s)
-			       ? nomem(im) : 0;
-	im->unknown++; /* an action newer than this reader: skipped, counted */
+	/* segment_free, segment_unmap */
+	im->reserved -= size;
+	if (im->reserved < im->reserved_lo)
+		im->reserved_lo = im->reserved;
 	return 0;
 }
 
@@ -466,17 +643,33 @@ static int not_a_snapshot(struct importer *im, const struct pickle_value *root)
 		   root->n ? keys : "none");
 }
 
-/* A snapshot of PyTorch before 2.1: per-block 'history', no device_traces. */
+/*
+ * A snapshot in the shape of PyTorch 2.0 and older, told by what it holds:
+ * blocks with a 'history' of their own, or allocated blocks without an
+ * 'address' (2.1 added both 'address' and the device traces' free times).
+ */
 static int legacy(const struct pickle_value *segs)
 {
 	for (size_t i = 0; pickle_is_seq(segs) && i < segs->n; i++) {
 		const struct pickle_value *blocks = pickle_get(pickle_item(segs, i), "blocks");
-		for (size_t k = 0; pickle_is_seq(blocks) && k < blocks->n; k++)
-			if (pickle_get(pickle_item(blocks, k), "history"))
+		for (size_t k = 0; pickle_is_seq(blocks) && k < blocks->n; k++) {
+			const struct pickle_value *b = pickle_item(blocks, k);
+			const struct pickle_value *st = pickle_get(b, "state");
+			if (pickle_get(b, "history"))
 				return 1;
+			if (!pickle_get(b, "address") &&
+			    (is_str(st, "active_allocated") ||
+			     is_str(st, "active_pending_free")))
+				return 1;
+		}
 	}
 	return 0;
 }
+
+#define LEGACY_MSG                                                                  \
+	"the snapshot is in the shape of PyTorch before 2.1 (a 'history' per block, blocks without 'address'), " \
+	"which has no free times; record again on PyTorch 2.1 or later with "             \
+	"torch.cuda.memory._record_memory_history(enabled='all') and save with torch.cuda.memory._dump_snapshot()"
 
 static int choose_device(struct importer *im, const struct pickle_value *traces,
 			 int device)
@@ -529,11 +722,9 @@ static int import_root(struct importer *im, const struct pickle_value *root,
 	const struct pickle_value *segs = pickle_get(root, "segments");
 	if (!root || root->type != PICKLE_DICT || (!traces && !segs))
 		return not_a_snapshot(im, root);
+	if (legacy(segs))
+		return bad(im, NULL, LEGACY_MSG);
 	if (!traces) {
-		if (legacy(segs))
-			return bad(im, NULL,
-				   "the snapshot is in the shape of PyTorch before 2.1 (a 'history' per block, no 'device_traces'), which has no free times; "
-				   "record again with torch.cuda.memory._record_memory_history() on PyTorch 2.1 or later");
 		return bad(im, NULL,
 			   "the snapshot has no 'device_traces': it was taken without recording history; "
 			   "call torch.cuda.memory._record_memory_history() before the code to trace");
@@ -571,6 +762,7 @@ static int import_root(struct importer *im, const struct pickle_value *root,
 		{ "pytorch.segments", (int64_t)nseg },
 		{ "pytorch.pending_frees", (int64_t)im->pending },
 		{ "pytorch.unknown_actions", (int64_t)im->unknown },
+		{ "pytorch.oom_events", (int64_t)im->ooms },
 	};
 	if (trace_set_meta(im->t, "source", "pytorch-snapshot") < 0 ||
 	    trace_set_meta(im->t, "source_file", base_name(im->name)) < 0 ||
@@ -598,7 +790,8 @@ int snapshot_parse(const char *name, const uint8_t *data, size_t len,
 	int rc = pickle_parse(name, data, len, NULL, &doc, msg, sizeof(msg));
 	if (rc)
 		return trace_seterr(err, errlen, rc, "cannot read snapshot %s", msg);
-	if (!(im.t = trace_new())) {
+	if (!(im.t = trace_new()) || !(im.stackbuf = malloc(MAX_STACK))) {
+		trace_free(im.t);
 		pickle_free(doc);
 		return nomem(&im);
 	}
@@ -607,6 +800,7 @@ int snapshot_parse(const char *name, const uint8_t *data, size_t len,
 	free(im.keys);
 	free(im.vals);
 	free(im.state);
+	free(im.stackbuf);
 	if (rc) {
 		trace_free(im.t);
 		return rc;

@@ -387,6 +387,41 @@ static int integer(struct unpickler *u, int64_t i)
 	return push(u, v);
 }
 
+/*
+ * LONG1/LONG4: n bytes of two's complement, little-endian, of any width.
+ * The value is kept when it fits in 64 bits (signed, or unsigned when
+ * positive) and marked PICKLE_WIDER otherwise.
+ */
+static int long_integer(struct unpickler *u, size_t n)
+{
+	const uint8_t *p = u->p;
+	int neg = n > 0 && (p[n - 1] & 0x80);
+	uint8_t fill = neg ? 0xff : 0x00;
+	/* the bytes above the low 8 must all be the sign's */
+	size_t used = n;
+	while (used > 8 && p[used - 1] == fill)
+		used--;
+	struct pickle_value *x = new_value(u, PICKLE_INT);
+	if (!x)
+		return TRACE_ENOMEM;
+	u->p += n;
+	if (used > 8) {
+		x->wide = PICKLE_WIDER;
+		return push(u, x);
+	}
+	uint64_t raw = le(p, (unsigned)used);
+	if (neg && used < 8)
+		raw |= ~(uint64_t)0 << (8 * used); /* sign-extend */
+	if (neg && used == 8 && !(p[7] & 0x80))
+		x->wide = PICKLE_WIDER; /* below -2^63 */
+	else if (!neg && (raw >> 63))
+		x->wide = PICKLE_U64;
+	x->u.u = raw;
+	if (x->wide == PICKLE_WIDER)
+		x->u.u = 0;
+	return push(u, x);
+}
+
 /* Reads an n-byte little-endian length operand. */
 static int operand(struct unpickler *u, unsigned n, uint64_t *v)
 {
@@ -488,17 +523,13 @@ static int step(struct unpickler *u, int *stop)
 	case 0x8b: {
 		if ((rc = operand(u, u->op == 0x8a ? 1 : 4, &v)))
 			return rc;
+		if (v > PICKLE_MAX_LONG)
+			return fail(u, TRACE_EFORMAT,
+				    "an integer of %llu bytes is longer than the %d memplan reads",
+				    (unsigned long long)v, PICKLE_MAX_LONG);
 		if ((rc = need(u, v, "an integer")))
 			return rc;
-		if (v > 8)
-			return fail(u, TRACE_EFORMAT,
-				    "an integer of %llu bytes does not fit in 64 bits",
-				    (unsigned long long)v);
-		uint64_t raw = le(u->p, (unsigned)v);
-		if (v > 0 && v < 8 && (u->p[v - 1] & 0x80))
-			raw |= ~(uint64_t)0 << (8 * v); /* sign-extend */
-		u->p += v;
-		return integer(u, (int64_t)raw);
+		return long_integer(u, (size_t)v);
 	}
 	case 'G': {
 		if ((rc = need(u, 8, "a float")))

@@ -33,17 +33,35 @@ enum pickle_type {
 struct pickle_value {
 	uint8_t type;     /* enum pickle_type */
 	uint8_t sealed;   /* inside a container: no longer mutable */
+	uint8_t wide;     /* INT: PICKLE_FITS, PICKLE_U64 or PICKLE_WIDER */
 	uint16_t depth;   /* 0 for a scalar, 1 + deepest child for a container */
 	size_t n;         /* str/bytes: length; list/tuple: items; dict: pairs */
 	size_t cap;       /* allocated item slots */
 	uint64_t expanded; /* values in the subtree, shared ones counted again */
 	union {
-		int64_t i;  /* INT, BOOL (0 or 1) */
+		int64_t i;  /* INT that fits, BOOL (0 or 1); 0 when wider */
+		uint64_t u; /* INT of PICKLE_U64: the value */
 		double f;   /* FLOAT */
 		char *s;    /* STR, BYTES: n bytes and a NUL after them */
 		struct pickle_value **items; /* LIST/TUPLE: n; DICT: 2n (k, v, ...) */
 	} u;
 };
+
+/*
+ * How wide an INT is.  Pickles hold integers of any width (LONG1, LONG4);
+ * the reader keeps the ones of 64 bits and marks the others, so that each
+ * field decides what a value out of its range means (a line number becomes
+ * unknown, an address is an error).
+ */
+enum pickle_width {
+	PICKLE_FITS = 0,  /* in int64_t: u.i */
+	PICKLE_U64 = 1,   /* in 2^63 .. 2^64 - 1: u.u */
+	PICKLE_WIDER = 2, /* below -2^63 or above 2^64 - 1 */
+};
+
+/* The longest LONG1/LONG4 operand read, in bytes (2^32768: far beyond any
+ * field, short enough that a bad length cannot cost much). */
+#define PICKLE_MAX_LONG 4096
 
 /* Bounds on what a pickle may build; zero fields take the defaults. */
 struct pickle_limits {
