@@ -17,15 +17,14 @@
 
 #include "cli.h"
 #include "frontier.h"
+#include "input.h"
 #include "json.h"
-#include "minimalloc_csv.h"
 #include "plan.h"
 #include "planfile.h"
 #include "simulate.h"
 #include "solver.h"
 #include "swap.h"
 #include "trace.h"
-#include "tracedb.h"
 
 #define ERRLEN 1024
 
@@ -43,26 +42,6 @@ static void csv_str(FILE *f, const char *s)
 		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
 	}
 	fputc('"', f);
-}
-
-/*
- * A trace from an SQLite trace file or a MiniMalloc CSV, told apart by the
- * SQLite header.  Returns 0, or a trace_err with the sentence in err.
- */
-static int load_input(const char *path, struct trace **t, char *err,
-		      size_t errlen)
-{
-	char head[16] = { 0 };
-	FILE *f = fopen(path, "rb");
-	int sqlite = 1; /* unreadable: let trace_load say why */
-	if (f) {
-		size_t n = fread(head, 1, sizeof(head), f);
-		fclose(f);
-		sqlite = n == sizeof(head) &&
-			 memcmp(head, "SQLite format 3", 16) == 0;
-	}
-	return sqlite ? trace_load(path, t, err, errlen)
-		      : mmcsv_import(path, t, err, errlen);
 }
 
 static int solver_exit(int rc)
@@ -86,35 +65,6 @@ static int parse_seconds(const char *s, double *out)
 	if (end == s || *end || !(v > 0) || v > 1e6)
 		return -1;
 	*out = v;
-	return 0;
-}
-
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
-/* Raises every item's alignment to a multiple of align (a power of two). */
-static int raise_align(struct solver_problem *p, uint64_t align, char *err,
-		       size_t errlen)
-{
-	for (size_t i = 0; i < p->n; i++) {
-		struct solver_item *it = &p->items[i];
-		uint64_t g = gcd64(it->align, align);
-		uint64_t m = it->align / g;
-		if (m > (UINT64_C(1) << 62) / align)
-			return trace_seterr(err, errlen, TRACE_EINVAL,
-					    "buffer %lld: alignment %llu and --align %llu need more than 2^62",
-					    (long long)it->buffer,
-					    (unsigned long long)it->align,
-					    (unsigned long long)align);
-		it->align = m * align;
-	}
 	return 0;
 }
 
@@ -152,8 +102,7 @@ static void show_progress(void *ctx, const struct solver_progress *pr)
 		snprintf(best, sizeof(best), "%" PRIu64, pr->best);
 		if (pr->lower_bound)
 			snprintf(gap, sizeof(gap), "%.2f%%",
-				 100.0 * ((double)pr->best - (double)pr->lower_bound) /
-					 (double)pr->lower_bound);
+				 solver_gap_percent(pr->best, pr->lower_bound));
 	}
 	fprintf(stderr,
 		"\r%s: best %s, lower bound %" PRIu64 ", gap %s, %" PRIu64
@@ -161,11 +110,6 @@ static void show_progress(void *ctx, const struct solver_progress *pr)
 		cli_progname, best, pr->lower_bound, gap, pr->nodes, pr->seconds);
 	fflush(stderr);
 	g->shown = 1;
-}
-
-static double gap_percent(uint64_t pool, uint64_t lb)
-{
-	return lb ? 100.0 * ((double)pool - (double)lb) / (double)lb : 0.0;
 }
 
 /* --- compile --budget, simulate, frontier: swaps ------------------------------ */
@@ -209,14 +153,14 @@ static int load_problem(const char *path, uint64_t align, struct trace **t,
 {
 	char err[ERRLEN];
 	memset(p, 0, sizeof(*p));
-	int rc = load_input(path, t, err, sizeof(err));
+	int rc = input_load(path, t, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}
 	rc = solver_problem_from_trace(*t, p, err, sizeof(err));
 	if (!rc && align > 1)
-		rc = raise_align(p, align, err, sizeof(err));
+		rc = solver_problem_align(p, align, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
 		return solver_exit(rc);
@@ -417,7 +361,7 @@ static int cmd_compile(int argc, char **argv)
 				      align, json);
 	char err[ERRLEN];
 	struct trace *t = NULL;
-	int rc = load_input(path, &t, err, sizeof(err));
+	int rc = input_load(path, &t, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
@@ -439,7 +383,7 @@ static int cmd_compile(int argc, char **argv)
 		status = MP_EXIT_INPUT;
 		goto done;
 	}
-	if (align > 1 && (rc = raise_align(&p, align, err, sizeof(err))) != 0) {
+	if (align > 1 && (rc = solver_problem_align(&p, align, err, sizeof(err))) != 0) {
 		cli_error("%s", err);
 		status = MP_EXIT_INPUT;
 		goto done;
@@ -477,7 +421,7 @@ static int cmd_compile(int argc, char **argv)
 		cli_error("the %s plan needs a pool of %" PRIu64 " bytes, %" PRIu64
 			  " more than --max-pool %" PRIu64 " (%.2f%%)%s",
 			  strategy, r.height, r.height - max_pool, max_pool,
-			  gap_percent(r.height, max_pool),
+			  solver_gap_percent(r.height, max_pool),
 			  r.optimal ? "; it is optimal, so no plan fits"
 				    : "; a longer --time-limit may find a smaller one");
 		status = MP_EXIT_LIMIT;
@@ -508,7 +452,7 @@ static int cmd_compile(int argc, char **argv)
 		status = rc == MP_PLAN_EIO ? MP_EXIT_OUTPUT : MP_EXIT_INTERNAL;
 		goto done;
 	}
-	double gap = gap_percent(plan.pool_size, plan.lower_bound);
+	double gap = solver_gap_percent(plan.pool_size, plan.lower_bound);
 	const char *winner = r.winner ? r.winner : strategy;
 	if (json) {
 		printf("{\"plan\":");
@@ -575,7 +519,7 @@ static int cmd_verify(int argc, char **argv)
 		return cli_exit_for(rc, 0);
 	}
 	struct trace *t;
-	rc = load_input(tpath, &t, err, sizeof(err));
+	rc = input_load(tpath, &t, err, sizeof(err));
 	if (rc) {
 		mp_plan_free(&plan);
 		cli_error("%s", err);
@@ -814,7 +758,7 @@ static int cmd_simulate(int argc, char **argv)
 		return cli_exit_for(rc, 0);
 	}
 	int status = MP_EXIT_OK;
-	rc = load_input(tpath, &t, err, sizeof(err));
+	rc = input_load(tpath, &t, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
 		status = cli_exit_for(rc, 0);
@@ -1319,7 +1263,7 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 	       cli_format_size(p->pool_size, a, sizeof(a)), p->pool_size,
 	       p->pool_align);
 	printf("lower bound:  %" PRIu64 " bytes (gap %.2f%%)\n", p->lower_bound,
-	       gap_percent(p->pool_size, p->lower_bound));
+	       solver_gap_percent(p->pool_size, p->lower_bound));
 	if (p->device >= 0)
 		printf("device:       %" PRId32 "\n", p->device);
 	else
@@ -1571,7 +1515,7 @@ static void compare_one(const struct job *j, struct row *r)
 	struct solver_problem p;
 	memset(&p, 0, sizeof(p));
 	uint64_t *off = NULL;
-	int rc = load_input(r->path, &t, err, sizeof(err));
+	int rc = input_load(r->path, &t, err, sizeof(err));
 	if (rc) {
 		row_fail(r, cli_exit_for(rc, 0), err);
 		return;
