@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "frontier.h"
 #include "input.h"
 #include "json.h"
@@ -25,8 +26,6 @@
 #include "solver.h"
 #include "swap.h"
 #include "trace.h"
-
-#define ERRLEN 1024
 
 /* A CSV field: quoted when it holds a comma, quote or line break. */
 static void csv_str(FILE *f, const char *s)
@@ -42,49 +41,6 @@ static void csv_str(FILE *f, const char *s)
 		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
 	}
 	fputc('"', f);
-}
-
-static int solver_exit(int rc)
-{
-	switch (rc) {
-	case SOLVER_ENOMEM:
-		return MP_EXIT_INTERNAL;
-	case SOLVER_EINVAL:
-		return MP_EXIT_INPUT;
-	case SOLVER_ENOTFOUND:
-		return MP_EXIT_USAGE;
-	default:
-		return MP_EXIT_INTERNAL;
-	}
-}
-
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || *end || !(v > 0) || v > 1e6)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int valid_strategy(const char *name)
-{
-	return solver_name_about(name) != NULL;
-}
-
-/* The placement strategies' names, comma-separated; with heuristics_only,
- * those solver_strategy_find() knows (not the searches). */
-static void list_strategies(char *buf, size_t len, int heuristics_only)
-{
-	buf[0] = '\0';
-	for (size_t i = 0; solver_name_at(i); i++) {
-		if (heuristics_only && !solver_strategy_find(solver_name_at(i)))
-			continue;
-		size_t at = strlen(buf);
-		snprintf(buf + at, len - at, "%s%s", at ? ", " : "",
-			 solver_name_at(i));
-	}
 }
 
 /* --- compile ---------------------------------------------------------------- */
@@ -112,21 +68,6 @@ static void show_progress(void *ctx, const struct solver_progress *pr)
 	g->shown = 1;
 }
 
-/* --- compile --budget, simulate, frontier: swaps ------------------------------ */
-
-/* The link of --link, or the default: what the capture measured when the
- * trace has it, else PCIe 5.0. */
-static int pick_link(const char *spec, const struct trace *t,
-		     struct link_model *l, char *err, size_t errlen)
-{
-	if (!spec)
-		spec = trace_get_meta(t, "bandwidth_h2d") &&
-				       trace_get_meta(t, "bandwidth_d2h")
-			       ? "measured"
-			       : "pcie5";
-	return link_parse(spec, t, l, err, errlen);
-}
-
 /* --budget SIZE or PCT (of the lower bound without swaps, 1 to 100). */
 static int parse_budget(const char *s, uint64_t lb, uint64_t *out)
 {
@@ -147,43 +88,6 @@ static int parse_budget(const char *s, uint64_t lb, uint64_t *out)
 	return cli_parse_size(s, out);
 }
 
-/* A trace and its problem, alignment raised: 0 or an exit status. */
-static int load_problem(const char *path, uint64_t align, struct trace **t,
-			struct solver_problem *p)
-{
-	char err[ERRLEN];
-	memset(p, 0, sizeof(*p));
-	int rc = input_load(path, t, err, sizeof(err));
-	if (rc) {
-		cli_error("%s", err);
-		return cli_exit_for(rc, 0);
-	}
-	rc = solver_problem_from_trace(*t, p, err, sizeof(err));
-	if (!rc && align > 1)
-		rc = solver_problem_align(p, align, err, sizeof(err));
-	if (rc) {
-		cli_error("%s", err);
-		return solver_exit(rc);
-	}
-	if (p->n == 0) {
-		cli_error("trace '%s' has no transient buffers to plan (everything outlives the iteration or passes through)",
-			  path);
-		return MP_EXIT_INPUT;
-	}
-	return 0;
-}
-
-static int swap_exit(int rc)
-{
-	if (rc == SWAP_ENOFIT)
-		return MP_EXIT_LIMIT;
-	if (rc == TRACE_EINVAL || rc == SOLVER_EINVAL)
-		return MP_EXIT_INPUT;
-	if (rc == SOLVER_ENOTFOUND)
-		return MP_EXIT_USAGE;
-	return MP_EXIT_INTERNAL;
-}
-
 static int compile_budget(const char *path, const char *out,
 			  const char *budget_s, const char *link_s,
 			  const char *swap_s, const char *placer,
@@ -191,7 +95,7 @@ static int compile_budget(const char *path, const char *out,
 {
 	struct trace *t = NULL;
 	struct solver_problem p;
-	int status = load_problem(path, align, &t, &p);
+	int status = cmd_load_problem(path, align, &t, &p);
 	char err[ERRLEN];
 	struct link_model l;
 	struct mp_plan plan;
@@ -207,21 +111,15 @@ static int compile_budget(const char *path, const char *out,
 					 budget_s);
 		goto done;
 	}
-	if (pick_link(link_s, t, &l, err, sizeof(err))) {
-		cli_error("%s", err);
-		/* a bad spec is the command line's fault; a trace that
-		 * measured nothing (or nonsense) is the input's */
-		status = link_s && strncmp(link_s, "measured", 8) != 0
-				 ? MP_EXIT_USAGE
-				 : MP_EXIT_INPUT;
+	status = cmd_pick_link(link_s, t, &l);
+	if (status)
 		goto done;
-	}
 	int rc = swap_plan(t, &p, &l, swap_s, budget, placer, align, &plan,
 			   &sim, &oc, err, sizeof(err));
 	if (rc) {
 		cli_error("no plan fits --budget %" PRIu64 " bytes for trace '%s': %s",
 			  budget, path, err);
-		status = swap_exit(rc);
+		status = cmd_swap_exit(rc);
 		goto done;
 	}
 	rc = mp_plan_write_file(out, &plan, err, sizeof(err));
@@ -318,7 +216,7 @@ static int cmd_compile(int argc, char **argv)
 			swap_s = optarg;
 			break;
 		case 't':
-			if (parse_seconds(optarg, &limit))
+			if (cmd_parse_seconds(optarg, &limit))
 				return cli_usage_error("compile: --time-limit '%s' is not a number of seconds above 0",
 						       optarg);
 			break;
@@ -345,8 +243,8 @@ static int cmd_compile(int argc, char **argv)
 		return cli_usage_error("compile: expected one TRACE");
 	if (!out)
 		return cli_usage_error("compile: -o PLAN is required");
-	if (!valid_strategy(strategy)) {
-		list_strategies(names, sizeof(names), 0);
+	if (!solver_name_about(strategy)) {
+		cmd_strategy_names(names, sizeof(names), 0);
 		return cli_usage_error("compile: unknown strategy '%s' (known: %s)",
 				       strategy, names);
 	}
@@ -361,33 +259,13 @@ static int cmd_compile(int argc, char **argv)
 				      align, json);
 	char err[ERRLEN];
 	struct trace *t = NULL;
-	int rc = input_load(path, &t, err, sizeof(err));
-	if (rc) {
-		cli_error("%s", err);
-		return cli_exit_for(rc, 0);
-	}
 	struct solver_problem p;
 	uint64_t *off = NULL;
 	struct mp_plan plan;
 	memset(&plan, 0, sizeof(plan));
-	int status = MP_EXIT_OK;
-	rc = solver_problem_from_trace(t, &p, err, sizeof(err));
-	if (rc) {
-		cli_error("%s", err);
-		status = solver_exit(rc);
+	int rc, status = cmd_load_problem(path, align, &t, &p);
+	if (status)
 		goto done;
-	}
-	if (p.n == 0) {
-		cli_error("trace '%s' has no transient buffers to plan (everything outlives the iteration or passes through)",
-			  path);
-		status = MP_EXIT_INPUT;
-		goto done;
-	}
-	if (align > 1 && (rc = solver_problem_align(&p, align, err, sizeof(err))) != 0) {
-		cli_error("%s", err);
-		status = MP_EXIT_INPUT;
-		goto done;
-	}
 	uint64_t lb = solver_lower_bound(&p);
 	if (have_max && lb > max_pool) {
 		cli_error("no plan fits --max-pool %" PRIu64 ": the lower bound of trace '%s' is %" PRIu64
@@ -414,7 +292,7 @@ static int cmd_compile(int argc, char **argv)
 		fprintf(stderr, "\r\033[K");
 	if (rc) {
 		cli_error("%s", err);
-		status = solver_exit(rc);
+		status = cmd_solver_exit(rc);
 		goto done;
 	}
 	if (have_max && r.height > max_pool) {
@@ -776,13 +654,9 @@ static int cmd_simulate(int argc, char **argv)
 		}
 		goto done;
 	}
-	if (pick_link(link_s, t, &l, err, sizeof(err))) {
-		cli_error("%s", err);
-		status = link_s && strncmp(link_s, "measured", 8) != 0
-				 ? MP_EXIT_USAGE
-				 : MP_EXIT_INPUT;
+	status = cmd_pick_link(link_s, t, &l);
+	if (status)
 		goto done;
-	}
 	rc = sim_run(t, &plan, &l, &r, err, sizeof(err));
 	if (rc) {
 		cli_error("cannot simulate plan '%s' on trace '%s': %s", ppath,
@@ -1123,9 +997,9 @@ static int cmd_frontier(int argc, char **argv)
 		step = (from - to) / (double)steps;
 	if (svg && (!*svg || strcmp(svg, "-") == 0))
 		return cli_usage_error("frontier: -o needs a file name for the SVG (the table goes to standard output)");
-	if (!valid_strategy(placer) || !solver_strategy_find(placer)) {
+	if (!solver_name_about(placer) || !solver_strategy_find(placer)) {
 		/* the searches would spend their time limit at every budget */
-		list_strategies(names, sizeof(names), 1);
+		cmd_strategy_names(names, sizeof(names), 1);
 		return cli_usage_error("frontier: unknown --placer '%s' (known: %s)",
 				       placer, names);
 	}
@@ -1164,16 +1038,12 @@ static int cmd_frontier(int argc, char **argv)
 	struct link_model l;
 	char err[ERRLEN];
 	memset(&f, 0, sizeof(f));
-	int status = load_problem(path, 1, &t, &p);
+	int status = cmd_load_problem(path, 1, &t, &p);
 	if (status)
 		goto done;
-	if (pick_link(link_s, t, &l, err, sizeof(err))) {
-		cli_error("%s", err);
-		status = link_s && strncmp(link_s, "measured", 8) != 0
-				 ? MP_EXIT_USAGE
-				 : MP_EXIT_INPUT;
+	status = cmd_pick_link(link_s, t, &l);
+	if (status)
 		goto done;
-	}
 	struct frontier_options o = {
 		.strategies = list ? chosen : NULL,
 		.nstrategies = nchosen,
@@ -1188,7 +1058,7 @@ static int cmd_frontier(int argc, char **argv)
 	int rc = frontier_sweep(t, &p, &l, &o, &f, err, sizeof(err));
 	if (rc) {
 		cli_error("cannot sweep the swap frontier of trace '%s': %s", path, err);
-		status = swap_exit(rc);
+		status = cmd_swap_exit(rc);
 		goto done;
 	}
 	if (svg) {
@@ -1522,7 +1392,7 @@ static void compare_one(const struct job *j, struct row *r)
 	}
 	rc = solver_problem_from_trace(t, &p, err, sizeof(err));
 	if (rc) {
-		row_fail(r, solver_exit(rc), err);
+		row_fail(r, cmd_solver_exit(rc), err);
 		goto out;
 	}
 	r->buffers = p.n;
@@ -1546,7 +1416,7 @@ static void compare_one(const struct job *j, struct row *r)
 			c->failed = 1;
 			char msg[ERRLEN + 64];
 			snprintf(msg, sizeof(msg), "%s: %s", name, err);
-			row_fail(r, solver_exit(rc), msg);
+			row_fail(r, cmd_solver_exit(rc), msg);
 			continue;
 		}
 		c->pool = rep.height;
@@ -1724,7 +1594,7 @@ static int cmd_compare(int argc, char **argv)
 						       optarg);
 			break;
 		case 't':
-			if (parse_seconds(optarg, &limit))
+			if (cmd_parse_seconds(optarg, &limit))
 				return cli_usage_error("compare: --time-limit '%s' is not a number of seconds above 0",
 						       optarg);
 			break;
@@ -1762,8 +1632,8 @@ static int cmd_compare(int argc, char **argv)
 		char *save = NULL;
 		for (char *s = strtok_r(copy, ",", &save); s;
 		     s = strtok_r(NULL, ",", &save)) {
-			if (!valid_strategy(s)) {
-				list_strategies(names, sizeof(names), 0);
+			if (!solver_name_about(s)) {
+				cmd_strategy_names(names, sizeof(names), 0);
 				free(copy);
 				free(j.strategies);
 				return cli_usage_error("compare: unknown strategy '%s' (known: %s)",
