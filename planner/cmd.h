@@ -22,6 +22,8 @@
 
 /* inspect [--csv | --json] PLAN */
 int cmd_inspect(int argc, char **argv);
+/* verify PLAN TRACE */
+int cmd_verify(int argc, char **argv);
 /* --- cmd_args.c: what the commands make of their arguments alike --------- */
 
 /* --time-limit: seconds above 0, at most 10^6.  0 and *out, or -1. */
