@@ -28,6 +28,8 @@ int cmd_verify(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 /* frontier TRACE [--link MODEL] [--strategies LIST] [--steps N | --step PCT] ... */
 int cmd_frontier(int argc, char **argv);
+/* compare [--strategies LIST] [-j N] [--time-limit SECONDS] ... TRACE... */
+int cmd_compare(int argc, char **argv);
 /* --- cmd_args.c: what the commands make of their arguments alike --------- */
 
 /* --time-limit: seconds above 0, at most 10^6.  0 and *out, or -1. */
