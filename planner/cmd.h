@@ -20,16 +20,15 @@
 
 /* --- the commands: argv[0] is the subcommand's name ---------------------- */
 
-/* inspect [--csv | --json] PLAN */
-int cmd_inspect(int argc, char **argv);
-/* verify PLAN TRACE */
+/* The usage of each is its row in memplan-plan.c's table, the details are
+ * in man/memplan-plan.1. */
+int cmd_compile(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
-/* simulate PLAN TRACE [--link MODEL] [--json] [-o FILE.svg] */
 int cmd_simulate(int argc, char **argv);
-/* frontier TRACE [--link MODEL] [--strategies LIST] [--steps N | --step PCT] ... */
 int cmd_frontier(int argc, char **argv);
-/* compare [--strategies LIST] [-j N] [--time-limit SECONDS] ... TRACE... */
+int cmd_inspect(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+
 /* --- cmd_args.c: what the commands make of their arguments alike --------- */
 
 /* --time-limit: seconds above 0, at most 10^6.  0 and *out, or -1. */
