@@ -318,15 +318,21 @@ int cmd_compare(int argc, char **argv)
 		return cli_error("out of memory"), MP_EXIT_INTERNAL;
 	if (list) {
 		copy = strdup(list);
+		if (!copy) {
+			free(j.strategies);
+			return cli_error("out of memory"), MP_EXIT_INTERNAL;
+		}
 		char *save = NULL;
 		for (char *s = strtok_r(copy, ",", &save); s;
 		     s = strtok_r(NULL, ",", &save)) {
 			if (!solver_name_about(s)) {
+				/* s points into copy: print before freeing */
 				cmd_strategy_names(names, sizeof(names), 0);
+				int st = cli_usage_error("compare: unknown strategy '%s' (known: %s)",
+							 s, names);
 				free(copy);
 				free(j.strategies);
-				return cli_usage_error("compare: unknown strategy '%s' (known: %s)",
-						       s, names);
+				return st;
 			}
 			if (j.nstrat == cap) {
 				const char **g = realloc(j.strategies,
