@@ -19,63 +19,10 @@
 #include "plan.h"
 #include "planfile.h"
 #include "simulate.h"
+#include "stalls.h"
 
+/* the stalls the table and JSON show */
 #define SIM_TOP_STALLS 10
-
-static int stall_cmp(const void *a, const void *b, const struct sim_stall *s)
-{
-	double x = s[*(const size_t *)a].ns, y = s[*(const size_t *)b].ns;
-	return x < y ? 1 : x > y ? -1 : 0;
-}
-
-/*
- * The indices of the (at most SIM_TOP_STALLS) longest stalls, longest
- * first, into top; returns how many.
- */
-static size_t top_stalls(const struct sim_result *r, size_t *top)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < r->nstalls; i++) {
-		size_t at = n < SIM_TOP_STALLS ? n++ : SIM_TOP_STALLS;
-		if (at == SIM_TOP_STALLS) {
-			if (!(r->stalls[i].ns > r->stalls[top[n - 1]].ns))
-				continue;
-			at = n - 1;
-		}
-		top[at] = i;
-		/* insertion: keep top sorted, longest first */
-		while (at > 0 && stall_cmp(&top[at - 1], &top[at], r->stalls) > 0) {
-			size_t x = top[at];
-			top[at] = top[at - 1];
-			top[at - 1] = x;
-			at--;
-		}
-	}
-	return n;
-}
-
-/* Where a stall is: its event's position on the allocator clock (the
- * allocation and free calls before it), its swap's request and buffer. */
-struct stall_place {
-	uint64_t clock, request;
-	int64_t buffer;
-};
-
-static struct stall_place stall_place(const struct trace *t,
-				      const struct mp_plan *plan,
-				      const uint64_t *clock,
-				      const struct sim_stall *s)
-{
-	struct stall_place p = { 0, UINT64_MAX, -1 };
-	if (s->event < t->nevents)
-		p.clock = clock[s->event];
-	if (s->swap < plan->nswaps) {
-		p.request = plan->swaps[s->swap].request;
-		if (p.request < plan->nallocs)
-			p.buffer = (int64_t)plan->allocs[p.request].buffer;
-	}
-	return p;
-}
 
 /* Nanoseconds as an exact integer (JSON sizes and times are never %g). */
 static void json_ns(struct json *j, const char *key, double v)
@@ -110,7 +57,7 @@ static void simulate_json(const char *ppath, const char *tpath,
 	json_array(&j, "top_stalls");
 	for (size_t i = 0; i < ntop; i++) {
 		const struct sim_stall *s = &r->stalls[top[i]];
-		struct stall_place p = stall_place(t, plan, clock, s);
+		struct stall_place p = stalls_place(t, plan, clock, s);
 		json_object(&j, NULL);
 		json_u64(&j, "event", s->event);
 		json_u64(&j, "clock", p.clock);
@@ -178,7 +125,7 @@ static void simulate_text(const char *ppath, const char *tpath,
 	       "event", "clock", "request", "buffer", "for", "at ms", "ms");
 	for (size_t i = 0; i < ntop; i++) {
 		const struct sim_stall *s = &r->stalls[top[i]];
-		struct stall_place p = stall_place(t, plan, clock, s);
+		struct stall_place p = stalls_place(t, plan, clock, s);
 		printf("  %8" PRIu32 " %8" PRIu64 " %8" PRIu64 " %10" PRId64
 		       " %9s %12.3f %10.3f\n",
 		       s->event, p.clock, p.request, p.buffer,
@@ -254,17 +201,11 @@ int cmd_simulate(int argc, char **argv)
 		status = rc == TRACE_EINVAL ? MP_EXIT_INPUT : MP_EXIT_INTERNAL;
 		goto done;
 	}
-	clock = malloc((t->nevents ? t->nevents : 1) * sizeof(*clock));
+	clock = stalls_clock(t);
 	if (!clock) {
 		cli_error("out of memory simulating trace '%s'", tpath);
 		status = MP_EXIT_INTERNAL;
 		goto done;
-	}
-	uint64_t k = 0;
-	for (size_t i = 0; i < t->nevents; i++) {
-		clock[i] = k;
-		k += t->events[i].type == TRACE_EV_ALLOC ||
-		     t->events[i].type == TRACE_EV_FREE;
 	}
 	if (svg) {
 		struct cli_out o;
@@ -283,7 +224,7 @@ int cmd_simulate(int argc, char **argv)
 			goto done;
 	}
 	size_t top[SIM_TOP_STALLS];
-	size_t ntop = top_stalls(&r, top);
+	size_t ntop = stalls_longest(&r, top, SIM_TOP_STALLS);
 	if (json)
 		simulate_json(ppath, tpath, t, &plan, &l, &r, clock, top, ntop);
 	else
