@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_compare.c - memplan-plan compare: runs placement strategies over many
- * traces (one worker thread per -j, one trace at a time each) and tabulates
- * pool / lower bound and time per strategy as text, CSV or JSON.  A trace
- * that fails keeps its row, with the error, and sets the exit status.
+ * cmd_compare.c - memplan-plan compare: placement strategies over many traces
+ * (compare_run(), one worker thread per -j) tabulated as pool / lower bound
+ * and time per strategy, as text, CSV or JSON.  A trace that fails keeps its
+ * row, with the error, and sets the exit status.
  */
 #include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,7 @@
 
 #include "cli.h"
 #include "cmd.h"
-#include "input.h"
+#include "compare.h"
 #include "json.h"
 
 /* A CSV field: quoted when it holds a comma, quote or line break. */
@@ -34,101 +33,12 @@ static void csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-struct cell {
-	uint64_t pool;
-	double seconds;
-	int optimal, failed;
-};
-
-struct row {
-	const char *path;
-	size_t buffers;
-	uint64_t lower_bound;
-	struct cell *cells; /* one per strategy */
-	char *error;        /* NULL, or why this trace (or a strategy) failed */
-	int status;
-};
-
-struct job {
-	struct row *rows;
-	size_t nrows, next;
-	const char **strategies;
-	size_t nstrat;
-	double limit;
-	pthread_mutex_t lock;
-};
-
-/* Keeps the first error of a row (its exit status with it). */
-static void row_fail(struct row *r, int status, const char *msg)
+/* The exit status of a row's error (its first). */
+static int compare_exit(const struct compare_row *r)
 {
-	if (r->error)
-		return;
-	r->error = strdup(msg);
-	r->status = status;
-}
-
-static void compare_one(const struct job *j, struct row *r)
-{
-	char err[ERRLEN];
-	struct trace *t = NULL;
-	struct solver_problem p;
-	memset(&p, 0, sizeof(p));
-	uint64_t *off = NULL;
-	int rc = input_load(r->path, &t, err, sizeof(err));
-	if (rc) {
-		row_fail(r, cli_exit_for(rc, 0), err);
-		return;
-	}
-	rc = solver_problem_from_trace(t, &p, err, sizeof(err));
-	if (rc) {
-		row_fail(r, cmd_solver_exit(rc), err);
-		goto out;
-	}
-	r->buffers = p.n;
-	r->lower_bound = solver_lower_bound(&p);
-	if (p.n == 0) {
-		row_fail(r, MP_EXIT_INPUT, "no transient buffers to plan");
-		goto out;
-	}
-	off = malloc(p.n * sizeof(*off));
-	if (!off) {
-		row_fail(r, MP_EXIT_INTERNAL, "out of memory");
-		goto out;
-	}
-	for (size_t s = 0; s < j->nstrat; s++) {
-		const char *name = j->strategies[s];
-		struct solver_options so = { .time_limit = j->limit };
-		struct solver_report rep;
-		rc = solver_solve(&p, name, &so, off, &rep, err, sizeof(err));
-		struct cell *c = &r->cells[s];
-		if (rc) {
-			c->failed = 1;
-			char msg[ERRLEN + 64];
-			snprintf(msg, sizeof(msg), "%s: %s", name, err);
-			row_fail(r, cmd_solver_exit(rc), msg);
-			continue;
-		}
-		c->pool = rep.height;
-		c->seconds = rep.seconds;
-		c->optimal = rep.optimal;
-	}
-out:
-	free(off);
-	solver_problem_free(&p);
-	trace_free(t);
-}
-
-static void *compare_worker(void *arg)
-{
-	struct job *j = arg;
-	for (;;) {
-		pthread_mutex_lock(&j->lock);
-		size_t i = j->next++;
-		pthread_mutex_unlock(&j->lock);
-		if (i >= j->nrows)
-			return NULL;
-		compare_one(j, &j->rows[i]);
-	}
+	int st = r->failed_at == COMPARE_LOAD ? cli_exit_for(r->rc, 0)
+					      : cmd_solver_exit(r->rc);
+	return st ? st : MP_EXIT_INTERNAL;
 }
 
 static const char *base_name(const char *path)
@@ -142,7 +52,7 @@ static double ratio(uint64_t pool, uint64_t lb)
 	return lb ? (double)pool / (double)lb : 0.0;
 }
 
-static void compare_csv_header(const struct job *j)
+static void compare_csv_header(const struct compare_job *j)
 {
 	printf("trace,buffers,lower_bound");
 	for (size_t s = 0; s < j->nstrat; s++) {
@@ -152,16 +62,16 @@ static void compare_csv_header(const struct job *j)
 	printf(",error\n");
 }
 
-static void compare_csv(const struct job *j, int header)
+static void compare_csv(const struct compare_job *j, int header)
 {
 	if (header)
 		compare_csv_header(j);
 	for (size_t i = 0; i < j->nrows; i++) {
-		const struct row *r = &j->rows[i];
+		const struct compare_row *r = &j->rows[i];
 		csv_str(stdout, r->path);
 		printf(",%zu,%" PRIu64, r->buffers, r->lower_bound);
 		for (size_t s = 0; s < j->nstrat; s++) {
-			const struct cell *c = &r->cells[s];
+			const struct compare_cell *c = &r->cells[s];
 			if (c->failed || !c->pool)
 				printf(",,,,");
 			else
@@ -175,7 +85,7 @@ static void compare_csv(const struct job *j, int header)
 	}
 }
 
-static void compare_json(const struct job *j)
+static void compare_json(const struct compare_job *j)
 {
 	printf("{\"strategies\":[");
 	for (size_t s = 0; s < j->nstrat; s++) {
@@ -184,13 +94,13 @@ static void compare_json(const struct job *j)
 	}
 	printf("],\"time_limit\":%.3f,\"traces\":[", j->limit);
 	for (size_t i = 0; i < j->nrows; i++) {
-		const struct row *r = &j->rows[i];
+		const struct compare_row *r = &j->rows[i];
 		printf("%s{\"trace\":", i ? "," : "");
 		json_quote(stdout, r->path);
 		printf(",\"buffers\":%zu,\"lower_bound\":%" PRIu64 ",\"results\":[",
 		       r->buffers, r->lower_bound);
 		for (size_t s = 0; s < j->nstrat; s++) {
-			const struct cell *c = &r->cells[s];
+			const struct compare_cell *c = &r->cells[s];
 			printf("%s{\"strategy\":", s ? "," : "");
 			json_quote(stdout, j->strategies[s]);
 			if (c->failed || !c->pool)
@@ -212,7 +122,7 @@ static void compare_json(const struct job *j)
 
 /* The table for people: one row per trace, pool / lower bound and time per
  * strategy, "optimal" where proven. */
-static void compare_text(const struct job *j, int header)
+static void compare_text(const struct compare_job *j, int header)
 {
 	int w = 12;
 	for (size_t i = 0; i < j->nrows; i++) {
@@ -229,14 +139,14 @@ static void compare_text(const struct job *j, int header)
 		printf("\n");
 	}
 	for (size_t i = 0; i < j->nrows; i++) {
-		const struct row *r = &j->rows[i];
+		const struct compare_row *r = &j->rows[i];
 		if (r->error && !r->buffers)
 			printf("%-*.*s %8s %14s", w, w, base_name(r->path), "-", "-");
 		else
 			printf("%-*.*s %8zu %14" PRIu64, w, w, base_name(r->path),
 			       r->buffers, r->lower_bound);
 		for (size_t s = 0; s < j->nstrat; s++) {
-			const struct cell *c = &r->cells[s];
+			const struct compare_cell *c = &r->cells[s];
 			if (c->failed || !c->pool)
 				printf("   %-22s", c->failed ? "error" : "-");
 			else
@@ -310,7 +220,7 @@ int cmd_compare(int argc, char **argv)
 	if (optind == argc && !header_only)
 		return cli_usage_error("compare: expected at least one TRACE");
 
-	struct job j = { 0 };
+	struct compare_job j = { 0 };
 	char *copy = NULL;
 	size_t cap = 8;
 	j.strategies = malloc(cap * sizeof(*j.strategies));
@@ -366,7 +276,7 @@ int cmd_compare(int argc, char **argv)
 	int status = MP_EXIT_OK;
 	for (size_t i = 0; j.rows && i < j.nrows; i++) {
 		j.rows[i].path = argv[optind + (int)i];
-		j.rows[i].cells = calloc(j.nstrat, sizeof(struct cell));
+		j.rows[i].cells = calloc(j.nstrat, sizeof(struct compare_cell));
 		if (!j.rows[i].cells)
 			status = MP_EXIT_INTERNAL;
 	}
@@ -375,21 +285,7 @@ int cmd_compare(int argc, char **argv)
 		status = MP_EXIT_INTERNAL;
 		goto out;
 	}
-	pthread_mutex_init(&j.lock, NULL);
-	size_t nth = jobs < j.nrows ? (size_t)jobs : j.nrows;
-	pthread_t *th = malloc(nth * sizeof(*th));
-	size_t started = 0;
-	for (size_t i = 0; th && i < nth; i++) {
-		if (pthread_create(&th[i], NULL, compare_worker, &j) != 0)
-			break;
-		started++;
-	}
-	if (started == 0)
-		compare_worker(&j); /* no thread: do it all here */
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	free(th);
-	pthread_mutex_destroy(&j.lock);
+	compare_run(&j, (size_t)jobs);
 
 	if (csv)
 		compare_csv(&j, header);
@@ -400,12 +296,12 @@ int cmd_compare(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		status = MP_EXIT_OUTPUT;
 	for (size_t i = 0; i < j.nrows; i++) {
-		const struct row *r = &j.rows[i];
+		const struct compare_row *r = &j.rows[i];
 		if (!r->error)
 			continue;
 		cli_error("%s", r->error);
 		if (status == MP_EXIT_OK)
-			status = r->status ? r->status : MP_EXIT_INTERNAL;
+			status = compare_exit(r);
 	}
 out:
 	for (size_t i = 0; j.rows && i < j.nrows; i++) {
