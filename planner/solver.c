@@ -45,6 +45,34 @@ void solver_problem_free(struct solver_problem *p)
 	memset(p, 0, sizeof(*p));
 }
 
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+int solver_problem_align(struct solver_problem *p, uint64_t align, char *err,
+			 size_t errlen)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		struct solver_item *it = &p->items[i];
+		uint64_t g = gcd64(it->align, align);
+		uint64_t m = it->align / g;
+		if (m > (UINT64_C(1) << 62) / align)
+			return trace_seterr(err, errlen, SOLVER_EINVAL,
+					    "buffer %lld: alignment %llu and --align %llu need more than 2^62",
+					    (long long)it->buffer,
+					    (unsigned long long)it->align,
+					    (unsigned long long)align);
+		it->align = m * align;
+	}
+	return 0;
+}
+
 /*
  * Buffers a pool can serve: transient device memory (cudaMalloc and the
  * stream-ordered allocator).  Managed, pinned host and mapped (VMM) memory
@@ -253,6 +281,13 @@ uint64_t solver_lower_bound(const struct solver_problem *p)
 	uint64_t best = trace_delta_peak(d, 2 * np);
 	free(d);
 	return best;
+}
+
+double solver_gap_percent(uint64_t pool, uint64_t lower_bound)
+{
+	return lower_bound ? 100.0 * ((double)pool - (double)lower_bound) /
+				     (double)lower_bound
+			   : 0.0;
 }
 
 /* --- checker ----------------------------------------------------------- */

@@ -83,6 +83,15 @@ int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
 void solver_problem_free(struct solver_problem *p);
 
 /*
+ * Raises every item's alignment to the least common multiple of its own and
+ * align (a power of two, >= 1), as for a pool whose offsets must all be
+ * multiples of align.  Returns 0, or SOLVER_EINVAL naming the buffer when an
+ * alignment would pass 2^62; items before it are then already raised.
+ */
+int solver_problem_align(struct solver_problem *p, uint64_t align, char *err,
+			 size_t errlen);
+
+/*
  * Checks that p is well formed: sizes > 0, align >= 1, lower <= upper, holes
  * sorted, disjoint, non-empty and inside the lifetime, windows inside the
  * item, fixed offsets aligned, and every height representable (the sum of
@@ -119,6 +128,10 @@ int solver_problem_pieces(const struct solver_problem *p,
  * empty problem, or on an invalid problem or out of memory (validate first).
  */
 uint64_t solver_lower_bound(const struct solver_problem *p);
+
+/* How far pool lies above lower_bound, in percent of it (0 when the bound
+ * is 0): the gap compile, inspect and the search's progress report. */
+double solver_gap_percent(uint64_t pool, uint64_t lower_bound);
 
 /*
  * Verifies a placement: offsets[i] is the offset of items[i].  Checks

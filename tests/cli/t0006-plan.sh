@@ -213,5 +213,9 @@ expect 3 "compare with a broken trace exits 3" \
 has "$T/out" "a2.trace" "  ... after printing every row"
 has "$T/out" "error:" "  ... with the error in the table"
 has "$T/err" "broken.csv':2" "  ... and on stderr"
+# the name is printed before the list it points into is freed
+expect 2 "compare with an unknown strategy" \
+	memplan-plan compare --strategies first-fit,nope "$csv"
+has "$T/err" "compare: unknown strategy 'nope' (known: first-fit" "  ... naming it"
 
 done_testing

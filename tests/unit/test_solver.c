@@ -620,9 +620,34 @@ static void test_instances(void)
 	CHECK(near, "instances: greedy-size equals the reference greedy column");
 }
 
+/* solver_problem_align: the least common multiple, and its limit */
+static void test_problem_align(void)
+{
+	struct solver_item items[3] = {
+		{ 100, 1, 0, 10, NULL, 0, SOLVER_FREE, 0 },
+		{ 100, 512, 0, 10, NULL, 0, SOLVER_FREE, 1 },
+		{ 100, 24, 0, 10, NULL, 0, SOLVER_FREE, 2 },
+	};
+	struct solver_problem p = mkprob(items, 3);
+	CHECK(solver_problem_align(&p, 256, err, sizeof(err)) == 0,
+	      "align 256 raises every item");
+	CHECK_EQ_U64(items[0].align, 256, "  ... 1 to 256");
+	CHECK_EQ_U64(items[1].align, 512, "  ... 512 stays");
+	CHECK_EQ_U64(items[2].align, 768, "  ... 24 to 768, the least common multiple");
+	items[2].align = UINT64_C(5000000001); /* odd: nothing in common */
+	CHECK(solver_problem_align(&p, UINT64_C(1) << 30, err, sizeof(err)) ==
+		      SOLVER_EINVAL,
+	      "an alignment past 2^62 is refused");
+	CHECK_STR_HAS(err, "buffer 2:", "  ... naming the buffer");
+	CHECK(solver_gap_percent(150, 100) == 50.0 &&
+		      solver_gap_percent(100, 0) == 0.0,
+	      "gap: percent above the bound, 0 without one");
+}
+
 int main(void)
 {
 	test_table();
+	test_problem_align();
 	test_small();
 	test_align_fixed();
 	test_holes();

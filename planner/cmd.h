@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd.h - memplan-plan's subcommands, one cmd_<name>.c each, run from the
+ * table in memplan-plan.c (name, function, usage), and what they share
+ * (cmd_args.c).  A command parses its options, calls the planner libraries
+ * and prints once; it returns an exit status (enum mp_exit, cli.h).
+ */
+#ifndef MEMPLAN_CMD_H
+#define MEMPLAN_CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "link.h"
+#include "solver.h"
+#include "trace.h"
+
+/* Room for a library's error sentence. */
+#define ERRLEN 1024
+
+/* --- the commands: argv[0] is the subcommand's name ---------------------- */
+
+/* The usage of each is its row in memplan-plan.c's table, the details are
+ * in man/memplan-plan.1. */
+int cmd_compile(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_frontier(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+
+/* --- cmd_args.c: what the commands make of their arguments alike --------- */
+
+/* --time-limit: seconds above 0, at most 10^6.  0 and *out, or -1. */
+int cmd_parse_seconds(const char *s, double *out);
+
+/* The placement strategies' names, comma-separated, into buf; with
+ * heuristics_only, those solver_strategy_find() knows (not the searches). */
+void cmd_strategy_names(char *buf, size_t len, int heuristics_only);
+
+/*
+ * Loads TRACE path into *t and its placement problem into *p, every item's
+ * alignment raised to align.  Returns 0, or prints the error and returns an
+ * exit status; *t (maybe NULL) and *p are the caller's to free either way.
+ */
+int cmd_load_problem(const char *path, uint64_t align, struct trace **t,
+		     struct solver_problem *p);
+
+/*
+ * The link of --link spec, or when spec is NULL the default: what the
+ * capture measured when trace t has it, else PCIe 5.0.  Returns 0, or prints
+ * the error and returns an exit status: a bad spec is the command line's
+ * fault, a trace that measured nothing (or nonsense) the input's.
+ */
+int cmd_pick_link(const char *spec, const struct trace *t,
+		  struct link_model *l);
+
+/* The exit status of a failed solver_*() call, and of a failed swap_plan()
+ * or frontier_sweep(). */
+int cmd_solver_exit(int rc);
+int cmd_swap_exit(int rc);
+
+#endif

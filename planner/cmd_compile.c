@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_compile.c - memplan-plan compile: places a trace's transient buffers in
+ * one pool (solver_solve()), or with --budget also plans swaps to host memory
+ * (swap_plan()), and writes the plan file atomically.  Every plan is verified
+ * independently (planfile_verify()) before it is written.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "json.h"
+#include "plan.h"
+#include "planfile.h"
+#include "simulate.h"
+#include "swap.h"
+
+struct progress {
+	int shown;
+};
+
+/* The search's progress, on one stderr line rewritten in place. */
+static void show_progress(void *ctx, const struct solver_progress *pr)
+{
+	struct progress *g = ctx;
+	char best[32] = "none", gap[32] = "-";
+	if (pr->best != UINT64_MAX) {
+		snprintf(best, sizeof(best), "%" PRIu64, pr->best);
+		if (pr->lower_bound)
+			snprintf(gap, sizeof(gap), "%.2f%%",
+				 solver_gap_percent(pr->best, pr->lower_bound));
+	}
+	fprintf(stderr,
+		"\r%s: best %s, lower bound %" PRIu64 ", gap %s, %" PRIu64
+		" nodes, %.1f s\033[K",
+		cli_progname, best, pr->lower_bound, gap, pr->nodes, pr->seconds);
+	fflush(stderr);
+	g->shown = 1;
+}
+
+/* --budget SIZE or PCT (of the lower bound without swaps, 1 to 100). */
+static int parse_budget(const char *s, uint64_t lb, uint64_t *out)
+{
+	size_t n = strlen(s);
+	if (n > 1 && s[n - 1] == '%') {
+		char buf[32];
+		if (n - 1 >= sizeof(buf))
+			return -1;
+		memcpy(buf, s, n - 1);
+		buf[n - 1] = '\0';
+		char *end;
+		double v = strtod(buf, &end);
+		if (end == buf || *end || !(v > 0) || v > 100)
+			return -1;
+		*out = (uint64_t)((double)lb * v / 100.0);
+		return 0;
+	}
+	return cli_parse_size(s, out);
+}
+
+static int compile_budget(const char *path, const char *out,
+			  const char *budget_s, const char *link_s,
+			  const char *swap_s, const char *placer,
+			  uint64_t align, int json)
+{
+	struct trace *t = NULL;
+	struct solver_problem p;
+	int status = cmd_load_problem(path, align, &t, &p);
+	char err[ERRLEN];
+	struct link_model l;
+	struct mp_plan plan;
+	struct sim_result sim;
+	struct swap_outcome oc;
+	memset(&plan, 0, sizeof(plan));
+	memset(&sim, 0, sizeof(sim));
+	if (status)
+		goto done;
+	uint64_t lb = solver_lower_bound(&p), budget;
+	if (parse_budget(budget_s, lb, &budget)) {
+		status = cli_usage_error("compile: --budget '%s' is not a size or a percentage from 0 to 100%%",
+					 budget_s);
+		goto done;
+	}
+	status = cmd_pick_link(link_s, t, &l);
+	if (status)
+		goto done;
+	int rc = swap_plan(t, &p, &l, swap_s, budget, placer, align, &plan,
+			   &sim, &oc, err, sizeof(err));
+	if (rc) {
+		cli_error("no plan fits --budget %" PRIu64 " bytes for trace '%s': %s",
+			  budget, path, err);
+		status = cmd_swap_exit(rc);
+		goto done;
+	}
+	rc = mp_plan_write_file(out, &plan, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		status = rc == MP_PLAN_EIO ? MP_EXIT_OUTPUT : MP_EXIT_INTERNAL;
+		goto done;
+	}
+	if (json) {
+		printf("{\"plan\":");
+		json_quote(stdout, out);
+		printf(",\"trace\":");
+		json_quote(stdout, path);
+		printf(",\"budget\":%" PRIu64 ",\"pool\":%" PRIu64
+		       ",\"lower_bound_noswap\":%" PRIu64 ",\"swaps\":%zu"
+		       ",\"swapped_bytes\":%" PRIu64 ",\"host_staging\":%" PRIu64
+		       ",\"link\":",
+		       budget, plan.pool_size, oc.lb_noswap, oc.nops, oc.swapped,
+		       plan.host_staging);
+		json_quote(stdout, l.name);
+		printf(",\"swap_strategy\":");
+		json_quote(stdout, swap_s);
+		printf(",\"placement\":");
+		json_quote(stdout, placer);
+		printf(",\"base_ns\":%.0f,\"iter_ns\":%.0f,\"stall_ns\":%.0f"
+		       ",\"overhead_percent\":%.4f,\"peak\":%" PRIu64
+		       ",\"attempts\":%u,\"seconds\":%.3f}\n",
+		       sim.base_ns, sim.iter_ns, sim.stall_ns, sim_overhead(&sim),
+		       sim.peak, oc.attempts, oc.choose_s + oc.place_s);
+	} else {
+		char a[32], b[32], c2[32], d[32];
+		printf("%s: pool %s (%" PRIu64 ") for budget %s, %.1f%% below the lower bound %s; "
+		       "%zu swaps (%s), %s over %s: %.3f ms vs %.3f ms, overhead %.2f%%, stall %.3f ms\n",
+		       out, cli_format_size(plan.pool_size, a, sizeof(a)),
+		       plan.pool_size, cli_format_size(budget, b, sizeof(b)),
+		       oc.lb_noswap ? 100.0 * (1.0 - (double)plan.pool_size / (double)oc.lb_noswap) : 0.0,
+		       cli_format_size(oc.lb_noswap, c2, sizeof(c2)), oc.nops,
+		       cli_format_size(oc.swapped, d, sizeof(d)), swap_s, l.name,
+		       sim.iter_ns / 1e6, sim.base_ns / 1e6, sim_overhead(&sim),
+		       sim.stall_ns / 1e6);
+	}
+	if (fflush(stdout) != 0)
+		status = MP_EXIT_OUTPUT;
+done:
+	sim_free(&sim);
+	mp_plan_free(&plan);
+	solver_problem_free(&p);
+	trace_free(t);
+	return status;
+}
+
+int cmd_compile(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "strategy", required_argument, NULL, 's' },
+		{ "time-limit", required_argument, NULL, 't' },
+		{ "align", required_argument, NULL, 'a' },
+		{ "max-pool", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "budget", required_argument, NULL, 'b' },
+		{ "link", required_argument, NULL, 'l' },
+		{ "swap-strategy", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *out = NULL, *strategy = "auto";
+	const char *budget_s = NULL, *link_s = NULL, *swap_s = "memplan";
+	int have_strategy = 0;
+	double limit = SOLVER_DEFAULT_TIME_LIMIT;
+	uint64_t align = 1, max_pool = 0;
+	int json = 0, c, have_max = 0;
+	char names[256];
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:s:t:a:m:jb:l:w:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 's':
+			strategy = optarg;
+			have_strategy = 1;
+			break;
+		case 'b':
+			budget_s = optarg;
+			break;
+		case 'l':
+			link_s = optarg;
+			break;
+		case 'w':
+			if (!swap_strategy_find(optarg))
+				return cli_usage_error("compile: unknown --swap-strategy '%s' (known: memplan, singa, vdnn)",
+						       optarg);
+			swap_s = optarg;
+			break;
+		case 't':
+			if (cmd_parse_seconds(optarg, &limit))
+				return cli_usage_error("compile: --time-limit '%s' is not a number of seconds above 0",
+						       optarg);
+			break;
+		case 'a':
+			if (cli_parse_size(optarg, &align) || align == 0 ||
+			    (align & (align - 1)) || align > (UINT64_C(1) << 30))
+				return cli_usage_error("compile: --align '%s' is not a power of two from 1 to 1 GiB",
+						       optarg);
+			break;
+		case 'm':
+			if (cli_parse_size(optarg, &max_pool))
+				return cli_usage_error("compile: --max-pool '%s' is not a size",
+						       optarg);
+			have_max = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		default:
+			return cli_option_error(c, "compile");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("compile: expected one TRACE");
+	if (!out)
+		return cli_usage_error("compile: -o PLAN is required");
+	if (!solver_name_about(strategy)) {
+		cmd_strategy_names(names, sizeof(names), 0);
+		return cli_usage_error("compile: unknown strategy '%s' (known: %s)",
+				       strategy, names);
+	}
+	if (budget_s && have_max)
+		return cli_usage_error("compile: --budget and --max-pool exclude each other");
+	if (!budget_s && link_s)
+		return cli_usage_error("compile: --link needs --budget");
+	const char *path = argv[optind];
+	if (budget_s)
+		return compile_budget(path, out, budget_s, link_s, swap_s,
+				      have_strategy ? strategy : "best-fit",
+				      align, json);
+	char err[ERRLEN];
+	struct trace *t = NULL;
+	struct solver_problem p;
+	uint64_t *off = NULL;
+	struct mp_plan plan;
+	memset(&plan, 0, sizeof(plan));
+	int rc, status = cmd_load_problem(path, align, &t, &p);
+	if (status)
+		goto done;
+	uint64_t lb = solver_lower_bound(&p);
+	if (have_max && lb > max_pool) {
+		cli_error("no plan fits --max-pool %" PRIu64 ": the lower bound of trace '%s' is %" PRIu64
+			  " bytes, %" PRIu64 " more",
+			  max_pool, path, lb, lb - max_pool);
+		status = MP_EXIT_LIMIT;
+		goto done;
+	}
+	off = malloc(p.n * sizeof(*off));
+	if (!off) {
+		cli_error("out of memory planning %zu buffers", p.n);
+		status = MP_EXIT_INTERNAL;
+		goto done;
+	}
+	struct progress g = { 0 };
+	struct solver_options so = { .time_limit = limit };
+	if (isatty(2)) {
+		so.progress = show_progress;
+		so.progress_ctx = &g;
+	}
+	struct solver_report r;
+	rc = solver_solve(&p, strategy, &so, off, &r, err, sizeof(err));
+	if (g.shown)
+		fprintf(stderr, "\r\033[K");
+	if (rc) {
+		cli_error("%s", err);
+		status = cmd_solver_exit(rc);
+		goto done;
+	}
+	if (have_max && r.height > max_pool) {
+		cli_error("the %s plan needs a pool of %" PRIu64 " bytes, %" PRIu64
+			  " more than --max-pool %" PRIu64 " (%.2f%%)%s",
+			  strategy, r.height, r.height - max_pool, max_pool,
+			  solver_gap_percent(r.height, max_pool),
+			  r.optimal ? "; it is optimal, so no plan fits"
+				    : "; a longer --time-limit may find a smaller one");
+		status = MP_EXIT_LIMIT;
+		goto done;
+	}
+	char stored[MP_PLAN_STRATEGY_LEN];
+	if (r.winner && strcmp(r.winner, strategy) != 0)
+		snprintf(stored, sizeof(stored), "%s/%s", strategy, r.winner);
+	else
+		snprintf(stored, sizeof(stored), "%s", strategy);
+	struct planfile_info info = { align, stored, r.optimal };
+	rc = planfile_build(t, &p, off, &info, &plan, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		status = rc == TRACE_ENOMEM ? MP_EXIT_INTERNAL : MP_EXIT_INPUT;
+		goto done;
+	}
+	rc = planfile_verify(&plan, t, err, sizeof(err));
+	if (rc) {
+		cli_error("internal error: the plan does not verify against trace '%s': %s",
+			  path, err);
+		status = MP_EXIT_INTERNAL;
+		goto done;
+	}
+	rc = mp_plan_write_file(out, &plan, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		status = rc == MP_PLAN_EIO ? MP_EXIT_OUTPUT : MP_EXIT_INTERNAL;
+		goto done;
+	}
+	double gap = solver_gap_percent(plan.pool_size, plan.lower_bound);
+	const char *winner = r.winner ? r.winner : strategy;
+	if (json) {
+		printf("{\"plan\":");
+		json_quote(stdout, out);
+		printf(",\"trace\":");
+		json_quote(stdout, path);
+		printf(",\"buffers\":%zu,\"requests\":%" PRIu32
+		       ",\"lower_bound\":%" PRIu64 ",\"pool\":%" PRIu64
+		       ",\"gap_percent\":%.4f,\"optimal\":%s,\"proven_lower_bound\":%" PRIu64
+		       ",\"strategy\":",
+		       p.n, plan.nallocs, plan.lower_bound, plan.pool_size, gap,
+		       r.optimal ? "true" : "false", r.lower_bound);
+		json_quote(stdout, strategy);
+		printf(",\"winner\":");
+		json_quote(stdout, winner);
+		printf(",\"timed_out\":%s,\"nodes\":%" PRIu64
+		       ",\"seconds\":%.3f,\"align\":%" PRIu64
+		       ",\"fingerprint\":\"0x%016" PRIx64 "\"}\n",
+		       r.timed_out ? "true" : "false", r.nodes, r.seconds, align,
+		       plan.fingerprint);
+	} else {
+		char a[32], b[32];
+		printf("%s: %zu buffers, lower bound %s (%" PRIu64 "), pool %s (%" PRIu64
+		       "), gap %.2f%%, %s, %s",
+		       out, p.n, cli_format_size(plan.lower_bound, a, sizeof(a)),
+		       plan.lower_bound, cli_format_size(plan.pool_size, b, sizeof(b)),
+		       plan.pool_size, gap,
+		       r.optimal ? "proven optimal"
+				 : r.timed_out ? "not proven optimal (time limit)"
+					       : "not proven optimal",
+		       strategy);
+		if (strcmp(winner, strategy) != 0)
+			printf(" (winner %s)", winner);
+		printf(", %.2f s\n", r.seconds);
+	}
+	if (fflush(stdout) != 0)
+		status = MP_EXIT_OUTPUT;
+done:
+	mp_plan_free(&plan);
+	free(off);
+	solver_problem_free(&p);
+	trace_free(t);
+	return status;
+}

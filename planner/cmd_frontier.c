@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_frontier.c - memplan-plan frontier: sweeps budgets down from the lower
+ * bound without swaps (frontier_sweep()) and prints each swap strategy's
+ * predicted overhead per budget, the smallest pools within 1% and 2%, and
+ * whether memplan dominated; as a table, CSV or JSON, with -o as SVG.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "frontier.h"
+#include "json.h"
+#include "swap.h"
+
+/* A percentage, with or without its '%': 0 and *out when 0 < v <= 100
+ * (or v == 0 when zero_ok), else -1. */
+static int parse_percent(const char *s, int zero_ok, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || (*end && strcmp(end, "%") != 0) || !isfinite(v) ||
+	    v > 100 || v < 0 || (v == 0 && !zero_ok))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* pool as a percentage of the lower bound without swaps */
+static double pct_of(uint64_t pool, uint64_t lb)
+{
+	return lb ? 100.0 * (double)pool / (double)lb : 0.0;
+}
+
+struct frontier_show {
+	int quiet;
+};
+
+/* One stderr line per budget: what each strategy predicts there. */
+static void frontier_progress(void *ctx, const struct frontier *f, size_t i)
+{
+	const struct frontier_show *sh = ctx;
+	if (sh->quiet)
+		return;
+	const struct frontier_row *r = &f->rows[i];
+	char a[32];
+	double secs = 0;
+	fprintf(stderr, "%s: frontier: budget %.4g%% (%s):", cli_progname,
+		r->percent, cli_format_size(r->budget, a, sizeof(a)));
+	for (size_t s = 0; s < f->nstrategies; s++) {
+		const struct frontier_cell *c = &r->cells[s];
+		if (c->fits)
+			fprintf(stderr, " %s %.2f%%", f->strategies[s], c->overhead);
+		else
+			fprintf(stderr, " %s no fit", f->strategies[s]);
+		secs += c->seconds;
+	}
+	fprintf(stderr, " [%.2f s]\n", secs);
+}
+
+static void frontier_csv(const struct frontier *f)
+{
+	printf("budget_percent,budget,strategy,fits,pool,pool_percent,overhead_percent,"
+	       "iter_ns,stall_ns,swaps,swapped_bytes,seconds,cpu_seconds\n");
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct frontier_row *r = &f->rows[i];
+		for (size_t s = 0; s < f->nstrategies; s++) {
+			const struct frontier_cell *c = &r->cells[s];
+			printf("%.4g,%" PRIu64 ",%s,%d,", r->percent, r->budget,
+			       f->strategies[s], c->fits);
+			if (c->fits)
+				printf("%" PRIu64 ",%.4f,%.4f,%.0f,%.0f,%zu,%" PRIu64,
+				       c->pool, pct_of(c->pool, f->lb_noswap),
+				       c->overhead, c->iter_ns, c->stall_ns,
+				       c->nswaps, c->swapped);
+			else
+				printf(",,,,,,");
+			printf(",%.4f,%.4f\n", c->seconds, c->cpu_seconds);
+		}
+	}
+}
+
+/* A pool, or null, as JSON. */
+static void json_pool(uint64_t pool)
+{
+	if (pool)
+		printf("%" PRIu64, pool);
+	else
+		printf("null");
+}
+
+static void frontier_json(const char *path, const char *placer,
+			  const struct frontier *f, double step)
+{
+	printf("{\"trace\":");
+	json_quote(stdout, path);
+	printf(",\"link\":");
+	json_quote(stdout, f->link.name);
+	printf(",\"placement\":");
+	json_quote(stdout, placer);
+	printf(",\"lower_bound_noswap\":%" PRIu64 ",\"base_ns\":%.0f"
+	       ",\"step_percent\":%.4g,\"seconds\":%.3f,\"strategies\":[",
+	       f->lb_noswap, f->base_ns, step, f->seconds);
+	for (size_t s = 0; s < f->nstrategies; s++) {
+		printf(s ? "," : "");
+		json_quote(stdout, f->strategies[s]);
+	}
+	printf("],\"results\":[");
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct frontier_row *r = &f->rows[i];
+		for (size_t s = 0; s < f->nstrategies; s++) {
+			const struct frontier_cell *c = &r->cells[s];
+			printf("%s{\"budget_percent\":%.4g,\"budget\":%" PRIu64
+			       ",\"strategy\":\"%s\",\"fits\":%s",
+			       i || s ? "," : "", r->percent, r->budget,
+			       f->strategies[s], c->fits ? "true" : "false");
+			if (c->fits)
+				printf(",\"pool\":%" PRIu64 ",\"overhead_percent\":%.4f"
+				       ",\"iter_ns\":%.0f,\"stall_ns\":%.0f,\"swaps\":%zu"
+				       ",\"swapped_bytes\":%" PRIu64,
+				       c->pool, c->overhead, c->iter_ns, c->stall_ns,
+				       c->nswaps, c->swapped);
+			else
+				printf(",\"pool\":null,\"overhead_percent\":null"
+				       ",\"iter_ns\":null,\"stall_ns\":null,\"swaps\":null"
+				       ",\"swapped_bytes\":null");
+			printf(",\"seconds\":%.4f,\"cpu_seconds\":%.4f}", c->seconds,
+			       c->cpu_seconds);
+		}
+	}
+	printf("],\"summary\":[");
+	for (size_t s = 0; s < f->nstrategies; s++) {
+		printf("%s{\"strategy\":\"%s\",\"pool_overhead_1\":", s ? "," : "",
+		       f->strategies[s]);
+		json_pool(frontier_smallest(f, s, 1.0, NULL));
+		printf(",\"pool_overhead_2\":");
+		json_pool(frontier_smallest(f, s, 2.0, NULL));
+		printf(",\"smallest_pool\":");
+		json_pool(frontier_smallest(f, s, INFINITY, NULL));
+		printf("}");
+	}
+	printf("],\"memplan_dominates\":");
+	int m = frontier_strategy_index(f, "memplan");
+	size_t compared, lost, first = 0;
+	if (m < 0 || f->nstrategies < 2) {
+		printf("null");
+	} else {
+		int dom = frontier_dominates(f, (size_t)m, &compared, &lost, &first);
+		printf("{\"dominated\":%s,\"budgets_compared\":%zu,\"budgets_not_dominated\":%zu}",
+		       dom ? "true" : "false", compared, lost);
+	}
+	printf("}\n");
+}
+
+/* One column of the summary: the smallest pool within lim percent of
+ * overhead, and its percentage of the lower bound; "-" when none. */
+static void frontier_best_text(const struct frontier *f, size_t s, double lim)
+{
+	char a[32], b[16] = "";
+	uint64_t pool = frontier_smallest(f, s, lim, NULL);
+	if (pool)
+		snprintf(b, sizeof(b), "%.1f%%", pct_of(pool, f->lb_noswap));
+	printf("  %11s %6s", pool ? cli_format_size(pool, a, sizeof(a)) : "-", b);
+}
+
+static void frontier_text(const char *path, const char *placer,
+			  const struct frontier *f)
+{
+	char a[32];
+	printf("swap frontier of %s over %s (placement %s): lower bound without swaps %s (%" PRIu64
+	       "), iteration %.3f ms\n",
+	       path, f->link.name, placer,
+	       cli_format_size(f->lb_noswap, a, sizeof(a)), f->lb_noswap,
+	       f->base_ns / 1e6);
+	printf("%8s %11s", "budget", "bytes");
+	for (size_t s = 0; s < f->nstrategies; s++)
+		printf(" %10s", f->strategies[s]);
+	printf("\n");
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct frontier_row *r = &f->rows[i];
+		printf("%7.4g%% %11s", r->percent,
+		       cli_format_size(r->budget, a, sizeof(a)));
+		for (size_t s = 0; s < f->nstrategies; s++) {
+			const struct frontier_cell *c = &r->cells[s];
+			if (c->fits)
+				printf(" %9.2f%%", c->overhead);
+			else
+				printf(" %10s", "-");
+		}
+		printf("\n");
+	}
+	printf("(predicted overhead of the iteration, percent; -: no plan fits the budget)\n");
+	printf("\n%-10s  %18s  %18s  %18s\n", "smallest", "overhead <= 1%",
+	       "overhead <= 2%", "any overhead");
+	for (size_t s = 0; s < f->nstrategies; s++) {
+		size_t row = 0;
+		printf("%-10s", f->strategies[s]);
+		frontier_best_text(f, s, 1.0);
+		frontier_best_text(f, s, 2.0);
+		frontier_best_text(f, s, INFINITY);
+		if (frontier_smallest(f, s, INFINITY, &row))
+			printf(" at %.2f%%", f->rows[row].cells[s].overhead);
+		printf("\n");
+	}
+	printf("(smallest pool and its percentage of the lower bound, within a predicted overhead)\n");
+	int m = frontier_strategy_index(f, "memplan");
+	if (m >= 0 && f->nstrategies > 1) {
+		size_t compared, lost, first = 0;
+		if (frontier_dominates(f, (size_t)m, &compared, &lost, &first))
+			printf("memplan dominated: no more overhead than any other strategy that fits, at all %zu budgets where one does\n",
+			       compared);
+		else
+			printf("memplan did not dominate at %zu of %zu budgets where another strategy fits (first at %.4g%%)\n",
+			       lost, compared, f->rows[first].percent);
+	}
+}
+
+int cmd_frontier(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "link", required_argument, NULL, 'l' },
+		{ "strategies", required_argument, NULL, 's' },
+		{ "steps", required_argument, NULL, 'n' },
+		{ "step", required_argument, NULL, 'p' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "to", required_argument, NULL, 't' },
+		{ "placer", required_argument, NULL, 'P' },
+		{ "csv", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *link_s = NULL, *list = NULL, *placer = "best-fit", *svg = NULL;
+	double from = 100, step = 5, to = 0;
+	uint64_t steps = 0;
+	int have_step = 0, csv = 0, json = 0, c;
+	struct frontier_show sh = { 0 };
+	char names[256];
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "l:o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			link_s = optarg;
+			break;
+		case 's':
+			list = optarg;
+			break;
+		case 'n':
+			if (cli_parse_u64(optarg, &steps) || steps == 0 || steps > 1000)
+				return cli_usage_error("frontier: --steps '%s' is not a number of budgets from 1 to 1000",
+						       optarg);
+			break;
+		case 'p':
+			if (parse_percent(optarg, 0, &step) || step < 0.1)
+				return cli_usage_error("frontier: --step '%s' is not a percentage from 0.1 to 100",
+						       optarg);
+			have_step = 1;
+			break;
+		case 'f':
+			if (parse_percent(optarg, 0, &from))
+				return cli_usage_error("frontier: --from '%s' is not a percentage above 0 and at most 100",
+						       optarg);
+			break;
+		case 't':
+			if (parse_percent(optarg, 1, &to) || to >= 100)
+				return cli_usage_error("frontier: --to '%s' is not a percentage from 0 to below 100",
+						       optarg);
+			break;
+		case 'P':
+			placer = optarg;
+			break;
+		case 'c':
+			csv = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'o':
+			svg = optarg;
+			break;
+		case 'q':
+			sh.quiet = 1;
+			break;
+		default:
+			return cli_option_error(c, "frontier");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("frontier: expected one TRACE");
+	if (csv && json)
+		return cli_usage_error("frontier: --csv and --json exclude each other");
+	if (steps && have_step)
+		return cli_usage_error("frontier: --steps and --step exclude each other");
+	if (to >= from)
+		return cli_usage_error("frontier: --to %g%% is not below --from %g%%",
+				       to, from);
+	if (steps)
+		step = (from - to) / (double)steps;
+	if (svg && (!*svg || strcmp(svg, "-") == 0))
+		return cli_usage_error("frontier: -o needs a file name for the SVG (the table goes to standard output)");
+	if (!solver_name_about(placer) || !solver_strategy_find(placer)) {
+		/* the searches would spend their time limit at every budget */
+		cmd_strategy_names(names, sizeof(names), 1);
+		return cli_usage_error("frontier: unknown --placer '%s' (known: %s)",
+				       placer, names);
+	}
+	/* --strategies: names from the swap strategy table, no repeats */
+	const char *chosen[8];
+	size_t nchosen = 0;
+	char *copy = NULL;
+	if (list) {
+		copy = strdup(list);
+		if (!copy)
+			return cli_error("out of memory"), MP_EXIT_INTERNAL;
+		char *save = NULL;
+		for (char *s = strtok_r(copy, ",", &save); s;
+		     s = strtok_r(NULL, ",", &save)) {
+			int dup = 0;
+			for (size_t k = 0; k < nchosen; k++)
+				dup |= strcmp(chosen[k], s) == 0;
+			if (!swap_strategy_find(s) || dup || nchosen == 8) {
+				int st = cli_usage_error(dup ? "frontier: --strategies names '%s' twice"
+							     : "frontier: unknown swap strategy '%s' in --strategies (known: memplan, singa, vdnn)",
+							 s);
+				free(copy);
+				return st;
+			}
+			chosen[nchosen++] = s;
+		}
+		if (nchosen == 0) {
+			free(copy);
+			return cli_usage_error("frontier: --strategies lists no strategy");
+		}
+	}
+	const char *path = argv[optind];
+	struct trace *t = NULL;
+	struct solver_problem p;
+	struct frontier f;
+	struct link_model l;
+	char err[ERRLEN];
+	memset(&f, 0, sizeof(f));
+	int status = cmd_load_problem(path, 1, &t, &p);
+	if (status)
+		goto done;
+	status = cmd_pick_link(link_s, t, &l);
+	if (status)
+		goto done;
+	struct frontier_options o = {
+		.strategies = list ? chosen : NULL,
+		.nstrategies = nchosen,
+		.from = from,
+		.step = step,
+		.to = to,
+		.placer = placer,
+		.align = 1,
+		.progress = frontier_progress,
+		.progress_ctx = &sh,
+	};
+	int rc = frontier_sweep(t, &p, &l, &o, &f, err, sizeof(err));
+	if (rc) {
+		cli_error("cannot sweep the swap frontier of trace '%s': %s", path, err);
+		status = cmd_swap_exit(rc);
+		goto done;
+	}
+	if (svg) {
+		struct cli_out out;
+		if (cli_out_open(&out, svg)) {
+			status = MP_EXIT_OUTPUT;
+			goto done;
+		}
+		char title[512];
+		snprintf(title, sizeof(title), "%s over %s", path, l.name);
+		int bad = frontier_write_svg(out.f, &f, title);
+		if (bad)
+			cli_error("cannot write the SVG '%s'", svg);
+		status = cli_out_close(&out, !bad);
+		if (bad || status)
+			goto done;
+	}
+	if (csv)
+		frontier_csv(&f);
+	else if (json)
+		frontier_json(path, placer, &f, step);
+	else
+		frontier_text(path, placer, &f);
+	if (fflush(stdout) != 0)
+		status = MP_EXIT_OUTPUT;
+done:
+	frontier_free(&f);
+	solver_problem_free(&p);
+	trace_free(t);
+	free(copy);
+	return status;
+}

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_inspect.c - memplan-plan inspect: a plan file shown as it is on disk
+ * (header, sections, the first entries; or every entry as CSV or JSON).  It
+ * reads the plan through runtime/plan.h alone, trusting nothing else.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "json.h"
+#include "plan.h"
+
+/* An ordinal or offset, or the word for its marker. */
+static void print_u64_or(FILE *f, uint64_t v, uint64_t none, const char *word)
+{
+	if (v == none)
+		fputs(word, f);
+	else
+		fprintf(f, "%" PRIu64, v);
+}
+
+#define INSPECT_ROWS 10
+
+/* A slack of the SWAP_TIMING section in b, or word where its flag voids it. */
+static const char *slack_str(char *b, size_t n, int64_t v, int none,
+			     const char *word)
+{
+	if (none)
+		snprintf(b, n, "%s", word);
+	else
+		snprintf(b, n, "%" PRId64, v);
+	return b;
+}
+
+static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
+			 const struct mp_plan_section_info *sec, size_t nsec,
+			 uint32_t checksum)
+{
+	char a[32];
+	uint32_t planned = 0;
+	for (uint32_t i = 0; i < p->nallocs; i++)
+		planned += p->allocs[i].offset != MP_PLAN_PASS_THROUGH;
+	printf("plan:         %s\n", path);
+	printf("format:       version %" PRIu32 ", %zu bytes, CRC-32C 0x%08" PRIx32 "\n",
+	       p->version, len, checksum);
+	printf("strategy:     %s (%s)\n", p->strategy[0] ? p->strategy : "unknown",
+	       p->flags & MP_PLAN_OPTIMAL ? "proven optimal" : "not proven optimal");
+	printf("pool:         %s (%" PRIu64 " bytes), alignment %" PRIu64 "\n",
+	       cli_format_size(p->pool_size, a, sizeof(a)), p->pool_size,
+	       p->pool_align);
+	printf("lower bound:  %" PRIu64 " bytes (gap %.2f%%)\n", p->lower_bound,
+	       solver_gap_percent(p->pool_size, p->lower_bound));
+	if (p->device >= 0)
+		printf("device:       %" PRId32 "\n", p->device);
+	else
+		printf("device:       unknown\n");
+	printf("requests:     %" PRIu32 " allocations (%" PRIu32 " planned, %" PRIu32
+	       " pass through), %" PRIu64 " on the allocator clock\n",
+	       p->nallocs, planned, p->nallocs - planned, p->nrequests);
+	printf("fingerprint:  0x%016" PRIx64 "\n", p->fingerprint);
+	printf("persistent:   %s (%" PRIu64 " bytes, not planned)\n",
+	       cli_format_size(p->persistent_bytes, a, sizeof(a)),
+	       p->persistent_bytes);
+	printf("swaps:        %" PRIu32 " (host staging %" PRIu64 " bytes)\n",
+	       p->nswaps, p->host_staging);
+	if (p->has_timing) {
+		uint64_t stall = 0;
+		for (uint32_t i = 0; i < p->nswaps; i++)
+			stall += p->timing[i].predicted_stall_ns;
+		printf("timing:       predicted stall %" PRIu64 " ns (SWAP_TIMING)\n",
+		       stall);
+	}
+	printf("\nsections:\n  %-3s %-11s %-9s %10s %10s %8s %6s\n", "#", "type",
+	       "flags", "offset", "length", "entries", "size");
+	for (size_t i = 0; i < nsec && i < 16; i++)
+		printf("  %-3zu %-11s %-9s %10" PRIu64 " %10" PRIu64 " %8" PRIu32
+		       " %6" PRIu32 "\n",
+		       i, mp_plan_section_name(sec[i].type),
+		       sec[i].flags & MP_PLAN_SECTION_REQUIRED ? "required"
+							       : "optional",
+		       sec[i].offset, sec[i].length, sec[i].count,
+		       sec[i].entry_size);
+	printf("\nallocations%s:\n  %8s %14s %14s %8s %8s %8s\n",
+	       p->nallocs > INSPECT_ROWS ? " (first 10; --csv or --json for all)" : "",
+	       "request", "size", "offset", "buffer", "lower", "upper");
+	for (uint32_t i = 0; i < p->nallocs && i < INSPECT_ROWS; i++) {
+		const struct mp_plan_alloc *e = &p->allocs[i];
+		char off[24], up[24];
+		if (e->offset == MP_PLAN_PASS_THROUGH)
+			snprintf(off, sizeof(off), "pass-through");
+		else
+			snprintf(off, sizeof(off), "%" PRIu64, e->offset);
+		if (e->upper == MP_PLAN_NO_FREE)
+			snprintf(up, sizeof(up), "-");
+		else
+			snprintf(up, sizeof(up), "%" PRIu64, e->upper);
+		printf("  %8" PRIu32 " %14" PRIu64 " %14s %8" PRIu64 " %8" PRIu64
+		       " %8s\n",
+		       i, e->size, off, e->buffer, e->lower, up);
+	}
+	if (p->nswaps) {
+		printf("\nswaps%s:\n  %8s %8s %8s %12s %12s %12s",
+		       p->nswaps > INSPECT_ROWS ? " (first 10)" : "", "request",
+		       "out_at", "in_at", "src_offset", "bytes", "staging");
+		if (p->has_timing)
+			printf(" %13s %13s %12s", "d2h_slack_ns", "h2d_slack_ns",
+			       "stall_ns");
+		printf("\n");
+		for (uint32_t i = 0; i < p->nswaps && i < INSPECT_ROWS; i++) {
+			const struct mp_plan_swap *s = &p->swaps[i];
+			printf("  %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %12" PRIu64
+			       " %12" PRIu64 " %12" PRIu64,
+			       s->request, s->out_at, s->in_at, s->src_offset,
+			       s->bytes, s->staging);
+			if (p->has_timing) {
+				const struct mp_plan_swap_timing *w = &p->timing[i];
+				char d[24], h[24];
+				printf(" %13s %13s %12" PRIu64,
+				       slack_str(d, sizeof(d), w->d2h_slack_ns,
+						 w->flags & MP_PLAN_TIMING_NO_REUSE, "-"),
+				       slack_str(h, sizeof(h), w->h2d_slack_ns,
+						 w->flags & MP_PLAN_TIMING_NO_USE, "-"),
+				       w->predicted_stall_ns);
+			}
+			printf("\n");
+		}
+	}
+}
+
+/* MiniMalloc CSV of the planned requests: id is the request index, the
+ * lifetime is on the allocator clock. */
+static void inspect_csv(const struct mp_plan *p)
+{
+	printf("id,lower,upper,size,offset\n");
+	for (uint32_t i = 0; i < p->nallocs; i++) {
+		const struct mp_plan_alloc *e = &p->allocs[i];
+		if (e->offset == MP_PLAN_PASS_THROUGH)
+			continue;
+		printf("%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+		       i, e->lower, e->upper, e->size, e->offset);
+	}
+}
+
+static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
+			 const struct mp_plan_section_info *sec, size_t nsec,
+			 uint32_t checksum)
+{
+	printf("{\"plan\":");
+	json_quote(stdout, path);
+	printf(",\"version\":%" PRIu32 ",\"file_size\":%zu,\"checksum\":\"0x%08" PRIx32
+	       "\",\"sections\":[",
+	       p->version, len, checksum);
+	for (size_t i = 0; i < nsec; i++)
+		printf("%s{\"type\":%" PRIu32 ",\"name\":\"%s\",\"required\":%s,"
+		       "\"offset\":%" PRIu64 ",\"length\":%" PRIu64
+		       ",\"entries\":%" PRIu32 ",\"entry_size\":%" PRIu32 "}",
+		       i ? "," : "", sec[i].type, mp_plan_section_name(sec[i].type),
+		       sec[i].flags & MP_PLAN_SECTION_REQUIRED ? "true" : "false",
+		       sec[i].offset, sec[i].length, sec[i].count,
+		       sec[i].entry_size);
+	printf("],\"meta\":{\"pool_size\":%" PRIu64 ",\"pool_align\":%" PRIu64
+	       ",\"device\":%" PRId32 ",\"nrequests\":%" PRIu64
+	       ",\"fingerprint\":\"0x%016" PRIx64 "\",\"lower_bound\":%" PRIu64
+	       ",\"persistent_bytes\":%" PRIu64 ",\"host_staging\":%" PRIu64
+	       ",\"optimal\":%s,\"strategy\":",
+	       p->pool_size, p->pool_align, p->device, p->nrequests,
+	       p->fingerprint, p->lower_bound, p->persistent_bytes,
+	       p->host_staging, p->flags & MP_PLAN_OPTIMAL ? "true" : "false");
+	json_quote(stdout, p->strategy);
+	printf("},\"allocs\":[");
+	for (uint32_t i = 0; i < p->nallocs; i++) {
+		const struct mp_plan_alloc *e = &p->allocs[i];
+		printf("%s{\"size\":%" PRIu64 ",\"offset\":", i ? "," : "", e->size);
+		print_u64_or(stdout, e->offset, MP_PLAN_PASS_THROUGH, "null");
+		printf(",\"buffer\":%" PRIu64 ",\"lower\":%" PRIu64 ",\"upper\":",
+		       e->buffer, e->lower);
+		print_u64_or(stdout, e->upper, MP_PLAN_NO_FREE, "null");
+		printf(",\"flags\":%" PRIu32 "}", e->flags);
+	}
+	printf("],\"swaps\":[");
+	for (uint32_t i = 0; i < p->nswaps; i++) {
+		const struct mp_plan_swap *s = &p->swaps[i];
+		printf("%s{\"request\":%" PRIu64 ",\"out_at\":%" PRIu64
+		       ",\"in_at\":%" PRIu64 ",\"src_offset\":%" PRIu64
+		       ",\"bytes\":%" PRIu64 ",\"staging\":%" PRIu64
+		       ",\"flags\":%" PRIu32 ",\"timing\":",
+		       i ? "," : "", s->request, s->out_at, s->in_at,
+		       s->src_offset, s->bytes, s->staging, s->flags);
+		if (!p->has_timing) {
+			printf("null}");
+			continue;
+		}
+		/* a slack its flag voids is null, as simulate --json has it */
+		const struct mp_plan_swap_timing *w = &p->timing[i];
+		char d[24], h[24];
+		printf("{\"d2h_slack_ns\":%s,\"h2d_slack_ns\":%s"
+		       ",\"predicted_stall_ns\":%" PRIu64 ",\"flags\":%" PRIu32 "}}",
+		       slack_str(d, sizeof(d), w->d2h_slack_ns,
+				 w->flags & MP_PLAN_TIMING_NO_REUSE, "null"),
+		       slack_str(h, sizeof(h), w->h2d_slack_ns,
+				 w->flags & MP_PLAN_TIMING_NO_USE, "null"),
+		       w->predicted_stall_ns, w->flags);
+	}
+	printf("]}\n");
+}
+
+int cmd_inspect(int argc, char **argv)
+{
+	static const struct option opts[] = { { "csv", no_argument, NULL, 'c' },
+					      { "json", no_argument, NULL, 'j' },
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
+	int csv = 0, json = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "cjh", opts, NULL)) != -1) {
+		if (c == 'c')
+			csv = 1;
+		else if (c == 'j')
+			json = 1;
+		else
+			return cli_option_error(c, "inspect");
+	}
+	if (csv && json)
+		return cli_usage_error("inspect: --csv and --json exclude each other");
+	if (optind != argc - 1)
+		return cli_usage_error("inspect: expected one PLAN");
+	const char *path = argv[optind];
+	char err[ERRLEN], why[ERRLEN];
+	unsigned char *buf;
+	size_t len;
+	int rc = mp_plan_read_bytes(path, &buf, &len, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	struct mp_plan p;
+	rc = mp_plan_decode(buf, len, &p, why, sizeof(why));
+	struct mp_plan_section_info sec[16];
+	size_t nsec = 0;
+	uint32_t checksum = 0;
+	if (!rc)
+		rc = mp_plan_layout(buf, len, sec, 16, &nsec, &checksum, why,
+				    sizeof(why));
+	free(buf);
+	if (rc) {
+		mp_plan_free(&p);
+		cli_error("plan '%s': %s", path, why);
+		return cli_exit_for(rc, 0);
+	}
+	if (nsec > 16)
+		nsec = 16;
+	if (csv)
+		inspect_csv(&p);
+	else if (json)
+		inspect_json(path, &p, len, sec, nsec, checksum);
+	else
+		inspect_text(path, &p, len, sec, nsec, checksum);
+	mp_plan_free(&p);
+	return fflush(stdout) == 0 ? MP_EXIT_OK : MP_EXIT_OUTPUT;
+}

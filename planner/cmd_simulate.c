@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_simulate.c - memplan-plan simulate: replays a plan that verifies
+ * against its trace on a link model (simulate.h) and prints the iteration
+ * time, stalls, peak and the longest stalls, as text or JSON, with -o the
+ * lanes and memory as SVG.  Only the summary goes to standard output.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "input.h"
+#include "json.h"
+#include "plan.h"
+#include "planfile.h"
+#include "simulate.h"
+#include "stalls.h"
+
+/* the stalls the table and JSON show */
+#define SIM_TOP_STALLS 10
+
+/* Nanoseconds as an exact integer (JSON sizes and times are never %g). */
+static void json_ns(struct json *j, const char *key, double v)
+{
+	json_i64(j, key, (int64_t)llround(v));
+}
+
+static void simulate_json(const char *ppath, const char *tpath,
+			  const struct trace *t, const struct mp_plan *plan,
+			  const struct link_model *l, const struct sim_result *r,
+			  const uint64_t *clock, const size_t *top, size_t ntop)
+{
+	struct json j;
+	json_init(&j, stdout);
+	json_object(&j, NULL);
+	json_string(&j, "plan", ppath);
+	json_string(&j, "trace", tpath);
+	json_string(&j, "link", l->name);
+	json_u64(&j, "pool", plan->pool_size);
+	json_u64(&j, "swaps", plan->nswaps);
+	json_ns(&j, "base_ns", r->base_ns);
+	json_ns(&j, "iter_ns", r->iter_ns);
+	json_double(&j, "overhead_percent", sim_overhead(r));
+	json_ns(&j, "stall_ns", r->stall_ns);
+	json_u64(&j, "stalls", r->nstalls);
+	json_u64(&j, "peak", r->peak);
+	json_u64(&j, "peak_noswap", r->base_peak);
+	json_u64(&j, "d2h_bytes", r->d2h_bytes);
+	json_u64(&j, "h2d_bytes", r->h2d_bytes);
+	json_ns(&j, "d2h_busy_ns", r->link_busy_ns[LINK_D2H]);
+	json_ns(&j, "h2d_busy_ns", r->link_busy_ns[LINK_H2D]);
+	json_array(&j, "top_stalls");
+	for (size_t i = 0; i < ntop; i++) {
+		const struct sim_stall *s = &r->stalls[top[i]];
+		struct stall_place p = stalls_place(t, plan, clock, s);
+		json_object(&j, NULL);
+		json_u64(&j, "event", s->event);
+		json_u64(&j, "clock", p.clock);
+		json_u64(&j, "swap", s->swap);
+		if (p.request == UINT64_MAX)
+			json_null(&j, "request");
+		else
+			json_u64(&j, "request", p.request);
+		json_i64(&j, "buffer", p.buffer);
+		json_string(&j, "waits_for", s->in ? "swap-in" : "swap-out");
+		json_ns(&j, "at_ns", s->at);
+		json_ns(&j, "ns", s->ns);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_array(&j, "swap_slack");
+	for (uint32_t i = 0; i < r->nswaps; i++) {
+		const struct sim_swap *w = &r->swaps[i];
+		json_object(&j, NULL);
+		json_u64(&j, "request", plan->swaps[i].request);
+		json_u64(&j, "bytes", plan->swaps[i].bytes);
+		json_ns(&j, "d2h_start_ns", w->d2h_start);
+		json_ns(&j, "d2h_end_ns", w->d2h_end);
+		json_ns(&j, "h2d_start_ns", w->h2d_start);
+		json_ns(&j, "h2d_end_ns", w->h2d_end);
+		if (w->next_event < 0)
+			json_null(&j, "slack_ns");
+		else
+			json_ns(&j, "slack_ns", w->slack);
+		json_ns(&j, "stall_ns", w->stall);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+static void simulate_text(const char *ppath, const char *tpath,
+			  const struct trace *t, const struct mp_plan *plan,
+			  const struct link_model *l, const struct sim_result *r,
+			  const uint64_t *clock, const size_t *top, size_t ntop)
+{
+	char a[32], b[32], c[32];
+	printf("%s on %s over %s: %.3f ms vs %.3f ms without swaps, overhead %.2f%%\n",
+	       ppath, tpath, l->name, r->iter_ns / 1e6, r->base_ns / 1e6,
+	       sim_overhead(r));
+	printf("swaps:  %" PRIu32 " (%s out, %s in)\n", plan->nswaps,
+	       cli_format_size(r->d2h_bytes, a, sizeof(a)),
+	       cli_format_size(r->h2d_bytes, b, sizeof(b)));
+	printf("stall:  %.3f ms in %zu waits\n", r->stall_ns / 1e6, r->nstalls);
+	printf("peak:   %s resident (%" PRIu64 "), %s without swaps, pool %s\n",
+	       cli_format_size(r->peak, a, sizeof(a)), r->peak,
+	       cli_format_size(r->base_peak, b, sizeof(b)),
+	       cli_format_size(plan->pool_size, c, sizeof(c)));
+	double least = INFINITY;
+	for (uint32_t i = 0; i < r->nswaps; i++)
+		if (r->swaps[i].next_event >= 0 && r->swaps[i].slack < least)
+			least = r->swaps[i].slack;
+	if (least != INFINITY)
+		printf("slack:  least %.3f ms before a use\n", least / 1e6);
+	if (!ntop)
+		return;
+	printf("\nlongest stalls%s:\n  %8s %8s %8s %10s %9s %12s %10s\n",
+	       r->nstalls > ntop ? " (the 10 longest; --json adds every swap's slack)" : "",
+	       "event", "clock", "request", "buffer", "for", "at ms", "ms");
+	for (size_t i = 0; i < ntop; i++) {
+		const struct sim_stall *s = &r->stalls[top[i]];
+		struct stall_place p = stalls_place(t, plan, clock, s);
+		printf("  %8" PRIu32 " %8" PRIu64 " %8" PRIu64 " %10" PRId64
+		       " %9s %12.3f %10.3f\n",
+		       s->event, p.clock, p.request, p.buffer,
+		       s->in ? "swap-in" : "swap-out", s->at / 1e6, s->ns / 1e6);
+	}
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "link", required_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *link_s = NULL, *svg = NULL;
+	int json = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "l:jo:h", opts, NULL)) != -1) {
+		if (c == 'l')
+			link_s = optarg;
+		else if (c == 'j')
+			json = 1;
+		else if (c == 'o')
+			svg = optarg;
+		else
+			return cli_option_error(c, "simulate");
+	}
+	if (optind != argc - 2)
+		return cli_usage_error("simulate: expected PLAN and TRACE");
+	if (svg && (!*svg || strcmp(svg, "-") == 0))
+		return cli_usage_error("simulate: -o needs a file name for the SVG (the summary goes to standard output)");
+	const char *ppath = argv[optind], *tpath = argv[optind + 1];
+	char err[ERRLEN];
+	struct mp_plan plan;
+	struct trace *t = NULL;
+	struct sim_result r;
+	struct link_model l;
+	uint64_t *clock = NULL;
+	memset(&r, 0, sizeof(r));
+	int rc = mp_plan_read_file(ppath, &plan, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	int status = MP_EXIT_OK;
+	rc = input_load(tpath, &t, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		status = cli_exit_for(rc, 0);
+		goto done;
+	}
+	rc = planfile_verify(&plan, t, err, sizeof(err));
+	if (rc) {
+		if (rc == PLANFILE_EINVALID) {
+			cli_error("plan '%s' does not belong to trace '%s': %s",
+				  ppath, tpath, err);
+			status = MP_EXIT_INPUT;
+		} else {
+			cli_error("%s", err);
+			status = MP_EXIT_INTERNAL;
+		}
+		goto done;
+	}
+	status = cmd_pick_link(link_s, t, &l);
+	if (status)
+		goto done;
+	rc = sim_run(t, &plan, &l, &r, err, sizeof(err));
+	if (rc) {
+		cli_error("cannot simulate plan '%s' on trace '%s': %s", ppath,
+			  tpath, err);
+		status = rc == TRACE_EINVAL ? MP_EXIT_INPUT : MP_EXIT_INTERNAL;
+		goto done;
+	}
+	clock = stalls_clock(t);
+	if (!clock) {
+		cli_error("out of memory simulating trace '%s'", tpath);
+		status = MP_EXIT_INTERNAL;
+		goto done;
+	}
+	if (svg) {
+		struct cli_out o;
+		if (cli_out_open(&o, svg)) {
+			status = MP_EXIT_OUTPUT;
+			goto done;
+		}
+		char title[512];
+		snprintf(title, sizeof(title), "%s on %s over %s", ppath, tpath,
+			 l.name);
+		int bad = sim_write_svg(o.f, &plan, &r, title);
+		if (bad)
+			cli_error("cannot write the SVG '%s'", svg);
+		status = cli_out_close(&o, !bad);
+		if (bad || status)
+			goto done;
+	}
+	size_t top[SIM_TOP_STALLS];
+	size_t ntop = stalls_longest(&r, top, SIM_TOP_STALLS);
+	if (json)
+		simulate_json(ppath, tpath, t, &plan, &l, &r, clock, top, ntop);
+	else
+		simulate_text(ppath, tpath, t, &plan, &l, &r, clock, top, ntop);
+	if (fflush(stdout) != 0)
+		status = MP_EXIT_OUTPUT;
+done:
+	free(clock);
+	sim_free(&r);
+	trace_free(t);
+	mp_plan_free(&plan);
+	return status;
+}

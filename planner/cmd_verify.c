@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_verify.c - memplan-plan verify: checks a plan file against a trace with
+ * planfile_verify(), which trusts neither the solver nor the plan's own
+ * figures.  Exit 1 when the plan does not fit, as for every failed check.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "input.h"
+#include "plan.h"
+#include "planfile.h"
+
+int cmd_verify(int argc, char **argv)
+{
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' },
+					      { 0 } };
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		return cli_option_error(c, "verify");
+	if (optind != argc - 2)
+		return cli_usage_error("verify: expected PLAN and TRACE");
+	const char *ppath = argv[optind], *tpath = argv[optind + 1];
+	char err[ERRLEN];
+	struct mp_plan plan;
+	int rc = mp_plan_read_file(ppath, &plan, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	struct trace *t;
+	rc = input_load(tpath, &t, err, sizeof(err));
+	if (rc) {
+		mp_plan_free(&plan);
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	rc = planfile_verify(&plan, t, err, sizeof(err));
+	int status = MP_EXIT_OK;
+	if (rc == PLANFILE_EINVALID) {
+		cli_error("plan '%s' does not fit trace '%s': %s", ppath, tpath, err);
+		status = MP_EXIT_LIMIT;
+	} else if (rc) {
+		cli_error("%s", err);
+		status = MP_EXIT_INTERNAL;
+	} else {
+		uint32_t planned = 0;
+		for (uint32_t i = 0; i < plan.nallocs; i++)
+			planned += plan.allocs[i].offset != MP_PLAN_PASS_THROUGH;
+		printf("%s: valid for %s: %" PRIu32 " requests (%" PRIu32
+		       " planned), pool %" PRIu64 " bytes, lower bound %" PRIu64
+		       ", %" PRIu32 " swaps\n",
+		       ppath, tpath, plan.nallocs, planned, plan.pool_size,
+		       plan.lower_bound, plan.nswaps);
+		if (fflush(stdout) != 0)
+			status = MP_EXIT_OUTPUT;
+	}
+	mp_plan_free(&plan);
+	trace_free(t);
+	return status;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * input.h - what the planner accepts as a trace: a memplan trace (SQLite) or
+ * a MiniMalloc CSV, told apart by the SQLite header, so that every planner
+ * command takes either where it takes a TRACE.
+ */
+#ifndef MEMPLAN_INPUT_H
+#define MEMPLAN_INPUT_H
+
+#include <stddef.h>
+
+#include "trace.h"
+
+/*
+ * Loads the trace at path into *t (owned by the caller, trace_free()): with
+ * trace_load() when the file starts with the SQLite header or cannot be
+ * read (trace_load() then says why), else with mmcsv_import().  Returns 0,
+ * or a trace_err with a sentence in err.
+ */
+int input_load(const char *path, struct trace **t, char *err, size_t errlen);
+
+#endif
