@@ -218,6 +218,9 @@ int cmd_compile(int argc, char **argv)
 		return cli_usage_error("compile: expected one TRACE");
 	if (!out)
 		return cli_usage_error("compile: -o PLAN is required");
+	if (cli_same_file(argv[optind], out))
+		return cli_usage_error("compile: the output '%s' is the input trace: write the plan elsewhere",
+				       out);
 	if (!solver_name_about(strategy)) {
 		cmd_strategy_names(names, sizeof(names), 0);
 		return cli_usage_error("compile: unknown strategy '%s' (known: %s)",

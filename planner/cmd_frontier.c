@@ -305,6 +305,9 @@ int cmd_frontier(int argc, char **argv)
 		step = (from - to) / (double)steps;
 	if (svg && (!*svg || strcmp(svg, "-") == 0))
 		return cli_usage_error("frontier: -o needs a file name for the SVG (the table goes to standard output)");
+	if (svg && optind < argc && cli_same_file(argv[optind], svg))
+		return cli_usage_error("frontier: the SVG '%s' is the input trace: write it elsewhere",
+				       svg);
 	if (!solver_name_about(placer) || !solver_strategy_find(placer)) {
 		/* the searches would spend their time limit at every budget */
 		cmd_strategy_names(names, sizeof(names), 1);

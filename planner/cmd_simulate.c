@@ -160,6 +160,9 @@ int cmd_simulate(int argc, char **argv)
 	if (svg && (!*svg || strcmp(svg, "-") == 0))
 		return cli_usage_error("simulate: -o needs a file name for the SVG (the summary goes to standard output)");
 	const char *ppath = argv[optind], *tpath = argv[optind + 1];
+	if (svg && (cli_same_file(ppath, svg) || cli_same_file(tpath, svg)))
+		return cli_usage_error("simulate: the SVG '%s' is an input: write it elsewhere",
+				       svg);
 	char err[ERRLEN];
 	struct mp_plan plan;
 	struct trace *t = NULL;

@@ -15,14 +15,15 @@
 int input_load(const char *path, struct trace **t, char *err, size_t errlen)
 {
 	char head[16] = { 0 };
-	FILE *f = fopen(path, "rb");
-	int sqlite = 1; /* unreadable: let trace_load say why */
-	if (f) {
-		size_t n = fread(head, 1, sizeof(head), f);
-		fclose(f);
-		sqlite = n == sizeof(head) &&
-			 memcmp(head, "SQLite format 3", 16) == 0;
-	}
+	FILE *f;
+	/* a FIFO, a directory or /dev/zero is refused here, not read */
+	int rc = trace_open_input(path, "cannot open trace", &f, err, errlen);
+	if (rc)
+		return rc;
+	size_t n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	int sqlite = n == sizeof(head) &&
+		     memcmp(head, "SQLite format 3", 16) == 0;
 	return sqlite ? trace_load(path, t, err, errlen)
 		      : mmcsv_import(path, t, err, errlen);
 }

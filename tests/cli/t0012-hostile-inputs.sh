@@ -25,13 +25,13 @@ for input in "$T/fifo" "$T/dir" /dev/zero; do
 		"memplan-trace import --from nsys-sqlite -o $T/o.trace" \
 		"memplan-trace import --from minimalloc-csv -o $T/o.trace" \
 		"memplan-trace import --from pytorch-snapshot -o $T/o.trace" \
-		"memplan-plan inspect"; do
+		"memplan-plan inspect" "memplan-plan compile -o $T/o.plan"; do
 		# shellcheck disable=SC2086
 		expect 3 "$n: $cmd exits 3" limit $cmd "$input"
 		has "$T/err" "'$input': not a regular file" "$n: $cmd names the file"
 	done
 done
-[ ! -e "$T/o.trace" ]
+[ ! -e "$T/o.trace" ] && [ ! -e "$T/o.plan" ]
 ok $? "no output is left behind"
 
 # an output that is the input: refused (exit 2), the input left as it was
@@ -53,6 +53,13 @@ expect 2 "timeline -o its input is refused" \
 	memplan-analyze timeline --format svg "$z" -o "$T/z.link"
 expect 2 "check --junit over its input is refused" \
 	memplan-analyze check --max-peak 1GiB --junit "$z" "$T/z.link"
+expect 2 "compile -o its input is refused" \
+	memplan-plan compile "$z" -o "$T/z.link"
+has "$T/err" "compile: the output '$T/z.link' is the input trace" "and says why"
+expect 2 "simulate -o its input is refused" \
+	memplan-plan simulate "$T/none.plan" "$z" -o "$z"
+expect 2 "frontier -o its input is refused" \
+	memplan-plan frontier "$z" -o "$T/z.link"
 cmp -s "$z" "$T/z.orig"
 ok $? "the input trace is unchanged"
 expect 0 "slice to another file still works" \
