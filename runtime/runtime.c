@@ -7,9 +7,11 @@
  * memplan-replay.
  *
  * Design.  Everything the hot path needs is derived from the plan at open
- * and never allocated again: clock[k] says which request ordinal k of the
+ * and never allocated again: two cursors over the entries, one in alloc
+ * order and one in free order, say which request ordinal k of the
  * iteration is (an alloc or a free of plan entry r, or the free of a buffer
- * from before the iteration); per entry, the swaps whose region it borrows
+ * from before the iteration), so that memory is bounded by the entries the
+ * file holds, never by the count of requests it claims; per entry, the swaps whose region it borrows
  * (it waits for their copy-out) and, per swap, the entries borrowing it.  A
  * request that matches costs a lock, a few compares and at most a handful of
  * backend calls when swaps or several streams are involved: O(1).
@@ -59,6 +61,7 @@ struct rt_req {
 	void *real;     /* what the real allocator gave it this iteration */
 	uint32_t below; /* the live pool request under it at the same offset */
 	uint8_t live;   /* enum live */
+	uint8_t covered; /* a buffer placed over it at its address was freed */
 	int8_t stream;  /* stream slot of its alloc, -1 untracked */
 };
 
@@ -86,7 +89,8 @@ struct mp_runtime {
 	uint32_t nev;         /* entries of ev_out and ev_in */
 
 	/* derived from the plan; read-only after open */
-	uint32_t *clock;      /* nrequests entries: r << 1 | is_free */
+	uint32_t *byup;       /* entries with a free, by free ordinal */
+	uint32_t nfrees;
 	uint64_t *offs;       /* distinct planned offsets, sorted */
 	uint32_t noffs;
 	uint32_t *slot;       /* per entry: index in offs */
@@ -104,6 +108,7 @@ struct mp_runtime {
 	int phase, explicit_mode, chained, last_complete, use_pool;
 	unsigned confirm_left;
 	uint64_t k;           /* next clock ordinal of the followed iteration */
+	uint32_t ca, cf;      /* first entry (by alloc, by free) at k or later */
 	uint32_t next_out, next_in;
 	uint64_t live_pool;   /* pool buffers live, any iteration */
 	uint32_t nout;        /* swaps out or pending */
@@ -262,13 +267,39 @@ static uint32_t first_alloc_at(const struct mp_plan *p, uint64_t at)
 	return lo;
 }
 
+/* The first free (index into byup) whose ordinal is >= at. */
+static uint32_t first_free_at(const mp_runtime *rt, uint64_t at)
+{
+	uint32_t lo = 0, hi = rt->nfrees;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (rt->plan.allocs[rt->byup[mid]].upper < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* What request ordinal k is: r << 1 for the alloc of entry r, r << 1 | 1
+ * for its free, CLOCK_FOREIGN for neither (the free of a buffer from before
+ * the iteration, or past the plan's end).  O(1): the cursors. */
+static uint32_t clock_now(const mp_runtime *rt)
+{
+	const struct mp_plan *p = &rt->plan;
+	if (rt->ca < p->nallocs && p->allocs[rt->ca].lower == rt->k)
+		return rt->ca << 1;
+	if (rt->cf < rt->nfrees && p->allocs[rt->byup[rt->cf]].upper == rt->k)
+		return rt->byup[rt->cf] << 1 | 1;
+	return CLOCK_FOREIGN;
+}
+
 /* Fills the read-only tables.  0, or -1 when out of memory. */
 static int derive(mp_runtime *rt)
 {
 	const struct mp_plan *p = &rt->plan;
 	uint32_t n = p->nallocs, ns = p->nswaps;
-	size_t nreq = (size_t)p->nrequests;
-	rt->clock = malloc((nreq ? nreq : 1) * sizeof(*rt->clock));
+	rt->byup = malloc((n ? n : 1) * sizeof(*rt->byup));
 	rt->req = calloc(n ? n : 1, sizeof(*rt->req));
 	rt->slot = malloc((n ? n : 1) * sizeof(*rt->slot));
 	rt->offs = malloc((n ? n : 1) * sizeof(*rt->offs));
@@ -279,19 +310,26 @@ static int derive(mp_runtime *rt)
 	rt->ins = malloc((ns ? ns : 1) * sizeof(*rt->ins));
 	rt->swap_state = calloc(ns ? ns : 1, 1);
 	rt->watch = malloc((ns ? ns : 1) * sizeof(*rt->watch));
-	if (!rt->clock || !rt->req || !rt->slot || !rt->offs || !rt->own0 ||
+	if (!rt->byup || !rt->req || !rt->slot || !rt->offs || !rt->own0 ||
 	    !rt->wait0 || !rt->borrow0 || !rt->outs || !rt->ins ||
 	    !rt->swap_state || !rt->watch)
 		return -1;
 
-	for (size_t k = 0; k < nreq; k++)
-		rt->clock[k] = CLOCK_FOREIGN;
+	struct keyed *fk = malloc((n ? n : 1) * sizeof(*fk));
+	if (!fk)
+		return -1;
+	uint32_t nf = 0;
+	for (uint32_t r = 0; r < n; r++)
+		if (p->allocs[r].upper != MP_PLAN_NO_FREE)
+			fk[nf++] = (struct keyed){ p->allocs[r].upper, r };
+	qsort(fk, nf, sizeof(*fk), cmp_keyed);
+	for (uint32_t i = 0; i < nf; i++)
+		rt->byup[i] = fk[i].idx;
+	rt->nfrees = nf;
+	free(fk);
 	uint32_t no = 0;
 	for (uint32_t r = 0; r < n; r++) {
 		const struct mp_plan_alloc *a = &p->allocs[r];
-		rt->clock[a->lower] = r << 1;
-		if (a->upper != MP_PLAN_NO_FREE)
-			rt->clock[a->upper] = r << 1 | 1;
 		if (a->offset != MP_PLAN_PASS_THROUGH)
 			rt->offs[no++] = a->offset;
 		rt->req[r].below = NONE32;
@@ -582,6 +620,8 @@ static void start(mp_runtime *rt, uint64_t k, int trusted)
 {
 	rt->phase = PH_FOLLOW;
 	rt->k = k;
+	rt->ca = first_alloc_at(&rt->plan, k);
+	rt->cf = first_free_at(rt, k);
 	rt->chained = 0;
 	rt->last_complete = 0;
 	rt->use_pool = 0;
@@ -596,8 +636,22 @@ static void start(mp_runtime *rt, uint64_t k, int trusted)
 static void advance(mp_runtime *rt)
 {
 	uint64_t served = rt->k++;
+	if (rt->ca < rt->plan.nallocs && rt->plan.allocs[rt->ca].lower == served)
+		rt->ca++;
+	if (rt->cf < rt->nfrees &&
+	    rt->plan.allocs[rt->byup[rt->cf]].upper == served)
+		rt->cf++;
 	if (rt->use_pool) {
 		uint32_t ns = rt->plan.nswaps;
+		/* swap-ins first: where a swap of a buffer ends at the ordinal
+		 * where another one of it starts (plans refuse it, but), the
+		 * bytes must be back before they are copied out again */
+		while (rt->next_in < ns &&
+		       rt->plan.swaps[rt->ins[rt->next_in]].in_at == served) {
+			uint32_t w = rt->ins[rt->next_in++];
+			if (rt->swap_state[w] == SW_OUT && !swap_in(rt, w))
+				rt->watch[rt->nwatch++] = w;
+		}
 		while (rt->next_out < ns &&
 		       rt->plan.swaps[rt->outs[rt->next_out]].out_at == served) {
 			uint32_t w = rt->outs[rt->next_out++];
@@ -606,12 +660,6 @@ static void advance(mp_runtime *rt)
 					(unsigned long long)rt->plan.swaps[w].request);
 				return;
 			}
-		}
-		while (rt->next_in < ns &&
-		       rt->plan.swaps[rt->ins[rt->next_in]].in_at == served) {
-			uint32_t w = rt->ins[rt->next_in++];
-			if (rt->swap_state[w] == SW_OUT && !swap_in(rt, w))
-				rt->watch[rt->nwatch++] = w;
 		}
 	}
 	if (rt->k == rt->plan.nrequests) {
@@ -637,16 +685,16 @@ static void mismatch(mp_runtime *rt, const char *what)
 	}
 	const struct mp_plan *p = &rt->plan;
 	char want[96];
+	uint32_t c = clock_now(rt);
 	if (rt->k >= p->nrequests)
 		snprintf(want, sizeof(want), "the end of the iteration");
-	else if (rt->clock[rt->k] == CLOCK_FOREIGN)
+	else if (c == CLOCK_FOREIGN)
 		snprintf(want, sizeof(want), "a free of a buffer from before the iteration");
-	else if (rt->clock[rt->k] & 1)
-		snprintf(want, sizeof(want), "the free of plan entry %u",
-			 rt->clock[rt->k] >> 1);
+	else if (c & 1)
+		snprintf(want, sizeof(want), "the free of plan entry %u", c >> 1);
 	else
 		snprintf(want, sizeof(want), "an alloc of %llu bytes",
-			 (unsigned long long)p->allocs[rt->clock[rt->k] >> 1].size);
+			 (unsigned long long)p->allocs[c >> 1].size);
 	diverge(rt, "request %llu of the iteration is %s where the plan has %s",
 		(unsigned long long)rt->k, what, want);
 }
@@ -665,6 +713,7 @@ static void push_live(mp_runtime *rt, uint32_t r, void *ptr, int slot)
 	uint32_t *top = &rt->slot_top[rt->slot[r]];
 	q->ptr = ptr;
 	q->live = LIVE_POOL;
+	q->covered = 0;
 	q->stream = (int8_t)slot;
 	q->below = *top;
 	*top = r;
@@ -678,6 +727,29 @@ static uint32_t find_live(const mp_runtime *rt, const void *ptr)
 	return sl == NONE32 ? NONE32 : rt->slot_top[sl];
 }
 
+/* Are some of pool request r's bytes swapped out now? */
+static int swapped_out(const mp_runtime *rt, uint32_t r)
+{
+	for (uint32_t w = rt->own0[r]; w < rt->own0[r + 1]; w++)
+		if (rt->swap_state[w] == SW_OUT || rt->swap_state[w] == SW_PENDING)
+			return 1;
+	return 0;
+}
+
+/* The live pool request that a free of pool address ptr, which the plan
+ * does not expect, may release; NONE32 when it must be refused: nothing
+ * live starts there (a second free, or an address inside a buffer), or
+ * what is live there is swapped out and a buffer placed over it at the
+ * same address was freed already (a second free of that one is then the
+ * likelier reading, and releasing the swapped-out one would lose it). */
+static uint32_t free_target(const mp_runtime *rt, const void *ptr)
+{
+	uint32_t r = find_live(rt, ptr);
+	if (r == NONE32 || rt->req[r].ptr != ptr || rt->req[r].live != LIVE_POOL)
+		return NONE32;
+	return rt->req[r].covered && swapped_out(rt, r) ? NONE32 : r;
+}
+
 /* Releases pool request r, freed on stream. */
 static void release_pool(mp_runtime *rt, uint32_t r, void *stream)
 {
@@ -685,8 +757,11 @@ static void release_pool(mp_runtime *rt, uint32_t r, void *stream)
 	uint32_t *at = &rt->slot_top[rt->slot[r]];
 	while (*at != r && *at != NONE32)
 		at = &rt->req[*at].below;
-	if (*at == r)
+	if (*at == r) {
 		*at = q->below;
+		if (q->below != NONE32) /* its address now names two frees */
+			rt->req[q->below].covered = 1;
+	}
 	q->below = NONE32;
 	q->live = LIVE_NO;
 	q->ptr = NULL;
@@ -816,7 +891,7 @@ void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 		rt->chained = 0;
 	}
 	if (rt->phase == PH_FOLLOW) {
-		uint32_t c = rt->k < pl->nrequests ? rt->clock[rt->k] : CLOCK_FOREIGN;
+		uint32_t c = rt->k < pl->nrequests ? clock_now(rt) : CLOCK_FOREIGN;
 		if (rt->k < pl->nrequests && c != CLOCK_FOREIGN && !(c & 1) &&
 		    pl->allocs[c >> 1].size == size) {
 			p = serve(rt, c >> 1, size, stream, mem, rcp);
@@ -849,6 +924,7 @@ int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 	if (!ptr)
 		return 0;
 	int pooled = in_pool(rt, ptr);
+	uint32_t target = NONE32;
 	pthread_mutex_lock(&rt->lock);
 	if (rt->nwatch)
 		watch_swapins(rt);
@@ -857,7 +933,7 @@ int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 		uint32_t r = NONE32;
 		int match = 0;
 		if (rt->k < pl->nrequests) {
-			uint32_t c = rt->clock[rt->k];
+			uint32_t c = clock_now(rt);
 			if (c == CLOCK_FOREIGN) {
 				match = !pooled;
 			} else if (c & 1) {
@@ -882,18 +958,26 @@ int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 		char what[64];
 		snprintf(what, sizeof(what), "a free of %s",
 			 pooled ? "a pool buffer" : "a buffer of the real allocator");
+		/* what the free may release is decided before the divergence
+		 * brings swapped bytes back */
+		if (pooled)
+			target = free_target(rt, ptr);
 		mismatch(rt, what);
+	} else if (pooled) {
+		target = free_target(rt, ptr);
 	}
 	if (pooled) {
-		uint32_t r = find_live(rt, ptr);
-		if (r == NONE32 || rt->req[r].ptr != ptr || rt->req[r].live != LIVE_POOL)
+		int rc = 0;
+		if (target == NONE32) {
 			warn(rt, W_BADFREE,
-			     "a free of pool address %p, which holds no live buffer, was ignored",
+			     "a free of pool address %p, which holds no live buffer the runtime can release, was refused (invalid value)",
 			     ptr);
-		else
-			release_pool(rt, r, stream);
+			rc = RUNTIME_EINVAL;
+		} else {
+			release_pool(rt, target, stream);
+		}
 		pthread_mutex_unlock(&rt->lock);
-		return 0;
+		return rc;
 	}
 	rt->st.real_frees++;
 	pthread_mutex_unlock(&rt->lock);
@@ -1008,7 +1092,7 @@ static void release(mp_runtime *rt)
 		be->host_free(rt->staging);
 	if (rt->pool_mem)
 		be->free(rt->pool_mem, MP_MEM_RUNTIME, NULL);
-	free(rt->clock);
+	free(rt->byup);
 	free(rt->req);
 	free(rt->slot);
 	free(rt->offs);

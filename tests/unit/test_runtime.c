@@ -12,6 +12,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +22,7 @@
 #include "memplan.h"
 #include "plan.h"
 #include "replay.h"
+#include "runtime.h"
 #include "tap.h"
 
 #define KiB 1024u
@@ -356,6 +358,180 @@ static void test_divergence_swapped(void)
 	mp_backend_host_delay(0);
 }
 
+/* A second free of B, placed at A's address while A is swapped out, must not
+ * release A (issue 22): it is refused as the real cudaFree refuses a
+ * pointer it did not hand out, and so is a free of an address where nothing
+ * live starts.  A's swap-in comes after alloc E here, so that A is still
+ * out when the second free arrives. */
+static void test_double_free(void)
+{
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	p.swaps[0].in_at = 4;
+	mp_runtime *rt = open_host(write_plan("dfree.plan", &p), 0);
+	if (!rt)
+		return;
+	mp_iteration_begin(rt);
+	void *a = mp_alloc(rt, 64 * KiB, NULL);
+	replay_fill(a, 64 * KiB, 0, 0, 0);
+	void *c = mp_alloc(rt, 32 * KiB, NULL); /* A goes out */
+	void *b = mp_alloc(rt, 64 * KiB, NULL);
+	replay_fill(b, 64 * KiB, 0, 2, 0);
+	CHECK(b == a, "B is placed at A's address while A is out");
+	CHECK(runtime_free(rt, b, NULL, MP_MEM_RUNTIME) == 0, "  ... B's free as planned succeeds");
+	CHECK(runtime_free(rt, b, NULL, MP_MEM_RUNTIME) == RUNTIME_EINVAL,
+	      "  ... a second free of B is refused (cudaErrorInvalidValue)");
+	struct mp_stats s;
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.pool_frees, 1, "  ... and released nothing");
+	CHECK(intact(a, 64 * KiB, 0), "  ... A's bytes came back with the divergence");
+	CHECK(runtime_free(rt, (char *)c + 256, NULL, MP_MEM_RUNTIME) == RUNTIME_EINVAL,
+	      "a free of an address inside a live pool buffer is refused");
+	CHECK(runtime_free(rt, a, NULL, MP_MEM_RUNTIME) == 0,
+	      "A's own free, its bytes back, releases it");
+	CHECK(runtime_free(rt, a, NULL, MP_MEM_RUNTIME) == RUNTIME_EINVAL,
+	      "  ... and a second free of it is refused");
+	CHECK(runtime_free(rt, c, NULL, MP_MEM_RUNTIME) == 0, "C's free succeeds");
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.pool_frees, 3, "  ... 3 pool buffers released, once each");
+	mp_iteration_end(rt);
+	void *ptr[4];
+	mp_iteration_begin(rt);
+	run_iteration(rt, ptr, 1);
+	CHECK(mp_iteration_end(rt) == 1, "  ... and the next iteration follows the plan");
+	mp_close(rt);
+}
+
+/* Two buffers borrow A's bytes when the iteration diverges: A stays out
+ * until the last of them is freed, not the first (the other one still holds
+ * half of A's bytes).  Clock: 0 alloc A 64K @0, 1 alloc C 32K @64K [A out],
+ * 2 alloc B1 32K @0, 3 alloc B2 32K @32K, 4 free B1, 5 free B2 [A in],
+ * 6 free A, 7 free C. */
+static void test_two_borrowers(void)
+{
+	static const uint64_t sz[] = { 64 * KiB, 32 * KiB, 32 * KiB, 32 * KiB };
+	static const uint64_t off[] = { 0, 64 * KiB, 0, 32 * KiB };
+	static const uint64_t lo[] = { 0, 1, 2, 3 }, up[] = { 6, 7, 4, 5 };
+	struct mp_plan p;
+	memset(&p, 0, sizeof(p));
+	p.version = MP_PLAN_VERSION;
+	p.pool_align = 256;
+	p.pool_size = p.lower_bound = 96 * KiB;
+	p.nrequests = 8;
+	p.nallocs = 4;
+	p.allocs = calloc(4, sizeof(*p.allocs));
+	for (int i = 0; i < 4; i++)
+		p.allocs[i] = (struct mp_plan_alloc){ sz[i], off[i], (uint64_t)i,
+						      lo[i], up[i], 0 };
+	p.fingerprint = mp_plan_fingerprint(sz, 4);
+	snprintf(p.strategy, sizeof(p.strategy), "test");
+	p.nswaps = 1;
+	p.host_staging = 64 * KiB;
+	p.swaps = calloc(1, sizeof(*p.swaps));
+	p.swaps[0] = (struct mp_plan_swap){ 0, 1, 5, 0, 64 * KiB, 0, 0 };
+	mp_runtime *rt = open_host(write_plan("two.plan", &p), 0);
+	if (!rt)
+		return;
+	for (int round = 0; round < 2; round++) {
+		mp_iteration_begin(rt);
+		void *a = mp_alloc(rt, 64 * KiB, NULL);
+		replay_fill(a, 64 * KiB, 0, 0, 0);
+		void *c = mp_alloc(rt, 32 * KiB, NULL);
+		void *b1 = mp_alloc(rt, 32 * KiB, NULL);
+		void *b2 = mp_alloc(rt, 32 * KiB, NULL);
+		replay_fill(b1, 32 * KiB, 0, 1, 0);
+		replay_fill(b2, 32 * KiB, 0, 2, 0);
+		if (round == 0) {
+			CHECK(b1 == a && (char *)b2 == (char *)a + 32 * KiB,
+			      "two borrowers over A's bytes");
+			mp_free(rt, b1, NULL);
+			mp_free(rt, b2, NULL);
+			CHECK(intact(a, 64 * KiB, 0), "  ... A is back after both, as planned");
+			mp_free(rt, a, NULL);
+			mp_free(rt, c, NULL);
+			CHECK(mp_iteration_end(rt) == 1, "  ... followed");
+			continue;
+		}
+		void *x = mp_alloc(rt, 1000, NULL); /* the plan has B1's free */
+		struct mp_stats s;
+		mp_stats_get(rt, &s);
+		CHECK_EQ_U64(s.divergences, 1, "a divergence while both borrowers are live");
+		mp_free(rt, b1, NULL);
+		CHECK(intact(b2, 32 * KiB, 2),
+		      "  ... the first borrower's free leaves the second one's bytes alone");
+		mp_stats_get(rt, &s);
+		CHECK_EQ_U64(s.sync_swapins, 0, "  ... A stays out");
+		mp_free(rt, b2, NULL);
+		mp_stats_get(rt, &s);
+		CHECK_EQ_U64(s.sync_swapins, 1, "  ... the last borrower's free brings A back");
+		CHECK(intact(a, 64 * KiB, 0), "  ... A's bytes are intact");
+		mp_free(rt, x, NULL);
+		mp_free(rt, a, NULL);
+		mp_free(rt, c, NULL);
+		mp_iteration_end(rt);
+	}
+	mp_close(rt);
+}
+
+/* Two swaps of A meeting at one ordinal, which files cannot carry any more
+ * (the loader refuses them), given to the runtime directly: at the ordinal
+ * where the first comes back and the second goes out, the swap-in goes
+ * first, so that the second copies A's bytes out, not B's. */
+static void test_swaps_meeting(void)
+{
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	p.swaps = realloc(p.swaps, 2 * sizeof(*p.swaps));
+	p.nswaps = 2;
+	p.host_staging = 128 * KiB;
+	p.swaps[0] = (struct mp_plan_swap){ 0, 1, 3, 0, 64 * KiB, 0, 0 };
+	p.swaps[1] = (struct mp_plan_swap){ 0, 3, 4, 0, 64 * KiB, 64 * KiB, 0 };
+	CHECK(mp_plan_validate(&p, err, sizeof(err)) != 0,
+	      "two swaps of one request meeting at an ordinal fail validation");
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	o.verbose = -1;
+	mp_runtime *rt = runtime_open_plan(&p, mp_backend_host(), &o, err, sizeof(err));
+	CHECK(rt != NULL, "  ... the runtime follows such a plan given directly");
+	if (!rt) {
+		mp_plan_free(&p);
+		return;
+	}
+	void *ptr[4];
+	mp_iteration_begin(rt);
+	run_iteration(rt, ptr, 1);
+	CHECK(mp_iteration_end(rt) == 1, "  ... to its end");
+	mp_close(rt);
+}
+
+/* A plan of a few entries claiming 2^32 - 2 requests: the runtime's memory
+ * follows the entries the file holds, not the count it claims. */
+static void test_huge_count(void)
+{
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	p.nrequests = UINT32_MAX - 1;
+	char *path = write_plan("huge-count.plan", &p);
+	struct rusage r0, r1;
+	getrusage(RUSAGE_SELF, &r0);
+	mp_runtime *rt = open_host(path, 0);
+	getrusage(RUSAGE_SELF, &r1);
+	CHECK(rt != NULL, "a plan claiming 2^32 - 2 requests opens");
+	printf("# peak resident set %ld KiB before, %ld KiB after\n", r0.ru_maxrss,
+	       r1.ru_maxrss);
+	CHECK(r1.ru_maxrss - r0.ru_maxrss < 64 * 1024,
+	      "  ... without taking memory for the requests it claims");
+	if (!rt)
+		return;
+	mp_iteration_begin(rt);
+	void *a = mp_alloc(rt, 64 * KiB, NULL);
+	CHECK(a && mp_owns(rt, a), "  ... and follows its entries");
+	mp_free(rt, a, NULL);
+	mp_iteration_end(rt);
+	mp_close(rt);
+}
+
 static void test_pass_and_foreign(void)
 {
 	struct mp_plan p;
@@ -515,6 +691,10 @@ int main(int argc, char **argv)
 		test_divergence();
 		test_divergence_swapped();
 		test_pass_and_foreign();
+		test_double_free();
+		test_two_borrowers();
+		test_swaps_meeting();
+		test_huge_count();
 		test_bad_input();
 	}
 	test_threads(threads_only ? 5000 : 20000);
