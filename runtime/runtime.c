@@ -44,14 +44,14 @@
 
 #define NONE32 UINT32_MAX
 #define CLOCK_FOREIGN UINT32_MAX /* the free of a buffer the plan lacks */
-#define RT_STREAMS 16             /* streams with their own fence state */
+#define RT_STREAMS 32             /* streams tracked at once (slots) */
 #define DEFAULT_MATCH 8
 
 enum phase { PH_IDLE, PH_FOLLOW };
 enum live { LIVE_NO = 0, LIVE_POOL = 1 };
 enum swap_state { SW_IDLE = 0, SW_OUT, SW_PENDING, SW_IN };
 /* kinds of warning, each printed once unless verbose */
-enum warn_kind { W_DIVERGE, W_SKIP, W_BADFREE, W_SWAP, W_NKINDS };
+enum warn_kind { W_DIVERGE, W_SKIP, W_BADFREE, W_SWAP, W_STREAMS, W_NKINDS };
 
 /* A pool instance of an entry can outlive its iteration (after a
  * divergence) while the next iteration serves the same entry from the real
@@ -62,12 +62,20 @@ struct rt_req {
 	uint32_t below; /* the live pool request under it at the same offset */
 	uint8_t live;   /* enum live */
 	uint8_t covered; /* a buffer placed over it at its address was freed */
-	int8_t stream;  /* stream slot of its alloc, -1 untracked */
+	int8_t stream;  /* stream slot of its alloc (pool buffers: always one) */
 };
 
+/* A slot is taken by a stream at its first request and given to another
+ * stream only when no live pool buffer was allocated on it (refs == 0): a
+ * swap's owner stream, and the stream its borrowers wait for, are always
+ * known.  The least recently used such slot goes; a stream leaving with
+ * pool frees is synchronised first, so that no later reuse needs to wait
+ * for it. */
 struct rt_stream {
 	void *handle;
 	uint32_t free_gen;          /* pool frees on this stream so far */
+	uint32_t refs;              /* live pool buffers allocated on it */
+	uint64_t used;              /* the request count at its last request */
 	uint32_t seen[RT_STREAMS];  /* free_gen of each stream last waited for */
 };
 
@@ -105,6 +113,7 @@ struct mp_runtime {
 	uint8_t *swap_state;
 	struct rt_stream streams[RT_STREAMS];
 	int nstreams, last_stream, copy_slot;
+	uint64_t ticks;       /* requests that named a stream */
 	int phase, explicit_mode, chained, last_complete, use_pool;
 	unsigned confirm_left;
 	uint64_t k;           /* next clock ordinal of the followed iteration */
@@ -400,22 +409,51 @@ static int derive(mp_runtime *rt)
 
 /* --- streams and fences ---------------------------------------------------- */
 
-/* The slot of stream s, added when new; -1 when the table is full (such a
- * stream is fenced against every other, every time). */
+/* A slot to give to a new stream when the table is full: the least
+ * recently used one with no live pool buffer allocated on it (never the
+ * copy stream's), its stream synchronised when it freed pool memory (its
+ * frees are then behind every later reuse, whatever stream).  -1 when none
+ * can go. */
+static int stream_evict(mp_runtime *rt)
+{
+	int v = -1;
+	for (int i = 0; i < rt->nstreams; i++)
+		if (i != rt->copy_slot && rt->streams[i].refs == 0 &&
+		    (v < 0 || rt->streams[i].used < rt->streams[v].used))
+			v = i;
+	if (v >= 0 && rt->streams[v].free_gen &&
+	    rt->be->stream_sync(rt->streams[v].handle))
+		return -1;
+	return v;
+}
+
+/* The slot of stream s, taken when new (from the least recently used
+ * stream that holds no live pool buffer when the table is full); -1 when
+ * every slot holds some. */
 static int stream_slot(mp_runtime *rt, void *s)
 {
-	if (rt->streams[rt->last_stream].handle == s && rt->nstreams)
-		return rt->last_stream;
-	for (int i = 0; i < rt->nstreams; i++)
-		if (rt->streams[i].handle == s)
-			return rt->last_stream = i;
-	if (rt->nstreams == RT_STREAMS)
-		return -1;
-	struct rt_stream *e = &rt->streams[rt->nstreams];
-	memset(e, 0, sizeof(*e));
-	e->handle = s;
-	/* a new stream has seen nothing: it waits for every earlier free */
-	return rt->last_stream = rt->nstreams++;
+	int i = rt->last_stream;
+	if (!rt->nstreams || rt->streams[i].handle != s) {
+		for (i = 0; i < rt->nstreams; i++)
+			if (rt->streams[i].handle == s)
+				break;
+		if (i == rt->nstreams) {
+			if (rt->nstreams < RT_STREAMS)
+				rt->nstreams++;
+			else if ((i = stream_evict(rt)) < 0)
+				return -1;
+			struct rt_stream *e = &rt->streams[i];
+			memset(e, 0, sizeof(*e));
+			e->handle = s;
+			/* a new stream has seen nothing: it waits for every
+			 * earlier free; and nobody has seen its frees */
+			for (int j = 0; j < rt->nstreams; j++)
+				rt->streams[j].seen[i] = 0;
+		}
+		rt->last_stream = i;
+	}
+	rt->streams[i].used = ++rt->ticks;
+	return i;
 }
 
 /* Makes stream (slot j, or untracked when j < 0) wait for all work
@@ -453,7 +491,7 @@ static int swap_out(mp_runtime *rt, uint32_t w)
 	struct rt_req *o = &rt->req[s->request];
 	if (o->live != LIVE_POOL)
 		return 0; /* served by the real allocator: nothing shares it */
-	void *owner = o->stream >= 0 ? rt->streams[o->stream].handle : NULL;
+	void *owner = rt->streams[o->stream].handle;
 	const struct mp_backend *be = rt->be;
 	if (be->event_record(rt->scratch, owner) ||
 	    be->stream_wait(rt->copy_stream, rt->scratch) ||
@@ -476,7 +514,7 @@ static int swap_in(mp_runtime *rt, uint32_t w)
 {
 	const struct mp_plan_swap *s = &rt->plan.swaps[w];
 	struct rt_req *o = &rt->req[s->request];
-	void *owner = o->stream >= 0 ? rt->streams[o->stream].handle : NULL;
+	void *owner = rt->streams[o->stream].handle;
 	const struct mp_backend *be = rt->be;
 	if (rt->swap_state[w] == SW_PENDING)
 		rt->npending--;
@@ -715,6 +753,7 @@ static void push_live(mp_runtime *rt, uint32_t r, void *ptr, int slot)
 	q->live = LIVE_POOL;
 	q->covered = 0;
 	q->stream = (int8_t)slot;
+	rt->streams[slot].refs++;
 	q->below = *top;
 	*top = r;
 	rt->live_pool++;
@@ -765,6 +804,7 @@ static void release_pool(mp_runtime *rt, uint32_t r, void *stream)
 	q->below = NONE32;
 	q->live = LIVE_NO;
 	q->ptr = NULL;
+	rt->streams[q->stream].refs--;
 	rt->live_pool--;
 	rt->st.pool_frees++;
 	int sl = stream_slot(rt, stream);
@@ -800,10 +840,15 @@ static void *serve(mp_runtime *rt, uint32_t r, size_t size, void *stream,
 {
 	const struct mp_plan_alloc *a = &rt->plan.allocs[r];
 	void *p = NULL;
-	if (rt->use_pool && a->offset != MP_PLAN_PASS_THROUGH) {
-		int sl = stream_slot(rt, stream);
+	int sl = rt->use_pool && a->offset != MP_PLAN_PASS_THROUGH ?
+			 stream_slot(rt, stream) : -1;
+	if (rt->use_pool && a->offset != MP_PLAN_PASS_THROUGH && sl < 0)
+		warn(rt, W_STREAMS,
+		     "request %llu of the iteration is on a stream the runtime cannot track (each of its %d stream slots holds a live pool buffer): the real allocator serves it",
+		     (unsigned long long)rt->k, RT_STREAMS);
+	if (sl >= 0) {
 		p = rt->pool + a->offset;
-		int bad = rt->nstreams > 1 || sl < 0 ? fence(rt, sl, stream) : 0;
+		int bad = rt->nstreams > 1 ? fence(rt, sl, stream) : 0;
 		/* borrowing a swapped-out buffer's bytes: after its copy-out,
 		 * and after what its own stream still does with them (reads
 		 * enqueued after the swap-out was issued) */
@@ -817,8 +862,8 @@ static void *serve(mp_runtime *rt, uint32_t r, size_t size, void *stream,
 #ifndef MP_FAULT_NO_SWAPOUT_WAIT /* a test build leaves these waits out */
 			bad = rt->be->stream_wait(stream, rt->ev_out[w]);
 			rt->st.stream_waits++;
-			if (!bad && (o->stream != sl || sl < 0)) {
-				void *os = o->stream >= 0 ? rt->streams[o->stream].handle : NULL;
+			if (!bad && o->stream != sl) {
+				void *os = rt->streams[o->stream].handle;
 				bad = rt->be->event_record(rt->scratch, os) ||
 				      rt->be->stream_wait(stream, rt->scratch);
 				rt->st.stream_waits++;

@@ -54,6 +54,10 @@ stat_is swaps_in 3 "  ... 3 swap-ins"
 export FAKECUDA_DELAY_US=300 FAKECUDA_COPY_DELAY_US=20000
 run "  ... also with slow copies and random delays on every stream" "$T/swap.plan" "$T/swap.trace" --iterations 4
 run "  ... and with cudaMallocAsync on 2 streams" "$T/swap.plan" "$T/swap.trace" --iterations 4 --async --streams 2
+run "  ... and with a new pair of streams every iteration, 20 iterations (more streams than the runtime's slots)" \
+	"$T/swap.plan" "$T/swap.trace" --iterations 20 --async --streams 2 --fresh-streams
+stat_is completed 20 "  ... every iteration followed, swaps included"
+stat_is divergences 0 "  ... no divergence"
 unset FAKECUDA_DELAY_US FAKECUDA_COPY_DELAY_US
 run "  ... and with cuMemAlloc_v2" "$T/swap.plan" "$T/swap.trace" --iterations 4 --driver
 stat_is swaps_out 3 "  ... which is interposed too"

@@ -532,6 +532,250 @@ static void test_huge_count(void)
 	mp_close(rt);
 }
 
+/* --- the ordering the runtime asks of the backend ---------------------------- */
+
+/* The host backend with its event records, stream waits, copies and syncs
+ * logged, so that a test can check which stream waits for which: the host
+ * backend's copies run at once, so wrong ordering never shows in bytes. */
+enum { OP_RECORD, OP_WAIT, OP_COPY, OP_SYNC };
+struct logged {
+	int op;
+	void *a, *b; /* record: event, stream; wait: stream, event; copy: stream */
+};
+static struct logged oplog[4096];
+static size_t nlog;
+static struct mp_backend tracing;
+
+static void log_op(int op, void *a, void *b)
+{
+	if (nlog < sizeof(oplog) / sizeof(oplog[0]))
+		oplog[nlog++] = (struct logged){ op, a, b };
+}
+
+static int t_record(void *e, void *s)
+{
+	log_op(OP_RECORD, e, s);
+	return mp_backend_host()->event_record(e, s);
+}
+
+static int t_wait(void *s, void *e)
+{
+	log_op(OP_WAIT, s, e);
+	return mp_backend_host()->stream_wait(s, e);
+}
+
+static int t_copy(void *dst, const void *src, size_t n, int dir, void *s)
+{
+	log_op(OP_COPY, s, (void *)(uintptr_t)dir);
+	return mp_backend_host()->copy(dst, src, n, dir, s);
+}
+
+static int t_sync(void *s)
+{
+	log_op(OP_SYNC, s, NULL);
+	return mp_backend_host()->stream_sync(s);
+}
+
+static void *copy_stream;
+
+static int t_stream_create(void **s)
+{
+	int rc = mp_backend_host()->stream_create(s);
+	copy_stream = *s;
+	return rc;
+}
+
+static void init_tracing(void)
+{
+	tracing = *mp_backend_host();
+	tracing.event_record = t_record;
+	tracing.stream_wait = t_wait;
+	tracing.copy = t_copy;
+	tracing.stream_sync = t_sync;
+	tracing.stream_create = t_stream_create;
+}
+
+/* Does stream t, after log entry from, wait for the work stream s had
+ * enqueued at some record in [from, nlog)?  (An event recorded on s, then
+ * waited for by t before it is recorded again.) */
+static int waits_for(void *t, void *s, size_t from)
+{
+	for (size_t i = from; i < nlog; i++) {
+		if (oplog[i].op != OP_RECORD || oplog[i].b != s)
+			continue;
+		for (size_t j = i + 1; j < nlog; j++) {
+			if (oplog[j].op == OP_RECORD && oplog[j].a == oplog[i].a)
+				break;
+			if (oplog[j].op == OP_WAIT && oplog[j].a == t &&
+			    oplog[j].b == oplog[i].a)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static size_t first_copy(int dir, size_t from)
+{
+	for (size_t i = from; i < nlog; i++)
+		if (oplog[i].op == OP_COPY && oplog[i].b == (void *)(uintptr_t)dir)
+			return i;
+	return nlog;
+}
+
+/* The swap plan with A on stream S0, C and E on S1, B on S2, in the first
+ * iteration followed (no pool free before B: no fence hides a missing
+ * wait).  Each ordering of the runtime's design, one by one. */
+static void test_ordering(void)
+{
+	void *S0 = (void *)0x100, *S1 = (void *)0x101, *S2 = (void *)0x102;
+	init_tracing();
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	o.verbose = -1;
+	mp_runtime *rt = runtime_open_plan(&p, &tracing, &o, err, sizeof(err));
+	CHECK(rt != NULL, "a runtime on a backend that logs what it is asked");
+	if (!rt) {
+		mp_plan_free(&p);
+		return;
+	}
+	for (int round = 0; round < 2; round++) {
+		nlog = 0;
+		mp_iteration_begin(rt);
+		void *a = mp_alloc(rt, 64 * KiB, S0);
+		size_t at_c = nlog;
+		void *c = mp_alloc(rt, 32 * KiB, S1); /* A goes out */
+		size_t out = first_copy(MP_COPY_D2H, at_c);
+		size_t at_b = nlog;
+		void *b = mp_alloc(rt, 64 * KiB, S2);
+		size_t at_free = nlog;
+		mp_free(rt, b, S2); /* A comes back */
+		size_t in = first_copy(MP_COPY_H2D, at_free);
+		size_t at_e = nlog;
+		void *e = mp_alloc(rt, 16 * KiB, S1);
+		if (round == 0) {
+			CHECK(out < at_b && waits_for(copy_stream, S0, at_c) &&
+			      oplog[out].a == copy_stream,
+			      "the copy-out, on the copy stream, waits for the owner's stream");
+			CHECK(waits_for(S2, copy_stream, at_c), "B's stream waits for the copy-out");
+			CHECK(waits_for(S2, S0, at_b),
+			      "  ... and for the owner's stream as it is when B is served (its reads after the trigger)");
+			CHECK(in < at_e && waits_for(copy_stream, S2, at_free),
+			      "the copy-in waits for the stream that freed B");
+			CHECK(waits_for(S0, copy_stream, in), "the owner's stream waits for the copy-in");
+		} else {
+			CHECK(waits_for(S1, S2, at_e),
+			      "in the next iteration, E on S1 waits for S2, which freed pool memory");
+		}
+		mp_free(rt, a, S0);
+		mp_free(rt, c, S1);
+		mp_free(rt, e, S1);
+		CHECK(mp_iteration_end(rt) == 1, "  ... the iteration followed the plan");
+	}
+
+	/* a divergence while A is out and not borrowed: A comes back at once
+	 * and the host waits for the copy stream */
+	nlog = 0;
+	mp_iteration_begin(rt);
+	void *a = mp_alloc(rt, 64 * KiB, S0);
+	void *c = mp_alloc(rt, 32 * KiB, S1);
+	size_t at_x = nlog;
+	void *x = mp_alloc(rt, 1000, S1);
+	size_t in = first_copy(MP_COPY_H2D, at_x), sync = nlog;
+	for (size_t i = in; i < nlog; i++)
+		if (oplog[i].op == OP_SYNC && oplog[i].a == copy_stream) {
+			sync = i;
+			break;
+		}
+	CHECK(in < nlog && sync < nlog,
+	      "a divergence with A out: the copy-in, then the host waits for the copy stream");
+	mp_free(rt, x, S1);
+	mp_free(rt, a, S0);
+	mp_free(rt, c, S1);
+	mp_iteration_end(rt);
+	mp_close(rt);
+}
+
+/* More streams than the runtime's 32 slots (issue 22).  One iteration with
+ * 40 buffers live at once, each allocated on a stream of its own: the
+ * first 32 come from the pool, the rest, on streams the runtime cannot
+ * track while every slot holds a live buffer, from the real allocator (never
+ * a pool buffer without its stream).  Then iterations on new streams each
+ * time: the slots of streams that hold nothing are taken over, and every
+ * buffer comes from the pool. */
+static void test_many_streams(void)
+{
+	enum { N = 40, SLOTS = 32 };
+	struct mp_plan p;
+	uint64_t sz[N];
+	memset(&p, 0, sizeof(p));
+	p.version = MP_PLAN_VERSION;
+	p.pool_align = 256;
+	p.pool_size = p.lower_bound = N * 4 * KiB;
+	p.nrequests = 2 * N;
+	p.nallocs = N;
+	p.allocs = calloc(N, sizeof(*p.allocs));
+	for (int i = 0; i < N; i++) {
+		sz[i] = 4 * KiB;
+		p.allocs[i] = (struct mp_plan_alloc){ 4 * KiB, (uint64_t)i * 4 * KiB,
+						      (uint64_t)i, (uint64_t)i,
+						      (uint64_t)(N + i), 0 };
+	}
+	p.fingerprint = mp_plan_fingerprint(sz, N);
+	snprintf(p.strategy, sizeof(p.strategy), "test");
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	o.verbose = -1;
+	init_tracing();
+	mp_runtime *rt = runtime_open_plan(&p, &tracing, &o, err, sizeof(err));
+	CHECK(rt != NULL, "a plan of 40 buffers live at once");
+	if (!rt) {
+		mp_plan_free(&p);
+		return;
+	}
+	void *ptr[N];
+	int pooled = 0, first = 1;
+	mp_iteration_begin(rt);
+	for (int i = 0; i < N; i++) {
+		ptr[i] = mp_alloc(rt, 4 * KiB, (void *)(uintptr_t)(0x1000 + i));
+		pooled += mp_owns(rt, ptr[i]);
+		if (i < SLOTS && !mp_owns(rt, ptr[i]))
+			first = 0;
+	}
+	CHECK(first && pooled == SLOTS,
+	      "40 buffers live on 40 streams: the first 32 from the pool");
+	printf("# %d of %d from the pool\n", pooled, N);
+	for (int i = 0; i < N; i++)
+		mp_free(rt, ptr[i], (void *)(uintptr_t)(0x1000 + i));
+	CHECK(mp_iteration_end(rt) == 1, "  ... the rest from the real allocator, the plan still followed");
+	pooled = 0;
+	nlog = 0;
+	for (int it = 0; it < 3; it++) {
+		mp_iteration_begin(rt);
+		void *st = (void *)(uintptr_t)(0x2000 + it); /* a new stream each time */
+		for (int i = 0; i < N; i++) {
+			ptr[i] = mp_alloc(rt, 4 * KiB, st);
+			pooled += mp_owns(rt, ptr[i]);
+		}
+		for (int i = 0; i < N; i++)
+			mp_free(rt, ptr[i], st);
+		mp_iteration_end(rt);
+	}
+	CHECK(pooled == 3 * N, "  ... iterations on new streams once the table is full: all from the pool");
+	int synced = 0;
+	for (size_t i = 0; i < nlog; i++)
+		synced |= oplog[i].op == OP_SYNC && oplog[i].a == (void *)0x1000;
+	CHECK(synced, "  ... the stream whose slot went first, which freed pool memory, was synchronised");
+	struct mp_stats s;
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.pass_through, N - SLOTS, "  ... 8 requests passed through");
+	CHECK_EQ_U64(s.completed, 4, "  ... 4 iterations followed");
+	mp_close(rt);
+}
+
 static void test_pass_and_foreign(void)
 {
 	struct mp_plan p;
@@ -695,6 +939,8 @@ int main(int argc, char **argv)
 		test_two_borrowers();
 		test_swaps_meeting();
 		test_huge_count();
+		test_many_streams();
+		test_ordering();
 		test_bad_input();
 	}
 	test_threads(threads_only ? 5000 : 20000);
