@@ -144,6 +144,22 @@ bad "no room for the pool" "cannot take the pool of 180224 bytes on device 0: ou
 LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_DISABLE=1 MEMPLAN_SHOW_STATS=1 "$APP" "$T/swap.trace" >"$T/out" 2>&1
 ok $? "MEMPLAN_DISABLE=1: the program runs"
 has "$T/out" "disabled" "  ... and the statistics say the library was disabled"
+for v in yes true TRUE on; do
+	LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_DISABLE=$v MEMPLAN_SHOW_STATS=$v "$APP" "$T/swap.trace" >"$T/out" 2>&1
+	has "$T/out" "statistics at exit (disabled" "  ... and so does MEMPLAN_DISABLE=$v (MEMPLAN_SHOW_STATS=$v)"
+	! grep -q warning "$T/out"
+	ok $? "  ... without a warning"
+done
+# values that mean nothing: named once each, the default applies
+LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_DISABLE=banana MEMPLAN_MATCH=x \
+	MEMPLAN_VERBOSE=loud MEMPLAN_SHOW_STATS=1 "$APP" "$T/swap.trace" >"$T/out" 2>&1
+ok $? "MEMPLAN_DISABLE=banana, MEMPLAN_MATCH=x, MEMPLAN_VERBOSE=loud: the program runs"
+has "$T/out" "MEMPLAN_DISABLE='banana' means nothing to libmemplan and was ignored: MEMPLAN_DISABLE=0 applies" "  ... saying MEMPLAN_DISABLE was ignored"
+has "$T/out" "MEMPLAN_MATCH='x' means nothing" "  ... and MEMPLAN_MATCH"
+has "$T/out" "MEMPLAN_VERBOSE='loud' means nothing" "  ... and MEMPLAN_VERBOSE"
+[ "$(grep -c 'memplan: warning' "$T/out")" -eq 3 ]
+ok $? "  ... once each"
+stat_is completed 3 "  ... and follows the plan with the defaults"
 
 # only the prefix and the interposed names are exported
 nm -D --defined-only "$LIB" | awk '{ print $3 }' | grep -vE '^(mp_|cudaMalloc$|cudaFree$|cudaMallocAsync$|cudaFreeAsync$|cuMemAlloc_v2$|cuMemFree_v2$)' >"$T/extra"
