@@ -24,7 +24,10 @@
  * stream; a buffer placed where a swapped-out one was waits for the
  * copy-out; a copy-in waits for the streams that freed pool buffers since the
  * copy stream last waited for them, and the owner's stream waits for the
- * copy-in.  Pool reuse across streams waits likewise (fence()).  Once the
+ * copy-in.  Pool reuse across streams waits likewise (fence()).  Every pool
+ * buffer has the slot of its stream, which is not given to another stream
+ * while the buffer lives (stream_slot()); a request whose stream cannot get
+ * a slot goes to the real allocator.  Once the
  * plan is no longer followed (a divergence), no swapped buffer is left to an
  * event the program's other streams do not know: a swap out is brought back
  * at once, or as soon as the last buffer borrowing its bytes is freed, and
@@ -51,7 +54,7 @@ enum phase { PH_IDLE, PH_FOLLOW };
 enum live { LIVE_NO = 0, LIVE_POOL = 1 };
 enum swap_state { SW_IDLE = 0, SW_OUT, SW_PENDING, SW_IN };
 /* kinds of warning, each printed once unless verbose */
-enum warn_kind { W_DIVERGE, W_SKIP, W_BADFREE, W_SWAP, W_STREAMS, W_NKINDS };
+enum warn_kind { W_DIVERGE, W_SKIP, W_BADFREE, W_SWAP, W_STREAMS, W_LENT, W_NKINDS };
 
 /* A pool instance of an entry can outlive its iteration (after a
  * divergence) while the next iteration serves the same entry from the real
@@ -575,6 +578,23 @@ static int borrowers_gone(const mp_runtime *rt, uint32_t w)
 	return 1;
 }
 
+/* Says which buffer holds swap w's bytes when a divergence leaves it out:
+ * the bytes cannot come back while that one is live (both have their
+ * addresses), and a use of the owner before its free reads wrong bytes. */
+static void warn_lent(mp_runtime *rt, uint32_t w)
+{
+	uint32_t b = NONE32;
+	for (uint32_t i = rt->borrow0[w]; i < rt->borrow0[w + 1] && b == NONE32; i++)
+		if (rt->req[rt->borrowers[i]].live == LIVE_POOL)
+			b = rt->borrowers[i];
+	char why[sizeof(rt->problem)]; /* the divergence stays the last problem */
+	memcpy(why, rt->problem, sizeof(why));
+	warn(rt, W_LENT,
+	     "plan entry %llu stays swapped out until plan entry %u, placed over its bytes, is freed: a use of it before that free reads wrong bytes",
+	     (unsigned long long)rt->plan.swaps[w].request, b);
+	memcpy(rt->problem, why, sizeof(why));
+}
+
 /* --- iterations ------------------------------------------------------------- */
 
 static int pool_idle(const mp_runtime *rt)
@@ -616,6 +636,7 @@ static void diverge(mp_runtime *rt, const char *fmt, ...)
 			} else {
 				rt->swap_state[w] = SW_PENDING;
 				rt->npending++;
+				warn_lent(rt, w);
 			}
 		}
 		if (copying && rt->be->stream_sync(rt->copy_stream))
