@@ -669,6 +669,74 @@ static void test_boundaries(void)
 	mp_plan_free(&q);
 	free(buf);
 
+	/* clock ordinals one past their bound; request 4 passes through and
+	 * is never freed, request 3 lives over [4, 6) */
+	static const struct {
+		int field;
+		uint64_t v;
+		const char *says, *what;
+	} edge[] = {
+		{ 0, 11, "field lower", "an alloc at ordinal nrequests is refused" },
+		{ 1, 11, "field upper", "a free at ordinal nrequests is refused" },
+		{ 2, 3, "field out_at", "a swap-out before its request's alloc is refused" },
+		{ 3, 6, "field in_at", "a swap-in at its request's free is refused" },
+	};
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		sample_plan(&p);
+		p.swaps[0] = (struct mp_plan_swap){ 3, 4, 5, 0, 30, 0, 0 };
+		if (edge[i].field == 0) {
+			/* without entry 5, the pass-through entry 4 (never
+			 * freed) is the last alloc; ordinals 8 to 10 are free */
+			p.nallocs = 5;
+			uint64_t sz[5];
+			for (int j = 0; j < 5; j++)
+				sz[j] = p.allocs[j].size;
+			p.fingerprint = mp_plan_fingerprint(sz, 5);
+			p.allocs[4].lower = edge[i].v;
+		} else if (edge[i].field == 1) {
+			p.allocs[5].upper = edge[i].v;
+		} else if (edge[i].field == 2) {
+			p.swaps[0].out_at = edge[i].v;
+		} else {
+			p.swaps[0].in_at = edge[i].v;
+		}
+		err[0] = '\0';
+		CHECK(mp_plan_validate(&p, err, sizeof(err)) == MP_PLAN_EFORMAT, edge[i].what);
+		CHECK_STR_HAS(err, edge[i].says, "  ... naming the field");
+		if (edge[i].field == 0) {
+			p.allocs[4].lower = 10;
+			CHECK(mp_plan_validate(&p, err, sizeof(err)) == 0,
+			      "  ... and one at the ordinal before is not");
+		} else if (edge[i].field == 1) {
+			p.allocs[5].upper = 10;
+			CHECK(mp_plan_validate(&p, err, sizeof(err)) == 0,
+			      "  ... and one at the ordinal before is not");
+		} else if (edge[i].field == 2) {
+			p.swaps[0].out_at = 4;
+			CHECK(mp_plan_validate(&p, err, sizeof(err)) == 0,
+			      "  ... and one at the alloc is not");
+		} else {
+			p.swaps[0].in_at = 5;
+			CHECK(mp_plan_validate(&p, err, sizeof(err)) == 0,
+			      "  ... and one at the ordinal before is not");
+		}
+		mp_plan_free(&p);
+	}
+
+	/* the first section starting one byte inside the section table */
+	sample_plan(&p);
+	mp_plan_encode(&p, &buf, &len, err, sizeof(err));
+	mp_plan_free(&p);
+	e = buf + MP_PLAN_HEADER_SIZE;
+	size_t body = MP_PLAN_HEADER_SIZE + 3 * MP_PLAN_SECTION_SIZE;
+	CHECK(get64(e + 8) == body, "the sample's first section starts right after the table");
+	put64(e + 8, body - 1);
+	fix_checksum(buf, len);
+	CHECK(mp_plan_decode(buf, len, &q, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "a section starting inside the section table is refused");
+	CHECK_STR_HAS(err, "after the section table", "  ... saying so");
+	free(buf);
+
 	/* request 0 lives over ordinals [0, 5): swaps (0, 2) and (x, 4) */
 	static const struct {
 		uint64_t out_at;

@@ -774,6 +774,51 @@ static void test_many_streams(void)
 	CHECK_EQ_U64(s.pass_through, N - SLOTS, "  ... 8 requests passed through");
 	CHECK_EQ_U64(s.completed, 4, "  ... 4 iterations followed");
 	mp_close(rt);
+
+	/* a slot taken over starts afresh for the streams that saw its old
+	 * stream: Y waited for X's 40 frees; X's slot goes to N, which frees
+	 * 40 times too; Y must still wait for N */
+	memset(&p, 0, sizeof(p));
+	p.version = MP_PLAN_VERSION;
+	p.pool_align = 256;
+	p.pool_size = p.lower_bound = N * 4 * KiB;
+	p.nrequests = 2 * N;
+	p.nallocs = N;
+	p.allocs = calloc(N, sizeof(*p.allocs));
+	for (int i = 0; i < N; i++)
+		p.allocs[i] = (struct mp_plan_alloc){ 4 * KiB, (uint64_t)i * 4 * KiB,
+						      (uint64_t)i, (uint64_t)i,
+						      (uint64_t)(N + i), 0 };
+	p.fingerprint = mp_plan_fingerprint(sz, N);
+	snprintf(p.strategy, sizeof(p.strategy), "test");
+	rt = runtime_open_plan(&p, &tracing, &o, err, sizeof(err));
+	if (!rt) {
+		mp_plan_free(&p);
+		return;
+	}
+	void *X = (void *)0x3000, *Y = (void *)0x3001, *NS = (void *)0x3002;
+	for (int it = 0; it < 3 + SLOTS - 2; it++) {
+		/* X, then Y, then 30 others, one stream per iteration;
+		 * then N, which takes X's slot */
+		void *st = it == 0 ? X : it == 1 ? Y : it == SLOTS ? NS :
+			   (void *)(uintptr_t)(0x4000 + it);
+		mp_iteration_begin(rt);
+		for (int i = 0; i < N; i++)
+			ptr[i] = mp_alloc(rt, 4 * KiB, st);
+		for (int i = 0; i < N; i++)
+			mp_free(rt, ptr[i], st);
+		mp_iteration_end(rt);
+	}
+	nlog = 0;
+	mp_iteration_begin(rt);
+	for (int i = 0; i < N; i++)
+		ptr[i] = mp_alloc(rt, 4 * KiB, Y);
+	CHECK(waits_for(Y, NS, 0),
+	      "a stream that waited for the frees of a slot's old stream waits for its new one's");
+	for (int i = 0; i < N; i++)
+		mp_free(rt, ptr[i], Y);
+	mp_iteration_end(rt);
+	mp_close(rt);
 }
 
 static void test_pass_and_foreign(void)
