@@ -5,9 +5,12 @@
  * divergence (size, order, count) and the return to the plan, pools still in
  * use, pass-through and foreign frees, swaps keeping a buffer's bytes while
  * another one borrows them (also across a divergence, brought back
- * synchronously), late copies seen through the host backend's simulated
- * copy delay, every kind of bad plan file, and many threads allocating at
- * once (--threads: that alone, longer, for `make check-threads` under
+ * synchronously, and with two borrowers, at the last one's free), late
+ * copies seen through the host backend's simulated copy delay, second frees
+ * refused, two swaps meeting at an ordinal, a plan claiming 2^32 requests,
+ * more streams than slots, the ordering each swap and reuse asks of the
+ * backend (a logging backend), every kind of bad plan file, and many
+ * threads allocating at once (--threads: that alone, longer, for `make check-threads` under
  * ThreadSanitizer).
  */
 #include <pthread.h>
