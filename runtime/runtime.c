@@ -49,6 +49,7 @@
 #define CLOCK_FOREIGN UINT32_MAX /* the free of a buffer the plan lacks */
 #define RT_STREAMS 32             /* streams tracked at once (slots) */
 #define DEFAULT_MATCH 8
+#define RT_BORROWS_PER_ENTRY 32 /* (entry, swap) pairs a plan may have, per entry */
 
 enum phase { PH_IDLE, PH_FOLLOW };
 enum live { LIVE_NO = 0, LIVE_POOL = 1 };
@@ -306,7 +307,8 @@ static uint32_t clock_now(const mp_runtime *rt)
 	return CLOCK_FOREIGN;
 }
 
-/* Fills the read-only tables.  0, or -1 when out of memory. */
+/* Fills the read-only tables.  0, -1 when out of memory, or -2 when the
+ * swaps are borrowed more than RT_BORROWS_PER_ENTRY times per entry. */
 static int derive(mp_runtime *rt)
 {
 	const struct mp_plan *p = &rt->plan;
@@ -369,6 +371,10 @@ static int derive(mp_runtime *rt)
 		rt->own0[p->swaps[s].request + 1]++;
 	for (uint32_t r = 0; r < n; r++)
 		rt->own0[r + 1] += rt->own0[r];
+	/* (entry, swap) pairs: a valid plan has about one per entry placed
+	 * over swapped bytes (more where swapped buffers nest); a file that
+	 * claims many more is refused before the tables take its memory */
+	uint64_t pairs = 0, most = RT_BORROWS_PER_ENTRY * ((uint64_t)n + ns) + 65536;
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t s = 0; s < ns; s++) {
 			const struct mp_plan_swap *w = &p->swaps[s];
@@ -377,6 +383,8 @@ static int derive(mp_runtime *rt)
 				if (!borrows(p, r, w))
 					continue;
 				if (pass == 0) {
+					if (++pairs > most)
+						return -2;
 					rt->borrow0[s + 1]++;
 					rt->wait0[r + 1]++;
 				} else {
@@ -1305,9 +1313,13 @@ mp_runtime *runtime_open_plan(struct mp_plan *plan, const struct mp_backend *be,
 	rt->match = opt->match ? opt->match : DEFAULT_MATCH;
 	rt->copy_slot = -1;
 	rt->explicit_mode = opt->explicit_iterations != 0;
-	if (derive(rt)) {
-		seterr(err, errlen, "out of memory following a plan of %u requests",
-		       rt->plan.nallocs);
+	if ((rc = derive(rt))) {
+		if (rc == -2)
+			seterr(err, errlen, "the plan's %u swaps are borrowed more than %d times per entry: not a plan memplan-plan writes",
+			       rt->plan.nswaps, RT_BORROWS_PER_ENTRY);
+		else
+			seterr(err, errlen, "out of memory following a plan of %u requests",
+			       rt->plan.nallocs);
 		goto fail;
 	}
 	if (take_resources(rt, err, errlen))

@@ -824,6 +824,58 @@ static void test_many_streams(void)
 	mp_close(rt);
 }
 
+/* A plan whose swaps are all borrowed by all of its buffers: nswaps x
+ * nborrowers (entry, swap) pairs, which the runtime's tables would hold.
+ * 400 owners over [0, 256) swapped out together, 400 buffers placed there
+ * one after another: 160000 pairs for 1200 entries and swaps, past what the
+ * runtime takes (32 per entry); with 100 owners, 40000 pairs are taken. */
+static void test_many_borrows(void)
+{
+	for (int round = 0; round < 2; round++) {
+		uint32_t no = round == 0 ? 400 : 100, nb = 400, n = no + nb;
+		struct mp_plan p;
+		memset(&p, 0, sizeof(p));
+		p.version = MP_PLAN_VERSION;
+		p.pool_align = 256;
+		p.pool_size = p.lower_bound = 256;
+		p.nrequests = 2 * (uint64_t)n;
+		p.nallocs = n;
+		p.allocs = calloc(n, sizeof(*p.allocs));
+		uint64_t *sz = calloc(n, sizeof(*sz));
+		uint64_t end = no + 2 * (uint64_t)nb; /* ordinals of the owners' frees */
+		for (uint32_t i = 0; i < no; i++)
+			p.allocs[i] = (struct mp_plan_alloc){ 256, 0, i, i, end + i, 0 };
+		for (uint32_t j = 0; j < nb; j++)
+			p.allocs[no + j] = (struct mp_plan_alloc){ 256, 0, no + j,
+								   no + 2 * (uint64_t)j,
+								   no + 2 * (uint64_t)j + 1, 0 };
+		for (uint32_t i = 0; i < n; i++)
+			sz[i] = 256;
+		p.fingerprint = mp_plan_fingerprint(sz, n);
+		free(sz);
+		snprintf(p.strategy, sizeof(p.strategy), "test");
+		p.nswaps = no;
+		p.host_staging = 256;
+		p.swaps = calloc(no, sizeof(*p.swaps));
+		for (uint32_t i = 0; i < no; i++)
+			p.swaps[i] = (struct mp_plan_swap){ i, no - 1, end - 1, 0, 256, 0, 0 };
+		struct mp_options o;
+		mp_options_init(&o);
+		o.backend = MP_BACKEND_HOST;
+		o.verbose = -1;
+		mp_runtime *rt = mp_open(write_plan("borrows.plan", &p), &o, err, sizeof(err));
+		if (round == 0) {
+			CHECK(rt == NULL, "a plan whose 400 swaps are each borrowed by 400 buffers is refused");
+			CHECK_STR_HAS(err, "borrowed more than 32 times per entry", "  ... saying so");
+		} else {
+			CHECK(rt != NULL, "  ... with 100 swaps, it is followed");
+			if (!rt)
+				printf("# %s\n", err);
+		}
+		mp_close(rt);
+	}
+}
+
 static void test_pass_and_foreign(void)
 {
 	struct mp_plan p;
@@ -987,6 +1039,7 @@ int main(int argc, char **argv)
 		test_two_borrowers();
 		test_swaps_meeting();
 		test_huge_count();
+		test_many_borrows();
 		test_many_streams();
 		test_ordering();
 		test_bad_input();
