@@ -423,8 +423,8 @@ static int derive(mp_runtime *rt)
 /* A slot to give to a new stream when the table is full: the least
  * recently used one with no live pool buffer allocated on it (never the
  * copy stream's), its stream synchronised when it freed pool memory (its
- * frees are then behind every later reuse, whatever stream).  -1 when none
- * can go. */
+ * frees are then behind every later reuse, whatever stream; the device
+ * when the stream is gone).  -1 when none can go. */
 static int stream_evict(mp_runtime *rt)
 {
 	int v = -1;
@@ -432,8 +432,9 @@ static int stream_evict(mp_runtime *rt)
 		if (i != rt->copy_slot && rt->streams[i].refs == 0 &&
 		    (v < 0 || rt->streams[i].used < rt->streams[v].used))
 			v = i;
+	/* a stream the program destroyed fails the sync: the device then */
 	if (v >= 0 && rt->streams[v].free_gen &&
-	    rt->be->stream_sync(rt->streams[v].handle))
+	    rt->be->stream_sync(rt->streams[v].handle) && rt->be->device_sync())
 		return -1;
 	return v;
 }

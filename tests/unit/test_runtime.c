@@ -540,7 +540,7 @@ static void test_huge_count(void)
 /* The host backend with its event records, stream waits, copies and syncs
  * logged, so that a test can check which stream waits for which: the host
  * backend's copies run at once, so wrong ordering never shows in bytes. */
-enum { OP_RECORD, OP_WAIT, OP_COPY, OP_SYNC };
+enum { OP_RECORD, OP_WAIT, OP_COPY, OP_SYNC, OP_DEVSYNC };
 struct logged {
 	int op;
 	void *a, *b; /* record: event, stream; wait: stream, event; copy: stream */
@@ -573,10 +573,20 @@ static int t_copy(void *dst, const void *src, size_t n, int dir, void *s)
 	return mp_backend_host()->copy(dst, src, n, dir, s);
 }
 
+static void *dead_stream; /* a stream the program destroyed: syncs fail */
+
 static int t_sync(void *s)
 {
 	log_op(OP_SYNC, s, NULL);
+	if (s == dead_stream && s)
+		return 1;
 	return mp_backend_host()->stream_sync(s);
+}
+
+static int t_device_sync(void)
+{
+	log_op(OP_DEVSYNC, NULL, NULL);
+	return mp_backend_host()->device_sync();
 }
 
 static void *copy_stream;
@@ -595,6 +605,7 @@ static void init_tracing(void)
 	tracing.stream_wait = t_wait;
 	tracing.copy = t_copy;
 	tracing.stream_sync = t_sync;
+	tracing.device_sync = t_device_sync;
 	tracing.stream_create = t_stream_create;
 }
 
@@ -756,6 +767,7 @@ static void test_many_streams(void)
 	CHECK(mp_iteration_end(rt) == 1, "  ... the rest from the real allocator, the plan still followed");
 	pooled = 0;
 	nlog = 0;
+	dead_stream = (void *)0x1000; /* destroyed by now: its sync fails */
 	for (int it = 0; it < 3; it++) {
 		mp_iteration_begin(rt);
 		void *st = (void *)(uintptr_t)(0x2000 + it); /* a new stream each time */
@@ -772,6 +784,11 @@ static void test_many_streams(void)
 	for (size_t i = 0; i < nlog; i++)
 		synced |= oplog[i].op == OP_SYNC && oplog[i].a == (void *)0x1000;
 	CHECK(synced, "  ... the stream whose slot went first, which freed pool memory, was synchronised");
+	int devsync = 0;
+	for (size_t i = 0; i < nlog; i++)
+		devsync |= oplog[i].op == OP_DEVSYNC;
+	CHECK(devsync, "  ... and, that stream being gone, the device");
+	dead_stream = NULL;
 	struct mp_stats s;
 	mp_stats_get(rt, &s);
 	CHECK_EQ_U64(s.pass_through, N - SLOTS, "  ... 8 requests passed through");
