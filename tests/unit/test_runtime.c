@@ -462,6 +462,8 @@ static void test_two_borrowers(void)
 		mp_free(rt, b1, NULL);
 		CHECK(intact(b2, 32 * KiB, 2),
 		      "  ... the first borrower's free leaves the second one's bytes alone");
+		CHECK(runtime_free(rt, b1, NULL, MP_MEM_RUNTIME) == RUNTIME_EINVAL,
+		      "  ... a second free of it, at A's address while A is out, is refused");
 		mp_stats_get(rt, &s);
 		CHECK_EQ_U64(s.sync_swapins, 0, "  ... A stays out");
 		mp_free(rt, b2, NULL);
