@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "options.h"
 #include "runtime.h"
@@ -104,15 +105,22 @@ static void disable_all(void)
  * allocator for everything. */
 static void init(void)
 {
-	g.verbose = (int)options_long(OPT_VERBOSE);
-	long m = options_long(OPT_MATCH);
-	g.match = m > 0 ? (unsigned)m : 0;
+	/* a value that means nothing is named once, and its default used */
+	int bad[OPT_COUNT] = { 0 };
+	g.verbose = (int)options_long(OPT_VERBOSE, -1, 100, &bad[OPT_VERBOSE]);
+	g.match = (unsigned)options_long(OPT_MATCH, 1, 1000000000, &bad[OPT_MATCH]);
 	const char *st = options_str(OPT_SHOW_STATS);
-	g.stats = !strcmp(st, "json") ? 2 : strcmp(st, "0") && *st ? 1 : 0;
+	g.stats = !strcasecmp(st, "json") ? 2 : options_bool(OPT_SHOW_STATS, &bad[OPT_SHOW_STATS]);
 	if (g.stats)
 		atexit(print_stats);
+	int off = options_bool(OPT_DISABLE, &bad[OPT_DISABLE]);
+	for (int i = 0; i < OPT_COUNT; i++)
+		if (bad[i])
+			say("%s='%s' means nothing to libmemplan and was ignored: %s=%s applies (see libmemplan(3))",
+			    options_table[i].name, getenv(options_table[i].name),
+			    options_table[i].name, options_table[i].def);
 	const char *list = options_str(OPT_PLAN);
-	if (options_long(OPT_DISABLE) == 1 || !*list) {
+	if (off || !*list) {
 		g.disabled = 1;
 		return;
 	}

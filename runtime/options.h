@@ -28,7 +28,11 @@ extern const struct options_row options_table[OPT_COUNT];
 
 /* The variable's value, else its default (never NULL). */
 const char *options_str(enum options_id id);
-/* The value as an integer; the default when unset or not a number. */
-long options_long(enum options_id id);
+/* The value as an integer in [lo, hi]; the default when unset, and when
+ * not such a number (then *bad is set: the caller says what it ignored). */
+long options_long(enum options_id id, long lo, long hi, int *bad);
+/* The value as a boolean: 1, yes, true, on / 0, no, false, off, in any
+ * case; the default when unset, and when none of those (*bad set). */
+int options_bool(enum options_id id, int *bad);
 
 #endif

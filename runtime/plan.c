@@ -352,10 +352,14 @@ static int check_swaps(const struct mp_plan *p, char *err, size_t errlen)
 		if (i == 0)
 			continue;
 		const struct mp_plan_swap *q = &p->swaps[i - 1];
+		/* one request's next swap-out comes after its last swap-in,
+		 * not at it: the runtime issues the triggers of one ordinal
+		 * in one order, and bytes copied out before they are back
+		 * would be stale */
 		if (s->request < q->request ||
-		    (s->request == q->request && s->out_at < q->in_at))
+		    (s->request == q->request && s->out_at <= q->in_at))
 			return seterr(err, errlen, MP_PLAN_EFORMAT,
-				      "SWAPS entry %u, field out_at: swaps must be sorted by request and those of one request disjoint in time",
+				      "SWAPS entry %u, field out_at: swaps must be sorted by request and those of one request disjoint in time (a swap-out after the previous swap-in, not at it)",
 				      i);
 	}
 	return 0;

@@ -87,7 +87,7 @@ struct mp_plan_alloc {
  * ordinal out_at has been served, and come back (to the same pool offset)
  * right after ordinal in_at.  lower <= out_at < in_at < upper of the request.
  * Swaps are sorted by (request, out_at) and those of one request are
- * disjoint in time.
+ * disjoint in time: each out_at is above the previous swap's in_at.
  */
 struct mp_plan_swap {
 	uint64_t request;    /* index into allocs; a planned request */

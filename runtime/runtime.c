@@ -7,9 +7,11 @@
  * and by memplan-replay.
  *
  * Design.  Everything the hot path needs is derived from the plan at open
- * and never allocated again: clock[k] says which request ordinal k of the
+ * and never allocated again: two cursors over the entries, one in alloc
+ * order and one in free order, say which request ordinal k of the
  * iteration is (an alloc or a free of plan entry r, or the free of a buffer
- * from before the iteration); per entry, the swaps whose region it borrows
+ * from before the iteration), so that memory is bounded by the entries the
+ * file holds, never by the count of requests it claims; per entry, the swaps whose region it borrows
  * (it waits for their copy-out) and, per swap, the entries borrowing it.  A
  * request that matches costs a lock, a few compares and at most a handful of
  * backend calls when swaps or several streams are involved: O(1).
@@ -22,7 +24,10 @@
  * stream; a buffer placed where a swapped-out one was waits for the
  * copy-out; a copy-in waits for the streams that freed pool buffers since the
  * copy stream last waited for them, and the owner's stream waits for the
- * copy-in.  Pool reuse across streams waits likewise (fence()).  Once the
+ * copy-in.  Pool reuse across streams waits likewise (fence()).  Every pool
+ * buffer has the slot of its stream, which is not given to another stream
+ * while the buffer lives (stream_slot()); a request whose stream cannot get
+ * a slot goes to the real allocator.  Once the
  * plan is no longer followed (a divergence), no swapped buffer is left to an
  * event the program's other streams do not know: a swap out is brought back
  * at once, or as soon as the last buffer borrowing its bytes is freed, and
@@ -42,14 +47,15 @@
 
 #define NONE32 UINT32_MAX
 #define CLOCK_FOREIGN UINT32_MAX /* the free of a buffer the plan lacks */
-#define RT_STREAMS 16             /* streams with their own fence state */
+#define RT_STREAMS 32             /* streams tracked at once (slots) */
 #define DEFAULT_MATCH 8
+#define RT_BORROWS_PER_ENTRY 32 /* (entry, swap) pairs a plan may have, per entry */
 
 enum phase { PH_IDLE, PH_FOLLOW };
 enum live { LIVE_NO = 0, LIVE_POOL = 1 };
 enum swap_state { SW_IDLE = 0, SW_OUT, SW_PENDING, SW_IN };
 /* kinds of warning, each printed once unless verbose */
-enum warn_kind { W_DIVERGE, W_SKIP, W_BADFREE, W_SWAP, W_NKINDS };
+enum warn_kind { W_DIVERGE, W_SKIP, W_BADFREE, W_SWAP, W_STREAMS, W_LENT, W_NKINDS };
 
 /* A pool instance of an entry can outlive its iteration (after a
  * divergence) while the next iteration serves the same entry from the real
@@ -59,12 +65,21 @@ struct rt_req {
 	void *real;     /* what the real allocator gave it this iteration */
 	uint32_t below; /* the live pool request under it at the same offset */
 	uint8_t live;   /* enum live */
-	int8_t stream;  /* stream slot of its alloc, -1 untracked */
+	uint8_t covered; /* a buffer placed over it at its address was freed */
+	int8_t stream;  /* stream slot of its alloc (pool buffers: always one) */
 };
 
+/* A slot is taken by a stream at its first request and given to another
+ * stream only when no live pool buffer was allocated on it (refs == 0): a
+ * swap's owner stream, and the stream its borrowers wait for, are always
+ * known.  The least recently used such slot goes; a stream leaving with
+ * pool frees is synchronised first, so that no later reuse needs to wait
+ * for it. */
 struct rt_stream {
 	void *handle;
 	uint32_t free_gen;          /* pool frees on this stream so far */
+	uint32_t refs;              /* live pool buffers allocated on it */
+	uint64_t used;              /* the request count at its last request */
 	uint32_t seen[RT_STREAMS];  /* free_gen of each stream last waited for */
 };
 
@@ -86,7 +101,8 @@ struct mp_runtime {
 	uint32_t nev;         /* entries of ev_out and ev_in */
 
 	/* derived from the plan; read-only after open */
-	uint32_t *clock;      /* nrequests entries: r << 1 | is_free */
+	uint32_t *byup;       /* entries with a free, by free ordinal */
+	uint32_t nfrees;
 	uint64_t *offs;       /* distinct planned offsets, sorted */
 	uint32_t noffs;
 	uint32_t *slot;       /* per entry: index in offs */
@@ -101,9 +117,11 @@ struct mp_runtime {
 	uint8_t *swap_state;
 	struct rt_stream streams[RT_STREAMS];
 	int nstreams, last_stream, copy_slot;
+	uint64_t ticks;       /* requests that named a stream */
 	int phase, explicit_mode, chained, last_complete, use_pool;
 	unsigned confirm_left;
 	uint64_t k;           /* next clock ordinal of the followed iteration */
+	uint32_t ca, cf;      /* first entry (by alloc, by free) at k or later */
 	uint32_t next_out, next_in;
 	uint64_t live_pool;   /* pool buffers live, any iteration */
 	uint32_t nout;        /* swaps out or pending */
@@ -262,13 +280,40 @@ static uint32_t first_alloc_at(const struct mp_plan *p, uint64_t at)
 	return lo;
 }
 
-/* Fills the read-only tables.  0, or -1 when out of memory. */
+/* The first free (index into byup) whose ordinal is >= at. */
+static uint32_t first_free_at(const mp_runtime *rt, uint64_t at)
+{
+	uint32_t lo = 0, hi = rt->nfrees;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (rt->plan.allocs[rt->byup[mid]].upper < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* What request ordinal k is: r << 1 for the alloc of entry r, r << 1 | 1
+ * for its free, CLOCK_FOREIGN for neither (the free of a buffer from before
+ * the iteration, or past the plan's end).  O(1): the cursors. */
+static uint32_t clock_now(const mp_runtime *rt)
+{
+	const struct mp_plan *p = &rt->plan;
+	if (rt->ca < p->nallocs && p->allocs[rt->ca].lower == rt->k)
+		return rt->ca << 1;
+	if (rt->cf < rt->nfrees && p->allocs[rt->byup[rt->cf]].upper == rt->k)
+		return rt->byup[rt->cf] << 1 | 1;
+	return CLOCK_FOREIGN;
+}
+
+/* Fills the read-only tables.  0, -1 when out of memory, or -2 when the
+ * swaps are borrowed more than RT_BORROWS_PER_ENTRY times per entry. */
 static int derive(mp_runtime *rt)
 {
 	const struct mp_plan *p = &rt->plan;
 	uint32_t n = p->nallocs, ns = p->nswaps;
-	size_t nreq = (size_t)p->nrequests;
-	rt->clock = malloc((nreq ? nreq : 1) * sizeof(*rt->clock));
+	rt->byup = malloc((n ? n : 1) * sizeof(*rt->byup));
 	rt->req = calloc(n ? n : 1, sizeof(*rt->req));
 	rt->slot = malloc((n ? n : 1) * sizeof(*rt->slot));
 	rt->offs = malloc((n ? n : 1) * sizeof(*rt->offs));
@@ -279,19 +324,26 @@ static int derive(mp_runtime *rt)
 	rt->ins = malloc((ns ? ns : 1) * sizeof(*rt->ins));
 	rt->swap_state = calloc(ns ? ns : 1, 1);
 	rt->watch = malloc((ns ? ns : 1) * sizeof(*rt->watch));
-	if (!rt->clock || !rt->req || !rt->slot || !rt->offs || !rt->own0 ||
+	if (!rt->byup || !rt->req || !rt->slot || !rt->offs || !rt->own0 ||
 	    !rt->wait0 || !rt->borrow0 || !rt->outs || !rt->ins ||
 	    !rt->swap_state || !rt->watch)
 		return -1;
 
-	for (size_t k = 0; k < nreq; k++)
-		rt->clock[k] = CLOCK_FOREIGN;
+	struct keyed *fk = malloc((n ? n : 1) * sizeof(*fk));
+	if (!fk)
+		return -1;
+	uint32_t nf = 0;
+	for (uint32_t r = 0; r < n; r++)
+		if (p->allocs[r].upper != MP_PLAN_NO_FREE)
+			fk[nf++] = (struct keyed){ p->allocs[r].upper, r };
+	qsort(fk, nf, sizeof(*fk), cmp_keyed);
+	for (uint32_t i = 0; i < nf; i++)
+		rt->byup[i] = fk[i].idx;
+	rt->nfrees = nf;
+	free(fk);
 	uint32_t no = 0;
 	for (uint32_t r = 0; r < n; r++) {
 		const struct mp_plan_alloc *a = &p->allocs[r];
-		rt->clock[a->lower] = r << 1;
-		if (a->upper != MP_PLAN_NO_FREE)
-			rt->clock[a->upper] = r << 1 | 1;
 		if (a->offset != MP_PLAN_PASS_THROUGH)
 			rt->offs[no++] = a->offset;
 		rt->req[r].below = NONE32;
@@ -319,6 +371,10 @@ static int derive(mp_runtime *rt)
 		rt->own0[p->swaps[s].request + 1]++;
 	for (uint32_t r = 0; r < n; r++)
 		rt->own0[r + 1] += rt->own0[r];
+	/* (entry, swap) pairs: a valid plan has about one per entry placed
+	 * over swapped bytes (more where swapped buffers nest); a file that
+	 * claims many more is refused before the tables take its memory */
+	uint64_t pairs = 0, most = RT_BORROWS_PER_ENTRY * ((uint64_t)n + ns) + 65536;
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t s = 0; s < ns; s++) {
 			const struct mp_plan_swap *w = &p->swaps[s];
@@ -327,6 +383,8 @@ static int derive(mp_runtime *rt)
 				if (!borrows(p, r, w))
 					continue;
 				if (pass == 0) {
+					if (++pairs > most)
+						return -2;
 					rt->borrow0[s + 1]++;
 					rt->wait0[r + 1]++;
 				} else {
@@ -362,22 +420,52 @@ static int derive(mp_runtime *rt)
 
 /* --- streams and fences ---------------------------------------------------- */
 
-/* The slot of stream s, added when new; -1 when the table is full (such a
- * stream is fenced against every other, every time). */
+/* A slot to give to a new stream when the table is full: the least
+ * recently used one with no live pool buffer allocated on it (never the
+ * copy stream's), its stream synchronised when it freed pool memory (its
+ * frees are then behind every later reuse, whatever stream; the device
+ * when the stream is gone).  -1 when none can go. */
+static int stream_evict(mp_runtime *rt)
+{
+	int v = -1;
+	for (int i = 0; i < rt->nstreams; i++)
+		if (i != rt->copy_slot && rt->streams[i].refs == 0 &&
+		    (v < 0 || rt->streams[i].used < rt->streams[v].used))
+			v = i;
+	/* a stream the program destroyed fails the sync: the device then */
+	if (v >= 0 && rt->streams[v].free_gen &&
+	    rt->be->stream_sync(rt->streams[v].handle) && rt->be->device_sync())
+		return -1;
+	return v;
+}
+
+/* The slot of stream s, taken when new (from the least recently used
+ * stream that holds no live pool buffer when the table is full); -1 when
+ * every slot holds some. */
 static int stream_slot(mp_runtime *rt, void *s)
 {
-	if (rt->streams[rt->last_stream].handle == s && rt->nstreams)
-		return rt->last_stream;
-	for (int i = 0; i < rt->nstreams; i++)
-		if (rt->streams[i].handle == s)
-			return rt->last_stream = i;
-	if (rt->nstreams == RT_STREAMS)
-		return -1;
-	struct rt_stream *e = &rt->streams[rt->nstreams];
-	memset(e, 0, sizeof(*e));
-	e->handle = s;
-	/* a new stream has seen nothing: it waits for every earlier free */
-	return rt->last_stream = rt->nstreams++;
+	int i = rt->last_stream;
+	if (!rt->nstreams || rt->streams[i].handle != s) {
+		for (i = 0; i < rt->nstreams; i++)
+			if (rt->streams[i].handle == s)
+				break;
+		if (i == rt->nstreams) {
+			if (rt->nstreams < RT_STREAMS)
+				rt->nstreams++;
+			else if ((i = stream_evict(rt)) < 0)
+				return -1;
+			struct rt_stream *e = &rt->streams[i];
+			memset(e, 0, sizeof(*e));
+			e->handle = s;
+			/* a new stream has seen nothing: it waits for every
+			 * earlier free; and nobody has seen its frees */
+			for (int j = 0; j < rt->nstreams; j++)
+				rt->streams[j].seen[i] = 0;
+		}
+		rt->last_stream = i;
+	}
+	rt->streams[i].used = ++rt->ticks;
+	return i;
 }
 
 /* Makes stream (slot j, or untracked when j < 0) wait for all work
@@ -415,7 +503,7 @@ static int swap_out(mp_runtime *rt, uint32_t w)
 	struct rt_req *o = &rt->req[s->request];
 	if (o->live != LIVE_POOL)
 		return 0; /* served by the real allocator: nothing shares it */
-	void *owner = o->stream >= 0 ? rt->streams[o->stream].handle : NULL;
+	void *owner = rt->streams[o->stream].handle;
 	const struct mp_backend *be = rt->be;
 	if (be->event_record(rt->scratch, owner) ||
 	    be->stream_wait(rt->copy_stream, rt->scratch) ||
@@ -438,7 +526,7 @@ static int swap_in(mp_runtime *rt, uint32_t w)
 {
 	const struct mp_plan_swap *s = &rt->plan.swaps[w];
 	struct rt_req *o = &rt->req[s->request];
-	void *owner = o->stream >= 0 ? rt->streams[o->stream].handle : NULL;
+	void *owner = rt->streams[o->stream].handle;
 	const struct mp_backend *be = rt->be;
 	if (rt->swap_state[w] == SW_PENDING)
 		rt->npending--;
@@ -499,6 +587,23 @@ static int borrowers_gone(const mp_runtime *rt, uint32_t w)
 	return 1;
 }
 
+/* Says which buffer holds swap w's bytes when a divergence leaves it out:
+ * the bytes cannot come back while that one is live (both have their
+ * addresses), and a use of the owner before its free reads wrong bytes. */
+static void warn_lent(mp_runtime *rt, uint32_t w)
+{
+	uint32_t b = NONE32;
+	for (uint32_t i = rt->borrow0[w]; i < rt->borrow0[w + 1] && b == NONE32; i++)
+		if (rt->req[rt->borrowers[i]].live == LIVE_POOL)
+			b = rt->borrowers[i];
+	char why[sizeof(rt->problem)]; /* the divergence stays the last problem */
+	memcpy(why, rt->problem, sizeof(why));
+	warn(rt, W_LENT,
+	     "plan entry %llu stays swapped out until plan entry %u, placed over its bytes, is freed: a use of it before that free reads wrong bytes",
+	     (unsigned long long)rt->plan.swaps[w].request, b);
+	memcpy(rt->problem, why, sizeof(why));
+}
+
 /* --- iterations ------------------------------------------------------------- */
 
 static int pool_idle(const mp_runtime *rt)
@@ -540,6 +645,7 @@ static void diverge(mp_runtime *rt, const char *fmt, ...)
 			} else {
 				rt->swap_state[w] = SW_PENDING;
 				rt->npending++;
+				warn_lent(rt, w);
 			}
 		}
 		if (copying && rt->be->stream_sync(rt->copy_stream))
@@ -582,6 +688,8 @@ static void start(mp_runtime *rt, uint64_t k, int trusted)
 {
 	rt->phase = PH_FOLLOW;
 	rt->k = k;
+	rt->ca = first_alloc_at(&rt->plan, k);
+	rt->cf = first_free_at(rt, k);
 	rt->chained = 0;
 	rt->last_complete = 0;
 	rt->use_pool = 0;
@@ -596,8 +704,22 @@ static void start(mp_runtime *rt, uint64_t k, int trusted)
 static void advance(mp_runtime *rt)
 {
 	uint64_t served = rt->k++;
+	if (rt->ca < rt->plan.nallocs && rt->plan.allocs[rt->ca].lower == served)
+		rt->ca++;
+	if (rt->cf < rt->nfrees &&
+	    rt->plan.allocs[rt->byup[rt->cf]].upper == served)
+		rt->cf++;
 	if (rt->use_pool) {
 		uint32_t ns = rt->plan.nswaps;
+		/* swap-ins first: where a swap of a buffer ends at the ordinal
+		 * where another one of it starts (plans refuse it, but), the
+		 * bytes must be back before they are copied out again */
+		while (rt->next_in < ns &&
+		       rt->plan.swaps[rt->ins[rt->next_in]].in_at == served) {
+			uint32_t w = rt->ins[rt->next_in++];
+			if (rt->swap_state[w] == SW_OUT && !swap_in(rt, w))
+				rt->watch[rt->nwatch++] = w;
+		}
 		while (rt->next_out < ns &&
 		       rt->plan.swaps[rt->outs[rt->next_out]].out_at == served) {
 			uint32_t w = rt->outs[rt->next_out++];
@@ -606,12 +728,6 @@ static void advance(mp_runtime *rt)
 					(unsigned long long)rt->plan.swaps[w].request);
 				return;
 			}
-		}
-		while (rt->next_in < ns &&
-		       rt->plan.swaps[rt->ins[rt->next_in]].in_at == served) {
-			uint32_t w = rt->ins[rt->next_in++];
-			if (rt->swap_state[w] == SW_OUT && !swap_in(rt, w))
-				rt->watch[rt->nwatch++] = w;
 		}
 	}
 	if (rt->k == rt->plan.nrequests) {
@@ -637,16 +753,16 @@ static void mismatch(mp_runtime *rt, const char *what)
 	}
 	const struct mp_plan *p = &rt->plan;
 	char want[96];
+	uint32_t c = clock_now(rt);
 	if (rt->k >= p->nrequests)
 		snprintf(want, sizeof(want), "the end of the iteration");
-	else if (rt->clock[rt->k] == CLOCK_FOREIGN)
+	else if (c == CLOCK_FOREIGN)
 		snprintf(want, sizeof(want), "a free of a buffer from before the iteration");
-	else if (rt->clock[rt->k] & 1)
-		snprintf(want, sizeof(want), "the free of plan entry %u",
-			 rt->clock[rt->k] >> 1);
+	else if (c & 1)
+		snprintf(want, sizeof(want), "the free of plan entry %u", c >> 1);
 	else
 		snprintf(want, sizeof(want), "an alloc of %llu bytes",
-			 (unsigned long long)p->allocs[rt->clock[rt->k] >> 1].size);
+			 (unsigned long long)p->allocs[c >> 1].size);
 	diverge(rt, "request %llu of the iteration is %s where the plan has %s",
 		(unsigned long long)rt->k, what, want);
 }
@@ -665,7 +781,9 @@ static void push_live(mp_runtime *rt, uint32_t r, void *ptr, int slot)
 	uint32_t *top = &rt->slot_top[rt->slot[r]];
 	q->ptr = ptr;
 	q->live = LIVE_POOL;
+	q->covered = 0;
 	q->stream = (int8_t)slot;
+	rt->streams[slot].refs++;
 	q->below = *top;
 	*top = r;
 	rt->live_pool++;
@@ -678,6 +796,29 @@ static uint32_t find_live(const mp_runtime *rt, const void *ptr)
 	return sl == NONE32 ? NONE32 : rt->slot_top[sl];
 }
 
+/* Are some of pool request r's bytes swapped out now? */
+static int swapped_out(const mp_runtime *rt, uint32_t r)
+{
+	for (uint32_t w = rt->own0[r]; w < rt->own0[r + 1]; w++)
+		if (rt->swap_state[w] == SW_OUT || rt->swap_state[w] == SW_PENDING)
+			return 1;
+	return 0;
+}
+
+/* The live pool request that a free of pool address ptr, which the plan
+ * does not expect, may release; NONE32 when it must be refused: nothing
+ * live starts there (a second free, or an address inside a buffer), or
+ * what is live there is swapped out and a buffer placed over it at the
+ * same address was freed already (a second free of that one is then the
+ * likelier reading, and releasing the swapped-out one would lose it). */
+static uint32_t free_target(const mp_runtime *rt, const void *ptr)
+{
+	uint32_t r = find_live(rt, ptr);
+	if (r == NONE32 || rt->req[r].ptr != ptr || rt->req[r].live != LIVE_POOL)
+		return NONE32;
+	return rt->req[r].covered && swapped_out(rt, r) ? NONE32 : r;
+}
+
 /* Releases pool request r, freed on stream. */
 static void release_pool(mp_runtime *rt, uint32_t r, void *stream)
 {
@@ -685,11 +826,15 @@ static void release_pool(mp_runtime *rt, uint32_t r, void *stream)
 	uint32_t *at = &rt->slot_top[rt->slot[r]];
 	while (*at != r && *at != NONE32)
 		at = &rt->req[*at].below;
-	if (*at == r)
+	if (*at == r) {
 		*at = q->below;
+		if (q->below != NONE32) /* its address now names two frees */
+			rt->req[q->below].covered = 1;
+	}
 	q->below = NONE32;
 	q->live = LIVE_NO;
 	q->ptr = NULL;
+	rt->streams[q->stream].refs--;
 	rt->live_pool--;
 	rt->st.pool_frees++;
 	int sl = stream_slot(rt, stream);
@@ -725,10 +870,15 @@ static void *serve(mp_runtime *rt, uint32_t r, size_t size, void *stream,
 {
 	const struct mp_plan_alloc *a = &rt->plan.allocs[r];
 	void *p = NULL;
-	if (rt->use_pool && a->offset != MP_PLAN_PASS_THROUGH) {
-		int sl = stream_slot(rt, stream);
+	int sl = rt->use_pool && a->offset != MP_PLAN_PASS_THROUGH ?
+			 stream_slot(rt, stream) : -1;
+	if (rt->use_pool && a->offset != MP_PLAN_PASS_THROUGH && sl < 0)
+		warn(rt, W_STREAMS,
+		     "request %llu of the iteration is on a stream the runtime cannot track (each of its %d stream slots holds a live pool buffer): the real allocator serves it",
+		     (unsigned long long)rt->k, RT_STREAMS);
+	if (sl >= 0) {
 		p = rt->pool + a->offset;
-		int bad = rt->nstreams > 1 || sl < 0 ? fence(rt, sl, stream) : 0;
+		int bad = rt->nstreams > 1 ? fence(rt, sl, stream) : 0;
 		/* borrowing a swapped-out buffer's bytes: after its copy-out,
 		 * and after what its own stream still does with them (reads
 		 * enqueued after the swap-out was issued) */
@@ -742,8 +892,8 @@ static void *serve(mp_runtime *rt, uint32_t r, size_t size, void *stream,
 #ifndef MP_FAULT_NO_SWAPOUT_WAIT /* a test build leaves these waits out */
 			bad = rt->be->stream_wait(stream, rt->ev_out[w]);
 			rt->st.stream_waits++;
-			if (!bad && (o->stream != sl || sl < 0)) {
-				void *os = o->stream >= 0 ? rt->streams[o->stream].handle : NULL;
+			if (!bad && o->stream != sl) {
+				void *os = rt->streams[o->stream].handle;
 				bad = rt->be->event_record(rt->scratch, os) ||
 				      rt->be->stream_wait(stream, rt->scratch);
 				rt->st.stream_waits++;
@@ -816,7 +966,7 @@ void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 		rt->chained = 0;
 	}
 	if (rt->phase == PH_FOLLOW) {
-		uint32_t c = rt->k < pl->nrequests ? rt->clock[rt->k] : CLOCK_FOREIGN;
+		uint32_t c = rt->k < pl->nrequests ? clock_now(rt) : CLOCK_FOREIGN;
 		if (rt->k < pl->nrequests && c != CLOCK_FOREIGN && !(c & 1) &&
 		    pl->allocs[c >> 1].size == size) {
 			p = serve(rt, c >> 1, size, stream, mem, rcp);
@@ -849,6 +999,7 @@ int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 	if (!ptr)
 		return 0;
 	int pooled = in_pool(rt, ptr);
+	uint32_t target = NONE32;
 	pthread_mutex_lock(&rt->lock);
 	if (rt->nwatch)
 		watch_swapins(rt);
@@ -857,7 +1008,7 @@ int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 		uint32_t r = NONE32;
 		int match = 0;
 		if (rt->k < pl->nrequests) {
-			uint32_t c = rt->clock[rt->k];
+			uint32_t c = clock_now(rt);
 			if (c == CLOCK_FOREIGN) {
 				match = !pooled;
 			} else if (c & 1) {
@@ -882,18 +1033,26 @@ int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 		char what[64];
 		snprintf(what, sizeof(what), "a free of %s",
 			 pooled ? "a pool buffer" : "a buffer of the real allocator");
+		/* what the free may release is decided before the divergence
+		 * brings swapped bytes back */
+		if (pooled)
+			target = free_target(rt, ptr);
 		mismatch(rt, what);
+	} else if (pooled) {
+		target = free_target(rt, ptr);
 	}
 	if (pooled) {
-		uint32_t r = find_live(rt, ptr);
-		if (r == NONE32 || rt->req[r].ptr != ptr || rt->req[r].live != LIVE_POOL)
+		int rc = 0;
+		if (target == NONE32) {
 			warn(rt, W_BADFREE,
-			     "a free of pool address %p, which holds no live buffer, was ignored",
+			     "a free of pool address %p, which holds no live buffer the runtime can release, was refused (invalid value)",
 			     ptr);
-		else
-			release_pool(rt, r, stream);
+			rc = RUNTIME_EINVAL;
+		} else {
+			release_pool(rt, target, stream);
+		}
 		pthread_mutex_unlock(&rt->lock);
-		return 0;
+		return rc;
 	}
 	rt->st.real_frees++;
 	pthread_mutex_unlock(&rt->lock);
@@ -1008,7 +1167,7 @@ static void release(mp_runtime *rt)
 		be->host_free(rt->staging);
 	if (rt->pool_mem)
 		be->free(rt->pool_mem, MP_MEM_RUNTIME, NULL);
-	free(rt->clock);
+	free(rt->byup);
 	free(rt->req);
 	free(rt->slot);
 	free(rt->offs);
@@ -1155,9 +1314,13 @@ mp_runtime *runtime_open_plan(struct mp_plan *plan, const struct mp_backend *be,
 	rt->match = opt->match ? opt->match : DEFAULT_MATCH;
 	rt->copy_slot = -1;
 	rt->explicit_mode = opt->explicit_iterations != 0;
-	if (derive(rt)) {
-		seterr(err, errlen, "out of memory following a plan of %u requests",
-		       rt->plan.nallocs);
+	if ((rc = derive(rt))) {
+		if (rc == -2)
+			seterr(err, errlen, "the plan's %u swaps are borrowed more than %d times per entry: not a plan memplan-plan writes",
+			       rt->plan.nswaps, RT_BORROWS_PER_ENTRY);
+		else
+			seterr(err, errlen, "out of memory following a plan of %u requests",
+			       rt->plan.nallocs);
 		goto fail;
 	}
 	if (take_resources(rt, err, errlen))

@@ -32,6 +32,12 @@ mp_runtime *runtime_open_plan(struct mp_plan *plan, const struct mp_backend *be,
  */
 void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 		    int *rc);
+/* runtime_free returns 0, the real allocator's code for what it frees, or
+ * RUNTIME_EINVAL for a pool address it cannot release (nothing live starts
+ * there, or a second free cannot be told apart from a swapped-out buffer's):
+ * cudaErrorInvalidValue and CUDA_ERROR_INVALID_VALUE are both 1, as the
+ * real cudaFree and cuMemFree_v2 return for such a pointer. */
+#define RUNTIME_EINVAL 1
 int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem);
 
 const struct mp_backend *runtime_backend(const mp_runtime *rt);

@@ -54,6 +54,10 @@ stat_is swaps_in 3 "  ... 3 swap-ins"
 export FAKECUDA_DELAY_US=300 FAKECUDA_COPY_DELAY_US=20000
 run "  ... also with slow copies and random delays on every stream" "$T/swap.plan" "$T/swap.trace" --iterations 4
 run "  ... and with cudaMallocAsync on 2 streams" "$T/swap.plan" "$T/swap.trace" --iterations 4 --async --streams 2
+run "  ... and with a new pair of streams every iteration, 20 iterations (more streams than the runtime's slots)" \
+	"$T/swap.plan" "$T/swap.trace" --iterations 20 --async --streams 2 --fresh-streams
+stat_is completed 20 "  ... every iteration followed, swaps included"
+stat_is divergences 0 "  ... no divergence"
 unset FAKECUDA_DELAY_US FAKECUDA_COPY_DELAY_US
 run "  ... and with cuMemAlloc_v2" "$T/swap.plan" "$T/swap.trace" --iterations 4 --driver
 stat_is swaps_out 3 "  ... which is interposed too"
@@ -140,6 +144,22 @@ bad "no room for the pool" "cannot take the pool of 180224 bytes on device 0: ou
 LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_DISABLE=1 MEMPLAN_SHOW_STATS=1 "$APP" "$T/swap.trace" >"$T/out" 2>&1
 ok $? "MEMPLAN_DISABLE=1: the program runs"
 has "$T/out" "disabled" "  ... and the statistics say the library was disabled"
+for v in yes true TRUE on; do
+	LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_DISABLE=$v MEMPLAN_SHOW_STATS=$v "$APP" "$T/swap.trace" >"$T/out" 2>&1
+	has "$T/out" "statistics at exit (disabled" "  ... and so does MEMPLAN_DISABLE=$v (MEMPLAN_SHOW_STATS=$v)"
+	! grep -q warning "$T/out"
+	ok $? "  ... without a warning"
+done
+# values that mean nothing: named once each, the default applies
+LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_DISABLE=banana MEMPLAN_MATCH=x \
+	MEMPLAN_VERBOSE=loud MEMPLAN_SHOW_STATS=1 "$APP" "$T/swap.trace" >"$T/out" 2>&1
+ok $? "MEMPLAN_DISABLE=banana, MEMPLAN_MATCH=x, MEMPLAN_VERBOSE=loud: the program runs"
+has "$T/out" "MEMPLAN_DISABLE='banana' means nothing to libmemplan and was ignored: MEMPLAN_DISABLE=0 applies" "  ... saying MEMPLAN_DISABLE was ignored"
+has "$T/out" "MEMPLAN_MATCH='x' means nothing" "  ... and MEMPLAN_MATCH"
+has "$T/out" "MEMPLAN_VERBOSE='loud' means nothing" "  ... and MEMPLAN_VERBOSE"
+[ "$(grep -c 'memplan: warning' "$T/out")" -eq 3 ]
+ok $? "  ... once each"
+stat_is completed 3 "  ... and follows the plan with the defaults"
 
 # only the prefix and the interposed names are exported
 nm -D --defined-only "$LIB" | awk '{ print $3 }' | grep -vE '^(mp_|cudaMalloc$|cudaFree$|cudaMallocAsync$|cudaFreeAsync$|cuMemAlloc_v2$|cuMemFree_v2$)' >"$T/extra"

@@ -5,7 +5,9 @@
  * cudaMallocAsync/cudaFreeAsync, buffer b on stream b % --streams), and its "kernels" are host
  * functions on streams that write a pattern unique to each buffer at its
  * alloc and check it at every use and before the free.  It never
- * synchronises between iterations.  --driver allocates with cuMemAlloc_v2,
+ * synchronises between iterations.  --fresh-streams makes --async take new
+ * non-blocking streams every iteration (destroyed at the end), as a program
+ * with a stream per step does.  --driver allocates with cuMemAlloc_v2,
  * --torch LIB through LIB's mp_torch_alloc/mp_torch_free, loaded the way
  * PyTorch's CUDAPluggableAllocator loads them.  Run it on the stand-in libcudart alone,
  * or with LD_PRELOAD=libmemplan.so MEMPLAN_PLAN=...: every check must pass
@@ -60,7 +62,28 @@ static void run_job(void *arg)
 }
 
 static cudaStream_t streams[MAX_STREAMS];
-static int nstreams, async_mode, driver_mode;
+static int nstreams, async_mode, driver_mode, fresh_streams;
+static cudaStream_t *old_streams; /* with --fresh-streams: all of them */
+static size_t nold;
+
+static void make_streams(void)
+{
+	for (int i = 0; i < nstreams && async_mode; i++) {
+		if (cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking)) {
+			fprintf(stderr, "app: cannot create a stream\n");
+			exit(1);
+		}
+		if (fresh_streams) {
+			cudaStream_t *o = realloc(old_streams, (nold + 1) * sizeof(*o));
+			if (!o) {
+				fprintf(stderr, "app: out of memory\n");
+				exit(1);
+			}
+			old_streams = o;
+			old_streams[nold++] = streams[i];
+		}
+	}
+}
 /* PyTorch's CUDAPluggableAllocator calls, when --torch names a library */
 static void *(*torch_alloc)(ssize_t, int, cudaStream_t);
 static void (*torch_free)(void *, ssize_t, int, cudaStream_t);
@@ -140,7 +163,8 @@ static void do_free(const struct trace *t, int64_t b, size_t ev)
 }
 
 static const char usage[] =
-	"usage: app TRACE [--iterations N] [--async] [--streams N] [--driver]\n"
+	"usage: app TRACE [--iterations N] [--async] [--streams N] [--fresh-streams]\n"
+	"           [--driver]\n"
 	"           [--torch LIBRARY] [--diverge ITERATION]...\n";
 
 int main(int argc, char **argv)
@@ -154,6 +178,8 @@ int main(int argc, char **argv)
 			iterations = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--async"))
 			async_mode = 1;
+		else if (!strcmp(argv[i], "--fresh-streams"))
+			fresh_streams = 1;
 		else if (!strcmp(argv[i], "--driver"))
 			driver_mode = 1;
 		else if (!strcmp(argv[i], "--streams") && i + 1 < argc)
@@ -192,11 +218,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "app: %s\n", err);
 		return 3;
 	}
-	for (int i = 0; i < nstreams && async_mode; i++)
-		if (cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking)) {
-			fprintf(stderr, "app: cannot create a stream\n");
-			return 1;
-		}
+	make_streams();
 	size_t nb = t->nbuffers ? t->nbuffers : 1;
 	ptr = calloc(nb, sizeof(*ptr));
 	len = calloc(nb, sizeof(*len));
@@ -204,6 +226,8 @@ int main(int argc, char **argv)
 	if (!ptr || !len || !filled)
 		return 1;
 	for (uint32_t it = 0; it < iterations; it++) {
+		if (fresh_streams && it > 0)
+			make_streams();
 		for (size_t b = 0; b < t->nbuffers; b++)
 			if (t->buffers[b].alloc_ev == TRACE_NONE && !ptr[b])
 				do_alloc(t, (int64_t)b, t->buffers[b].size, it);
@@ -236,6 +260,9 @@ int main(int argc, char **argv)
 	for (size_t b = 0; b < t->nbuffers; b++)
 		do_free(t, (int64_t)b, t->nevents);
 	cudaDeviceSynchronize();
+	for (size_t i = 0; i < nold; i++)
+		cudaStreamDestroy(old_streams[i]);
+	free(old_streams);
 	struct fakecuda_stats st;
 	fakecuda_get_stats(&st);
 	printf("app: %u iterations, %llu checks, %llu failures\n", iterations,

@@ -626,6 +626,143 @@ static void test_invalid_encode(void)
 	mp_plan_free(&p);
 }
 
+/* The loader's boundaries, each one byte or ordinal either side (issue
+ * 22): a buffer's end, not only its start, inside the pool; a section's
+ * end inside the file; two swaps of one request neither overlapping by one
+ * ordinal nor meeting at one (the runtime would copy bytes out before they
+ * are back). */
+static void test_boundaries(void)
+{
+	struct mp_plan p, q;
+	unsigned char *buf;
+	size_t len;
+	sample_plan(&p);
+	p.allocs[0].offset = 128; /* 100 bytes from 128: past the pool's 192 */
+	CHECK(mp_plan_encode(&p, &buf, &len, err, sizeof(err)) == MP_PLAN_EINVAL,
+	      "a buffer that starts inside the pool and ends past it is refused");
+	CHECK_STR_HAS(err, "do not fit in the pool", "  ... saying so");
+	p.allocs[0].offset = 64; /* 64 + 100 = 164: inside */
+	CHECK(mp_plan_encode(&p, &buf, &len, err, sizeof(err)) == 0,
+	      "  ... and one that ends inside it is not");
+	free(buf);
+	mp_plan_free(&p);
+
+	/* the last section (SWAPS, table entry 2) one entry of 8 more bytes:
+	 * it would run 8 bytes past the end of the file */
+	sample_plan(&p);
+	mp_plan_encode(&p, &buf, &len, err, sizeof(err));
+	mp_plan_free(&p);
+	unsigned char *e = buf + MP_PLAN_HEADER_SIZE + 2 * MP_PLAN_SECTION_SIZE;
+	CHECK(get32(e) == MP_PLAN_SECTION_SWAPS && get64(e + 8) + get64(e + 16) == len,
+	      "the sample's last section is SWAPS and ends the file");
+	put64(e + 16, get64(e + 16) + 8);
+	put32(e + 28, get32(e + 28) + 8);
+	fix_checksum(buf, len);
+	CHECK(mp_plan_decode(buf, len, &q, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "a section running 8 bytes past the end of the file is refused");
+	CHECK_STR_HAS(err, "not inside the file", "  ... saying so");
+	put64(e + 16, get64(e + 16) - 8);
+	put32(e + 28, get32(e + 28) - 8);
+	fix_checksum(buf, len);
+	CHECK(mp_plan_decode(buf, len, &q, err, sizeof(err)) == 0,
+	      "  ... and the same file with the section ending at the file's end is read");
+	mp_plan_free(&q);
+	free(buf);
+
+	/* clock ordinals one past their bound; request 4 passes through and
+	 * is never freed, request 3 lives over [4, 6) */
+	static const struct {
+		int field;
+		uint64_t v;
+		const char *says, *what;
+	} edge[] = {
+		{ 0, 11, "field lower", "an alloc at ordinal nrequests is refused" },
+		{ 1, 11, "field upper", "a free at ordinal nrequests is refused" },
+		{ 2, 3, "field out_at", "a swap-out before its request's alloc is refused" },
+		{ 3, 6, "field in_at", "a swap-in at its request's free is refused" },
+	};
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		sample_plan(&p);
+		p.swaps[0] = (struct mp_plan_swap){ 3, 4, 5, 0, 30, 0, 0 };
+		if (edge[i].field == 0) {
+			/* without entry 5, the pass-through entry 4 (never
+			 * freed) is the last alloc; ordinals 8 to 10 are free */
+			p.nallocs = 5;
+			uint64_t sz[5];
+			for (int j = 0; j < 5; j++)
+				sz[j] = p.allocs[j].size;
+			p.fingerprint = mp_plan_fingerprint(sz, 5);
+			p.allocs[4].lower = edge[i].v;
+		} else if (edge[i].field == 1) {
+			p.allocs[5].upper = edge[i].v;
+		} else if (edge[i].field == 2) {
+			p.swaps[0].out_at = edge[i].v;
+		} else {
+			p.swaps[0].in_at = edge[i].v;
+		}
+		err[0] = '\0';
+		CHECK(mp_plan_validate(&p, err, sizeof(err)) == MP_PLAN_EFORMAT, edge[i].what);
+		CHECK_STR_HAS(err, edge[i].says, "  ... naming the field");
+		if (edge[i].field == 0) {
+			p.allocs[4].lower = 10;
+			CHECK(mp_plan_validate(&p, err, sizeof(err)) == 0,
+			      "  ... and one at the ordinal before is not");
+		} else if (edge[i].field == 1) {
+			p.allocs[5].upper = 10;
+			CHECK(mp_plan_validate(&p, err, sizeof(err)) == 0,
+			      "  ... and one at the ordinal before is not");
+		} else if (edge[i].field == 2) {
+			p.swaps[0].out_at = 4;
+			CHECK(mp_plan_validate(&p, err, sizeof(err)) == 0,
+			      "  ... and one at the alloc is not");
+		} else {
+			p.swaps[0].in_at = 5;
+			CHECK(mp_plan_validate(&p, err, sizeof(err)) == 0,
+			      "  ... and one at the ordinal before is not");
+		}
+		mp_plan_free(&p);
+	}
+
+	/* the first section starting one byte inside the section table */
+	sample_plan(&p);
+	mp_plan_encode(&p, &buf, &len, err, sizeof(err));
+	mp_plan_free(&p);
+	e = buf + MP_PLAN_HEADER_SIZE;
+	size_t body = MP_PLAN_HEADER_SIZE + 3 * MP_PLAN_SECTION_SIZE;
+	CHECK(get64(e + 8) == body, "the sample's first section starts right after the table");
+	put64(e + 8, body - 1);
+	fix_checksum(buf, len);
+	CHECK(mp_plan_decode(buf, len, &q, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "a section starting inside the section table is refused");
+	CHECK_STR_HAS(err, "after the section table", "  ... saying so");
+	free(buf);
+
+	/* request 0 lives over ordinals [0, 5): swaps (0, 2) and (x, 4) */
+	static const struct {
+		uint64_t out_at;
+		int ok;
+		const char *what;
+	} two[] = {
+		{ 1, 0, "two swaps of one request overlapping by one ordinal are refused" },
+		{ 2, 0, "two swaps of one request meeting at one ordinal are refused" },
+		{ 3, 1, "two swaps of one request one ordinal apart are read" },
+	};
+	for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++) {
+		sample_plan(&p);
+		free(p.swaps);
+		p.swaps = calloc(2, sizeof(*p.swaps));
+		p.swaps[0] = (struct mp_plan_swap){ 0, 0, 2, 16, 64, 0, 0 };
+		p.swaps[1] = (struct mp_plan_swap){ 0, two[i].out_at, 4, 16, 64, 0, 0 };
+		p.nswaps = 2;
+		err[0] = '\0';
+		int rc = mp_plan_validate(&p, err, sizeof(err));
+		CHECK(two[i].ok ? rc == 0 : rc == MP_PLAN_EFORMAT, two[i].what);
+		if (!two[i].ok)
+			CHECK_STR_HAS(err, "SWAPS entry 1, field out_at", "  ... naming the entry");
+		mp_plan_free(&p);
+	}
+}
+
 static void test_files(void)
 {
 	char dir[] = "/tmp/memplan-test-plan.XXXXXX";
@@ -1596,6 +1733,7 @@ int main(void)
 	test_overflow();
 	test_strategy_name();
 	test_invalid_encode();
+	test_boundaries();
 	test_files();
 	test_timing_format();
 	test_timing_sim();

@@ -5,13 +5,17 @@
  * divergence (size, order, count) and the return to the plan, pools still in
  * use, pass-through and foreign frees, swaps keeping a buffer's bytes while
  * another one borrows them (also across a divergence, brought back
- * synchronously), late copies seen through the host backend's simulated
- * copy delay, every kind of bad plan file, and many threads allocating at
- * once (--threads: that alone, longer, for `make check-threads` under
+ * synchronously, and with two borrowers, at the last one's free), late
+ * copies seen through the host backend's simulated copy delay, second frees
+ * refused, two swaps meeting at an ordinal, a plan claiming 2^32 requests,
+ * more streams than slots, the ordering each swap and reuse asks of the
+ * backend (a logging backend), every kind of bad plan file, and many
+ * threads allocating at once (--threads: that alone, longer, for `make check-threads` under
  * ThreadSanitizer).
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +25,7 @@
 #include "memplan.h"
 #include "plan.h"
 #include "replay.h"
+#include "runtime.h"
 #include "tap.h"
 
 #define KiB 1024u
@@ -356,6 +361,540 @@ static void test_divergence_swapped(void)
 	mp_backend_host_delay(0);
 }
 
+/* A second free of B, placed at A's address while A is swapped out, must not
+ * release A (issue 22): it is refused as the real cudaFree refuses a
+ * pointer it did not hand out, and so is a free of an address where nothing
+ * live starts.  A's swap-in comes after alloc E here, so that A is still
+ * out when the second free arrives. */
+static void test_double_free(void)
+{
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	p.swaps[0].in_at = 4;
+	mp_runtime *rt = open_host(write_plan("dfree.plan", &p), 0);
+	if (!rt)
+		return;
+	mp_iteration_begin(rt);
+	void *a = mp_alloc(rt, 64 * KiB, NULL);
+	replay_fill(a, 64 * KiB, 0, 0, 0);
+	void *c = mp_alloc(rt, 32 * KiB, NULL); /* A goes out */
+	void *b = mp_alloc(rt, 64 * KiB, NULL);
+	replay_fill(b, 64 * KiB, 0, 2, 0);
+	CHECK(b == a, "B is placed at A's address while A is out");
+	CHECK(runtime_free(rt, b, NULL, MP_MEM_RUNTIME) == 0, "  ... B's free as planned succeeds");
+	CHECK(runtime_free(rt, b, NULL, MP_MEM_RUNTIME) == RUNTIME_EINVAL,
+	      "  ... a second free of B is refused (cudaErrorInvalidValue)");
+	struct mp_stats s;
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.pool_frees, 1, "  ... and released nothing");
+	CHECK(intact(a, 64 * KiB, 0), "  ... A's bytes came back with the divergence");
+	CHECK(runtime_free(rt, (char *)c + 256, NULL, MP_MEM_RUNTIME) == RUNTIME_EINVAL,
+	      "a free of an address inside a live pool buffer is refused");
+	CHECK(runtime_free(rt, a, NULL, MP_MEM_RUNTIME) == 0,
+	      "A's own free, its bytes back, releases it");
+	CHECK(runtime_free(rt, a, NULL, MP_MEM_RUNTIME) == RUNTIME_EINVAL,
+	      "  ... and a second free of it is refused");
+	CHECK(runtime_free(rt, c, NULL, MP_MEM_RUNTIME) == 0, "C's free succeeds");
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.pool_frees, 3, "  ... 3 pool buffers released, once each");
+	mp_iteration_end(rt);
+	void *ptr[4];
+	mp_iteration_begin(rt);
+	run_iteration(rt, ptr, 1);
+	CHECK(mp_iteration_end(rt) == 1, "  ... and the next iteration follows the plan");
+	mp_close(rt);
+}
+
+/* Two buffers borrow A's bytes when the iteration diverges: A stays out
+ * until the last of them is freed, not the first (the other one still holds
+ * half of A's bytes).  Clock: 0 alloc A 64K @0, 1 alloc C 32K @64K [A out],
+ * 2 alloc B1 32K @0, 3 alloc B2 32K @32K, 4 free B1, 5 free B2 [A in],
+ * 6 free A, 7 free C. */
+static void test_two_borrowers(void)
+{
+	static const uint64_t sz[] = { 64 * KiB, 32 * KiB, 32 * KiB, 32 * KiB };
+	static const uint64_t off[] = { 0, 64 * KiB, 0, 32 * KiB };
+	static const uint64_t lo[] = { 0, 1, 2, 3 }, up[] = { 6, 7, 4, 5 };
+	struct mp_plan p;
+	memset(&p, 0, sizeof(p));
+	p.version = MP_PLAN_VERSION;
+	p.pool_align = 256;
+	p.pool_size = p.lower_bound = 96 * KiB;
+	p.nrequests = 8;
+	p.nallocs = 4;
+	p.allocs = calloc(4, sizeof(*p.allocs));
+	for (int i = 0; i < 4; i++)
+		p.allocs[i] = (struct mp_plan_alloc){ sz[i], off[i], (uint64_t)i,
+						      lo[i], up[i], 0 };
+	p.fingerprint = mp_plan_fingerprint(sz, 4);
+	snprintf(p.strategy, sizeof(p.strategy), "test");
+	p.nswaps = 1;
+	p.host_staging = 64 * KiB;
+	p.swaps = calloc(1, sizeof(*p.swaps));
+	p.swaps[0] = (struct mp_plan_swap){ 0, 1, 5, 0, 64 * KiB, 0, 0 };
+	mp_runtime *rt = open_host(write_plan("two.plan", &p), 0);
+	if (!rt)
+		return;
+	for (int round = 0; round < 2; round++) {
+		mp_iteration_begin(rt);
+		void *a = mp_alloc(rt, 64 * KiB, NULL);
+		replay_fill(a, 64 * KiB, 0, 0, 0);
+		void *c = mp_alloc(rt, 32 * KiB, NULL);
+		void *b1 = mp_alloc(rt, 32 * KiB, NULL);
+		void *b2 = mp_alloc(rt, 32 * KiB, NULL);
+		replay_fill(b1, 32 * KiB, 0, 1, 0);
+		replay_fill(b2, 32 * KiB, 0, 2, 0);
+		if (round == 0) {
+			CHECK(b1 == a && (char *)b2 == (char *)a + 32 * KiB,
+			      "two borrowers over A's bytes");
+			mp_free(rt, b1, NULL);
+			mp_free(rt, b2, NULL);
+			CHECK(intact(a, 64 * KiB, 0), "  ... A is back after both, as planned");
+			mp_free(rt, a, NULL);
+			mp_free(rt, c, NULL);
+			CHECK(mp_iteration_end(rt) == 1, "  ... followed");
+			continue;
+		}
+		void *x = mp_alloc(rt, 1000, NULL); /* the plan has B1's free */
+		struct mp_stats s;
+		mp_stats_get(rt, &s);
+		CHECK_EQ_U64(s.divergences, 1, "a divergence while both borrowers are live");
+		mp_free(rt, b1, NULL);
+		CHECK(intact(b2, 32 * KiB, 2),
+		      "  ... the first borrower's free leaves the second one's bytes alone");
+		CHECK(runtime_free(rt, b1, NULL, MP_MEM_RUNTIME) == RUNTIME_EINVAL,
+		      "  ... a second free of it, at A's address while A is out, is refused");
+		mp_stats_get(rt, &s);
+		CHECK_EQ_U64(s.sync_swapins, 0, "  ... A stays out");
+		mp_free(rt, b2, NULL);
+		mp_stats_get(rt, &s);
+		CHECK_EQ_U64(s.sync_swapins, 1, "  ... the last borrower's free brings A back");
+		CHECK(intact(a, 64 * KiB, 0), "  ... A's bytes are intact");
+		mp_free(rt, x, NULL);
+		mp_free(rt, a, NULL);
+		mp_free(rt, c, NULL);
+		mp_iteration_end(rt);
+	}
+	mp_close(rt);
+}
+
+/* Two swaps of A meeting at one ordinal, which files cannot carry any more
+ * (the loader refuses them), given to the runtime directly: at the ordinal
+ * where the first comes back and the second goes out, the swap-in goes
+ * first, so that the second copies A's bytes out, not B's. */
+static void test_swaps_meeting(void)
+{
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	p.swaps = realloc(p.swaps, 2 * sizeof(*p.swaps));
+	p.nswaps = 2;
+	p.host_staging = 128 * KiB;
+	p.swaps[0] = (struct mp_plan_swap){ 0, 1, 3, 0, 64 * KiB, 0, 0 };
+	p.swaps[1] = (struct mp_plan_swap){ 0, 3, 4, 0, 64 * KiB, 64 * KiB, 0 };
+	CHECK(mp_plan_validate(&p, err, sizeof(err)) != 0,
+	      "two swaps of one request meeting at an ordinal fail validation");
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	o.verbose = -1;
+	mp_runtime *rt = runtime_open_plan(&p, mp_backend_host(), &o, err, sizeof(err));
+	CHECK(rt != NULL, "  ... the runtime follows such a plan given directly");
+	if (!rt) {
+		mp_plan_free(&p);
+		return;
+	}
+	void *ptr[4];
+	mp_iteration_begin(rt);
+	run_iteration(rt, ptr, 1);
+	CHECK(mp_iteration_end(rt) == 1, "  ... to its end");
+	mp_close(rt);
+}
+
+/* A plan of a few entries claiming 2^32 - 2 requests: the runtime's memory
+ * follows the entries the file holds, not the count it claims. */
+static void test_huge_count(void)
+{
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	p.nrequests = UINT32_MAX - 1;
+	char *path = write_plan("huge-count.plan", &p);
+	struct rusage r0, r1;
+	getrusage(RUSAGE_SELF, &r0);
+	mp_runtime *rt = open_host(path, 0);
+	getrusage(RUSAGE_SELF, &r1);
+	CHECK(rt != NULL, "a plan claiming 2^32 - 2 requests opens");
+	printf("# peak resident set %ld KiB before, %ld KiB after\n", r0.ru_maxrss,
+	       r1.ru_maxrss);
+	CHECK(r1.ru_maxrss - r0.ru_maxrss < 64 * 1024,
+	      "  ... without taking memory for the requests it claims");
+	if (!rt)
+		return;
+	mp_iteration_begin(rt);
+	void *a = mp_alloc(rt, 64 * KiB, NULL);
+	CHECK(a && mp_owns(rt, a), "  ... and follows its entries");
+	mp_free(rt, a, NULL);
+	mp_iteration_end(rt);
+	mp_close(rt);
+}
+
+/* --- the ordering the runtime asks of the backend ---------------------------- */
+
+/* The host backend with its event records, stream waits, copies and syncs
+ * logged, so that a test can check which stream waits for which: the host
+ * backend's copies run at once, so wrong ordering never shows in bytes. */
+enum { OP_RECORD, OP_WAIT, OP_COPY, OP_SYNC, OP_DEVSYNC };
+struct logged {
+	int op;
+	void *a, *b; /* record: event, stream; wait: stream, event; copy: stream */
+};
+static struct logged oplog[4096];
+static size_t nlog;
+static struct mp_backend tracing;
+
+static void log_op(int op, void *a, void *b)
+{
+	if (nlog < sizeof(oplog) / sizeof(oplog[0]))
+		oplog[nlog++] = (struct logged){ op, a, b };
+}
+
+static int t_record(void *e, void *s)
+{
+	log_op(OP_RECORD, e, s);
+	return mp_backend_host()->event_record(e, s);
+}
+
+static int t_wait(void *s, void *e)
+{
+	log_op(OP_WAIT, s, e);
+	return mp_backend_host()->stream_wait(s, e);
+}
+
+static int t_copy(void *dst, const void *src, size_t n, int dir, void *s)
+{
+	log_op(OP_COPY, s, (void *)(uintptr_t)dir);
+	return mp_backend_host()->copy(dst, src, n, dir, s);
+}
+
+static void *dead_stream; /* a stream the program destroyed: syncs fail */
+
+static int t_sync(void *s)
+{
+	log_op(OP_SYNC, s, NULL);
+	if (s == dead_stream && s)
+		return 1;
+	return mp_backend_host()->stream_sync(s);
+}
+
+static int t_device_sync(void)
+{
+	log_op(OP_DEVSYNC, NULL, NULL);
+	return mp_backend_host()->device_sync();
+}
+
+static void *copy_stream;
+
+static int t_stream_create(void **s)
+{
+	int rc = mp_backend_host()->stream_create(s);
+	copy_stream = *s;
+	return rc;
+}
+
+static void init_tracing(void)
+{
+	tracing = *mp_backend_host();
+	tracing.event_record = t_record;
+	tracing.stream_wait = t_wait;
+	tracing.copy = t_copy;
+	tracing.stream_sync = t_sync;
+	tracing.device_sync = t_device_sync;
+	tracing.stream_create = t_stream_create;
+}
+
+/* Does stream t, after log entry from, wait for the work stream s had
+ * enqueued at some record in [from, nlog)?  (An event recorded on s, then
+ * waited for by t before it is recorded again.) */
+static int waits_for(void *t, void *s, size_t from)
+{
+	for (size_t i = from; i < nlog; i++) {
+		if (oplog[i].op != OP_RECORD || oplog[i].b != s)
+			continue;
+		for (size_t j = i + 1; j < nlog; j++) {
+			if (oplog[j].op == OP_RECORD && oplog[j].a == oplog[i].a)
+				break;
+			if (oplog[j].op == OP_WAIT && oplog[j].a == t &&
+			    oplog[j].b == oplog[i].a)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static size_t first_copy(int dir, size_t from)
+{
+	for (size_t i = from; i < nlog; i++)
+		if (oplog[i].op == OP_COPY && oplog[i].b == (void *)(uintptr_t)dir)
+			return i;
+	return nlog;
+}
+
+/* The swap plan with A on stream S0, C and E on S1, B on S2, in the first
+ * iteration followed (no pool free before B: no fence hides a missing
+ * wait).  Each ordering of the runtime's design, one by one. */
+static void test_ordering(void)
+{
+	void *S0 = (void *)0x100, *S1 = (void *)0x101, *S2 = (void *)0x102;
+	init_tracing();
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	o.verbose = -1;
+	mp_runtime *rt = runtime_open_plan(&p, &tracing, &o, err, sizeof(err));
+	CHECK(rt != NULL, "a runtime on a backend that logs what it is asked");
+	if (!rt) {
+		mp_plan_free(&p);
+		return;
+	}
+	for (int round = 0; round < 2; round++) {
+		nlog = 0;
+		mp_iteration_begin(rt);
+		void *a = mp_alloc(rt, 64 * KiB, S0);
+		size_t at_c = nlog;
+		void *c = mp_alloc(rt, 32 * KiB, S1); /* A goes out */
+		size_t out = first_copy(MP_COPY_D2H, at_c);
+		size_t at_b = nlog;
+		void *b = mp_alloc(rt, 64 * KiB, S2);
+		size_t at_free = nlog;
+		mp_free(rt, b, S2); /* A comes back */
+		size_t in = first_copy(MP_COPY_H2D, at_free);
+		size_t at_e = nlog;
+		void *e = mp_alloc(rt, 16 * KiB, S1);
+		if (round == 0) {
+			CHECK(out < at_b && waits_for(copy_stream, S0, at_c) &&
+			      oplog[out].a == copy_stream,
+			      "the copy-out, on the copy stream, waits for the owner's stream");
+			CHECK(waits_for(S2, copy_stream, at_c), "B's stream waits for the copy-out");
+			CHECK(waits_for(S2, S0, at_b),
+			      "  ... and for the owner's stream as it is when B is served (its reads after the trigger)");
+			CHECK(in < at_e && waits_for(copy_stream, S2, at_free),
+			      "the copy-in waits for the stream that freed B");
+			CHECK(waits_for(S0, copy_stream, in), "the owner's stream waits for the copy-in");
+		} else {
+			CHECK(waits_for(S1, S2, at_e),
+			      "in the next iteration, E on S1 waits for S2, which freed pool memory");
+		}
+		mp_free(rt, a, S0);
+		mp_free(rt, c, S1);
+		mp_free(rt, e, S1);
+		CHECK(mp_iteration_end(rt) == 1, "  ... the iteration followed the plan");
+	}
+
+	/* a divergence while A is out and not borrowed: A comes back at once
+	 * and the host waits for the copy stream */
+	nlog = 0;
+	mp_iteration_begin(rt);
+	void *a = mp_alloc(rt, 64 * KiB, S0);
+	void *c = mp_alloc(rt, 32 * KiB, S1);
+	size_t at_x = nlog;
+	void *x = mp_alloc(rt, 1000, S1);
+	size_t in = first_copy(MP_COPY_H2D, at_x), sync = nlog;
+	for (size_t i = in; i < nlog; i++)
+		if (oplog[i].op == OP_SYNC && oplog[i].a == copy_stream) {
+			sync = i;
+			break;
+		}
+	CHECK(in < nlog && sync < nlog,
+	      "a divergence with A out: the copy-in, then the host waits for the copy stream");
+	mp_free(rt, x, S1);
+	mp_free(rt, a, S0);
+	mp_free(rt, c, S1);
+	mp_iteration_end(rt);
+	mp_close(rt);
+}
+
+/* More streams than the runtime's 32 slots (issue 22).  One iteration with
+ * 40 buffers live at once, each allocated on a stream of its own: the
+ * first 32 come from the pool, the rest, on streams the runtime cannot
+ * track while every slot holds a live buffer, from the real allocator (never
+ * a pool buffer without its stream).  Then iterations on new streams each
+ * time: the slots of streams that hold nothing are taken over, and every
+ * buffer comes from the pool. */
+static void test_many_streams(void)
+{
+	enum { N = 40, SLOTS = 32 };
+	struct mp_plan p;
+	uint64_t sz[N];
+	memset(&p, 0, sizeof(p));
+	p.version = MP_PLAN_VERSION;
+	p.pool_align = 256;
+	p.pool_size = p.lower_bound = N * 4 * KiB;
+	p.nrequests = 2 * N;
+	p.nallocs = N;
+	p.allocs = calloc(N, sizeof(*p.allocs));
+	for (int i = 0; i < N; i++) {
+		sz[i] = 4 * KiB;
+		p.allocs[i] = (struct mp_plan_alloc){ 4 * KiB, (uint64_t)i * 4 * KiB,
+						      (uint64_t)i, (uint64_t)i,
+						      (uint64_t)(N + i), 0 };
+	}
+	p.fingerprint = mp_plan_fingerprint(sz, N);
+	snprintf(p.strategy, sizeof(p.strategy), "test");
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	o.verbose = -1;
+	init_tracing();
+	mp_runtime *rt = runtime_open_plan(&p, &tracing, &o, err, sizeof(err));
+	CHECK(rt != NULL, "a plan of 40 buffers live at once");
+	if (!rt) {
+		mp_plan_free(&p);
+		return;
+	}
+	void *ptr[N];
+	int pooled = 0, first = 1;
+	mp_iteration_begin(rt);
+	for (int i = 0; i < N; i++) {
+		ptr[i] = mp_alloc(rt, 4 * KiB, (void *)(uintptr_t)(0x1000 + i));
+		pooled += mp_owns(rt, ptr[i]);
+		if (i < SLOTS && !mp_owns(rt, ptr[i]))
+			first = 0;
+	}
+	CHECK(first && pooled == SLOTS,
+	      "40 buffers live on 40 streams: the first 32 from the pool");
+	printf("# %d of %d from the pool\n", pooled, N);
+	for (int i = 0; i < N; i++)
+		mp_free(rt, ptr[i], (void *)(uintptr_t)(0x1000 + i));
+	CHECK(mp_iteration_end(rt) == 1, "  ... the rest from the real allocator, the plan still followed");
+	pooled = 0;
+	nlog = 0;
+	dead_stream = (void *)0x1000; /* destroyed by now: its sync fails */
+	for (int it = 0; it < 3; it++) {
+		mp_iteration_begin(rt);
+		void *st = (void *)(uintptr_t)(0x2000 + it); /* a new stream each time */
+		for (int i = 0; i < N; i++) {
+			ptr[i] = mp_alloc(rt, 4 * KiB, st);
+			pooled += mp_owns(rt, ptr[i]);
+		}
+		for (int i = 0; i < N; i++)
+			mp_free(rt, ptr[i], st);
+		mp_iteration_end(rt);
+	}
+	CHECK(pooled == 3 * N, "  ... iterations on new streams once the table is full: all from the pool");
+	int synced = 0;
+	for (size_t i = 0; i < nlog; i++)
+		synced |= oplog[i].op == OP_SYNC && oplog[i].a == (void *)0x1000;
+	CHECK(synced, "  ... the stream whose slot went first, which freed pool memory, was synchronised");
+	int devsync = 0;
+	for (size_t i = 0; i < nlog; i++)
+		devsync |= oplog[i].op == OP_DEVSYNC;
+	CHECK(devsync, "  ... and, that stream being gone, the device");
+	dead_stream = NULL;
+	struct mp_stats s;
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.pass_through, N - SLOTS, "  ... 8 requests passed through");
+	CHECK_EQ_U64(s.completed, 4, "  ... 4 iterations followed");
+	mp_close(rt);
+
+	/* a slot taken over starts afresh for the streams that saw its old
+	 * stream: Y waited for X's 40 frees; X's slot goes to N, which frees
+	 * 40 times too; Y must still wait for N */
+	memset(&p, 0, sizeof(p));
+	p.version = MP_PLAN_VERSION;
+	p.pool_align = 256;
+	p.pool_size = p.lower_bound = N * 4 * KiB;
+	p.nrequests = 2 * N;
+	p.nallocs = N;
+	p.allocs = calloc(N, sizeof(*p.allocs));
+	for (int i = 0; i < N; i++)
+		p.allocs[i] = (struct mp_plan_alloc){ 4 * KiB, (uint64_t)i * 4 * KiB,
+						      (uint64_t)i, (uint64_t)i,
+						      (uint64_t)(N + i), 0 };
+	p.fingerprint = mp_plan_fingerprint(sz, N);
+	snprintf(p.strategy, sizeof(p.strategy), "test");
+	rt = runtime_open_plan(&p, &tracing, &o, err, sizeof(err));
+	if (!rt) {
+		mp_plan_free(&p);
+		return;
+	}
+	void *X = (void *)0x3000, *Y = (void *)0x3001, *NS = (void *)0x3002;
+	for (int it = 0; it < 3 + SLOTS - 2; it++) {
+		/* X, then Y, then 30 others, one stream per iteration;
+		 * then N, which takes X's slot */
+		void *st = it == 0 ? X : it == 1 ? Y : it == SLOTS ? NS :
+			   (void *)(uintptr_t)(0x4000 + it);
+		mp_iteration_begin(rt);
+		for (int i = 0; i < N; i++)
+			ptr[i] = mp_alloc(rt, 4 * KiB, st);
+		for (int i = 0; i < N; i++)
+			mp_free(rt, ptr[i], st);
+		mp_iteration_end(rt);
+	}
+	nlog = 0;
+	mp_iteration_begin(rt);
+	for (int i = 0; i < N; i++)
+		ptr[i] = mp_alloc(rt, 4 * KiB, Y);
+	CHECK(waits_for(Y, NS, 0),
+	      "a stream that waited for the frees of a slot's old stream waits for its new one's");
+	for (int i = 0; i < N; i++)
+		mp_free(rt, ptr[i], Y);
+	mp_iteration_end(rt);
+	mp_close(rt);
+}
+
+/* A plan whose swaps are all borrowed by all of its buffers: nswaps x
+ * nborrowers (entry, swap) pairs, which the runtime's tables would hold.
+ * 400 owners over [0, 256) swapped out together, 400 buffers placed there
+ * one after another: 160000 pairs for 1200 entries and swaps, past what the
+ * runtime takes (32 per entry); with 100 owners, 40000 pairs are taken. */
+static void test_many_borrows(void)
+{
+	for (int round = 0; round < 2; round++) {
+		uint32_t no = round == 0 ? 400 : 100, nb = 400, n = no + nb;
+		struct mp_plan p;
+		memset(&p, 0, sizeof(p));
+		p.version = MP_PLAN_VERSION;
+		p.pool_align = 256;
+		p.pool_size = p.lower_bound = 256;
+		p.nrequests = 2 * (uint64_t)n;
+		p.nallocs = n;
+		p.allocs = calloc(n, sizeof(*p.allocs));
+		uint64_t *sz = calloc(n, sizeof(*sz));
+		uint64_t end = no + 2 * (uint64_t)nb; /* ordinals of the owners' frees */
+		for (uint32_t i = 0; i < no; i++)
+			p.allocs[i] = (struct mp_plan_alloc){ 256, 0, i, i, end + i, 0 };
+		for (uint32_t j = 0; j < nb; j++)
+			p.allocs[no + j] = (struct mp_plan_alloc){ 256, 0, no + j,
+								   no + 2 * (uint64_t)j,
+								   no + 2 * (uint64_t)j + 1, 0 };
+		for (uint32_t i = 0; i < n; i++)
+			sz[i] = 256;
+		p.fingerprint = mp_plan_fingerprint(sz, n);
+		free(sz);
+		snprintf(p.strategy, sizeof(p.strategy), "test");
+		p.nswaps = no;
+		p.host_staging = 256;
+		p.swaps = calloc(no, sizeof(*p.swaps));
+		for (uint32_t i = 0; i < no; i++)
+			p.swaps[i] = (struct mp_plan_swap){ i, no - 1, end - 1, 0, 256, 0, 0 };
+		struct mp_options o;
+		mp_options_init(&o);
+		o.backend = MP_BACKEND_HOST;
+		o.verbose = -1;
+		mp_runtime *rt = mp_open(write_plan("borrows.plan", &p), &o, err, sizeof(err));
+		if (round == 0) {
+			CHECK(rt == NULL, "a plan whose 400 swaps are each borrowed by 400 buffers is refused");
+			CHECK_STR_HAS(err, "borrowed more than 32 times per entry", "  ... saying so");
+		} else {
+			CHECK(rt != NULL, "  ... with 100 swaps, it is followed");
+			if (!rt)
+				printf("# %s\n", err);
+		}
+		mp_close(rt);
+	}
+}
+
 static void test_pass_and_foreign(void)
 {
 	struct mp_plan p;
@@ -515,6 +1054,13 @@ int main(int argc, char **argv)
 		test_divergence();
 		test_divergence_swapped();
 		test_pass_and_foreign();
+		test_double_free();
+		test_two_borrowers();
+		test_swaps_meeting();
+		test_huge_count();
+		test_many_borrows();
+		test_many_streams();
+		test_ordering();
 		test_bad_input();
 	}
 	test_threads(threads_only ? 5000 : 20000);
