@@ -215,6 +215,8 @@ static int load_problem(const char *path, uint64_t align, struct trace **t,
 		return cli_exit_for(rc, 0);
 	}
 	rc = solver_problem_from_trace(*t, p, err, sizeof(err));
+	/* swap plans: the runtime empties only the swaps' holes */
+	solver_problem_drop_holes(p);
 	if (!rc && align > 1)
 		rc = raise_align(p, align, err, sizeof(err));
 	if (rc) {
@@ -341,9 +343,11 @@ static int cmd_compile(int argc, char **argv)
 		{ "budget", required_argument, NULL, 'b' },
 		{ "link", required_argument, NULL, 'l' },
 		{ "swap-strategy", required_argument, NULL, 'w' },
+		{ "trust-holes", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	int trust_holes = 0;
 	const char *out = NULL, *strategy = "auto";
 	const char *budget_s = NULL, *link_s = NULL, *swap_s = "memplan";
 	int have_strategy = 0;
@@ -393,6 +397,9 @@ static int cmd_compile(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 'T':
+			trust_holes = 1;
+			break;
 		default:
 			return cli_option_error(c, "compile");
 		}
@@ -410,6 +417,8 @@ static int cmd_compile(int argc, char **argv)
 		return cli_usage_error("compile: --budget and --max-pool exclude each other");
 	if (!budget_s && link_s)
 		return cli_usage_error("compile: --link needs --budget");
+	if (budget_s && trust_holes)
+		return cli_usage_error("compile: --trust-holes and --budget exclude each other");
 	const char *path = argv[optind];
 	if (budget_s)
 		return compile_budget(path, out, budget_s, link_s, swap_s,
@@ -433,6 +442,10 @@ static int cmd_compile(int argc, char **argv)
 		status = solver_exit(rc);
 		goto done;
 	}
+	/* the runtime moves no bytes for a trace's holes: resident unless the
+	 * user says something else moves them (the plan then says so too) */
+	if (!trust_holes)
+		solver_problem_drop_holes(&p);
 	if (p.n == 0) {
 		cli_error("trace '%s' has no transient buffers to plan (everything outlives the iteration or passes through)",
 			  path);
@@ -488,7 +501,7 @@ static int cmd_compile(int argc, char **argv)
 		snprintf(stored, sizeof(stored), "%s/%s", strategy, r.winner);
 	else
 		snprintf(stored, sizeof(stored), "%s", strategy);
-	struct planfile_info info = { align, stored, r.optimal };
+	struct planfile_info info = { align, stored, r.optimal, trust_holes };
 	rc = planfile_build(t, &p, off, &info, &plan, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
@@ -1315,6 +1328,8 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 	       p->version, len, checksum);
 	printf("strategy:     %s (%s)\n", p->strategy[0] ? p->strategy : "unknown",
 	       p->flags & MP_PLAN_OPTIMAL ? "proven optimal" : "not proven optimal");
+	if (p->flags & MP_PLAN_TRUSTS_HOLES)
+		printf("holes:        trusts the trace's holes (a placement study: safe only where something else moves those bytes out and back)\n");
 	printf("pool:         %s (%" PRIu64 " bytes), alignment %" PRIu64 "\n",
 	       cli_format_size(p->pool_size, a, sizeof(a)), p->pool_size,
 	       p->pool_align);
@@ -1432,10 +1447,11 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 	       ",\"device\":%" PRId32 ",\"nrequests\":%" PRIu64
 	       ",\"fingerprint\":\"0x%016" PRIx64 "\",\"lower_bound\":%" PRIu64
 	       ",\"persistent_bytes\":%" PRIu64 ",\"host_staging\":%" PRIu64
-	       ",\"optimal\":%s,\"strategy\":",
+	       ",\"optimal\":%s,\"trusts_holes\":%s,\"strategy\":",
 	       p->pool_size, p->pool_align, p->device, p->nrequests,
 	       p->fingerprint, p->lower_bound, p->persistent_bytes,
-	       p->host_staging, p->flags & MP_PLAN_OPTIMAL ? "true" : "false");
+	       p->host_staging, p->flags & MP_PLAN_OPTIMAL ? "true" : "false",
+	       p->flags & MP_PLAN_TRUSTS_HOLES ? "true" : "false");
 	json_quote(stdout, p->strategy);
 	printf("},\"allocs\":[");
 	for (uint32_t i = 0; i < p->nallocs; i++) {
@@ -1914,8 +1930,8 @@ out:
 static const struct cli_command commands[] = {
 	{ "compile", cmd_compile,
 	  "compile TRACE -o PLAN [--strategy S] [--time-limit SECONDS] "
-	  "[--align A] [--max-pool SIZE | --budget SIZE|PCT% [--link MODEL] "
-	  "[--swap-strategy memplan|singa|vdnn]] [--json]",
+	  "[--align A] [--trust-holes] [--max-pool SIZE | --budget SIZE|PCT% "
+	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn]] [--json]",
 	  "place every transient buffer in one pool (with swaps to host "
 	  "memory for a --budget) and write the plan file" },
 	{ "verify", cmd_verify, "verify PLAN TRACE",

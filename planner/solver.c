@@ -44,6 +44,14 @@ void solver_problem_free(struct solver_problem *p)
 	memset(p, 0, sizeof(*p));
 }
 
+void solver_problem_drop_holes(struct solver_problem *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		p->items[i].holes = NULL;
+		p->items[i].nholes = 0;
+	}
+}
+
 /*
  * Buffers a pool can serve: transient device memory (cudaMalloc and the
  * stream-ordered allocator).  Managed, pinned host and mapped (VMM) memory

@@ -1003,7 +1003,7 @@ static int timed_plan(const struct trace *t, uint64_t b_at, struct mp_plan *out)
 	}
 	struct mp_plan_swap sw = { 0, 1, 4, 0, 100000000, 0, 0 };
 	struct planfile_swaps sws = { &sw, 1, 100000000 };
-	struct planfile_info info = { 1, "timed", 0 };
+	struct planfile_info info = { 1, "timed", 0, 0 };
 	int rc = pr.n == 3 ? planfile_build_swaps(t, &pr, off, &info, &sws, out,
 						  err, sizeof(err))
 			   : -1;
@@ -1129,7 +1129,7 @@ static void test_timing_sim(void)
 	solver_problem_from_trace(t, &pr, err, sizeof(err));
 	for (size_t i = 0; i < pr.n; i++)
 		off[i] = (uint64_t)pr.items[i].buffer * 100001000;
-	struct planfile_info info = { 1, "timed", 0 };
+	struct planfile_info info = { 1, "timed", 0, 0 };
 	rc = planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
 	if (!rc)
 		rc = sim_run(t, &p, &l, &r, err, sizeof(err));
@@ -1170,7 +1170,7 @@ static int plan_of(const struct trace *t, const char *name, uint64_t align,
 	uint64_t h;
 	int rc = -1;
 	if (off && s && s->place(&p, off, &h, err, sizeof(err)) == 0) {
-		struct planfile_info info = { align, name, 0 };
+		struct planfile_info info = { align, name, 0, 0 };
 		rc = planfile_build(t, &p, off, &info, out, err, sizeof(err));
 	}
 	free(off);
@@ -1437,7 +1437,7 @@ static void test_hand(void)
 	struct solver_problem pr;
 	solver_problem_from_trace(t, &pr, err, sizeof(err));
 	uint64_t off[3] = { 0, 200, 0 };
-	struct planfile_info info = { 1, "hand", 0 };
+	struct planfile_info info = { 1, "hand", 0, 0 };
 	CHECK(planfile_build(t, &pr, off, &info, &p, err, sizeof(err)) == 0,
 	      "a plan from hand-made offsets builds (the builder does not check overlap)");
 	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
@@ -1452,9 +1452,18 @@ static void test_hand(void)
 	struct trace_hole h = { 0, 2, 5, TRACE_NONE, TRACE_NONE };
 	t = hand_trace(b, 4, &h, 1);
 	solver_problem_from_trace(t, &pr, err, sizeof(err));
-	planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
+	CHECK(planfile_build(t, &pr, off, &info, &p, err, sizeof(err)) == TRACE_EINVAL,
+	      "a plan without swaps is not built over trace holes it does not trust");
+	CHECK_STR_HAS(err, "buffer 0 has holes", "  ... naming the buffer");
+	struct planfile_info trusting = { 1, "hand", 0, 1 };
+	planfile_build(t, &pr, off, &trusting, &p, err, sizeof(err));
+	CHECK(p.flags & MP_PLAN_TRUSTS_HOLES, "  ... but is when told to trust them, and says so");
 	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
-	      "with a hole in A's lifetime, A and C may share bytes");
+	      "trusting a hole in A's lifetime, A and C may share bytes");
+	p.flags &= ~MP_PLAN_TRUSTS_HOLES;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "  ... not in a plan that does not trust it: the runtime would not empty the hole");
+	CHECK_STR_HAS(err, "requests 0 and 2", "  ... naming A and C");
 	mp_plan_free(&p);
 	solver_problem_free(&pr);
 	trace_free(t);
@@ -1462,6 +1471,7 @@ static void test_hand(void)
 	h.win_hi = 100;
 	t = hand_trace(b, 4, &h, 1);
 	solver_problem_from_trace(t, &pr, err, sizeof(err));
+	info = trusting;
 	planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
 	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
 	      "a window [80, 100) kept during the hole misses C's [0, 60)");
@@ -1562,7 +1572,7 @@ static void test_random(void)
 		}
 		int want = solver_check(&pr, off, NULL, err, sizeof(err)) == 0;
 		struct mp_plan p;
-		struct planfile_info info = { 1, "random", 0 };
+		struct planfile_info info = { 1, "random", 0, 1 };
 		int got = planfile_build(t, &pr, off, &info, &p, err, sizeof(err)) == 0 &&
 			  planfile_verify(&p, t, err, sizeof(err)) == 0;
 		if (want != got) {
