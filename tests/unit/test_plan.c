@@ -21,6 +21,7 @@
 #include "minimalloc_csv.h"
 #include "plan.h"
 #include "planfile.h"
+#include "replay.h"
 #include "simulate.h"
 #include "solver.h"
 #include "synth.h"
@@ -1592,6 +1593,214 @@ static void test_random(void)
 		printf("# %d valid, %d overlapping\n", ok, bad);
 }
 
+/*
+ * A random trace on the seq clock: n buffers allocated and freed in random
+ * order, kernels between the requests that read or write live buffers, and
+ * holes in the idle stretches between uses (as MiniMalloc's gaps or a swap
+ * planner's holes would be).  NULL when the dice gave no valid trace.
+ */
+static struct trace *random_trace(size_t n)
+{
+	struct trace *t = trace_new();
+	for (size_t i = 0; i < n; i++) {
+		uint64_t sz = 8 * (1 + below(8));
+		struct trace_buffer x = { .size = sz, .rounded = sz, .align = 8,
+					  .fixed_offset = TRACE_NONE,
+					  .stream = TRACE_NONE };
+		trace_add_buffer(t, &x);
+	}
+	/* requests: each buffer's alloc before its free, shuffled */
+	int64_t req[32];
+	size_t nr = 0, left[16], na = 0;
+	int live[16] = { 0 };
+	for (size_t i = 0; i < n; i++)
+		left[na++] = i;
+	int freed[16] = { 0 };
+	while (nr < 2 * n) {
+		size_t nl = 0;
+		int64_t cand[32];
+		for (size_t i = 0; i < na; i++)
+			cand[nl++] = (int64_t)left[i];
+		for (size_t i = 0; i < n; i++)
+			if (live[i] && !freed[i])
+				cand[nl++] = -(int64_t)i - 1;
+		int64_t c = cand[below(nl)];
+		req[nr++] = c;
+		if (c >= 0) {
+			live[c] = 1;
+			for (size_t i = 0; i < na; i++)
+				if (left[i] == (size_t)c) {
+					left[i] = left[--na];
+					break;
+				}
+		} else {
+			freed[-c - 1] = 1;
+		}
+	}
+	memset(live, 0, sizeof(live));
+	for (size_t k = 0; k < nr; k++) {
+		int64_t c = req[k];
+		int64_t b = c >= 0 ? c : -c - 1;
+		struct trace_event e = { .seq = trace_next_seq(t),
+					 .t_start = TRACE_TIME_NONE,
+					 .t_end = TRACE_TIME_NONE, .buffer = b,
+					 .stream = TRACE_NONE,
+					 .type = c >= 0 ? TRACE_EV_ALLOC : TRACE_EV_FREE };
+		trace_add_event(t, &e);
+		live[b] = c >= 0;
+		/* a kernel or two touching live buffers */
+		for (uint64_t j = below(3); j > 0; j--) {
+			struct trace_event kx = { .seq = trace_next_seq(t),
+						  .t_start = TRACE_TIME_NONE,
+						  .t_end = TRACE_TIME_NONE,
+						  .buffer = TRACE_NONE,
+						  .stream = TRACE_NONE,
+						  .type = TRACE_EV_KERNEL };
+			trace_add_event(t, &kx);
+			for (size_t i = 0; i < n; i++)
+				if (live[i] && below(3) == 0)
+					trace_add_access(t, (int64_t)i,
+							 below(2) ? TRACE_ACCESS_READ
+								  : TRACE_ACCESS_WRITE);
+		}
+	}
+	if (trace_finish(t, err, sizeof(err))) {
+		trace_free(t);
+		return NULL;
+	}
+	/* a hole in some idle stretch of each buffer, between two uses (or
+	 * the alloc and the first use, the last use and the free) */
+	struct trace_hole hs[16];
+	size_t nh = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_buffer *b = &t->buffers[i];
+		if (below(3) == 0)
+			continue;
+		int64_t pts[64];
+		size_t np = 0;
+		pts[np++] = t->events[b->alloc_ev].seq;
+		for (uint32_t u = 0; u < b->nuses && np < 62; u++)
+			pts[np++] = t->events[t->uses[b->use0 + u]].seq;
+		pts[np++] = t->events[b->free_ev].seq;
+		size_t j = below(np - 1);
+		int64_t lo = pts[j] + 1, hi = pts[j + 1];
+		if (hi - lo < 1)
+			continue;
+		int64_t a = lo + (int64_t)below((uint64_t)(hi - lo));
+		int64_t z = a + 1 + (int64_t)below((uint64_t)(hi - a));
+		hs[nh++] = (struct trace_hole){ (int64_t)i, a, z, TRACE_NONE,
+						TRACE_NONE };
+	}
+	struct trace *u = trace_new();
+	for (size_t i = 0; i < t->nbuffers; i++) {
+		struct trace_buffer x = t->buffers[i];
+		trace_add_buffer(u, &x);
+	}
+	for (size_t i = 0; i < t->nevents; i++) {
+		struct trace_event e = t->events[i];
+		trace_add_event(u, &e);
+		for (uint32_t a = 0; a < e.nacc; a++)
+			trace_add_access(u, t->accesses[e.acc0 + a].buffer,
+					 t->accesses[e.acc0 + a].mode);
+	}
+	for (size_t i = 0; i < nh; i++)
+		trace_add_hole(u, &hs[i]);
+	trace_free(t);
+	if (trace_finish(u, err, sizeof(err))) {
+		printf("# random trace: %s\n", err);
+		trace_free(u);
+		return NULL;
+	}
+	return u;
+}
+
+/*
+ * verify and the runtime agree: random traces with holes, random plans
+ * (offsets at random, or a placement made over the trace's holes as if the
+ * runtime emptied them): planfile_verify accepts a plan exactly when
+ * replaying it on the host backend loses no byte.
+ */
+static void test_replay_agrees(void)
+{
+	/* tmpfs when there is one: every plan file is synced to disk */
+	char shm[] = "/dev/shm/memplan-test-agree.XXXXXX";
+	char tmp[] = "/tmp/memplan-test-agree.XXXXXX", path[256];
+	const char *dir = mkdtemp(shm);
+	if (!dir)
+		dir = mkdtemp(tmp);
+	if (!dir) {
+		CHECK(0, "a temporary folder");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/p.plan", dir);
+	int agree = 1, rounds = 0, ok = 0, bad = 0, holed = 0;
+	for (int round = 0; round < 400 && agree; round++) {
+		struct trace *t = random_trace(2 + below(7));
+		if (!t)
+			continue;
+		struct solver_problem pr;
+		if (solver_problem_from_trace(t, &pr, err, sizeof(err))) {
+			trace_free(t);
+			continue;
+		}
+		uint64_t off[16];
+		int over_holes = (int)below(2);
+		if (over_holes) {
+			struct solver_report r;
+			if (solver_solve(&pr, "best-fit", NULL, off, &r, err,
+					 sizeof(err))) {
+				solver_problem_free(&pr);
+				trace_free(t);
+				continue;
+			}
+		} else {
+			for (size_t i = 0; i < pr.n; i++)
+				off[i] = 8 * below(10);
+		}
+		holed += t->nholes > 0;
+		solver_problem_drop_holes(&pr);
+		struct mp_plan p;
+		struct planfile_info info = { 1, "random", 0, 0 };
+		int rc = planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
+		if (rc == 0)
+			rc = mp_plan_write_file(path, &p, err, sizeof(err));
+		if (rc == TRACE_EINVAL) {
+			/* no such plan file can exist (a pool below the
+			 * lower bound): nothing to compare */
+		} else if (rc) {
+			agree = 0;
+			printf("# round %d: %s\n", round, err);
+		} else {
+			int verified = planfile_verify(&p, t, err, sizeof(err)) == 0;
+			struct replay_opts o = { MP_BACKEND_HOST, 1, 0 };
+			struct replay_result res;
+			char why[512];
+			int rr = replay_run(t, path, &o, &res, NULL, NULL, why,
+					    sizeof(why));
+			int clean = rr == 0 && res.problems == 0;
+			if (verified != clean) {
+				agree = 0;
+				printf("# round %d: verify %s (%s), replay %d problems (rc %d)\n",
+				       round, verified ? "accepts" : "refuses",
+				       verified ? "" : err, (int)res.problems, rr);
+			}
+			ok += verified;
+			bad += !verified;
+			rounds++;
+		}
+		mp_plan_free(&p);
+		solver_problem_free(&pr);
+		trace_free(t);
+	}
+	unlink(path);
+	rmdir(dir);
+	CHECK(agree, "verify accepts a plan exactly when replay loses nothing (random traces with holes, random plans)");
+	printf("# %d rounds (%d traces with holes): %d accepted, %d refused\n",
+	       rounds, holed, ok, bad);
+	CHECK(rounds > 200 && ok > 30 && bad > 30 && holed > 100,
+	      "  ... over traces with holes, plans accepted and refused");
+}
+
 int main(void)
 {
 	test_fingerprint();
@@ -1610,5 +1819,6 @@ int main(void)
 	test_minimalloc();
 	test_hand();
 	test_random();
+	test_replay_agrees();
 	return tap_done();
 }
