@@ -146,9 +146,14 @@ int swap_ctx_init(struct swap_ctx *c, const struct trace *t,
 			continue; /* trace holes: the trace moves it already */
 		for (uint32_t u = 0; u + 1 < b->nuses; u++) {
 			uint32_t a = t->uses[b->use0 + u], z = t->uses[b->use0 + u + 1];
-			uint64_t out_min = c->clock.first_after[a + 1];
+			/* the runtime sees requests only, and another run may
+			 * put a kernel on the other side of a neighbouring
+			 * request: swap_order_margin requests between each use
+			 * and the swap that follows or precedes it */
+			uint64_t out_min = c->clock.first_after[a + 1] +
+					   swap_order_margin;
 			uint64_t next = c->clock.first_after[z];
-			if (next < out_min + 3)
+			if (next < out_min + 3 + swap_order_margin)
 				continue; /* needs out_at < hole_lo < in_at */
 			struct swap_gap *g = &c->gaps[c->ngaps++];
 			g->item = (uint32_t)i;
@@ -157,9 +162,9 @@ int swap_ctx_init(struct swap_ctx *c, const struct trace *t,
 			g->use_ev = a;
 			g->next_ev = z;
 			g->out_min = out_min;
-			g->in_max = next - 1;
+			g->in_max = next - 1 - swap_order_margin;
 			g->t_idle = ev_end(t, a, c->clock.t[out_min]);
-			g->t_need = ev_start(t, z, c->clock.t[next - 1]);
+			g->t_need = ev_start(t, z, c->clock.t[g->in_max]);
 			if (g->t_need < g->t_idle)
 				g->t_need = g->t_idle;
 			g->role = b->role;
@@ -221,6 +226,8 @@ static int op_item_cmp_q(const void *a, const void *b)
 {
 	return op_item_cmp(a, b, sort_ctx);
 }
+
+unsigned swap_order_margin = SWAP_ORDER_MARGIN;
 
 void swap_problem_free(struct solver_problem *q)
 {

@@ -32,14 +32,30 @@ struct swap_clock {
 				  (nevents + 1 entries) */
 };
 
+/*
+ * Requests kept between a use and a swap around it.  The runtime sees the
+ * allocation requests only; which kernels run between two of them may
+ * differ from the trace (another run, another library version), so a
+ * swap-out is triggered no earlier than SWAP_ORDER_MARGIN requests after
+ * the first request following the buffer's last use, and a swap-in no later
+ * than SWAP_ORDER_MARGIN requests before the last request preceding its
+ * next use: a use may move across that many requests without meeting
+ * borrowed bytes.  1 costs a little pool (memplan-plan(1), "Order between
+ * requests"); 0 trusts the trace's order exactly.
+ */
+#define SWAP_ORDER_MARGIN 1
+/* The margin swap_ctx_init() uses: SWAP_ORDER_MARGIN unless a program (a
+ * benchmark or test measuring what the margin costs) sets it first. */
+extern unsigned swap_order_margin;
+
 /* A candidate: the idle stretch of a buffer between two consecutive uses. */
 struct swap_gap {
 	uint32_t item;           /* index in the problem */
 	int64_t buffer;
 	uint64_t bytes;
 	uint32_t use_ev, next_ev; /* event indexes of the two uses */
-	uint64_t out_min;        /* first request after the use */
-	uint64_t in_max;         /* last request before the next use */
+	uint64_t out_min;        /* first request after the use, + margin */
+	uint64_t in_max;         /* last request before the next use, - margin */
 	int64_t t_idle, t_need;  /* end of the use, start of the next (ns) */
 	uint8_t role;            /* the buffer's trace_role */
 };
