@@ -220,7 +220,7 @@ static int load_problem(const char *path, uint64_t align, struct trace **t,
 	if (!rc && align > 1)
 		rc = raise_align(p, align, err, sizeof(err));
 	if (rc) {
-		cli_error("%s", err);
+		cli_error("trace '%s': %s", path, err);
 		return solver_exit(rc);
 	}
 	if (p->n == 0) {
@@ -438,7 +438,7 @@ static int cmd_compile(int argc, char **argv)
 	int status = MP_EXIT_OK;
 	rc = solver_problem_from_trace(t, &p, err, sizeof(err));
 	if (rc) {
-		cli_error("%s", err);
+		cli_error("trace '%s': %s", path, err);
 		status = solver_exit(rc);
 		goto done;
 	}

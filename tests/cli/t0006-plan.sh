@@ -203,4 +203,26 @@ has "$T/out" "a2.trace" "  ... after printing every row"
 has "$T/out" "error:" "  ... with the error in the table"
 has "$T/err" "broken.csv':2" "  ... and on stderr"
 
+# values a plan cannot hold: the refusal names the file, its line and id
+printf 'id,lower,upper,size\na,0,4,64\nbig,2,6,4611686018427387904\n' >"$T/big.csv"
+expect 3 "a size of 2^62 bytes: refused" memplan-plan compile "$T/big.csv" -o "$T/big.plan"
+has "$T/err" "trace '$T/big.csv': buffer 1: size 4611686018427387904 is not between 1 and 2^62 (MiniMalloc CSV 'big.csv', line 3, id 'big')" \
+	"  ... naming the file, the line and the id"
+printf 'id,lower,upper,size,alignment,offset\na,0,4,64,8,0\nb,2,6,64,16,8\n' >"$T/off.csv"
+expect 3 "a fixed offset off its alignment: refused" memplan-plan compile "$T/off.csv" -o "$T/off.plan"
+has "$T/err" "fixed offset 8 is not a multiple of its alignment 16 (MiniMalloc CSV 'off.csv', line 3, id 'b')" \
+	"  ... naming the line"
+printf 'id,lower,upper,size\na,0,4,3000000000000000000\nb,2,6,3000000000000000000\n' >"$T/sum.csv"
+expect 3 "sizes adding up to 2^62: refused" memplan-plan compile "$T/sum.csv" -o "$T/sum.plan"
+has "$T/err" "add up to 2^62 or more (MiniMalloc CSV 'sum.csv', line 3, id 'b')" "  ... at the line where they do"
+memplan-trace import --from minimalloc-csv "$T/big.csv" -o "$T/big.trace" 2>"$T/err"
+expect 3 "  ... and from its import" memplan-plan compile --budget 50% "$T/big.trace" -o "$T/big.plan"
+has "$T/err" "trace '$T/big.trace': buffer 1: size 4611686018427387904" "  ... naming the trace"
+has "$T/err" "line 3, id 'big'" "  ... and the CSV line it came from"
+memplan-trace synth --model alexnet --batch 1 -o "$T/al.trace" 2>"$T/err"
+for v in 0 -1; do
+	expect 2 "--link pcie5,h2d=$v: usage error" memplan-plan compile --budget 50% --link "pcie5,h2d=$v" "$T/al.trace" -o "$T/l.plan"
+	has "$T/err" "--link 'pcie5,h2d=$v': h2d '$v' is out of range" "  ... naming the option"
+done
+
 done_testing
