@@ -2,8 +2,9 @@
 /*
  * swapfloor.c - the swap floor of swapfloor.h.  The allocator clock, the
  * buffers' lifetimes on it and the idle gaps between consecutive accesses
- * come from swap_ctx_init() (swap.h), so the floor sees exactly the gaps the
- * planner may use; this file adds the stretches a plan may use but the
+ * come from swap_ctx_init_margin() (swap.h) with no order margin, so the
+ * floor sees every gap the planner may use (its plans keep a margin inside
+ * them) and bounds its plans with or without it; this file adds the stretches a plan may use but the
  * planner does not offer (after the alloc, before the free, buffers with
  * trace holes), takes their union per buffer and sweeps a difference array
  * over the requests: O(n log n) in events and buffers.
@@ -178,7 +179,7 @@ int swapfloor_profile(const struct trace *t, struct swap_floor *f,
 	struct swap_ctx c;
 	char why[sizeof(f->why)];
 	link_parse("infinite", NULL, &l, why, sizeof(why));
-	rc = swap_ctx_init(&c, t, &p, &l, why, sizeof(why));
+	rc = swap_ctx_init_margin(&c, t, &p, &l, 0, why, sizeof(why));
 	if (rc == TRACE_ENOMEM) {
 		swap_ctx_free(&c);
 		solver_problem_free(&p);

@@ -53,6 +53,15 @@ int swap_ctx_init(struct swap_ctx *c, const struct trace *t,
 		  const struct solver_problem *p, const struct link_model *l,
 		  char *err, size_t errlen)
 {
+	return swap_ctx_init_margin(c, t, p, l, swap_order_margin, err,
+				    errlen);
+}
+
+int swap_ctx_init_margin(struct swap_ctx *c, const struct trace *t,
+			 const struct solver_problem *p,
+			 const struct link_model *l, unsigned margin,
+			 char *err, size_t errlen)
+{
 	memset(c, 0, sizeof(*c));
 	c->t = t;
 	c->p = p;
@@ -148,12 +157,11 @@ int swap_ctx_init(struct swap_ctx *c, const struct trace *t,
 			uint32_t a = t->uses[b->use0 + u], z = t->uses[b->use0 + u + 1];
 			/* the runtime sees requests only, and another run may
 			 * put a kernel on the other side of a neighbouring
-			 * request: swap_order_margin requests between each use
+			 * request: margin requests between each use
 			 * and the swap that follows or precedes it */
-			uint64_t out_min = c->clock.first_after[a + 1] +
-					   swap_order_margin;
+			uint64_t out_min = c->clock.first_after[a + 1] + margin;
 			uint64_t next = c->clock.first_after[z];
-			if (next < out_min + 3 + swap_order_margin)
+			if (next < out_min + 3 + margin)
 				continue; /* needs out_at < hole_lo < in_at */
 			struct swap_gap *g = &c->gaps[c->ngaps++];
 			g->item = (uint32_t)i;
@@ -162,7 +170,7 @@ int swap_ctx_init(struct swap_ctx *c, const struct trace *t,
 			g->use_ev = a;
 			g->next_ev = z;
 			g->out_min = out_min;
-			g->in_max = next - 1 - swap_order_margin;
+			g->in_max = next - 1 - margin;
 			g->t_idle = ev_end(t, a, c->clock.t[out_min]);
 			g->t_need = ev_start(t, z, c->clock.t[g->in_max]);
 			if (g->t_need < g->t_idle)

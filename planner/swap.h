@@ -91,6 +91,12 @@ int swap_ctx_init(struct swap_ctx *c, const struct trace *t,
 		  const struct solver_problem *p, const struct link_model *l,
 		  char *err, size_t errlen);
 void swap_ctx_free(struct swap_ctx *c);
+/* swap_ctx_init() with the order margin given: the bounds (swapfloor.c,
+ * swapbound.c) use 0, so that they bound every plan, with or without it. */
+int swap_ctx_init_margin(struct swap_ctx *c, const struct trace *t,
+			 const struct solver_problem *p,
+			 const struct link_model *l, unsigned margin,
+			 char *err, size_t errlen);
 
 /* The last request at or before time ns (0 if none). */
 uint64_t swap_clock_at(const struct swap_clock *k, int64_t ns);
