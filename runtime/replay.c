@@ -105,6 +105,7 @@ struct rp {
 	uint32_t *filled;   /* per buffer: the iteration of its pattern */
 	uint32_t *swap0;    /* per entry: its swaps [swap0[r], swap0[r + 1]) */
 	int64_t *kclock;    /* per request ordinal: its time on the trace clock */
+	uint64_t nkclock;   /* the trace's requests (a plan may claim more) */
 	void *streams[MAX_STREAMS];
 	int64_t stream_ids[MAX_STREAMS];
 	int nstreams;
@@ -238,8 +239,11 @@ static int hole_given(struct rp *r, int64_t h, int64_t o, char *buf, size_t len)
 		for (uint32_t w = e == NONE32 ? 0 : r->swap0[e];
 		     e != NONE32 && w < r->swap0[e + 1]; w++) {
 			const struct mp_plan_swap *s = &r->plan->swaps[w];
-			if (r->kclock[s->out_at + 1] <= x->lower &&
-			    r->kclock[s->in_at] >= x->upper)
+			int64_t lo = s->out_at + 1 < r->nkclock
+					     ? r->kclock[s->out_at + 1] : INT64_MAX;
+			int64_t up = s->in_at < r->nkclock ? r->kclock[s->in_at]
+							   : INT64_MAX;
+			if (lo <= x->lower && up >= x->upper)
 				covered = 1;
 		}
 		if (covered)
@@ -459,7 +463,10 @@ int replay_run(const struct trace *t, const char *plan_path,
 	r.entry = malloc(nb * sizeof(*r.entry));
 	r.filled = calloc(nb, sizeof(*r.filled));
 	r.swap0 = calloc((size_t)r.plan->nallocs + 1, sizeof(*r.swap0));
-	r.kclock = malloc(((size_t)r.plan->nrequests + 1) * sizeof(*r.kclock));
+	for (size_t i = 0; i < t->nevents; i++)
+		r.nkclock += t->events[i].type == TRACE_EV_ALLOC ||
+			     t->events[i].type == TRACE_EV_FREE;
+	r.kclock = malloc(((size_t)r.nkclock + 1) * sizeof(*r.kclock));
 	r.chunk = r.host ? NULL : malloc(CHUNK);
 	rc = 0;
 	if (!r.ptr || !r.entry || !r.filled || !r.swap0 || !r.kclock ||
@@ -469,14 +476,12 @@ int replay_run(const struct trace *t, const char *plan_path,
 		goto out;
 	}
 	/* request ordinals on the trace clock (a plan for another trace may
-	 * have more requests than it: those stay past the end) */
+	 * claim more requests: those lie past the end) */
 	uint64_t nk = 0;
-	for (size_t i = 0; i < t->nevents && nk < r.plan->nrequests; i++)
+	for (size_t i = 0; i < t->nevents; i++)
 		if (t->events[i].type == TRACE_EV_ALLOC ||
 		    t->events[i].type == TRACE_EV_FREE)
 			r.kclock[nk++] = trace_event_clock(t, i);
-	for (; nk <= r.plan->nrequests; nk++)
-		r.kclock[nk] = INT64_MAX;
 	for (size_t b = 0; b < t->nbuffers; b++)
 		r.entry[b] = NONE32;
 	for (uint32_t i = 0; i < r.plan->nallocs; i++)
