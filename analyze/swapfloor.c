@@ -2,10 +2,11 @@
 /*
  * swapfloor.c - the swap floor of swapfloor.h.  The allocator clock, the
  * buffers' lifetimes on it and the idle gaps between consecutive accesses
- * come from the trace (alloc_clock.h), as the planner's do, so the floor
- * sees exactly the gaps the planner may use; this file adds the stretches a
- * plan may use but the planner does not offer (after the alloc, before the free, buffers with
- * trace holes), takes their union per buffer and sweeps a difference array
+ * come from the trace (alloc_clock.h), as the planner's do but with no
+ * order margin (swap.h), so the floor sees every gap the planner may use
+ * and bounds its plans with or without the margin; this file adds the
+ * stretches a plan may use but the planner does not offer (after the alloc,
+ * before the free, buffers with trace holes), takes their union per buffer and sweeps a difference array
  * over the requests: O(n log n) in events and buffers.
  */
 #include "swapfloor.h"

@@ -152,12 +152,18 @@ static void data_json(FILE *f, const struct trace *t, const struct timeline *tl)
 	json_object_end(&j);
 }
 
-/* Copies s to f so that it cannot end the <script> element it sits in. */
+/*
+ * Copies JSON s to f so that nothing in it can change how the HTML parser
+ * reads the <script> element it sits in: not only "</script" ends it, but
+ * "<!--" followed by "<script" (any case) makes the parser skip the next
+ * "</script>".  Every '<' becomes the JSON escape \u003c: '<' only occurs
+ * inside JSON strings, and JSON.parse gives it back.
+ */
 static void script_safe(FILE *f, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '<' && i + 1 < n && s[i + 1] == '/')
-			fputs("<\\", f);
+		if (s[i] == '<')
+			fputs("\\u003c", f);
 		else
 			fputc(s[i], f);
 	}

@@ -36,8 +36,8 @@ void cmd_strategy_names(char *buf, size_t len, int heuristics_only)
 	}
 }
 
-int cmd_load_problem(const char *path, uint64_t align, struct trace **t,
-		     struct solver_problem *p)
+int cmd_load_problem(const char *path, uint64_t align, int keep_holes,
+		     struct trace **t, struct solver_problem *p)
 {
 	char err[ERRLEN];
 	memset(p, 0, sizeof(*p));
@@ -47,10 +47,14 @@ int cmd_load_problem(const char *path, uint64_t align, struct trace **t,
 		return cli_exit_for(rc, 0);
 	}
 	rc = solver_problem_from_trace(*t, p, err, sizeof(err));
+	/* the runtime moves no bytes for a trace's own holes: resident unless
+	 * the caller trusts something else to move them (and says so) */
+	if (!rc && !keep_holes)
+		solver_problem_drop_holes(p);
 	if (!rc && align > 1)
 		rc = solver_problem_align(p, align, err, sizeof(err));
 	if (rc) {
-		cli_error("%s", err);
+		cli_error("trace '%s': %s", path, err);
 		return cmd_solver_exit(rc);
 	}
 	if (p->n == 0) {

@@ -70,7 +70,7 @@ static int compile_budget(const char *path, const char *out,
 {
 	struct trace *t = NULL;
 	struct solver_problem p;
-	int status = cmd_load_problem(path, align, &t, &p);
+	int status = cmd_load_problem(path, align, 0, &t, &p);
 	char err[ERRLEN];
 	struct link_model l;
 	struct mp_plan plan;
@@ -158,9 +158,11 @@ int cmd_compile(int argc, char **argv)
 		{ "budget", required_argument, NULL, 'b' },
 		{ "link", required_argument, NULL, 'l' },
 		{ "swap-strategy", required_argument, NULL, 'w' },
+		{ "trust-holes", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	int trust_holes = 0;
 	const char *out = NULL, *strategy = "auto";
 	const char *budget_s = NULL, *link_s = NULL, *swap_s = "memplan";
 	int have_strategy = 0;
@@ -210,6 +212,9 @@ int cmd_compile(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 'T':
+			trust_holes = 1;
+			break;
 		default:
 			return cli_option_error(c, "compile");
 		}
@@ -230,6 +235,8 @@ int cmd_compile(int argc, char **argv)
 		return cli_usage_error("compile: --budget and --max-pool exclude each other");
 	if (!budget_s && link_s)
 		return cli_usage_error("compile: --link needs --budget");
+	if (budget_s && trust_holes)
+		return cli_usage_error("compile: --trust-holes and --budget exclude each other");
 	const char *path = argv[optind];
 	if (budget_s)
 		return compile_budget(path, out, budget_s, link_s, swap_s,
@@ -241,7 +248,8 @@ int cmd_compile(int argc, char **argv)
 	uint64_t *off = NULL;
 	struct mp_plan plan;
 	memset(&plan, 0, sizeof(plan));
-	int rc, status = cmd_load_problem(path, align, &t, &p);
+	int rc, status = cmd_load_problem(path, align, trust_holes, &t,
+						 &p);
 	if (status)
 		goto done;
 	uint64_t lb = solver_lower_bound(&p);
@@ -288,7 +296,7 @@ int cmd_compile(int argc, char **argv)
 		snprintf(stored, sizeof(stored), "%s/%s", strategy, r.winner);
 	else
 		snprintf(stored, sizeof(stored), "%s", strategy);
-	struct planfile_info info = { align, stored, r.optimal };
+	struct planfile_info info = { align, stored, r.optimal, trust_holes };
 	rc = planfile_build(t, &p, off, &info, &plan, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);

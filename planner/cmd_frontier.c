@@ -349,7 +349,7 @@ int cmd_frontier(int argc, char **argv)
 	struct link_model l;
 	char err[ERRLEN];
 	memset(&f, 0, sizeof(f));
-	int status = cmd_load_problem(path, 1, &t, &p);
+	int status = cmd_load_problem(path, 1, 0, &t, &p);
 	if (status)
 		goto done;
 	status = cmd_pick_link(link_s, t, &l);

@@ -49,6 +49,8 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 	       p->version, len, checksum);
 	printf("strategy:     %s (%s)\n", p->strategy[0] ? p->strategy : "unknown",
 	       p->flags & MP_PLAN_OPTIMAL ? "proven optimal" : "not proven optimal");
+	if (p->flags & MP_PLAN_TRUSTS_HOLES)
+		printf("holes:        trusts the trace's holes (a placement study: safe only where something else moves those bytes out and back)\n");
 	printf("pool:         %s (%" PRIu64 " bytes), alignment %" PRIu64 "\n",
 	       cli_format_size(p->pool_size, a, sizeof(a)), p->pool_size,
 	       p->pool_align);
@@ -166,10 +168,11 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 	       ",\"device\":%" PRId32 ",\"nrequests\":%" PRIu64
 	       ",\"fingerprint\":\"0x%016" PRIx64 "\",\"lower_bound\":%" PRIu64
 	       ",\"persistent_bytes\":%" PRIu64 ",\"host_staging\":%" PRIu64
-	       ",\"optimal\":%s,\"strategy\":",
+	       ",\"optimal\":%s,\"trusts_holes\":%s,\"strategy\":",
 	       p->pool_size, p->pool_align, p->device, p->nrequests,
 	       p->fingerprint, p->lower_bound, p->persistent_bytes,
-	       p->host_staging, p->flags & MP_PLAN_OPTIMAL ? "true" : "false");
+	       p->host_staging, p->flags & MP_PLAN_OPTIMAL ? "true" : "false",
+	       p->flags & MP_PLAN_TRUSTS_HOLES ? "true" : "false");
 	json_quote(stdout, p->strategy);
 	printf("},\"allocs\":[");
 	for (uint32_t i = 0; i < p->nallocs; i++) {

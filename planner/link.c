@@ -62,12 +62,12 @@ static int measured(const struct trace *t, const char *key, double *gbs,
 	const char *v = t ? trace_get_meta(t, key) : NULL;
 	if (!v)
 		return trace_seterr(err, errlen, TRACE_EINVAL,
-				    "link 'measured': the trace has no meta key '%s' (only captured traces do); name a preset instead",
+				    "--link measured: the trace has no meta key '%s' (only captured traces do); name a preset instead",
 				    key);
 	double bps;
 	if (parse_num(v, 1e6, 1e14, &bps))
 		return trace_seterr(err, errlen, TRACE_EINVAL,
-				    "link 'measured': meta key '%s' is '%s', not a bandwidth in bytes/s from 1e6 to 1e14",
+				    "--link measured: the trace's meta key '%s' is '%s', not a bandwidth in bytes/s from 1e6 to 1e14",
 				    key, v);
 	*gbs = bps / 1e9;
 	return 0;
@@ -91,7 +91,7 @@ int link_parse(const char *spec, const struct trace *t, struct link_model *l,
 				 i ? ", " : "", presets[i].name);
 		}
 		return trace_seterr(err, errlen, TRACE_EINVAL,
-				    "link '%.*s' is not a known model (known: %s)",
+				    "--link '%.*s' is not a known model (known: %s)",
 				    (int)(len > 64 ? 64 : len), spec, names);
 	}
 	l->h2d_gbs = p->h2d;
@@ -114,7 +114,7 @@ int link_parse(const char *spec, const struct trace *t, struct link_model *l,
 		if (kl >= all || kl == 0 || kl >= sizeof(key) ||
 		    all - kl - 1 >= sizeof(val))
 			return trace_seterr(err, errlen, TRACE_EINVAL,
-					    "link '%s': '%.*s' is not KEY=VALUE (keys: h2d, d2h, latency, duplex, share, gpus)",
+					    "--link '%s': '%.*s' is not KEY=VALUE (keys: h2d, d2h, latency, duplex, share, gpus)",
 					    spec, (int)(all > 48 ? 48 : all), s);
 		memcpy(key, s, kl);
 		key[kl] = '\0';
@@ -147,18 +147,18 @@ int link_parse(const char *spec, const struct trace *t, struct link_model *l,
 				l->gpus = (unsigned)v;
 		} else {
 			return trace_seterr(err, errlen, TRACE_EINVAL,
-					    "link '%s': unknown key '%s' (keys: h2d, d2h, latency, duplex, share, gpus)",
+					    "--link '%s': unknown key '%s' (keys: h2d, d2h, latency, duplex, share, gpus)",
 					    spec, key);
 		}
 		if (bad)
 			return trace_seterr(err, errlen, TRACE_EINVAL,
-					    "link '%s': %s '%s' is out of range (h2d and d2h: GB/s from 0.001 to 1e5; latency: microseconds from 0 to 1e6; duplex: full or shared; share: 0.01 to 1; gpus: 1 to 1024)",
+					    "--link '%s': %s '%s' is out of range (h2d and d2h: GB/s from 0.001 to 1e5; latency: microseconds from 0 to 1e6; duplex: full or shared; share: 0.01 to 1; gpus: 1 to 1024)",
 					    spec, key, val);
 		s += all;
 	}
 	if (*s)
 		return trace_seterr(err, errlen, TRACE_EINVAL,
-				    "link '%s': unexpected text '%s'", spec, s);
+				    "--link '%s': unexpected text '%s'", spec, s);
 	snprintf(l->name, sizeof(l->name), "%s", spec);
 	return 0;
 }

@@ -12,8 +12,8 @@
 static const struct cli_command commands[] = {
 	{ "compile", cmd_compile,
 	  "compile TRACE -o PLAN [--strategy S] [--time-limit SECONDS] "
-	  "[--align A] [--max-pool SIZE | --budget SIZE|PCT% [--link MODEL] "
-	  "[--swap-strategy memplan|singa|vdnn]] [--json]",
+	  "[--align A] [--trust-holes] [--max-pool SIZE | --budget SIZE|PCT% "
+	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn]] [--json]",
 	  "place every transient buffer in one pool (with swaps to host "
 	  "memory for a --budget) and write the plan file" },
 	{ "verify", cmd_verify, "verify PLAN TRACE",

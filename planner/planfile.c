@@ -133,7 +133,8 @@ int planfile_build_swaps(const struct trace *t, const struct solver_problem *p,
 			out->persistent_bytes += t->buffers[i].size;
 	out->nallocs = n;
 	out->version = MP_PLAN_VERSION;
-	out->flags = info && info->optimal ? MP_PLAN_OPTIMAL : 0;
+	out->flags = (info && info->optimal ? MP_PLAN_OPTIMAL : 0) |
+		     (info && info->trust_holes ? MP_PLAN_TRUSTS_HOLES : 0);
 	out->pool_size = pool;
 	out->pool_align = align;
 	out->device = device;
@@ -141,6 +142,14 @@ int planfile_build_swaps(const struct trace *t, const struct solver_problem *p,
 	out->fingerprint = mp_plan_fp_final(&fp);
 	out->lower_bound = solver_lower_bound(p);
 	snprintf(out->strategy, sizeof(out->strategy), "%s", strategy);
+	if (!(out->flags & MP_PLAN_TRUSTS_HOLES))
+		for (size_t i = 0; i < p->n && !rc; i++)
+			if (p->items[i].nholes && (!sw || !sw->nswaps))
+				rc = trace_seterr(err, errlen, TRACE_EINVAL,
+						  "buffer %lld has holes in the problem, and a plan without swaps cannot empty them (drop the trace's holes, or trust them)",
+						  (long long)p->items[i].buffer);
+	if (rc)
+		goto out;
 	if (sw && sw->nswaps) {
 		out->swaps = malloc(sw->nswaps * sizeof(*out->swaps));
 		if (!out->swaps) {
@@ -445,7 +454,8 @@ struct shole {
 
 /*
  * The resident pieces of every planned request: lifetime minus holes (of
- * the trace, or of the plan's swaps), with the window a hole keeps.  A
+ * the plan's swaps, and of the trace when the plan trusts them: the runtime
+ * empties nothing but its swaps), with the window a hole keeps.  A
  * swap leaves what it does not copy resident: the bytes after it when it
  * starts at 0, the bytes before it when it runs to the end, else all.
  * Where a swap and a trace hole overlap, the bytes both leave stay.
@@ -456,10 +466,11 @@ static int planned_rects(const struct mp_plan *plan, const struct trace *t,
 			 struct rect **out, size_t *nout, char *err,
 			 size_t errlen)
 {
+	int trust = (plan->flags & MP_PLAN_TRUSTS_HOLES) != 0;
 	size_t n = 0;
 	for (uint32_t i = 0; i < plan->nallocs; i++)
 		if (plan->allocs[i].offset != MP_PLAN_PASS_THROUGH)
-			n += 1 + 2 * (size_t)t->buffers[plan->allocs[i].buffer].nholes;
+			n += 1 + 2 * (size_t)(trust ? t->buffers[plan->allocs[i].buffer].nholes : 0);
 	n += 2 * (size_t)plan->nswaps;
 	if (n > UINT32_MAX)
 		return TRACE_ENOMEM;
@@ -521,6 +532,7 @@ static int planned_rects(const struct mp_plan *plan, const struct trace *t,
 		if (a->offset == MP_PLAN_PASS_THROUGH || rc)
 			continue;
 		const struct trace_buffer *b = &t->buffers[a->buffer];
+		uint32_t nth = trust ? b->nholes : 0; /* trace holes counted */
 		int64_t lo, hi;
 		trace_lifetime(t, b, &lo, &hi);
 		/* every boundary of a trace hole or a swap hole, then per
@@ -528,7 +540,7 @@ static int planned_rects(const struct mp_plan *plan, const struct trace *t,
 		size_t nb = 0;
 		bt[nb++] = lo;
 		bt[nb++] = hi;
-		for (uint32_t j = 0; j < b->nholes; j++) {
+		for (uint32_t j = 0; j < nth; j++) {
 			bt[nb++] = t->holes[b->hole0 + j].lower;
 			bt[nb++] = t->holes[b->hole0 + j].upper;
 		}
@@ -544,9 +556,9 @@ static int planned_rects(const struct mp_plan *plan, const struct trace *t,
 			if (s0 == s1 || s0 < lo || s1 > hi)
 				continue;
 			uint64_t r0 = 0, r1 = a->size;
-			while (th < b->nholes && t->holes[b->hole0 + th].upper <= s0)
+			while (th < nth && t->holes[b->hole0 + th].upper <= s0)
 				th++;
-			if (th < b->nholes && t->holes[b->hole0 + th].lower <= s0) {
+			if (th < nth && t->holes[b->hole0 + th].lower <= s0) {
 				const struct trace_hole *h = &t->holes[b->hole0 + th];
 				if (h->win_lo == TRACE_NONE) {
 					r1 = r0;

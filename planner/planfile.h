@@ -26,6 +26,10 @@ struct planfile_info {
 	uint64_t pool_align;  /* every offset is a multiple (power of 2); 0 = 1 */
 	const char *strategy; /* stored in META, at most 31 printable bytes */
 	int optimal;          /* the strategy proved its pool minimal */
+	/* 0: the problem's items carry no trace holes (the runtime empties
+	 * only the swaps' holes); 1: they may, and the plan says so
+	 * (MP_PLAN_TRUSTS_HOLES, a placement study) */
+	int trust_holes;
 };
 
 /* The swaps a plan carries (swap_plan_entries()): sorted by (request,
@@ -64,9 +68,10 @@ int planfile_build_swaps(const struct trace *t, const struct solver_problem *p,
  * t's alloc events; every entry's size, buffer and clock ordinals; every
  * planned buffer transient, its offset a multiple of the pool's and its own
  * alignment, and inside the pool; no two planned buffers resident at the same
- * time (lifetimes and holes of t, and the swaps' holes: a swapped buffer
- * leaves its bytes from request out_at + 1 until request in_at) sharing a
- * byte; no use of a swapped buffer between its swap-out and swap-in
+ * time (lifetimes, and the swaps' holes: a swapped buffer leaves its bytes
+ * from request out_at + 1 until request in_at; the holes of t only when the
+ * plan has MP_PLAN_TRUSTS_HOLES, since the runtime moves nothing else)
+ * sharing a byte; no use of a swapped buffer between its swap-out and swap-in
  * triggers; the lower bound recomputed and not above the pool; host staging
  * slots of swaps out at the same time disjoint.  Returns 0, PLANFILE_EINVALID with a sentence naming the
  * request(s), buffer(s) or field, TRACE_EINVAL for an unfinished trace, or

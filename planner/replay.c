@@ -104,6 +104,8 @@ struct rp {
 	uint32_t *entry;    /* per buffer: plan entry, NONE32 if none */
 	uint32_t *filled;   /* per buffer: the iteration of its pattern */
 	uint32_t *swap0;    /* per entry: its swaps [swap0[r], swap0[r + 1]) */
+	int64_t *kclock;    /* per request ordinal: its time on the trace clock */
+	uint64_t nkclock;   /* the trace's requests (a plan may claim more) */
 	void *streams[MAX_STREAMS];
 	int64_t stream_ids[MAX_STREAMS];
 	int nstreams;
@@ -125,7 +127,7 @@ static void problem(struct rp *r, const char *fmt, ...)
 	r->res->problems++;
 	if (r->res->problems > r->max_reports || !r->report)
 		return;
-	char buf[1024];
+	char buf[1536];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -216,6 +218,47 @@ static int check_range(struct rp *r, int64_t b, size_t from, size_t n,
  * there (the whole buffer is checked at its free). */
 #define EDGE 4096
 
+/*
+ * A trace hole of buffer h that meets the lifetime of buffer o and that no
+ * swap of the plan empties: the usual cause of o's bytes in h (a plan made
+ * over the trace's holes, which the runtime does not move).  Writes a clause
+ * for the report into buf and returns 1, or returns 0.
+ */
+static int hole_given(struct rp *r, int64_t h, int64_t o, char *buf, size_t len)
+{
+	const struct trace *t = r->t;
+	const struct trace_buffer *hb = &t->buffers[h];
+	int64_t lo, hi;
+	trace_lifetime(t, &t->buffers[o], &lo, &hi);
+	uint32_t e = r->entry[h];
+	for (uint32_t j = 0; j < hb->nholes; j++) {
+		const struct trace_hole *x = &t->holes[hb->hole0 + j];
+		if (x->upper <= lo || x->lower >= hi)
+			continue;
+		int covered = 0;
+		for (uint32_t w = e == NONE32 ? 0 : r->swap0[e];
+		     e != NONE32 && w < r->swap0[e + 1]; w++) {
+			const struct mp_plan_swap *s = &r->plan->swaps[w];
+			int64_t lo = s->out_at + 1 < r->nkclock
+					     ? r->kclock[s->out_at + 1] : INT64_MAX;
+			int64_t up = s->in_at < r->nkclock ? r->kclock[s->in_at]
+							   : INT64_MAX;
+			if (lo <= x->lower && up >= x->upper)
+				covered = 1;
+		}
+		if (covered)
+			continue;
+		snprintf(buf, len, "; buffer %" PRId64 "'s trace hole [%" PRId64 ", %" PRId64 ") (%s clock) went to buffer %" PRId64 " without a swap, and the runtime moves only the plan's swaps%s",
+			 h, x->lower, x->upper,
+			 t->clock == TRACE_CLOCK_TIME ? "time" : "seq", o,
+			 r->plan->flags & MP_PLAN_TRUSTS_HOLES
+				 ? " (the plan trusts the trace's holes: something else must move these bytes)"
+				 : "");
+		return 1;
+	}
+	return 0;
+}
+
 /* Checks buffer b at event index ev (when: "at a use", "at its free"). */
 static void check(struct rp *r, int64_t b, size_t ev, const char *when)
 {
@@ -240,15 +283,17 @@ static void check(struct rp *r, int64_t b, size_t ev, const char *when)
 	if (!wrong)
 		return;
 	const struct trace_event *e = &r->t->events[ev];
-	char me[160], other[160], what[256];
+	char me[160], other[160], what[640], hole[320] = "";
 	where(r, b, me, sizeof(me));
 	if (bad.owner == b)
 		snprintf(what, sizeof(what), "its own bytes of iteration %d: a write of this iteration was lost",
 			 bad.owner_it);
 	else if (bad.owner >= 0 && (uint64_t)bad.owner < r->t->nbuffers) {
 		where(r, bad.owner, other, sizeof(other));
-		snprintf(what, sizeof(what), "bytes of %s: two buffers resident at the same time overlap",
-			 other);
+		if (!hole_given(r, b, bad.owner, hole, sizeof(hole)))
+			hole_given(r, bad.owner, b, hole, sizeof(hole));
+		snprintf(what, sizeof(what), "bytes of %s: two buffers resident at the same time overlap%s",
+			 other, hole);
 	} else {
 		snprintf(what, sizeof(what), "0x%016" PRIx64 ", which no buffer wrote (memory nobody gave back?)",
 			 bad.found);
@@ -418,13 +463,25 @@ int replay_run(const struct trace *t, const char *plan_path,
 	r.entry = malloc(nb * sizeof(*r.entry));
 	r.filled = calloc(nb, sizeof(*r.filled));
 	r.swap0 = calloc((size_t)r.plan->nallocs + 1, sizeof(*r.swap0));
+	for (size_t i = 0; i < t->nevents; i++)
+		r.nkclock += t->events[i].type == TRACE_EV_ALLOC ||
+			     t->events[i].type == TRACE_EV_FREE;
+	r.kclock = malloc(((size_t)r.nkclock + 1) * sizeof(*r.kclock));
 	r.chunk = r.host ? NULL : malloc(CHUNK);
 	rc = 0;
-	if (!r.ptr || !r.entry || !r.filled || !r.swap0 || (!r.host && !r.chunk)) {
+	if (!r.ptr || !r.entry || !r.filled || !r.swap0 || !r.kclock ||
+	    (!r.host && !r.chunk)) {
 		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
 				  "out of memory replaying %zu buffers", t->nbuffers);
 		goto out;
 	}
+	/* request ordinals on the trace clock (a plan for another trace may
+	 * claim more requests: those lie past the end) */
+	uint64_t nk = 0;
+	for (size_t i = 0; i < t->nevents; i++)
+		if (t->events[i].type == TRACE_EV_ALLOC ||
+		    t->events[i].type == TRACE_EV_FREE)
+			r.kclock[nk++] = trace_event_clock(t, i);
 	for (size_t b = 0; b < t->nbuffers; b++)
 		r.entry[b] = NONE32;
 	for (uint32_t i = 0; i < r.plan->nallocs; i++)
@@ -450,6 +507,7 @@ out:
 	free(r.entry);
 	free(r.filled);
 	free(r.swap0);
+	free(r.kclock);
 	free(r.chunk);
 	mp_close(rt);
 	return rc;

@@ -73,11 +73,38 @@ int solver_problem_align(struct solver_problem *p, uint64_t align, char *err,
 	return 0;
 }
 
+void solver_problem_drop_holes(struct solver_problem *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		p->items[i].holes = NULL;
+		p->items[i].nholes = 0;
+	}
+}
+
+static int validate_items(const struct solver_problem *p, size_t *bad,
+			  char *err, size_t errlen);
+
 /*
- * Buffers a pool can serve: transient device memory (cudaMalloc and the
- * stream-ordered allocator).  Managed, pinned host and mapped (VMM) memory
- * keep going to their own allocators, so plans pass them through.
+ * Where buffer id of t comes from, for a refusal: its label, and for a
+ * MiniMalloc CSV import (not sliced since: ids are then the records in
+ * file order, one a line after the header) the file and line.
  */
+static void buffer_origin(const struct trace *t, int64_t id, char *buf,
+			  size_t len)
+{
+	const struct trace_buffer *b = &t->buffers[id];
+	const char *src = trace_get_meta(t, "source");
+	const char *file = trace_get_meta(t, "source_file");
+	if (src && strcmp(src, "minimalloc-csv") == 0 && file &&
+	    !trace_get_meta(t, "slice"))
+		snprintf(buf, len, " (MiniMalloc CSV '%s', line %lld, id '%s')",
+			 file, (long long)id + 2, b->label ? b->label : "");
+	else if (b->label)
+		snprintf(buf, len, " ('%s')", b->label);
+	else
+		buf[0] = 0;
+}
+
 int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
 			      char *err, size_t errlen)
 {
@@ -130,6 +157,16 @@ int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
 	}
 	p->n = n;
 	p->nhole_store = nh;
+	/* refuse values no plan can hold here, where the buffer's origin
+	 * (file and row) is known */
+	size_t bad;
+	char why[384], where[320];
+	int rc = validate_items(p, &bad, why, sizeof(why));
+	if (rc) {
+		buffer_origin(t, p->items[bad].buffer, where, sizeof(where));
+		solver_problem_free(p);
+		return trace_seterr(err, errlen, rc, "%s%s", why, where);
+	}
 	return 0;
 nomem:
 	solver_problem_free(p);
@@ -150,6 +187,15 @@ static long long item_name(const struct solver_problem *p, size_t i)
 int solver_problem_validate(const struct solver_problem *p, char *err,
 			    size_t errlen)
 {
+	size_t bad;
+	return validate_items(p, &bad, err, errlen);
+}
+
+/* solver_problem_validate(), and the item at fault in *bad. */
+static int validate_items(const struct solver_problem *p, size_t *bad,
+			  char *err, size_t errlen)
+{
+	*bad = 0;
 	if (p->n && !p->items)
 		return trace_seterr(err, errlen, SOLVER_EINVAL,
 			    "the problem has %zu items but no item array", p->n);
@@ -157,6 +203,7 @@ int solver_problem_validate(const struct solver_problem *p, char *err,
 	for (size_t i = 0; i < p->n; i++) {
 		const struct solver_item *it = &p->items[i];
 		long long id = item_name(p, i);
+		*bad = i;
 		if (it->size == 0 || it->size >= SOLVER_LIMIT)
 			return trace_seterr(err, errlen, SOLVER_EINVAL,
 				    "buffer %lld: size %llu is not between 1 and 2^62",

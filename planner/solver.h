@@ -79,6 +79,14 @@ struct solver_problem {
 int solver_problem_from_trace(const struct trace *t, struct solver_problem *p,
 			      char *err, size_t errlen);
 
+/*
+ * Counts every item as resident through its trace holes (keeps the hole
+ * storage for solver_problem_free()).  A plan the runtime follows needs
+ * this: the runtime empties only the holes of its swaps, so a trace hole
+ * is resident unless a swap covers it.
+ */
+void solver_problem_drop_holes(struct solver_problem *p);
+
 /* Frees what solver_problem_from_trace() allocated; leaves *p empty. */
 void solver_problem_free(struct solver_problem *p);
 

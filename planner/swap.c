@@ -23,6 +23,15 @@ int swap_ctx_init(struct swap_ctx *c, const struct trace *t,
 		  const struct solver_problem *p, const struct link_model *l,
 		  char *err, size_t errlen)
 {
+	return swap_ctx_init_margin(c, t, p, l, swap_order_margin, err,
+				    errlen);
+}
+
+int swap_ctx_init_margin(struct swap_ctx *c, const struct trace *t,
+			 const struct solver_problem *p,
+			 const struct link_model *l, unsigned margin,
+			 char *err, size_t errlen)
+{
 	memset(c, 0, sizeof(*c));
 	c->t = t;
 	c->p = p;
@@ -45,7 +54,31 @@ int swap_ctx_init(struct swap_ctx *c, const struct trace *t,
 	rc = trace_gaps(t, &c->clock, ids, p->n, &c->gaps, &c->ngaps, err,
 			errlen);
 	free(ids);
-	return rc;
+	if (rc || margin == 0)
+		return rc;
+	/* the runtime sees requests only, and another run may put a kernel on
+	 * the other side of a neighbouring request: margin requests between
+	 * each use and the swap that follows or precedes it */
+	size_t m = 0;
+	for (size_t j = 0; j < c->ngaps; j++) {
+		struct trace_gap g = c->gaps[j];
+		if (g.in_max < g.out_min + 2 + 2 * (uint64_t)margin)
+			continue; /* needs out_at < hole_lo < in_at */
+		g.out_min += margin;
+		g.in_max -= margin;
+		const struct trace_event *a = &t->events[g.use_ev];
+		const struct trace_event *z = &t->events[g.next_ev];
+		g.t_idle = a->t_end != TRACE_TIME_NONE ? a->t_end
+			   : a->t_start != TRACE_TIME_NONE ? a->t_start
+			   : c->clock.t[g.out_min];
+		g.t_need = z->t_start != TRACE_TIME_NONE ? z->t_start
+							 : c->clock.t[g.in_max];
+		if (g.t_need < g.t_idle)
+			g.t_need = g.t_idle;
+		c->gaps[m++] = g;
+	}
+	c->ngaps = m;
+	return 0;
 }
 
 int swap_profile(const struct swap_ctx *c, const struct swap_op *ops,
@@ -100,6 +133,8 @@ static int op_item_cmp_q(const void *a, const void *b)
 {
 	return op_item_cmp(a, b, sort_ctx);
 }
+
+unsigned swap_order_margin = SWAP_ORDER_MARGIN;
 
 void swap_problem_free(struct solver_problem *q)
 {

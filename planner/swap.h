@@ -23,6 +23,22 @@
 /* swap_plan(): no set of swaps the strategy finds fits the budget. */
 #define SWAP_ENOFIT (-8)
 
+/*
+ * Requests kept between a use and a swap around it.  The runtime sees the
+ * allocation requests only; which kernels run between two of them may
+ * differ from the trace (another run, another library version), so a
+ * swap-out is triggered no earlier than SWAP_ORDER_MARGIN requests after
+ * the first request following the buffer's last use, and a swap-in no later
+ * than SWAP_ORDER_MARGIN requests before the last request preceding its
+ * next use: a use may move across that many requests without meeting
+ * borrowed bytes.  1 costs a little pool (memplan-plan(1), "Order between
+ * requests"); 0 trusts the trace's order exactly.
+ */
+#define SWAP_ORDER_MARGIN 1
+/* The margin swap_ctx_init() uses: SWAP_ORDER_MARGIN unless a program (a
+ * benchmark or test measuring what the margin costs) sets it first. */
+extern unsigned swap_order_margin;
+
 /* A chosen swap, on the allocator clock. */
 struct swap_op {
 	uint32_t gap;     /* index into the context's gaps */
@@ -54,6 +70,12 @@ int swap_ctx_init(struct swap_ctx *c, const struct trace *t,
 		  const struct solver_problem *p, const struct link_model *l,
 		  char *err, size_t errlen);
 void swap_ctx_free(struct swap_ctx *c);
+/* swap_ctx_init() with the order margin given: the bounds (swapfloor.c,
+ * swapbound.c) use 0, so that they bound every plan, with or without it. */
+int swap_ctx_init_margin(struct swap_ctx *c, const struct trace *t,
+			 const struct solver_problem *p,
+			 const struct link_model *l, unsigned margin,
+			 char *err, size_t errlen);
 
 /*
  * The resident bytes of the problem's items after each request (profile[k]

@@ -134,7 +134,7 @@ static int plan_one(const struct swap_ctx *c, const struct swap_strategy *st,
 	char stored[MP_PLAN_STRATEGY_LEN];
 	snprintf(stored, sizeof(stored), "%s+%.*s", placer,
 		 (int)(MP_PLAN_STRATEGY_LEN - 2 - strlen(placer)), name);
-	struct planfile_info info = { align, stored, 0 };
+	struct planfile_info info = { align, stored, 0, 0 };
 	struct planfile_swaps sw = { ent, (uint32_t)nops, staging };
 	rc = planfile_build_swaps(t, &q, off, &info, &sw, plan, err, errlen);
 	if (rc)
@@ -294,7 +294,7 @@ static int quick_eval(struct search *S, const struct swap_op *ops, size_t nops,
 	if (!rc && nops > UINT32_MAX)
 		rc = trace_seterr(err, errlen, TRACE_EINVAL, "too many swaps");
 	if (!rc) {
-		struct planfile_info info = { S->align, "best-fit+memplan", 0 };
+		struct planfile_info info = { S->align, "best-fit+memplan", 0, 0 };
 		struct planfile_swaps sw = { ent, (uint32_t)nops, staging };
 		rc = planfile_build_swaps(S->t, &q, S->off, &info, &sw, &plan,
 					  err, errlen);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * swapbound.c - the link bound of swapbound.h.  The clock, the lifetimes
- * and the resident profile come from swap_ctx_init() and swap_profile();
+ * and the resident profile come from swap_ctx_init_margin() (no order
+ * margin: a bound on every plan) and swap_profile();
  * this file lists each buffer's stretches as swapfloor.c does, with the
  * earliest time a swap-out in them can start and the latest a swap-in must
  * end, then bounds the bytes away at each step by the two lanes' capacity.
@@ -182,7 +183,7 @@ int swapbound_compute(const struct trace *t, const struct link_model *l,
 	}
 	struct swap_ctx c;
 	char why[sizeof(b->why)];
-	rc = swap_ctx_init(&c, t, &p, l, why, sizeof(why));
+	rc = swap_ctx_init_margin(&c, t, &p, l, 0, why, sizeof(why));
 	if (rc) {
 		swap_ctx_free(&c);
 		solver_problem_free(&p);

@@ -59,6 +59,11 @@ enum mp_plan_section {
 
 /* META flags. */
 #define MP_PLAN_OPTIMAL 0x1u /* the strategy proved no smaller pool exists */
+/* Placement study: buffers were placed over the trace's own holes, which
+ * the runtime does not empty (it moves only the SWAPS entries); the plan is
+ * safe only where something else moves those bytes out and back.  Readers
+ * that follow a plan may ignore it; checkers use it to pick the model. */
+#define MP_PLAN_TRUSTS_HOLES 0x2u
 
 /* mp_plan_alloc.offset of a request served by the real allocator. */
 #define MP_PLAN_PASS_THROUGH UINT64_MAX

@@ -54,30 +54,9 @@ for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	run_one "unit/${t##*/}" "$t"
 done
-# Seeds for the trace loader are real traces, made by the tools under test.
+# Seeds the tools under test make (real traces, a plan, pickles, exports).
+BUILD=$BUILD MEMPLAN_BIN=$MEMPLAN_BIN sh tests/fuzz/seeds.sh
 seeds=$BUILD/tests/seeds
-mkdir -p "$seeds/trace"
-"$MEMPLAN_BIN/memplan-trace" import --from minimalloc-csv \
-	tests/fuzz/seeds/csv/small.csv -o "$seeds/trace/small.trace" >/dev/null 2>&1
-"$MEMPLAN_BIN/memplan-trace" synth --model alexnet --batch 1 \
-	-o "$seeds/trace/alexnet.trace" >/dev/null 2>&1
-# Seeds for analyze's streaming reader: the same traces.
-mkdir -p "$seeds/scan"
-cp "$seeds/trace/"*.trace "$seeds/scan/" 2>/dev/null
-# Seeds for the plan loader: plans compiled from those traces.
-mkdir -p "$seeds/plan"
-"$MEMPLAN_BIN/memplan-plan" compile --strategy greedy-size \
-	"$seeds/trace/alexnet.trace" -o "$seeds/plan/alexnet.plan" >/dev/null 2>&1
-# Seeds for the snapshot unpickler and the nsys reader: pickles and exports
-# written by the generators of the import tests (python3, when there is one).
-mkdir -p "$seeds/pickle" "$seeds/nsys"
-if command -v python3 >/dev/null 2>&1; then
-	for k in train periodic legacy otherprog; do
-		python3 tests/import/make_snapshot.py $k "$seeds/pickle/$k.pickle" >/dev/null 2>&1
-	done
-	python3 tests/import/make_nsys.py current "$seeds/nsys/current.sqlite" >/dev/null 2>&1
-	rm -f "$seeds/pickle/"*.expect "$seeds/nsys/"*.expect
-fi
 for t in "$BUILD"/tests/fuzz_*; do
 	[ -x "$t" ] || continue
 	n=${t##*/}

@@ -218,4 +218,25 @@ expect 2 "compare with an unknown strategy" \
 	memplan-plan compare --strategies first-fit,nope "$csv"
 has "$T/err" "compare: unknown strategy 'nope' (known: first-fit" "  ... naming it"
 
+# values a plan cannot hold: the refusal names the file, its line and id
+printf 'id,lower,upper,size\na,0,4,64\nbig,2,6,4611686018427387904\n' >"$T/big.csv"
+expect 3 "a size of 2^62 bytes: refused" memplan-plan compile "$T/big.csv" -o "$T/big.plan"
+has "$T/err" "big.csv':3: field size: size 4611686018427387904 is 2^62 or more" \
+	"  ... naming the file, the line and the field"
+printf 'id,lower,upper,size,alignment,offset\na,0,4,64,8,0\nb,2,6,64,16,8\n' >"$T/off.csv"
+expect 3 "a fixed offset off its alignment: refused" memplan-plan compile "$T/off.csv" -o "$T/off.plan"
+has "$T/err" "fixed offset 8 is not a multiple of its alignment 16 (MiniMalloc CSV 'off.csv', line 3, id 'b')" \
+	"  ... naming the line"
+printf 'id,lower,upper,size\na,0,4,3000000000000000000\nb,2,6,3000000000000000000\n' >"$T/sum.csv"
+expect 3 "sizes adding up to 2^62: refused" memplan-plan compile "$T/sum.csv" -o "$T/sum.plan"
+has "$T/err" "sum.csv':3: field size: the sizes add up to 2^62 bytes or more" "  ... at the line where they do"
+expect 3 "  ... and so is its import" \
+	memplan-trace import --from minimalloc-csv "$T/big.csv" -o "$T/big.trace"
+has "$T/err" "big.csv':3: field size" "  ... naming the line"
+memplan-trace synth --model alexnet --batch 1 -o "$T/al.trace" 2>"$T/err"
+for v in 0 -1; do
+	expect 2 "--link pcie5,h2d=$v: usage error" memplan-plan compile --budget 50% --link "pcie5,h2d=$v" "$T/al.trace" -o "$T/l.plan"
+	has "$T/err" "--link 'pcie5,h2d=$v': h2d '$v' is out of range" "  ... naming the option"
+done
+
 done_testing

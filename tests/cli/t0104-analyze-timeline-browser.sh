@@ -68,6 +68,19 @@ ok $? "import: ready, 4 areas, 4 buffers (got '$(attr state)', '$(attr areas)', 
 [ "$(attr probe)" = 2 ]
 ok $? "at the peak, the bottom buffer is '2', the largest group (got '$(attr probe)')"
 
+# hostile labels: '<!--<script>' in the inline data would put the HTML
+# parser in script-data-escaped state, where the '</script>' that ends the
+# data no longer ends it and the page's script never runs
+printf 'id,lower,upper,size\n<!--<script>,0,4,1024\n</SCRIPT><!--,2,6,512\nb<sCrIpT>,4,8,2048\nx,5,9,256\n' >"$T/hostile.csv"
+memplan-trace import --from minimalloc-csv "$T/hostile.csv" -o "$T/hostile.trace" &&
+	memplan-analyze timeline --by label -o "$T/hostile.html" "$T/hostile.trace" 2>"$T/err"
+ok $? "write the HTML timeline of labels '<!--<script>', '</SCRIPT><!--', 'b<sCrIpT>'"
+render "$T/hostile.html"
+[ "$(attr state)" = ready ] && [ "$(attr areas)" = 4 ] && [ "$(attr buffers)" = 4 ]
+ok $? "  ... the script still runs: ready, 4 areas, 4 buffers (got '$(attr state)', '$(attr areas)', '$(attr buffers)')"
+[ "$(attr probe)" = 'b<sCrIpT>' ] || [ "$(attr probe)" = 'b&lt;sCrIpT&gt;' ]
+ok $? "  ... and the labels arrive intact (the bottom one at the peak: '$(attr probe)')"
+
 # the check can fail: one group too many in the data is reported
 sed 's/"groups":\[/"groups":[{"name":"extra","max_bytes":1,"at_peak":0},/' "$T/small.html" >"$T/bad.html"
 render "$T/bad.html"

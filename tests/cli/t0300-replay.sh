@@ -26,6 +26,39 @@ has "$T/out" "holds bytes of buffer 2" "  ... which holds the bytes of the buffe
 expect 1 "--max-reports 1 describes one problem" memplan-replay --max-reports 1 "$T/overlap.plan" "$T/swap.trace"
 has "$T/out" "problem: ... and 11 more" "  ... and counts the rest"
 
+# a trace hole the plan does not empty: the runtime moves only swaps, so a
+# plan that places B over A's hole without a swap loses A, verify says so
+# before the runtime does, and replay names the hole
+expect 1 "swap.plan without its swap (B over A's trace hole): invalid" memplan-replay "$T/hole.plan" "$T/swap.trace"
+has "$T/out" "buffer 0's trace hole [4, 7) (seq clock) went to buffer 2 without a swap, and the runtime moves only the plan's swaps" \
+	"  ... naming the hole and the buffer that took it"
+memplan-plan verify "$T/hole.plan" "$T/swap.trace" >/dev/null 2>"$T/err"
+[ $? -eq 1 ] && grep -q "requests 0 and 2 (buffers 0 and 2) overlap" "$T/err"
+ok $? "  ... and verify refuses it too, naming A and B"
+
+# MiniMalloc gaps: compile counts them resident (the plan replays valid);
+# --trust-holes places over them and says so, and replay shows the cost
+printf 'id,lower,upper,size,gaps\n0,0,10,1024,2-8\n1,3,7,1024,\n2,1,9,512,\n' >"$T/gaps.csv"
+memplan-trace import --from minimalloc-csv "$T/gaps.csv" -o "$T/gaps.trace" 2>"$T/err"
+ok $? "a MiniMalloc instance with gaps as a trace"
+memplan-plan compile "$T/gaps.csv" -o "$T/g.plan" >"$T/out" 2>"$T/err"
+has "$T/out" "pool 2.50 KiB (2560)" "  ... compiled with its gap resident: 2560 bytes"
+expect 0 "  ... replays valid" memplan-replay "$T/g.plan" "$T/gaps.trace"
+memplan-plan compile --trust-holes "$T/gaps.csv" -o "$T/gt.plan" >"$T/out" 2>"$T/err"
+has "$T/out" "pool 1.50 KiB (1536)" "--trust-holes: buffer 1 in buffer 0's gap, 1536 bytes"
+memplan-plan inspect "$T/gt.plan" >"$T/out" 2>"$T/err"
+has "$T/out" "holes:        trusts the trace's holes" "  ... the plan says so (inspect)"
+memplan-plan inspect --json "$T/gt.plan" >"$T/out" 2>"$T/err"
+has "$T/out" '"trusts_holes":true' "  ... and in JSON"
+memplan-plan verify "$T/gt.plan" "$T/gaps.csv" >/dev/null 2>"$T/err"
+ok $? "  ... verify accepts it on its word"
+expect 1 "  ... and replay shows what the runtime alone does" memplan-replay "$T/gt.plan" "$T/gaps.trace"
+has "$T/out" "buffer 0's trace hole [2, 8) (time clock) went to buffer 1 without a swap" "  ... naming the hole"
+has "$T/out" "(the plan trusts the trace's holes: something else must move these bytes)" "  ... and the flag"
+memplan-plan compile --trust-holes --budget 50% "$T/gaps.csv" -o "$T/x.plan" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "exclude each other" "$T/err"
+ok $? "--trust-holes with --budget: usage error"
+
 # plans the planner compiles, from every strategy, replay valid
 memplan-trace import --from minimalloc-csv tests/fuzz/seeds/csv/small.csv -o "$T/small.trace" 2>"$T/err"
 ok $? "a MiniMalloc instance as a trace"

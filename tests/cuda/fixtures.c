@@ -7,6 +7,8 @@
  *   swap.plan     A swapped out after alloc C and back after free B; B at A's offset
  *   late.plan     the same, A back only after alloc E: a use of A comes first
  *   overlap.plan  C placed over A while both are resident
+ *   hole.plan     swap.plan without its swap: B over A's trace hole, which
+ *                 nothing empties
  *   dev3.plan     noswap.plan for device 3
  * Allocator clock: 0 alloc A, 1 alloc C, 2 alloc B, 3 free B, 4 alloc E,
  * 5 free A, 6 free C, 7 free E.  Usage: fixtures DIR.
@@ -85,7 +87,9 @@ static struct trace *build_trace(void)
 	return t;
 }
 
-/* offsets of A, C, B, E; in_at 0: no swap */
+/* offsets of A, C, B, E; in_at 0: no swap.  The lower bound: 160 KiB
+ * without a swap (A's trace hole is resident: nothing empties it), 112 KiB
+ * with A out while B lives (and in hole.plan, made as if the hole were). */
 static int write_plan(const char *dir, const char *name, const uint64_t off[4],
 		      uint64_t pool, uint64_t in_at, int32_t device)
 {
@@ -96,7 +100,7 @@ static int write_plan(const char *dir, const char *name, const uint64_t off[4],
 	p.version = MP_PLAN_VERSION;
 	p.pool_align = 256;
 	p.pool_size = pool;
-	p.lower_bound = 112 * KiB;
+	p.lower_bound = pool < 160 * KiB ? 112 * KiB : 160 * KiB;
 	p.device = device;
 	p.nrequests = 8;
 	p.nallocs = 4;
@@ -212,6 +216,7 @@ int main(int argc, char **argv)
 		 write_plan(argv[1], "swap.plan", swapped, 112 * KiB, 3, 0) |
 		 write_plan(argv[1], "late.plan", swapped, 112 * KiB, 4, 0) |
 		 write_plan(argv[1], "overlap.plan", over, 176 * KiB, 0, 0) |
+		 write_plan(argv[1], "hole.plan", swapped, 112 * KiB, 0, 0) |
 		 write_plan(argv[1], "dev3.plan", apart, 176 * KiB, 0, 3);
 	return rc ? 1 : 0;
 }

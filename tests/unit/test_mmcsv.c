@@ -405,8 +405,11 @@ static void test_errors(void)
 		    "'t.csv':2: field offset: offset 9223372036854775807 plus size 2 is out of range",
 		    "offset plus size overflows");
 	check_error("id,lower,upper,size\na,0,5,9223372036854775807\nb,0,5,1\n",
-		    "'t.csv':3: field size: the sizes add up to more than",
-		    "total size overflows");
+		    "'t.csv':2: field size: size 9223372036854775807 is 2^62 or more",
+		    "a size of 2^62 or more");
+	check_error("id,lower,upper,size\na,0,5,4611686018427387903\nb,0,5,1\n",
+		    "'t.csv':3: field size: the sizes add up to 2^62 bytes or more",
+		    "sizes that add up to 2^62");
 
 	static const char *const bad_gaps[] = {
 		"1-", "-1-2", "1--2", "a-b", "1-2@3", "1-2@3:", "1-2@:4",

@@ -21,6 +21,7 @@
 #include "minimalloc_csv.h"
 #include "plan.h"
 #include "planfile.h"
+#include "replay.h"
 #include "simulate.h"
 #include "solver.h"
 #include "synth.h"
@@ -1140,7 +1141,7 @@ static int timed_plan(const struct trace *t, uint64_t b_at, struct mp_plan *out)
 	}
 	struct mp_plan_swap sw = { 0, 1, 4, 0, 100000000, 0, 0 };
 	struct planfile_swaps sws = { &sw, 1, 100000000 };
-	struct planfile_info info = { 1, "timed", 0 };
+	struct planfile_info info = { 1, "timed", 0, 0 };
 	int rc = pr.n == 3 ? planfile_build_swaps(t, &pr, off, &info, &sws, out,
 						  err, sizeof(err))
 			   : -1;
@@ -1266,7 +1267,7 @@ static void test_timing_sim(void)
 	solver_problem_from_trace(t, &pr, err, sizeof(err));
 	for (size_t i = 0; i < pr.n; i++)
 		off[i] = (uint64_t)pr.items[i].buffer * 100001000;
-	struct planfile_info info = { 1, "timed", 0 };
+	struct planfile_info info = { 1, "timed", 0, 0 };
 	rc = planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
 	if (!rc)
 		rc = sim_run(t, &p, &l, &r, err, sizeof(err));
@@ -1307,7 +1308,7 @@ static int plan_of(const struct trace *t, const char *name, uint64_t align,
 	uint64_t h;
 	int rc = -1;
 	if (off && s && s->place(&p, off, &h, err, sizeof(err)) == 0) {
-		struct planfile_info info = { align, name, 0 };
+		struct planfile_info info = { align, name, 0, 0 };
 		rc = planfile_build(t, &p, off, &info, out, err, sizeof(err));
 	}
 	free(off);
@@ -1577,7 +1578,7 @@ static void test_hand(void)
 	struct solver_problem pr;
 	solver_problem_from_trace(t, &pr, err, sizeof(err));
 	uint64_t off[3] = { 0, 200, 0 };
-	struct planfile_info info = { 1, "hand", 0 };
+	struct planfile_info info = { 1, "hand", 0, 0 };
 	CHECK(planfile_build(t, &pr, off, &info, &p, err, sizeof(err)) == 0,
 	      "a plan from hand-made offsets builds (the builder does not check overlap)");
 	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
@@ -1592,9 +1593,18 @@ static void test_hand(void)
 	struct trace_hole h = { 0, 2, 5, TRACE_NONE, TRACE_NONE };
 	t = hand_trace(b, 4, &h, 1);
 	solver_problem_from_trace(t, &pr, err, sizeof(err));
-	planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
+	CHECK(planfile_build(t, &pr, off, &info, &p, err, sizeof(err)) == TRACE_EINVAL,
+	      "a plan without swaps is not built over trace holes it does not trust");
+	CHECK_STR_HAS(err, "buffer 0 has holes", "  ... naming the buffer");
+	struct planfile_info trusting = { 1, "hand", 0, 1 };
+	planfile_build(t, &pr, off, &trusting, &p, err, sizeof(err));
+	CHECK(p.flags & MP_PLAN_TRUSTS_HOLES, "  ... but is when told to trust them, and says so");
 	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
-	      "with a hole in A's lifetime, A and C may share bytes");
+	      "trusting a hole in A's lifetime, A and C may share bytes");
+	p.flags &= ~MP_PLAN_TRUSTS_HOLES;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "  ... not in a plan that does not trust it: the runtime would not empty the hole");
+	CHECK_STR_HAS(err, "requests 0 and 2", "  ... naming A and C");
 	mp_plan_free(&p);
 	solver_problem_free(&pr);
 	trace_free(t);
@@ -1602,6 +1612,7 @@ static void test_hand(void)
 	h.win_hi = 100;
 	t = hand_trace(b, 4, &h, 1);
 	solver_problem_from_trace(t, &pr, err, sizeof(err));
+	info = trusting;
 	planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
 	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
 	      "a window [80, 100) kept during the hole misses C's [0, 60)");
@@ -1702,7 +1713,7 @@ static void test_random(void)
 		}
 		int want = solver_check(&pr, off, NULL, err, sizeof(err)) == 0;
 		struct mp_plan p;
-		struct planfile_info info = { 1, "random", 0 };
+		struct planfile_info info = { 1, "random", 0, 1 };
 		int got = planfile_build(t, &pr, off, &info, &p, err, sizeof(err)) == 0 &&
 			  planfile_verify(&p, t, err, sizeof(err)) == 0;
 		if (want != got) {
@@ -1720,6 +1731,214 @@ static void test_random(void)
 	CHECK(ok > 20 && bad > 20, "  ... among them valid and overlapping ones");
 	if (!(ok > 20 && bad > 20))
 		printf("# %d valid, %d overlapping\n", ok, bad);
+}
+
+/*
+ * A random trace on the seq clock: n buffers allocated and freed in random
+ * order, kernels between the requests that read or write live buffers, and
+ * holes in the idle stretches between uses (as MiniMalloc's gaps or a swap
+ * planner's holes would be).  NULL when the dice gave no valid trace.
+ */
+static struct trace *random_trace(size_t n)
+{
+	struct trace *t = trace_new();
+	for (size_t i = 0; i < n; i++) {
+		uint64_t sz = 8 * (1 + below(8));
+		struct trace_buffer x = { .size = sz, .rounded = sz, .align = 8,
+					  .fixed_offset = TRACE_NONE,
+					  .stream = TRACE_NONE };
+		trace_add_buffer(t, &x);
+	}
+	/* requests: each buffer's alloc before its free, shuffled */
+	int64_t req[32];
+	size_t nr = 0, left[16], na = 0;
+	int live[16] = { 0 };
+	for (size_t i = 0; i < n; i++)
+		left[na++] = i;
+	int freed[16] = { 0 };
+	while (nr < 2 * n) {
+		size_t nl = 0;
+		int64_t cand[32];
+		for (size_t i = 0; i < na; i++)
+			cand[nl++] = (int64_t)left[i];
+		for (size_t i = 0; i < n; i++)
+			if (live[i] && !freed[i])
+				cand[nl++] = -(int64_t)i - 1;
+		int64_t c = cand[below(nl)];
+		req[nr++] = c;
+		if (c >= 0) {
+			live[c] = 1;
+			for (size_t i = 0; i < na; i++)
+				if (left[i] == (size_t)c) {
+					left[i] = left[--na];
+					break;
+				}
+		} else {
+			freed[-c - 1] = 1;
+		}
+	}
+	memset(live, 0, sizeof(live));
+	for (size_t k = 0; k < nr; k++) {
+		int64_t c = req[k];
+		int64_t b = c >= 0 ? c : -c - 1;
+		struct trace_event e = { .seq = trace_next_seq(t),
+					 .t_start = TRACE_TIME_NONE,
+					 .t_end = TRACE_TIME_NONE, .buffer = b,
+					 .stream = TRACE_NONE,
+					 .type = c >= 0 ? TRACE_EV_ALLOC : TRACE_EV_FREE };
+		trace_add_event(t, &e);
+		live[b] = c >= 0;
+		/* a kernel or two touching live buffers */
+		for (uint64_t j = below(3); j > 0; j--) {
+			struct trace_event kx = { .seq = trace_next_seq(t),
+						  .t_start = TRACE_TIME_NONE,
+						  .t_end = TRACE_TIME_NONE,
+						  .buffer = TRACE_NONE,
+						  .stream = TRACE_NONE,
+						  .type = TRACE_EV_KERNEL };
+			trace_add_event(t, &kx);
+			for (size_t i = 0; i < n; i++)
+				if (live[i] && below(3) == 0)
+					trace_add_access(t, (int64_t)i,
+							 below(2) ? TRACE_ACCESS_READ
+								  : TRACE_ACCESS_WRITE);
+		}
+	}
+	if (trace_finish(t, err, sizeof(err))) {
+		trace_free(t);
+		return NULL;
+	}
+	/* a hole in some idle stretch of each buffer, between two uses (or
+	 * the alloc and the first use, the last use and the free) */
+	struct trace_hole hs[16];
+	size_t nh = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_buffer *b = &t->buffers[i];
+		if (below(3) == 0)
+			continue;
+		int64_t pts[64];
+		size_t np = 0;
+		pts[np++] = t->events[b->alloc_ev].seq;
+		for (uint32_t u = 0; u < b->nuses && np < 62; u++)
+			pts[np++] = t->events[t->uses[b->use0 + u]].seq;
+		pts[np++] = t->events[b->free_ev].seq;
+		size_t j = below(np - 1);
+		int64_t lo = pts[j] + 1, hi = pts[j + 1];
+		if (hi - lo < 1)
+			continue;
+		int64_t a = lo + (int64_t)below((uint64_t)(hi - lo));
+		int64_t z = a + 1 + (int64_t)below((uint64_t)(hi - a));
+		hs[nh++] = (struct trace_hole){ (int64_t)i, a, z, TRACE_NONE,
+						TRACE_NONE };
+	}
+	struct trace *u = trace_new();
+	for (size_t i = 0; i < t->nbuffers; i++) {
+		struct trace_buffer x = t->buffers[i];
+		trace_add_buffer(u, &x);
+	}
+	for (size_t i = 0; i < t->nevents; i++) {
+		struct trace_event e = t->events[i];
+		trace_add_event(u, &e);
+		for (uint32_t a = 0; a < e.nacc; a++)
+			trace_add_access(u, t->accesses[e.acc0 + a].buffer,
+					 t->accesses[e.acc0 + a].mode);
+	}
+	for (size_t i = 0; i < nh; i++)
+		trace_add_hole(u, &hs[i]);
+	trace_free(t);
+	if (trace_finish(u, err, sizeof(err))) {
+		printf("# random trace: %s\n", err);
+		trace_free(u);
+		return NULL;
+	}
+	return u;
+}
+
+/*
+ * verify and the runtime agree: random traces with holes, random plans
+ * (offsets at random, or a placement made over the trace's holes as if the
+ * runtime emptied them): planfile_verify accepts a plan exactly when
+ * replaying it on the host backend loses no byte.
+ */
+static void test_replay_agrees(void)
+{
+	/* tmpfs when there is one: every plan file is synced to disk */
+	char shm[] = "/dev/shm/memplan-test-agree.XXXXXX";
+	char tmp[] = "/tmp/memplan-test-agree.XXXXXX", path[256];
+	const char *dir = mkdtemp(shm);
+	if (!dir)
+		dir = mkdtemp(tmp);
+	if (!dir) {
+		CHECK(0, "a temporary folder");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/p.plan", dir);
+	int agree = 1, rounds = 0, ok = 0, bad = 0, holed = 0;
+	for (int round = 0; round < 400 && agree; round++) {
+		struct trace *t = random_trace(2 + below(7));
+		if (!t)
+			continue;
+		struct solver_problem pr;
+		if (solver_problem_from_trace(t, &pr, err, sizeof(err))) {
+			trace_free(t);
+			continue;
+		}
+		uint64_t off[16];
+		int over_holes = (int)below(2);
+		if (over_holes) {
+			struct solver_report r;
+			if (solver_solve(&pr, "best-fit", NULL, off, &r, err,
+					 sizeof(err))) {
+				solver_problem_free(&pr);
+				trace_free(t);
+				continue;
+			}
+		} else {
+			for (size_t i = 0; i < pr.n; i++)
+				off[i] = 8 * below(10);
+		}
+		holed += t->nholes > 0;
+		solver_problem_drop_holes(&pr);
+		struct mp_plan p;
+		struct planfile_info info = { 1, "random", 0, 0 };
+		int rc = planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
+		if (rc == 0)
+			rc = mp_plan_write_file(path, &p, err, sizeof(err));
+		if (rc == TRACE_EINVAL) {
+			/* no such plan file can exist (a pool below the
+			 * lower bound): nothing to compare */
+		} else if (rc) {
+			agree = 0;
+			printf("# round %d: %s\n", round, err);
+		} else {
+			int verified = planfile_verify(&p, t, err, sizeof(err)) == 0;
+			struct replay_opts o = { MP_BACKEND_HOST, 1, 0 };
+			struct replay_result res;
+			char why[512];
+			int rr = replay_run(t, path, &o, &res, NULL, NULL, why,
+					    sizeof(why));
+			int clean = rr == 0 && res.problems == 0;
+			if (verified != clean) {
+				agree = 0;
+				printf("# round %d: verify %s (%s), replay %d problems (rc %d)\n",
+				       round, verified ? "accepts" : "refuses",
+				       verified ? "" : err, (int)res.problems, rr);
+			}
+			ok += verified;
+			bad += !verified;
+			rounds++;
+		}
+		mp_plan_free(&p);
+		solver_problem_free(&pr);
+		trace_free(t);
+	}
+	unlink(path);
+	rmdir(dir);
+	CHECK(agree, "verify accepts a plan exactly when replay loses nothing (random traces with holes, random plans)");
+	printf("# %d rounds (%d traces with holes): %d accepted, %d refused\n",
+	       rounds, holed, ok, bad);
+	CHECK(rounds > 200 && ok > 30 && bad > 30 && holed > 100,
+	      "  ... over traces with holes, plans accepted and refused");
 }
 
 int main(void)
@@ -1741,5 +1960,6 @@ int main(void)
 	test_minimalloc();
 	test_hand();
 	test_random();
+	test_replay_agrees();
 	return tap_done();
 }

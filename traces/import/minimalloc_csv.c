@@ -451,10 +451,14 @@ static int read_record(struct parser *p, struct span line)
 		return bad(p, p->col[C_UPPER],
 			   "empty lifetime [%" PRId64 ", %" PRId64 ") (upper must be greater than lower)",
 			   lower, upper);
-	if (p->total > INT64_MAX - size)
+	/* the trace's bound, here where the line is known */
+	if ((uint64_t)size >= TRACE_BYTES_LIMIT)
 		return bad(p, p->col[C_SIZE],
-			   "the sizes add up to more than %" PRId64 " bytes",
-			   INT64_MAX);
+			   "size %" PRId64 " is 2^62 or more, the largest memplan handles",
+			   size);
+	if ((uint64_t)p->total >= TRACE_BYTES_LIMIT - (uint64_t)size)
+		return bad(p, p->col[C_SIZE],
+			   "the sizes add up to 2^62 bytes or more, more than memplan handles");
 	p->total += size;
 	if (p->col[C_ALIGN] >= 0 &&
 	    (rc = field_int(p, C_ALIGN, 1, &align)) < 0)

@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# tests/fuzz/seeds.sh - makes the generated seeds of the fuzz targets in
+# $BUILD/tests/seeds/<target> with the tools under test (real traces, a plan
+# compiled from one, pickles and nsys exports when python3 is there), for
+# `make check` (tests/run.sh) and `make fuzz` (tests/fuzz/run.sh) alike.
+# Every target gets its folder, empty or not: libFuzzer stops at once on a
+# corpus folder that does not exist.
+BUILD=${BUILD:-build}
+MEMPLAN_BIN=${MEMPLAN_BIN:-$BUILD/bin}
+seeds=$BUILD/tests/seeds
+for t in tests/fuzz/fuzz_*.c; do
+	n=$(basename "$t" .c)
+	mkdir -p "$seeds/${n#fuzz_}"
+done
+# Seeds for the trace loader are real traces, made by the tools under test.
+"$MEMPLAN_BIN/memplan-trace" import --from minimalloc-csv \
+	tests/fuzz/seeds/csv/small.csv -o "$seeds/trace/small.trace" >/dev/null 2>&1
+"$MEMPLAN_BIN/memplan-trace" synth --model alexnet --batch 1 \
+	-o "$seeds/trace/alexnet.trace" >/dev/null 2>&1
+# Seeds for analyze's streaming reader: the same traces.
+cp "$seeds/trace/"*.trace "$seeds/scan/" 2>/dev/null
+# Seeds for the plan loader: plans compiled from those traces.
+"$MEMPLAN_BIN/memplan-plan" compile --strategy greedy-size \
+	"$seeds/trace/alexnet.trace" -o "$seeds/plan/alexnet.plan" >/dev/null 2>&1
+# Seeds for the snapshot unpickler and the nsys reader: pickles and exports
+# written by the generators of the import tests (python3, when there is one).
+if command -v python3 >/dev/null 2>&1; then
+	for k in train periodic legacy otherprog; do
+		python3 tests/import/make_snapshot.py $k "$seeds/pickle/$k.pickle" >/dev/null 2>&1
+	done
+	python3 tests/import/make_nsys.py current "$seeds/nsys/current.sqlite" >/dev/null 2>&1
+	rm -f "$seeds/pickle/"*.expect "$seeds/nsys/"*.expect
+fi
+exit 0
