@@ -69,9 +69,19 @@ expect 1 "  ... so does the replay on the host" memplan-replay --iterations 1 "$
 
 # broken on purpose: the buffer placed over a swapped-out one does not wait
 # for the copy-out (a runtime built with MP_FAULT_NO_SWAPOUT_WAIT); with
-# copies of 10 to 20 ms the borrower writes before the bytes have left
-FAKECUDA_PINNED_DELAY_US=20000 expect 1 "a runtime whose borrowers skip the wait for the swap-out: invalid" \
-	"$NOWAIT" --backend cuda --iterations 1 "$T/60.plan" "$T/r.trace"
+# copies of 10 to 20 ms the borrower writes before the bytes have left.
+# The fault shows only when a borrower writes while the copy-out still runs:
+# on a loaded machine (or under the sanitizers) a run may miss it, so it
+# gets three runs to show; the real runtime below must be valid every time.
+for try in 1 2 3; do
+	FAKECUDA_PINNED_DELAY_US=20000 "$NOWAIT" --backend cuda --iterations 1 \
+		"$T/60.plan" "$T/r.trace" >"$T/out" 2>"$T/err"
+	got=$?
+	[ "$got" -eq 1 ] && break
+	echo "# run $try of the faulty runtime: exit status $got"
+done
+[ "$got" -eq 1 ]
+ok $? "a runtime whose borrowers skip the wait for the swap-out: invalid"
 has "$T/out" "two buffers resident at the same time overlap" "  ... a swapped buffer came back with its borrower's bytes"
 FAKECUDA_PINNED_DELAY_US=20000 expect 0 "  ... the same copies with the real runtime: valid" \
 	memplan-replay --backend cuda --iterations 1 --stats "$T/60.plan" "$T/r.trace"
