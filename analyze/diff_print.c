@@ -109,7 +109,12 @@ int diff_print_text(FILE *f, const char *pa, const struct trace *a,
 		snprintf(what, sizeof(what), "reserved (%s)", allocsim_name(m));
 		row(f, what, ra->alloc[m].reserved_peak, rb->alloc[m].reserved_peak);
 	}
-	row(f, "swappable room", ra->idle_bytes, rb->idle_bytes);
+	if (ra->idle_known && rb->idle_known)
+		row(f, "swappable room", ra->idle_bytes, rb->idle_bytes);
+	else /* a side without accesses: nothing is known to be idle */
+		fprintf(f, "%-24s %14s %14s   unknown\n", "swappable room",
+			ra->idle_known ? cli_format_size(ra->idle_bytes, s, sizeof(s)) : "unknown",
+			rb->idle_known ? cli_format_size(rb->idle_bytes, ap, sizeof(ap)) : "unknown");
 	row(f, "persistent bytes", ra->persistent_bytes, rb->persistent_bytes);
 	row(f, "transient bytes", ra->transient_bytes, rb->transient_bytes);
 	count_row(f, "buffers", ra->nbuffers, rb->nbuffers);
@@ -144,7 +149,10 @@ static void json_side(struct json *j, const char *key, const char *path,
 		if (r->allocators & (1u << m))
 			json_u64(j, allocsim_name(m), r->alloc[m].reserved_peak);
 	json_object_end(j);
-	json_u64(j, "swappable", r->idle_bytes);
+	if (r->idle_known)
+		json_u64(j, "swappable", r->idle_bytes);
+	else
+		json_null(j, "swappable");
 	json_u64(j, "persistent_bytes", r->persistent_bytes);
 	json_u64(j, "transient_bytes", r->transient_bytes);
 	json_u64(j, "buffers", r->nbuffers);

@@ -6,9 +6,10 @@
  * the set of buffers whose lifetime holds the peak's clock value, and their
  * resident bytes add up to the peak exactly.
  *
- * Use points: a buffer's alloc and free count as uses besides the accesses,
- * so a trace without accesses (an import) sees every buffer idle between
- * its alloc and its free, as DESIGN.md says.
+ * Use points: a buffer's alloc and free count as uses besides the accesses.
+ * A trace without accesses (an import) would see every buffer idle between
+ * its alloc and its free, so there no buffer is called idle and the
+ * swappable room is unknown; the gaps are then the buffers' lifetimes.
  */
 #include "report.h"
 
@@ -247,7 +248,8 @@ static int live_at_peak(const struct trace *t, const struct report_digest *d,
 		uses_around(t, d, b, r->peak_at, l, &last_t, &next_t);
 		/* a buffer that is in a hole (partly away) is not idle room:
 		 * the trace already moves it */
-		l->idle = l->last_use < r->peak_at && bytes == b->size;
+		l->idle = r->idle_known && l->last_use < r->peak_at &&
+			  bytes == b->size;
 		int64_t from = l->last_use == INT64_MIN ? cfirst : l->last_use;
 		int64_t to = l->next_use == INT64_MAX ? clast : l->next_use;
 		l->gap = to > from ? to - from : 0;
@@ -422,6 +424,10 @@ int report_build(const struct trace *t, const struct report_digest *d,
 		return trace_seterr(err, errlen, TRACE_EINVAL,
 				    "the trace is not finished");
 	count(t, d, r);
+	r->idle_known = r->naccesses > 0;
+	if (!r->idle_known)
+		snprintf(r->idle_why, sizeof(r->idle_why),
+			 "the trace records no access, so no buffer is known to be idle at the peak");
 	r->peak = trace_peak(t, TRACE_ALL, &r->peak_at);
 	r->lower_bound = trace_peak(t, TRACE_TRANSIENT, &r->lower_bound_at);
 	r->host_peak = trace_peak(t, TRACE_HOST, NULL);

@@ -25,7 +25,7 @@
 struct report_live {
 	int64_t buffer;
 	uint64_t bytes;    /* resident at the peak (size less any hole) */
-	int idle;          /* not used at the peak itself */
+	int idle;          /* not used at the peak itself; 0 unless r->idle_known */
 	int64_t last_use;  /* clock of the last use at or before the peak; INT64_MIN: none */
 	int64_t next_use;  /* clock of the first use after it; INT64_MAX: none */
 	int64_t gap;       /* next_use - last_use on the trace clock, the
@@ -87,7 +87,10 @@ struct report {
 	struct report_group *by_label; /* most bytes first */
 	size_t nlabel;
 
-	/* the swappable room */
+	/* the swappable room; known only where the trace records accesses
+	 * (an import has none: alloc to free would all look idle) */
+	int idle_known;
+	char idle_why[160]; /* why not, when !idle_known */
 	uint64_t idle_bytes;
 	size_t idle_count;
 	int64_t gap_min, gap_median, gap_max; /* clock units; median weighted by bytes */

@@ -174,8 +174,12 @@ int report_print_text(FILE *f, const char *path, const struct trace *t,
 	size_t nshow = top && top < r->nlive ? top : r->nlive;
 	if (nshow) {
 		fprintf(f, "  %s:\n", top && top < r->nlive ? "largest" : "all");
-		fprintf(f, "    %12s  %-10s  %-4s  %11s  %s\n", "bytes", "role", "idle",
-			"idle gap", "label");
+		if (r->idle_known)
+			fprintf(f, "    %12s  %-10s  %-4s  %11s  %s\n", "bytes", "role",
+				"idle", "idle gap", "label");
+		else
+			fprintf(f, "    %12s  %-10s  %11s  %s\n", "bytes", "role",
+				"lifetime", "label");
 	}
 	for (size_t i = 0; i < nshow; i++) {
 		const struct report_live *l = &r->live[i];
@@ -183,6 +187,16 @@ int report_print_text(FILE *f, const char *path, const struct trace *t,
 		char lab[32];
 		if (!bf->label)
 			snprintf(lab, sizeof(lab), "buffer %" PRId64, l->buffer);
+		if (!r->idle_known) {
+			/* no accesses: alloc and free are the only uses, so
+			 * the gap around the peak is the lifetime */
+			fprintf(f, "    %12s  %-10s  %11s  %s\n",
+				cli_format_size(l->bytes, a, sizeof(a)),
+				trace_role_name(bf->role),
+				fmt_gap(r, l->gap, l->gap_ns, b, sizeof(b)),
+				bf->label ? bf->label : lab);
+			continue;
+		}
 		fprintf(f, "    %12s  %-10s  %-4s  %11s  %s\n",
 			cli_format_size(l->bytes, a, sizeof(a)),
 			trace_role_name(bf->role), l->idle ? "yes" : "no",
@@ -190,9 +204,12 @@ int report_print_text(FILE *f, const char *path, const struct trace *t,
 			bf->label ? bf->label : lab);
 	}
 
-	fprintf(f, "swappable room: %s (%.1f%% of the peak) in %zu buffers idle across the peak\n",
-		cli_format_size(r->idle_bytes, a, sizeof(a)),
-		pct(r->idle_bytes, r->peak), r->idle_count);
+	if (r->idle_known)
+		fprintf(f, "swappable room: %s (%.1f%% of the peak) in %zu buffers idle across the peak\n",
+			cli_format_size(r->idle_bytes, a, sizeof(a)),
+			pct(r->idle_bytes, r->peak), r->idle_count);
+	else
+		fprintf(f, "swappable room: not computable: %s\n", r->idle_why);
 	if (r->idle_count) {
 		if (r->gap_ns_min >= 0)
 			fprintf(f, "  idle gaps:    %s to %s, half the bytes idle %s or longer\n",
@@ -214,6 +231,8 @@ int report_print_text(FILE *f, const char *path, const struct trace *t,
 			fl->request, fl->seq);
 	else
 		fprintf(f, "swap floor:     not computable: %s\n", fl->why);
+	if (!r->idle_known)
+		fprintf(f, "                to know what is idle, capture the iteration with memplan-capture, which records the accesses\n");
 
 	if (r->allocators) {
 		fprintf(f, "allocators:     %-12s %14s %14s %14s %13s\n", "",
@@ -247,7 +266,7 @@ static void json_time(struct json *j, const char *key, int64_t v)
 }
 
 static void json_live(struct json *j, const struct trace *t,
-		      const struct report_live *l)
+		      const struct report *r, const struct report_live *l)
 {
 	const struct trace_buffer *b = &t->buffers[l->buffer];
 	json_object(j, NULL);
@@ -256,7 +275,10 @@ static void json_live(struct json *j, const struct trace *t,
 	json_string(j, "kind", trace_kind_name(b->kind));
 	json_string(j, "role", trace_role_name(b->role));
 	json_u64(j, "bytes", l->bytes);
-	json_bool(j, "idle", l->idle);
+	if (r->idle_known)
+		json_bool(j, "idle", l->idle);
+	else
+		json_null(j, "idle");
 	if (l->last_use == INT64_MIN)
 		json_null(j, "last_use");
 	else
@@ -384,18 +406,30 @@ int report_print_json(FILE *f, const char *path, const struct trace *t,
 	json_groups(&j, "by_label", r->by_label, r->nlabel, top);
 	json_array(&j, "top");
 	for (size_t i = 0; i < nshow; i++)
-		json_live(&j, t, &r->live[i]);
+		json_live(&j, t, r, &r->live[i]);
 	json_array_end(&j);
 	json_object_end(&j);
 
 	json_object(&j, "swappable");
-	json_u64(&j, "bytes", r->idle_bytes);
-	json_u64(&j, "buffers", r->idle_count);
-	json_double(&j, "fraction_of_peak",
-		    r->peak ? (double)r->idle_bytes / (double)r->peak : 0.0);
-	json_gaps(&j, "gap", r->gap_min, r->gap_median, r->gap_max, r->idle_count > 0);
-	json_gaps(&j, "gap_ns", r->gap_ns_min, r->gap_ns_median, r->gap_ns_max,
-		  r->gap_ns_min >= 0);
+	if (r->idle_known) {
+		json_u64(&j, "bytes", r->idle_bytes);
+		json_u64(&j, "buffers", r->idle_count);
+		json_double(&j, "fraction_of_peak",
+			    r->peak ? (double)r->idle_bytes / (double)r->peak : 0.0);
+		json_gaps(&j, "gap", r->gap_min, r->gap_median, r->gap_max,
+			  r->idle_count > 0);
+		json_gaps(&j, "gap_ns", r->gap_ns_min, r->gap_ns_median,
+			  r->gap_ns_max, r->gap_ns_min >= 0);
+	} else {
+		/* the key appears only here, so traces with accesses keep
+		 * the output they always had */
+		json_null(&j, "bytes");
+		json_null(&j, "buffers");
+		json_null(&j, "fraction_of_peak");
+		json_null(&j, "gap");
+		json_null(&j, "gap_ns");
+		json_string(&j, "swappable_why_not", r->idle_why);
+	}
 	const struct swap_floor *fl = &r->floor;
 	if (fl->computed) {
 		json_u64(&j, "swap_floor_bytes", fl->bytes);
@@ -421,7 +455,7 @@ int report_print_json(FILE *f, const char *path, const struct trace *t,
 	for (size_t i = 0, shown = 0; i < r->nlive && (!top || shown < top); i++) {
 		if (!r->live[i].idle)
 			continue;
-		json_live(&j, t, &r->live[i]);
+		json_live(&j, t, r, &r->live[i]);
 		shown++;
 	}
 	json_array_end(&j);

@@ -332,11 +332,17 @@ int cmd_compile(int argc, char **argv)
 		json_quote(stdout, strategy);
 		printf(",\"winner\":");
 		json_quote(stdout, winner);
-		printf(",\"timed_out\":%s,\"nodes\":%" PRIu64
-		       ",\"seconds\":%.3f,\"align\":%" PRIu64
+		printf(",\"timed_out\":%s,\"nodes\":%" PRIu64,
+		       r.timed_out ? "true" : "false", r.nodes);
+		if (r.skipped_components) {
+			/* only then, so a search that ran reads as it always did */
+			printf(",\"searched\":false,\"skipped_components\":%zu"
+			       ",\"skipped_why\":", r.skipped_components);
+			json_quote(stdout, r.skipped_why);
+		}
+		printf(",\"seconds\":%.3f,\"align\":%" PRIu64
 		       ",\"fingerprint\":\"0x%016" PRIx64 "\"}\n",
-		       r.timed_out ? "true" : "false", r.nodes, r.seconds, align,
-		       plan.fingerprint);
+		       r.seconds, align, plan.fingerprint);
 	} else {
 		char a[32], b[32];
 		printf("%s: %zu buffers, lower bound %s (%" PRIu64 "), pool %s (%" PRIu64
@@ -351,6 +357,9 @@ int cmd_compile(int argc, char **argv)
 		if (strcmp(winner, strategy) != 0)
 			printf(" (winner %s)", winner);
 		printf(", %.2f s\n", r.seconds);
+		if (r.skipped_components)
+			printf("  exact search not run: %s; the pool is the heuristic's\n",
+			       r.skipped_why);
 	}
 	if (fflush(stdout) != 0)
 		status = MP_EXIT_OUTPUT;

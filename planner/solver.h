@@ -202,6 +202,11 @@ struct solver_report {
 	const char *winner;   /* for auto: the strategy whose answer won */
 	uint64_t nodes;       /* search nodes explored (0 for heuristics) */
 	double seconds;       /* wall time of the whole call */
+	/* exact and auto: components too big to search.  Over the limit, the
+	 * search does not run at all and the answer is the seed's; 0 and ""
+	 * when it ran (or had nothing to do). */
+	size_t skipped_components;
+	char skipped_why[160];
 };
 
 /*

@@ -43,6 +43,7 @@
  */
 #include "solver.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1080,6 +1081,11 @@ static int minimise(const struct solver_problem *p,
 	}
 	int rc = build(&x);
 	if (rc == 1) { /* too big to search: keep the heuristic answer */
+		r->skipped_components = 1;
+		snprintf(r->skipped_why, sizeof(r->skipped_why),
+			 "the %zu buffers overlap in more than %" PRIu64
+			 " pairs, the exact search's limit",
+			 p->n, (uint64_t)MAX_EDGES);
 		exact_free(&x);
 		return 0;
 	}
@@ -1088,11 +1094,18 @@ static int minimise(const struct solver_problem *p,
 	rc = split(&x);
 	if (rc)
 		goto nomem;
-	size_t biggest = 0;
-	for (size_t k = 0; k < x.ncomps; k++)
+	size_t biggest = 0, over = 0;
+	for (size_t k = 0; k < x.ncomps; k++) {
 		if (x.comps[k].n > biggest)
 			biggest = x.comps[k].n;
+		over += x.comps[k].n > MAX_COMPONENT;
+	}
 	if (biggest > MAX_COMPONENT) {
+		/* the node orders are sized for the biggest: none is searched */
+		r->skipped_components = over;
+		snprintf(r->skipped_why, sizeof(r->skipped_why),
+			 "%zu component%s of overlapping buffers over the exact search's limit of %d buffers (the largest has %zu)",
+			 over, over == 1 ? "" : "s", MAX_COMPONENT, biggest);
 		exact_free(&x);
 		return 0;
 	}

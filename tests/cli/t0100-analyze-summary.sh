@@ -18,21 +18,35 @@ expect 2 "summary without a trace" memplan-analyze summary
 expect 2 "summary with a bad option" memplan-analyze summary --bogus x.trace
 
 # tests/fuzz/seeds/csv/small.csv: [0,4) 1024, [2,6) 512, [4,8) 2048, [5,9) 256
-# peak 2816 at time 5; buffers 1 and 2 are idle there (2560 bytes), gaps 4.
+# peak 2816 at time 5; buffers 1, 2 and 3 live there, each for 4 units.  The
+# import records no access, so nothing is known to be idle (issue 15).
 memplan-trace import --from minimalloc-csv tests/fuzz/seeds/csv/small.csv \
 	-o "$T/small.trace" 2>"$T/err"
 ok $? "import the small CSV"
 expect 0 "summary of the import" memplan-analyze summary "$T/small.trace"
 has "$T/out" "peak:           2.75 KiB (2816 bytes) at time 5" "peak and when"
 has "$T/out" "lower bound:    2.75 KiB (2816 bytes)" "lower bound"
-has "$T/out" "swappable room: 2.50 KiB (90.9% of the peak) in 2 buffers" "swappable room"
+has "$T/out" "swappable room: not computable: the trace records no access" \
+	"no swappable room without accesses"
+grep -q "idle across the peak\|  yes  \|idle gap" "$T/out"
+[ $? -ne 0 ]
+ok $? "no buffer called idle, no idle gaps, without accesses"
+has "$T/out" "           bytes  role           lifetime  label" "lifetimes instead"
+has "$T/out" "        2.00 KiB  unknown         4 units  2" "buffer 2 lives 4 units"
+[ "$(grep -c memplan-capture "$T/out")" -eq 1 ]
+ok $? "what would make the rest computable, said once"
 has "$T/out" "live at peak:   3 buffers" "three buffers live at the peak"
 has "$T/out" "swap floor:     not computable: the trace records no access" \
 	"no swap floor without accesses"
 expect 0 "summary --json" memplan-analyze summary --json "$T/small.trace"
 has "$T/out" '"peak":{"bytes":2816,"at":5,"seq":4,"time":5,"buffer":3,' "JSON peak, exact bytes"
-has "$T/out" '"swappable":{"bytes":2560,"buffers":2,' "JSON swappable room"
-has "$T/out" '"gap":{"min":4,"median_by_bytes":4,"max":4}' "JSON idle gaps in clock units"
+has "$T/out" '"swappable":{"bytes":null,"buffers":null,"fraction_of_peak":null,"gap":null,"gap_ns":null,"swappable_why_not":"the trace records no access' \
+	"JSON swappable room null without accesses, with why"
+has "$T/out" '"idle":null' "JSON: no buffer called idle or not"
+grep -q '"idle":true' "$T/out"
+[ $? -ne 0 ]
+ok $? "JSON: no buffer idle without accesses"
+has "$T/out" '"top":[]}' "JSON: no idle buffer listed"
 has "$T/out" '"swap_floor_bytes":null,"swap_floor_at":null,' "JSON swap floor null without accesses"
 has "$T/out" '"swap_ideal_pct":null,"swap_floor_why_not":"the trace records no access' "JSON says why"
 has "$T/out" '"pytorch":{"reserved_peak":2097152,' "PyTorch model: one 2 MiB small segment"
@@ -73,6 +87,10 @@ has "$T/out" "allocating '" "names the buffer that makes the peak"
 has "$T/out" "ms into the iteration" "peak time from the timestamps"
 has "$T/out" "  by label:" "groups by label"
 has "$T/out" "idle gaps:" "idle gaps in time"
+has "$T/out" "swappable room: " "swappable room of a trace with accesses"
+grep -q "not computable: the trace records no access\|memplan-capture" "$T/out"
+[ $? -ne 0 ]
+ok $? "a trace with accesses: no word of missing accesses"
 has "$T/out" "% below the lower bound) after request " "swap floor line"
 has "$T/out" "the least any swap plan can keep resident, whatever the link" "swap floor explained"
 
