@@ -73,6 +73,14 @@ run "a swap plan with slow swap copies: no error left behind after any call (as 
 grep -qE '^swap(in|out)_late +[1-9]' "$T/out"
 ok $? "  ... where the runtime's event queries found copies still running"
 run "  ... also with cudaMallocAsync on 2 streams" "$T/swap.plan" "$T/swap.trace" --iterations 4 --async --streams 2
+# without the driver's cuEventQuery: cudaEventQuery, its error taken back
+saved_path=${LD_LIBRARY_PATH-}
+export LD_LIBRARY_PATH=$BUILD/tests/cuda/nodriver${saved_path:+:$saved_path}
+run "  ... also without the driver's cuEventQuery (cudaEventQuery)" "$T/swap.plan" "$T/swap.trace" --iterations 4
+LD_LIBRARY_PATH=$saved_path
+[ -n "$saved_path" ] || unset LD_LIBRARY_PATH
+grep -qE '^swap(in|out)_late +[1-9]' "$T/out"
+ok $? "  ... whose queries found copies still running too"
 unset FAKECUDA_PINNED_DELAY_US
 # a failed pool or staging allocation: the real allocator, and no error
 for c in "no room for the pool:noswap:FAKECUDA_MEM=170000:cannot take the pool" \

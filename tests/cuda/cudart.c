@@ -611,12 +611,14 @@ cudaError_t cudaEventQuery(cudaEvent_t e)
 	return ret(event_done(e) ? cudaSuccess : cudaErrorNotReady);
 }
 
+#ifndef FAKECUDA_NO_DRIVER_EVENTS
 /* The driver's (a cudaEvent_t is a CUevent; CUDA_ERROR_NOT_READY is 600
  * too): the driver has no last error to leave anything in. */
 int cuEventQuery(cudaEvent_t e)
 {
 	return event_done(e) ? 0 : 600;
 }
+#endif
 
 cudaError_t cudaGetLastError(void)
 {
