@@ -77,8 +77,15 @@ run "  ... also with cudaMallocAsync on 2 streams" "$T/swap.plan" "$T/swap.trace
 saved_path=${LD_LIBRARY_PATH-}
 export LD_LIBRARY_PATH=$BUILD/tests/cuda/nodriver${saved_path:+:$saved_path}
 run "  ... also without the driver's cuEventQuery (cudaEventQuery)" "$T/swap.plan" "$T/swap.trace" --iterations 4
+LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 "$APP" --keep-error \
+	"$T/swap.trace" --iterations 4 >"$T/out" 2>&1
+ok $? "  ... and an error of the program's pending throughout is neither taken nor replaced"
+has "$T/out" "pending at the end: invalid device ordinal" "  ... the program's own"
 LD_LIBRARY_PATH=$saved_path
 [ -n "$saved_path" ] || unset LD_LIBRARY_PATH
+LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 "$APP" --keep-error \
+	"$T/swap.trace" --iterations 4 >"$T/out" 2>&1
+ok $? "  ... nor with the driver's cuEventQuery"
 grep -qE '^swap(in|out)_late +[1-9]' "$T/out"
 ok $? "  ... whose queries found copies still running too"
 unset FAKECUDA_PINNED_DELAY_US

@@ -12,7 +12,9 @@
  * PyTorch's CUDAPluggableAllocator loads them.  --check-errors takes the
  * last error (cudaGetLastError) after every CUDA call and fails on any, as
  * PyTorch does after every launch: an error left behind by libmemplan's own
- * calls fails it.  Run it on the stand-in libcudart alone,
+ * calls fails it.  --keep-error fails a cudaSetDevice at the start and
+ * wants that error still pending at the end: libmemplan must not take or
+ * replace an error of the program's.  Run it on the stand-in libcudart alone,
  * or with LD_PRELOAD=libmemplan.so MEMPLAN_PLAN=...: every check must pass
  * either way, and the stand-in must never see a free of memory it did not
  * hand out.  Exit: 0 all checks passed, 1 a check failed, 2 usage, 3 input.
@@ -65,7 +67,8 @@ static void run_job(void *arg)
 }
 
 static cudaStream_t streams[MAX_STREAMS];
-static int nstreams, async_mode, driver_mode, fresh_streams, check_errors;
+static int nstreams, async_mode, driver_mode, fresh_streams, check_errors,
+	keep_error;
 
 /* With --check-errors, after every CUDA call: no error may be pending. */
 static void check_last_error(const char *after)
@@ -184,7 +187,7 @@ static void do_free(const struct trace *t, int64_t b, size_t ev)
 
 static const char usage[] =
 	"usage: app TRACE [--iterations N] [--async] [--streams N] [--fresh-streams]\n"
-	"           [--driver] [--check-errors]\n"
+	"           [--driver] [--check-errors | --keep-error]\n"
 	"           [--torch LIBRARY] [--diverge ITERATION]...\n";
 
 int main(int argc, char **argv)
@@ -204,6 +207,8 @@ int main(int argc, char **argv)
 			driver_mode = 1;
 		else if (!strcmp(argv[i], "--check-errors"))
 			check_errors = 1;
+		else if (!strcmp(argv[i], "--keep-error"))
+			keep_error = 1;
 		else if (!strcmp(argv[i], "--streams") && i + 1 < argc)
 			nstreams = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--torch") && i + 1 < argc)
@@ -217,7 +222,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!path || nstreams < 1 || nstreams > MAX_STREAMS) {
+	if (!path || nstreams < 1 || nstreams > MAX_STREAMS ||
+	    (check_errors && keep_error)) {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -241,6 +247,10 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	make_streams();
+	if (keep_error && cudaSetDevice(-1) != cudaErrorInvalidDevice) {
+		fprintf(stderr, "app: cudaSetDevice(-1) did not fail\n");
+		return 1;
+	}
 	size_t nb = t->nbuffers ? t->nbuffers : 1;
 	ptr = calloc(nb, sizeof(*ptr));
 	len = calloc(nb, sizeof(*len));
@@ -288,6 +298,17 @@ int main(int argc, char **argv)
 		check_last_error("cudaStreamDestroy");
 	}
 	free(old_streams);
+	if (keep_error) {
+		cudaError_t kept = cudaGetLastError();
+		printf("app: the error pending at the end: %s (%d)\n",
+		       cudaGetErrorString(kept), kept);
+		pthread_mutex_lock(&fail_lock);
+		if (kept != cudaErrorInvalidDevice && failures++ == 0)
+			snprintf(first_failure, sizeof(first_failure),
+				 "the program's pending error was %s",
+				 kept ? "replaced" : "taken");
+		pthread_mutex_unlock(&fail_lock);
+	}
 	struct fakecuda_stats st;
 	fakecuda_get_stats(&st);
 	printf("app: %u iterations, %llu checks, %llu failures\n", iterations,
