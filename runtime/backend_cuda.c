@@ -10,6 +10,12 @@
  * process already loaded (RTLD_NOLOAD), else in MEMPLAN_CUDART or the usual
  * sonames; every other function comes from the same library, so that one
  * runtime's state is used throughout.  The driver's names come from libcuda.
+ *
+ * The runtime's own calls leave no error behind: cudart keeps a last error
+ * per thread, which programs (PyTorch after every launch) take with
+ * cudaGetLastError and treat as theirs.  Event queries go to the driver's
+ * cuEventQuery, which has no last error; every other call of the runtime's
+ * own that fails takes its error back, unless the program had one pending.
  */
 #define _GNU_SOURCE
 #include "runtime_backend.h"
@@ -41,6 +47,9 @@ static struct {
 	int (*event_record)(void *, void *);
 	int (*stream_wait_event)(void *, void *, unsigned);
 	int (*event_query)(void *);
+	int (*drv_event_query)(void *); /* cuEventQuery: a cudaEvent_t is a CUevent */
+	int (*get_last_error)(void);
+	int (*peek_last_error)(void);
 	int (*memcpy_async)(void *, const void *, size_t, int, void *);
 	int (*stream_synchronize)(void *);
 	int (*device_synchronize)(void);
@@ -124,6 +133,8 @@ static void resolve(void)
 		SET(cu.stream_synchronize, lookup(rt, "cudaStreamSynchronize"));
 		SET(cu.device_synchronize, lookup(rt, "cudaDeviceSynchronize"));
 		SET(cu.get_error_string, lookup(rt, "cudaGetErrorString"));
+		SET(cu.get_last_error, lookup(rt, "cudaGetLastError"));
+		SET(cu.peek_last_error, lookup(rt, "cudaPeekAtLastError"));
 		const char *missing =
 			!real.malloc ? "cudaMalloc" :
 			!real.free ? "cudaFree" :
@@ -153,6 +164,25 @@ static void resolve(void)
 				 cuda_names);
 	SET(real.mem_alloc, lookup(drv, "cuMemAlloc_v2"));
 	SET(real.mem_free, lookup(drv, "cuMemFree_v2"));
+	SET(cu.drv_event_query, lookup(drv, "cuEventQuery"));
+}
+
+/* Before a call of the runtime's own: whether the program has an error
+ * pending on this thread (then a failure of ours cannot be told from it,
+ * and both stay). */
+static int err_pending(void)
+{
+	return cu.peek_last_error && cu.get_last_error &&
+	       cu.peek_last_error() != 0;
+}
+
+/* After it: a failure of ours is taken back from the last error, so that
+ * the program's next cudaGetLastError does not see it. */
+static int own(int rc, int pending)
+{
+	if (rc && !pending && cu.get_last_error)
+		cu.get_last_error();
+	return rc;
 }
 
 const struct mp_cuda_real *mp_cuda_real(void)
@@ -163,23 +193,26 @@ const struct mp_cuda_real *mp_cuda_real(void)
 
 static int c_device_count(int *n)
 {
-	return cu.get_device_count(n);
+	int pending = err_pending();
+	return own(cu.get_device_count(n), pending);
 }
 
 static int c_get_device(int *dev)
 {
-	return cu.get_device(dev);
+	int pending = err_pending();
+	return own(cu.get_device(dev), pending);
 }
 
 static int c_set_device(int dev)
 {
-	return cu.set_device(dev);
+	int pending = err_pending();
+	return own(cu.set_device(dev), pending);
 }
 
 /* cudaErrorNotSupported: a real allocator this process lacks */
 #define CUDA_ERROR_NOT_SUPPORTED 801
 
-static int c_alloc(void **p, size_t n, int mem, void *stream)
+static int alloc_real(void **p, size_t n, int mem, void *stream)
 {
 	*p = NULL;
 	switch (mem) {
@@ -199,7 +232,17 @@ static int c_alloc(void **p, size_t n, int mem, void *stream)
 	}
 }
 
-static int c_free(void *p, int mem, void *stream)
+/* The program's requests fail as the real allocator fails them, last error
+ * included; the runtime's own (MP_MEM_OWN: the pool) leave nothing. */
+static int c_alloc(void **p, size_t n, int mem, void *stream)
+{
+	if (!(mem & MP_MEM_OWN))
+		return alloc_real(p, n, mem, stream);
+	int pending = err_pending();
+	return own(alloc_real(p, n, mem & ~MP_MEM_OWN, stream), pending);
+}
+
+static int free_real(void *p, int mem, void *stream)
 {
 	switch (mem) {
 	case MP_MEM_ASYNC:
@@ -213,44 +256,60 @@ static int c_free(void *p, int mem, void *stream)
 	}
 }
 
+static int c_free(void *p, int mem, void *stream)
+{
+	if (!(mem & MP_MEM_OWN))
+		return free_real(p, mem, stream);
+	int pending = err_pending();
+	return own(free_real(p, mem & ~MP_MEM_OWN, stream), pending);
+}
+
 static int c_host_alloc(void **p, size_t n)
 {
-	return cu.malloc_host(p, n);
+	int pending = err_pending();
+	return own(cu.malloc_host(p, n), pending);
 }
 
 static int c_host_free(void *p)
 {
-	return cu.free_host(p);
+	int pending = err_pending();
+	return own(cu.free_host(p), pending);
 }
 
 static int c_stream_create(void **s)
 {
-	return cu.stream_create(s, CUDA_STREAM_NON_BLOCKING);
+	int pending = err_pending();
+	return own(cu.stream_create(s, CUDA_STREAM_NON_BLOCKING), pending);
 }
 
 static int c_stream_destroy(void *s)
 {
-	return cu.stream_destroy(s);
+	int pending = err_pending();
+	return own(cu.stream_destroy(s), pending);
 }
 
 static int c_event_create(void **e)
 {
-	return cu.event_create(e, CUDA_EVENT_DISABLE_TIMING);
+	int pending = err_pending();
+	return own(cu.event_create(e, CUDA_EVENT_DISABLE_TIMING), pending);
 }
 
 static int c_event_destroy(void *e)
 {
-	return cu.event_destroy(e);
+	int pending = err_pending();
+	return own(cu.event_destroy(e), pending);
 }
 
 static int c_event_record(void *e, void *s)
 {
-	return cu.event_record(e, s);
+	int pending = err_pending();
+	return own(cu.event_record(e, s), pending);
 }
 
 static int c_stream_wait(void *s, void *e)
 {
-	return cu.stream_wait_event(s, e, 0);
+	int pending = err_pending();
+	return own(cu.stream_wait_event(s, e, 0), pending);
 }
 
 /* cudaErrorNotReady: the work the event captured still runs */
@@ -258,24 +317,34 @@ static int c_stream_wait(void *s, void *e)
 
 static int c_event_query(void *e)
 {
-	return cu.event_query(e) != CUDA_ERROR_NOT_READY;
+	if (cu.drv_event_query)
+		return cu.drv_event_query(e) != CUDA_ERROR_NOT_READY;
+	/* statistics only: not worth replacing the program's pending error */
+	if (err_pending())
+		return 1;
+	return own(cu.event_query(e), 0) != CUDA_ERROR_NOT_READY;
 }
 
 static int c_copy(void *dst, const void *src, size_t n, int dir, void *s)
 {
-	return cu.memcpy_async(dst, src, n,
-			       dir == MP_COPY_H2D ? CUDA_MEMCPY_H2D : CUDA_MEMCPY_D2H,
-			       s);
+	int pending = err_pending();
+	return own(cu.memcpy_async(dst, src, n,
+				   dir == MP_COPY_H2D ? CUDA_MEMCPY_H2D :
+							CUDA_MEMCPY_D2H,
+				   s),
+		   pending);
 }
 
 static int c_stream_sync(void *s)
 {
-	return cu.stream_synchronize(s);
+	int pending = err_pending();
+	return own(cu.stream_synchronize(s), pending);
 }
 
 static int c_device_sync(void)
 {
-	return cu.device_synchronize();
+	int pending = err_pending();
+	return own(cu.device_synchronize(), pending);
 }
 
 static const char *c_error_string(int code)

@@ -31,15 +31,24 @@ $(RT_LINK): $(RT_LIB)
 # built with MP_FAULT_NO_SWAPIN_WAIT omits one event wait, and the
 # memplan-replay built with MP_FAULT_NO_SWAPOUT_WAIT the waits of a buffer
 # placed over a swapped-out one, so that tests can show the stand-in's
-# asynchrony catches each.
+# asynchrony catches each.  nodriver/libcudart.so.12 lacks the driver's
+# cuEventQuery, as a process without libcuda would: the runtime's event
+# queries then go through cudaEventQuery.
 CUDA_T := $(BUILD)/tests/cuda
 EXTRA_CHECK += $(CUDA_T)/libcudart.so $(CUDA_T)/app $(CUDA_T)/fixtures \
-	       $(CUDA_T)/libmemplan-faulty.so $(CUDA_T)/replay-no-swapout-wait
+	       $(CUDA_T)/libmemplan-faulty.so $(CUDA_T)/replay-no-swapout-wait \
+	       $(CUDA_T)/nodriver/libcudart.so.12
 
 $(CUDA_T)/libcudart.so.12: tests/cuda/cudart.c tests/cuda/cudart.h
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(MP_CFLAGS) -fPIC $(CFLAGS) -shared \
 		$(MP_LDFLAGS) $(LDFLAGS) -Wl,-soname,libcudart.so.12 -o $@ $< -lpthread
+
+$(CUDA_T)/nodriver/libcudart.so.12: tests/cuda/cudart.c tests/cuda/cudart.h
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(MP_CFLAGS) -fPIC -DFAKECUDA_NO_DRIVER_EVENTS \
+		$(CFLAGS) -shared $(MP_LDFLAGS) $(LDFLAGS) \
+		-Wl,-soname,libcudart.so.12 -o $@ $< -lpthread
 
 $(CUDA_T)/libcudart.so: $(CUDA_T)/libcudart.so.12
 	$(Q)ln -sf libcudart.so.12 $@
@@ -79,7 +88,7 @@ $(CUDA_T)/replay-no-swapout-wait: $(BUILD)/obj/planner/memplan-replay.o \
 TSAN_BUILD ?= build/tsan
 TSAN_TARGETS := tests/test_runtime lib/libmemplan.so tests/cuda/libcudart.so \
 	tests/cuda/app tests/cuda/fixtures tests/cuda/libmemplan-faulty.so \
-	bin/memplan-plan bin/memplan-trace
+	tests/cuda/nodriver/libcudart.so.12 bin/memplan-plan bin/memplan-trace
 .PHONY: check-threads
 check-threads:
 	@$(MAKE) -s --no-print-directory BUILD=$(TSAN_BUILD) SANITIZE=thread \

@@ -1166,7 +1166,7 @@ static void release(mp_runtime *rt)
 	if (rt->staging)
 		be->host_free(rt->staging);
 	if (rt->pool_mem)
-		be->free(rt->pool_mem, MP_MEM_RUNTIME, NULL);
+		be->free(rt->pool_mem, MP_MEM_RUNTIME | MP_MEM_OWN, NULL);
 	free(rt->byup);
 	free(rt->req);
 	free(rt->slot);
@@ -1209,7 +1209,7 @@ static int take_resources(mp_runtime *rt, char *err, size_t errlen)
 			       (unsigned long long)p->pool_size);
 			bad = 1;
 		} else if ((rc = be->alloc(&rt->pool_mem, (size_t)(p->pool_size + extra),
-					   MP_MEM_RUNTIME, NULL))) {
+					   MP_MEM_RUNTIME | MP_MEM_OWN, NULL))) {
 			rt->pool_mem = NULL;
 			seterr(err, errlen, "cannot take the pool of %llu bytes on device %d: %s",
 			       (unsigned long long)p->pool_size, rt->device,

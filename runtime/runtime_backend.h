@@ -20,6 +20,10 @@ enum mp_mem {
 	MP_MEM_RUNTIME = 0, /* cudaMalloc / cudaFree */
 	MP_MEM_ASYNC = 1,   /* cudaMallocAsync / cudaFreeAsync (stream-ordered) */
 	MP_MEM_DRIVER = 2,  /* cuMemAlloc_v2 / cuMemFree_v2 */
+	/* ORed in for the runtime's own memory (the pool), where a failure
+	 * is the runtime's business, not the program's: the backend leaves no
+	 * error of it behind (the CUDA runtime's last error) */
+	MP_MEM_OWN = 0x100,
 };
 
 enum mp_copy_dir { MP_COPY_D2H = 0, MP_COPY_H2D = 1 };
@@ -29,7 +33,9 @@ struct mp_backend {
 	int (*device_count)(int *n);
 	int (*get_device)(int *dev);
 	int (*set_device)(int dev);
-	/* The real allocator: device memory of the current device. */
+	/* The real allocator: device memory of the current device.  Every
+	 * other call is the runtime's own, and leaves no error behind where
+	 * the backend keeps one (see MP_MEM_OWN). */
 	int (*alloc)(void **p, size_t n, int mem, void *stream);
 	int (*free)(void *p, int mem, void *stream);
 	/* Pinned host memory (swap staging). */

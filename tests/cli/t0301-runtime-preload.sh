@@ -4,7 +4,9 @@
 # PyTorch's pluggable-allocator entry points.  Interposition, recognised
 # iterations, fallback, divergence, swaps and cross-stream reuse under random
 # delays; wrong plans and a library missing one event wait make the client's
-# checks fail; bad plans leave the program on the real allocator.
+# checks fail; bad plans leave the program on the real allocator.  The
+# client takes the CUDA runtime's last error after every call (as PyTorch
+# does after every launch): the library's own calls must leave none behind.
 . tests/cli/lib.sh
 
 APP=$BUILD/tests/cuda/app
@@ -19,12 +21,13 @@ PRE=$(preload "$LIB")
 "$BUILD/tests/cuda/fixtures" "$T" 2>"$T/err"
 ok $? "the fixtures"
 
-# run NAME PLAN APP-ARGS...: the client under LD_PRELOAD with statistics
+# run NAME PLAN APP-ARGS...: the client under LD_PRELOAD with statistics,
+# checking the last error after every CUDA call
 run() {
 	what=$1
 	plan=$2
 	shift 2
-	LD_PRELOAD=$PRE MEMPLAN_PLAN=$plan MEMPLAN_SHOW_STATS=1 "$APP" "$@" >"$T/out" 2>"$T/err"
+	LD_PRELOAD=$PRE MEMPLAN_PLAN=$plan MEMPLAN_SHOW_STATS=1 "$APP" --check-errors "$@" >"$T/out" 2>"$T/err"
 	st=$?
 	cat "$T/err" >>"$T/out"
 	[ $st -eq 0 ]
@@ -59,6 +62,46 @@ run "  ... and with a new pair of streams every iteration, 20 iterations (more s
 stat_is completed 20 "  ... every iteration followed, swaps included"
 stat_is divergences 0 "  ... no divergence"
 unset FAKECUDA_DELAY_US FAKECUDA_COPY_DELAY_US
+
+# sticky errors: the runtime's event queries (statistics) find copies still
+# running, and a query that says so must not stay behind as the last error
+"$APP" --check-errors "$T/swap.trace" >"$T/out" 2>&1
+ok $? "the client checking the last error after every call passes on the stand-in alone"
+export FAKECUDA_PINNED_DELAY_US=20000
+run "a swap plan with slow swap copies: no error left behind after any call (as PyTorch checks)" \
+	"$T/swap.plan" "$T/swap.trace" --iterations 4
+grep -qE '^swap(in|out)_late +[1-9]' "$T/out"
+ok $? "  ... where the runtime's event queries found copies still running"
+run "  ... also with cudaMallocAsync on 2 streams" "$T/swap.plan" "$T/swap.trace" --iterations 4 --async --streams 2
+# without the driver's cuEventQuery: cudaEventQuery, its error taken back
+saved_path=${LD_LIBRARY_PATH-}
+export LD_LIBRARY_PATH=$BUILD/tests/cuda/nodriver${saved_path:+:$saved_path}
+run "  ... also without the driver's cuEventQuery (cudaEventQuery)" "$T/swap.plan" "$T/swap.trace" --iterations 4
+LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 "$APP" --keep-error \
+	"$T/swap.trace" --iterations 4 >"$T/out" 2>&1
+ok $? "  ... and an error of the program's pending throughout is neither taken nor replaced"
+has "$T/out" "pending at the end: invalid device ordinal" "  ... the program's own"
+LD_LIBRARY_PATH=$saved_path
+[ -n "$saved_path" ] || unset LD_LIBRARY_PATH
+LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 "$APP" --keep-error \
+	"$T/swap.trace" --iterations 4 >"$T/out" 2>&1
+ok $? "  ... nor with the driver's cuEventQuery"
+grep -qE '^swap(in|out)_late +[1-9]' "$T/out"
+ok $? "  ... whose queries found copies still running too"
+unset FAKECUDA_PINNED_DELAY_US
+# a failed pool or staging allocation: the real allocator, and no error
+for c in "no room for the pool:noswap:FAKECUDA_MEM=170000:cannot take the pool" \
+	 "no pinned host memory for the staging:swap:FAKECUDA_HOST_MEM=1000:pinned host staging"; do
+	IFS=: read -r what plan knob text <<EOF
+$c
+EOF
+	env "$knob" LD_PRELOAD="$PRE" MEMPLAN_PLAN="$T/$plan.plan" MEMPLAN_SHOW_STATS=1 \
+		"$APP" --check-errors "$T/swap.trace" >"$T/out" 2>&1
+	ok $? "$what: the real allocator, and no error left behind after any call"
+	has "$T/out" "$text" "  ... after the warning"
+	stat_is planned_allocs 0 "  ... nothing from a pool"
+done
+
 run "  ... and with cuMemAlloc_v2" "$T/swap.plan" "$T/swap.trace" --iterations 4 --driver
 stat_is swaps_out 3 "  ... which is interposed too"
 

@@ -9,7 +9,12 @@
  * non-blocking streams every iteration (destroyed at the end), as a program
  * with a stream per step does.  --driver allocates with cuMemAlloc_v2,
  * --torch LIB through LIB's mp_torch_alloc/mp_torch_free, loaded the way
- * PyTorch's CUDAPluggableAllocator loads them.  Run it on the stand-in libcudart alone,
+ * PyTorch's CUDAPluggableAllocator loads them.  --check-errors takes the
+ * last error (cudaGetLastError) after every CUDA call and fails on any, as
+ * PyTorch does after every launch: an error left behind by libmemplan's own
+ * calls fails it.  --keep-error fails a cudaSetDevice at the start and
+ * wants that error still pending at the end: libmemplan must not take or
+ * replace an error of the program's.  Run it on the stand-in libcudart alone,
  * or with LD_PRELOAD=libmemplan.so MEMPLAN_PLAN=...: every check must pass
  * either way, and the stand-in must never see a free of memory it did not
  * hand out.  Exit: 0 all checks passed, 1 a check failed, 2 usage, 3 input.
@@ -62,7 +67,21 @@ static void run_job(void *arg)
 }
 
 static cudaStream_t streams[MAX_STREAMS];
-static int nstreams, async_mode, driver_mode, fresh_streams;
+static int nstreams, async_mode, driver_mode, fresh_streams, check_errors,
+	keep_error;
+
+/* With --check-errors, after every CUDA call: no error may be pending. */
+static void check_last_error(const char *after)
+{
+	if (!check_errors)
+		return;
+	cudaError_t rc = cudaGetLastError();
+	if (rc != cudaSuccess) {
+		fprintf(stderr, "app: an error was pending after %s: %s (%d)\n",
+			after, cudaGetErrorString(rc), rc);
+		exit(1);
+	}
+}
 static cudaStream_t *old_streams; /* with --fresh-streams: all of them */
 static size_t nold;
 
@@ -73,6 +92,7 @@ static void make_streams(void)
 			fprintf(stderr, "app: cannot create a stream\n");
 			exit(1);
 		}
+		check_last_error("cudaStreamCreateWithFlags");
 		if (fresh_streams) {
 			cudaStream_t *o = realloc(old_streams, (nold + 1) * sizeof(*o));
 			if (!o) {
@@ -109,6 +129,7 @@ static void launch(const struct trace *t, int64_t b, int check, size_t ev)
 		fprintf(stderr, "app: cudaLaunchHostFunc failed\n");
 		exit(1);
 	}
+	check_last_error("cudaLaunchHostFunc");
 }
 
 static cudaError_t alloc_any(void **p, size_t n, cudaStream_t s)
@@ -145,6 +166,7 @@ static void do_alloc(const struct trace *t, int64_t b, size_t n, uint32_t it)
 			(long long)b, cudaGetErrorString(rc));
 		exit(1);
 	}
+	check_last_error("an allocation");
 	len[b] = n;
 	filled[b] = it;
 	launch(t, b, 0, 0);
@@ -159,12 +181,13 @@ static void do_free(const struct trace *t, int64_t b, size_t ev)
 	if (rc)
 		fprintf(stderr, "app: freeing buffer %lld: %s\n", (long long)b,
 			cudaGetErrorString(rc));
+	check_last_error("a free");
 	ptr[b] = NULL;
 }
 
 static const char usage[] =
 	"usage: app TRACE [--iterations N] [--async] [--streams N] [--fresh-streams]\n"
-	"           [--driver]\n"
+	"           [--driver] [--check-errors | --keep-error]\n"
 	"           [--torch LIBRARY] [--diverge ITERATION]...\n";
 
 int main(int argc, char **argv)
@@ -182,6 +205,10 @@ int main(int argc, char **argv)
 			fresh_streams = 1;
 		else if (!strcmp(argv[i], "--driver"))
 			driver_mode = 1;
+		else if (!strcmp(argv[i], "--check-errors"))
+			check_errors = 1;
+		else if (!strcmp(argv[i], "--keep-error"))
+			keep_error = 1;
 		else if (!strcmp(argv[i], "--streams") && i + 1 < argc)
 			nstreams = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--torch") && i + 1 < argc)
@@ -195,7 +222,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!path || nstreams < 1 || nstreams > MAX_STREAMS) {
+	if (!path || nstreams < 1 || nstreams > MAX_STREAMS ||
+	    (check_errors && keep_error)) {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -219,6 +247,10 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	make_streams();
+	if (keep_error && cudaSetDevice(-1) != cudaErrorInvalidDevice) {
+		fprintf(stderr, "app: cudaSetDevice(-1) did not fail\n");
+		return 1;
+	}
 	size_t nb = t->nbuffers ? t->nbuffers : 1;
 	ptr = calloc(nb, sizeof(*ptr));
 	len = calloc(nb, sizeof(*len));
@@ -260,9 +292,23 @@ int main(int argc, char **argv)
 	for (size_t b = 0; b < t->nbuffers; b++)
 		do_free(t, (int64_t)b, t->nevents);
 	cudaDeviceSynchronize();
-	for (size_t i = 0; i < nold; i++)
+	check_last_error("cudaDeviceSynchronize");
+	for (size_t i = 0; i < nold; i++) {
 		cudaStreamDestroy(old_streams[i]);
+		check_last_error("cudaStreamDestroy");
+	}
 	free(old_streams);
+	if (keep_error) {
+		cudaError_t kept = cudaGetLastError();
+		printf("app: the error pending at the end: %s (%d)\n",
+		       cudaGetErrorString(kept), kept);
+		pthread_mutex_lock(&fail_lock);
+		if (kept != cudaErrorInvalidDevice && failures++ == 0)
+			snprintf(first_failure, sizeof(first_failure),
+				 "the program's pending error was %s",
+				 kept ? "replaced" : "taken");
+		pthread_mutex_unlock(&fail_lock);
+	}
 	struct fakecuda_stats st;
 	fakecuda_get_stats(&st);
 	printf("app: %u iterations, %llu checks, %llu failures\n", iterations,

@@ -14,7 +14,11 @@
  * FAKECUDA_PINNED_DELAY_US=N (a copy to or from cudaMallocHost memory, as
  * swaps are, sleeps a random N/2..N us more: slow transfers that leave the
  * program's own copies fast), FAKECUDA_MEM=bytes (device memory, default
- * 16 GiB), FAKECUDA_DEVICES=n (default 1).  Simplification: the default stream is an ordinary stream;
+ * 16 GiB), FAKECUDA_HOST_MEM=bytes (a cudaMallocHost larger than this fails;
+ * default no limit), FAKECUDA_DEVICES=n (default 1).  As the real one, every
+ * failing call (cudaEventQuery's cudaErrorNotReady included) leaves its error
+ * as the calling thread's last error until cudaGetLastError takes it; the
+ * driver's cuEventQuery leaves nothing.  Simplification: the default stream is an ordinary stream;
  * it does not synchronise with other blocking streams.
  */
 #include "cudart.h"
@@ -82,7 +86,7 @@ static struct {
 	pthread_once_t once;
 	pthread_mutex_t lock; /* memory table, stream list, statistics */
 	unsigned delay_us, copy_delay_us, pinned_delay_us;
-	unsigned long long mem_limit;
+	unsigned long long mem_limit, host_limit;
 	int devices;
 	struct fakecuda_stream *streams;
 	struct fakecuda_stream *default_stream;
@@ -90,6 +94,16 @@ static struct {
 } g = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static _Thread_local int current_device;
+/* cudaGetLastError's: per thread, as the real runtime keeps it */
+static _Thread_local cudaError_t last_error;
+
+/* Every exported call returns through this: a failure stays behind. */
+static cudaError_t ret(cudaError_t rc)
+{
+	if (rc != cudaSuccess)
+		last_error = rc;
+	return rc;
+}
 static unsigned long long ops_done; /* atomic: the workers count it */
 
 static void sleep_us(unsigned us)
@@ -190,6 +204,7 @@ static void init(void)
 	g.copy_delay_us = (unsigned)env_u64("FAKECUDA_COPY_DELAY_US", 0);
 	g.pinned_delay_us = (unsigned)env_u64("FAKECUDA_PINNED_DELAY_US", 0);
 	g.mem_limit = env_u64("FAKECUDA_MEM", 16ull << 30);
+	g.host_limit = env_u64("FAKECUDA_HOST_MEM", ~0ull);
 	g.devices = (int)env_u64("FAKECUDA_DEVICES", 1);
 	g.default_stream = stream_new();
 }
@@ -305,7 +320,7 @@ static void mem_release(void *p)
 
 cudaError_t cudaMalloc(void **p, size_t n)
 {
-	return mem_take(p, n);
+	return ret(mem_take(p, n));
 }
 
 /* cudaFree's work; the stand-in's own callers use this, never the
@@ -323,13 +338,13 @@ static cudaError_t free_sync(void *p)
 
 cudaError_t cudaFree(void *p)
 {
-	return free_sync(p);
+	return ret(free_sync(p));
 }
 
 cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s)
 {
 	(void)s;
-	return mem_take(p, n);
+	return ret(mem_take(p, n));
 }
 
 cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
@@ -337,11 +352,11 @@ cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
 	if (!p)
 		return cudaSuccess;
 	if (mem_forget(p))
-		return cudaErrorInvalidValue;
+		return ret(cudaErrorInvalidValue);
 	struct op *o = op_new(OP_FREE);
 	if (o)
 		o->dst = p;
-	return enqueue(s, o);
+	return ret(enqueue(s, o));
 }
 
 int cuMemAlloc_v2(unsigned long long *p, size_t n)
@@ -379,6 +394,10 @@ static int is_pinned(const void *p)
 cudaError_t cudaMallocHost(void **p, size_t n)
 {
 	pthread_once(&g.once, init);
+	if (n > g.host_limit) {
+		*p = NULL;
+		return ret(cudaErrorMemoryAllocation);
+	}
 	*p = aligned_alloc(256, (n + 255) & ~(size_t)255);
 	struct pinned *x = *p ? malloc(sizeof(*x)) : NULL;
 	if (x) {
@@ -387,7 +406,7 @@ cudaError_t cudaMallocHost(void **p, size_t n)
 		pinned_list = x;
 		pthread_mutex_unlock(&g.lock);
 	}
-	return *p || !n ? cudaSuccess : cudaErrorMemoryAllocation;
+	return ret(*p || !n ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
 cudaError_t cudaFreeHost(void *p)
@@ -434,7 +453,7 @@ cudaError_t cudaSetDevice(int d)
 {
 	pthread_once(&g.once, init);
 	if (d < 0 || d >= g.devices)
-		return cudaErrorInvalidDevice;
+		return ret(cudaErrorInvalidDevice);
 	current_device = d;
 	return cudaSuccess;
 }
@@ -446,7 +465,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
 	(void)flags;
 	pthread_once(&g.once, init);
 	*s = stream_new();
-	return *s ? cudaSuccess : cudaErrorMemoryAllocation;
+	return ret(*s ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t *s)
@@ -463,7 +482,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s)
 	if (!m || !o) {
 		free(m);
 		free(o);
-		return cudaErrorMemoryAllocation;
+		return ret(cudaErrorMemoryAllocation);
 	}
 	o->mk = m;
 	enqueue(s, o);
@@ -490,7 +509,7 @@ cudaError_t cudaDeviceSynchronize(void)
 cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
 	if ((uintptr_t)s <= 2)
-		return cudaErrorInvalidValue;
+		return ret(cudaErrorInvalidValue);
 	cudaStreamSynchronize(s);
 	/* out of the list, then the worker ends (a program does not destroy
 	 * a stream while another thread synchronises the device) */
@@ -511,7 +530,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags)
 {
 	(void)flags;
 	*e = calloc(1, sizeof(**e));
-	return *e ? cudaSuccess : cudaErrorMemoryAllocation;
+	return ret(*e ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t *e)
@@ -541,9 +560,9 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 	pthread_mutex_unlock(&mk_lock);
 	if (!m) {
 		free(o);
-		return cudaErrorMemoryAllocation;
+		return ret(cudaErrorMemoryAllocation);
 	}
-	return enqueue(s, o);
+	return ret(enqueue(s, o));
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
@@ -561,10 +580,10 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
 		pthread_mutex_lock(&mk_lock);
 		marker_unref(m);
 		pthread_mutex_unlock(&mk_lock);
-		return cudaErrorMemoryAllocation;
+		return ret(cudaErrorMemoryAllocation);
 	}
 	o->mk = m;
-	return enqueue(s, o);
+	return ret(enqueue(s, o));
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e)
@@ -577,12 +596,40 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e)
 	return cudaSuccess;
 }
 
-cudaError_t cudaEventQuery(cudaEvent_t e)
+static int event_done(cudaEvent_t e)
 {
 	pthread_mutex_lock(&mk_lock);
 	int done = !e->last || e->last->done;
 	pthread_mutex_unlock(&mk_lock);
-	return done ? cudaSuccess : cudaErrorNotReady;
+	return done;
+}
+
+/* Not ready is an error like any other: it stays behind as the last error
+ * (PyTorch clears it after every query of its own). */
+cudaError_t cudaEventQuery(cudaEvent_t e)
+{
+	return ret(event_done(e) ? cudaSuccess : cudaErrorNotReady);
+}
+
+#ifndef FAKECUDA_NO_DRIVER_EVENTS
+/* The driver's (a cudaEvent_t is a CUevent; CUDA_ERROR_NOT_READY is 600
+ * too): the driver has no last error to leave anything in. */
+int cuEventQuery(cudaEvent_t e)
+{
+	return event_done(e) ? 0 : 600;
+}
+#endif
+
+cudaError_t cudaGetLastError(void)
+{
+	cudaError_t rc = last_error;
+	last_error = cudaSuccess;
+	return rc;
+}
+
+cudaError_t cudaPeekAtLastError(void)
+{
+	return last_error;
 }
 
 /* --- work ------------------------------------------------------------------------ */
@@ -597,14 +644,14 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n,
 		o->src = src;
 		o->n = n;
 	}
-	return enqueue(s, o);
+	return ret(enqueue(s, o));
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n,
 		       enum cudaMemcpyKind kind)
 {
 	cudaError_t rc = cudaMemcpyAsync(dst, src, n, kind, NULL);
-	return rc ? rc : cudaStreamSynchronize(NULL);
+	return ret(rc ? rc : cudaStreamSynchronize(NULL));
 }
 
 cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s)
@@ -615,7 +662,7 @@ cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s)
 		o->value = value;
 		o->n = n;
 	}
-	return enqueue(s, o);
+	return ret(enqueue(s, o));
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *user)
@@ -625,7 +672,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *user)
 		o->fn = fn;
 		o->user = user;
 	}
-	return enqueue(s, o);
+	return ret(enqueue(s, o));
 }
 
 const char *cudaGetErrorString(cudaError_t e)

@@ -62,9 +62,14 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t n,
 cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s);
 cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *user);
 const char *cudaGetErrorString(cudaError_t e);
-/* the driver's, for cuMemAlloc_v2 interposition */
+/* the calling thread's last error: taken (and cleared), or only read */
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+/* the driver's, for cuMemAlloc_v2 interposition and the runtime's event
+ * queries (these leave no last error behind) */
 int cuMemAlloc_v2(unsigned long long *p, size_t n);
 int cuMemFree_v2(unsigned long long p);
+int cuEventQuery(cudaEvent_t e);
 
 /* The stand-in's own figures (not CUDA). */
 struct fakecuda_stats {
