@@ -45,7 +45,7 @@ void solver_problem_free(struct solver_problem *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
+uint64_t solver_gcd(uint64_t a, uint64_t b)
 {
 	while (b) {
 		uint64_t r = a % b;
@@ -60,7 +60,7 @@ int solver_problem_align(struct solver_problem *p, uint64_t align, char *err,
 {
 	for (size_t i = 0; i < p->n; i++) {
 		struct solver_item *it = &p->items[i];
-		uint64_t g = gcd64(it->align, align);
+		uint64_t g = solver_gcd(it->align, align);
 		uint64_t m = it->align / g;
 		if (m > (UINT64_C(1) << 62) / align)
 			return trace_seterr(err, errlen, SOLVER_EINVAL,

@@ -90,6 +90,9 @@ void solver_problem_drop_holes(struct solver_problem *p);
 /* Frees what solver_problem_from_trace() allocated; leaves *p empty. */
 void solver_problem_free(struct solver_problem *p);
 
+/* The greatest common divisor of a and b (a when b is 0). */
+uint64_t solver_gcd(uint64_t a, uint64_t b);
+
 /*
  * Raises every item's alignment to the least common multiple of its own and
  * align (a power of two, >= 1), as for a pool whose offsets must all be

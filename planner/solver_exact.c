@@ -154,16 +154,6 @@ static inline uint64_t align_up(uint64_t v, uint64_t a)
 	return r ? v + (a - r) : v;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* --- building the static data ----------------------------------------- */
 
 struct pstart {
@@ -1062,7 +1052,7 @@ static int minimise(const struct solver_problem *p,
 		const struct solver_item *it = &p->items[i];
 		if (it->size > lb)
 			lb = it->size;
-		g = gcd64(g, gcd64(it->size, it->align));
+		g = solver_gcd(g, solver_gcd(it->size, it->align));
 		if (it->fixed_offset != SOLVER_FREE)
 			fixed = 1;
 		for (uint32_t k = 0; k < it->nholes; k++)

@@ -66,15 +66,7 @@ int swap_ctx_init_margin(struct swap_ctx *c, const struct trace *t,
 			continue; /* needs out_at < hole_lo < in_at */
 		g.out_min += margin;
 		g.in_max -= margin;
-		const struct trace_event *a = &t->events[g.use_ev];
-		const struct trace_event *z = &t->events[g.next_ev];
-		g.t_idle = a->t_end != TRACE_TIME_NONE ? a->t_end
-			   : a->t_start != TRACE_TIME_NONE ? a->t_start
-			   : c->clock.t[g.out_min];
-		g.t_need = z->t_start != TRACE_TIME_NONE ? z->t_start
-							 : c->clock.t[g.in_max];
-		if (g.t_need < g.t_idle)
-			g.t_need = g.t_idle;
+		trace_gap_times(t, &c->clock, &g);
 		c->gaps[m++] = g;
 	}
 	c->ngaps = m;

@@ -186,6 +186,15 @@ void alloc_clock_lifetimes(const struct trace *t, const struct alloc_clock *k,
 	}
 }
 
+void trace_gap_times(const struct trace *t, const struct alloc_clock *k,
+		     struct trace_gap *g)
+{
+	g->t_idle = ev_end(t, g->use_ev, k->t[g->out_min]);
+	g->t_need = ev_start(t, g->next_ev, k->t[g->in_max]);
+	if (g->t_need < g->t_idle)
+		g->t_need = g->t_idle;
+}
+
 int trace_gaps(const struct trace *t, const struct alloc_clock *k,
 	       const int64_t *ids, size_t n, struct trace_gap **gaps,
 	       size_t *ngaps, char *err, size_t errlen)
@@ -221,10 +230,7 @@ int trace_gaps(const struct trace *t, const struct alloc_clock *k,
 			x->next_ev = z;
 			x->out_min = out_min;
 			x->in_max = next - 1;
-			x->t_idle = ev_end(t, a, k->t[out_min]);
-			x->t_need = ev_start(t, z, k->t[next - 1]);
-			if (x->t_need < x->t_idle)
-				x->t_need = x->t_idle;
+			trace_gap_times(t, k, x);
 			x->role = b->role;
 		}
 	}

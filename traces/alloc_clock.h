@@ -81,6 +81,12 @@ struct trace_gap {
 	uint8_t role;             /* the buffer's trace_role */
 };
 
+/* Fills g's t_idle and t_need from its uses, or where they have no time
+ * from its out_min and in_max requests (a caller that narrows a gap calls
+ * it again). */
+void trace_gap_times(const struct trace *t, const struct alloc_clock *k,
+		     struct trace_gap *g);
+
 /*
  * The gaps of buffers ids[0..n) (each with at least one request strictly
  * inside; none for a buffer with holes in the trace, which the trace moves
