@@ -544,6 +544,13 @@ static int cmd_timeline(int argc, char **argv)
 			cli_error("cannot write '%s'", out);
 			rc = MP_EXIT_OUTPUT;
 		}
+		if (rc == 0 && strcmp(out, "-") != 0) {
+			char pk[32];
+			printf("%s: %s timeline, %zu groups by %s, %zu of %zu buffers, peak %s\n",
+			       out, format, tl.ngroups, timeline_by_name(tl.by),
+			       tl.nbuffers, tl.nbuffers_total,
+			       cli_format_size(tl.peak, pk, sizeof(pk)));
+		}
 	}
 	timeline_free(&tl);
 	trace_free(t);

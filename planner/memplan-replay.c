@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "json.h"
@@ -96,6 +97,16 @@ static void print_json(const char *ppath, const char *tpath, int backend,
 	json_finish(&j);
 }
 
+/* Progress on a terminal: replays of big traces take tens of seconds. */
+static void progress(void *ctx, double done)
+{
+	const struct replay_opts *o = ctx;
+	unsigned it = (unsigned)(done * o->iterations);
+	fprintf(stderr, "\rmemplan-replay: replaying: %3.0f%% (iteration %u of %u)",
+		done * 100, it < o->iterations ? it + 1 : o->iterations, o->iterations);
+	fflush(stderr);
+}
+
 int main(int argc, char **argv)
 {
 	cli_progname = "memplan-replay";
@@ -163,9 +174,16 @@ int main(int argc, char **argv)
 	}
 	struct replay_result res;
 	struct reports kept = { 0 };
+	int tty = isatty(STDERR_FILENO);
+	if (tty) {
+		o.progress = progress;
+		o.progress_ctx = &o;
+	}
 	rc = replay_run(t, ppath, &o, &res, report, json ? &kept : NULL, err,
 			sizeof(err));
 	trace_free(t);
+	if (tty)
+		fprintf(stderr, "\r%60s\r", "");
 	if (!rc && kept.oom) {
 		rc = TRACE_ENOMEM;
 		snprintf(err, sizeof(err), "out of memory keeping the problems");

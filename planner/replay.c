@@ -117,6 +117,9 @@ struct rp {
 	void (*report)(void *, const char *);
 	void *ctx;
 	char *pool;
+	void (*progress)(void *, double);
+	void *progress_ctx;
+	unsigned iterations;
 };
 
 static void problem(struct rp *r, const char *fmt, ...)
@@ -372,6 +375,9 @@ static void iteration(struct rp *r)
 	mp_iteration_begin(r->rt);
 	for (size_t i = 0; i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
+		if (r->progress && (i & 0xffff) == 0xffff)
+			r->progress(r->progress_ctx,
+				    (r->it + (double)i / (double)t->nevents) / r->iterations);
 		if (e->type == TRACE_EV_ALLOC) {
 			do_alloc(r, e->buffer, 1);
 			continue;
@@ -408,6 +414,8 @@ static void iteration(struct rp *r)
 		    t->buffers[b].alloc_ev != TRACE_NONE)
 			do_free(r, (int64_t)b, t->nevents ? t->nevents - 1 : 0, 0);
 	r->res->iterations++;
+	if (r->progress)
+		r->progress(r->progress_ctx, (double)(r->it + 1) / r->iterations);
 }
 
 int replay_run(const struct trace *t, const char *plan_path,
@@ -456,7 +464,9 @@ int replay_run(const struct trace *t, const char *plan_path,
 
 	struct rp r = { .t = t, .rt = rt, .be = be, .plan = runtime_plan(rt),
 			.host = opt->backend == MP_BACKEND_HOST, .res = res,
-			.max_reports = opt->max_reports, .report = report, .ctx = ctx };
+			.max_reports = opt->max_reports, .report = report, .ctx = ctx,
+			.progress = opt->progress, .progress_ctx = opt->progress_ctx,
+			.iterations = opt->iterations };
 	r.pool = mp_pool(rt, NULL);
 	size_t nb = t->nbuffers ? t->nbuffers : 1;
 	r.ptr = calloc(nb, sizeof(*r.ptr));

@@ -40,6 +40,10 @@ struct replay_opts {
 	int backend;         /* enum mp_backend_kind */
 	unsigned iterations; /* >= 1 */
 	unsigned max_reports; /* problems described in full; the rest counted */
+	/* Called after every 2^16 events and at each iteration's end with the
+	 * share done (0 to 1); may be NULL. */
+	void (*progress)(void *ctx, double done);
+	void *progress_ctx;
 };
 
 struct replay_result {

@@ -41,6 +41,7 @@ static int save_or_die(const struct trace *t, const char *path)
 		cli_error("%s", err);
 		return rc == TRACE_ENOMEM ? MP_EXIT_INTERNAL : MP_EXIT_OUTPUT;
 	}
+	printf("%s: %zu buffers, %zu events\n", path, t->nbuffers, t->nevents);
 	return 0;
 }
 
@@ -332,7 +333,11 @@ static int cmd_export(int argc, char **argv)
 		cli_error("%s", err);
 	rc = cli_out_close(&o, werr == 0);
 	trace_free(t);
-	return werr ? MP_EXIT_OUTPUT : rc;
+	if (werr)
+		return MP_EXIT_OUTPUT;
+	if (rc == 0 && out && strcmp(out, "-") != 0)
+		printf("%s: MiniMalloc CSV of %s\n", out, argv[optind]);
+	return rc;
 }
 
 /* --- synth --------------------------------------------------------------- */
