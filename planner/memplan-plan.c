@@ -32,7 +32,8 @@ static const struct cli_command commands[] = {
 	  "show a plan file: header, sections, entries" },
 	{ "compare", cmd_compare,
 	  "compare [--strategies LIST] [-j N] [--time-limit SECONDS] "
-	  "[--csv | --json] [--no-header] [--header-only] TRACE...",
+	  "[--csv | --json] [--no-header] [--header-only] [--shard K/N] "
+	  "(TRACE... | --list FILE) | compare --merge SHARD...",
 	  "run placement strategies over traces and tabulate pool / lower bound" },
 	{ 0 }
 };
