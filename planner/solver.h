@@ -237,6 +237,30 @@ int solver_search_auto(const struct solver_problem *p,
 		       const struct solver_options *opt, uint64_t *offsets,
 		       struct solver_report *r, char *err, size_t errlen);
 
+/*
+ * solver_improve() (solver_improve.c): the anytime improvement auto runs
+ * with the time its exact search leaves.  Stops after max_steps greedy
+ * runs (0: no step limit) or seconds (<= 0: no time limit), whichever
+ * comes first; with no limit at all it does nothing.  The same step limit
+ * and seed give the same answer on any machine.
+ */
+struct solver_improve_limits {
+	double seconds;
+	uint64_t max_steps;
+	uint64_t seed; /* 0: a fixed default */
+};
+
+/*
+ * Improves the valid placement in offsets (of p, valid) in place: on return
+ * it is valid, its height is in *height and it is no higher than before.
+ * *steps (may be NULL) gets the greedy runs made.  Returns 0, or a negative
+ * code with a sentence in err (offsets then still hold a valid placement no
+ * higher than before, *height its height).
+ */
+int solver_improve(const struct solver_problem *p, uint64_t *offsets,
+		   uint64_t *height, const struct solver_improve_limits *lim,
+		   uint64_t *steps, char *err, size_t errlen);
+
 /* Every name solver_solve() accepts, in order ("first-fit" ... "auto"). */
 const char *solver_name_at(size_t i);
 /* One line about the strategy called name, or NULL. */
@@ -254,5 +278,9 @@ int solver_place_greedy(const struct solver_problem *p, uint64_t *offsets,
 			uint64_t *height, char *err, size_t errlen);
 int solver_place_bestfit(const struct solver_problem *p, uint64_t *offsets,
 			 uint64_t *height, char *err, size_t errlen);
+int solver_place_bestgap(const struct solver_problem *p, uint64_t *offsets,
+			 uint64_t *height, char *err, size_t errlen);
+int solver_place_rows(const struct solver_problem *p, uint64_t *offsets,
+		      uint64_t *height, char *err, size_t errlen);
 
 #endif
