@@ -10,17 +10,18 @@
  * solver_check().
  *
  * Design note.  A step costs one greedy run, O(P log P) for P pieces.  To
- * make steps cheap on large traces, the search works in rounds on a
- * subproblem: the items alive while some item reaches above a threshold
- * between the lower bound and the height ("hot" times), free, and the items
- * they meet in time, fixed where they are; everything else stays put.  The
- * threshold cycles from round to round (the last one takes every item above
- * the lower bound), so the hot set grows when a narrow one stalls.  The first step replays the incumbent in offset order
- * with the lowest fit (gravity: without windows it never rises, since every
- * item's old offset stays free), so the search starts from an order that
- * reproduces the incumbent rather than from scratch.  Steps alternate the
- * lowest and the best fit.  Steps are counted, the clock only ends the loop:
- * the same step budget gives the same answer on any machine.
+ * make steps cheap on large traces, the search works in rounds, each on a
+ * window of time around one of the highest items: free, the items whose
+ * lifetime lies inside the window; fixed where they are, the items that
+ * cross it, cut to it; everything else stays put.  Windows hold the starts
+ * of 256, 1,024, 4,096 items, then the whole problem, and grow round by
+ * round; one cycle of windows moves items by blame, the next by noise
+ * (sizes scaled by a random factor), and so on.  A round's first step
+ * replays the incumbent in offset order with the lowest fit (gravity:
+ * without windows it never rises, since every item's old offset stays
+ * free), so the search starts from the incumbent rather than from scratch.
+ * Steps alternate the lowest and the best fit.  Steps are counted, the clock only ends the loop: the
+ * same step budget gives the same answer on any machine.
  */
 #include "occupancy.h"
 #include "solver.h"
