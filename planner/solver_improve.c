@@ -249,13 +249,24 @@ static void blame(struct improve *m, uint64_t lb, uint64_t h, uint64_t *rng)
 	set_prio(m);
 }
 
-/* Whether the step budget or the clock says stop. */
-static int out_of_budget(const struct solver_improve_limits *lim,
-			 uint64_t done, const struct timespec *t0)
+/* The limits, the steps made, and the longest step so far. */
+struct budget {
+	const struct solver_improve_limits *lim;
+	struct timespec t0;
+	uint64_t done;
+	double step; /* seconds */
+};
+
+/*
+ * Whether the step budget or the clock says stop: the clock does when the
+ * longest step so far would no longer fit, so that the time limit holds.
+ */
+static int out_of_budget(const struct budget *b)
 {
-	if (lim->max_steps && done >= lim->max_steps)
+	if (b->lim->max_steps && b->done >= b->lim->max_steps)
 		return 1;
-	return lim->seconds > 0 && elapsed_since(t0) >= lim->seconds;
+	return b->lim->seconds > 0 &&
+	       elapsed_since(&b->t0) + b->step >= b->lim->seconds;
 }
 
 /*
@@ -298,8 +309,7 @@ static uint64_t sub_height(const struct improve *m, const uint64_t *offsets)
 static int round_search(struct improve *m, const struct solver_problem *p,
 			uint64_t *offsets, uint64_t *best, uint64_t lb,
 			int noisy, uint64_t *cand, uint64_t *rng,
-			const struct solver_improve_limits *lim,
-			uint64_t *done, const struct timespec *t0)
+			struct budget *b)
 {
 	/* blame against the window's own bound: a quiet window has no item
 	 * above the global one */
@@ -307,14 +317,18 @@ static int round_search(struct improve *m, const struct solver_problem *p,
 	gravity_order(m, offsets);
 	memcpy(m->best_order, m->order, m->q.n * sizeof(*m->order));
 	for (uint64_t stale = 0, run = 0; stale < ROUND_STALE && *best > lb &&
-	     !out_of_budget(lim, *done, t0); run++) {
+	     !out_of_budget(b); run++) {
 		enum solver_fit fit = run % 2 ? SOLVER_FIT_BEST
 					      : SOLVER_FIT_LOWEST;
 		uint64_t h;
-		++*done;
+		double t = elapsed_since(&b->t0);
+		b->done++;
 		if (solver_occupancy_run(m->o, m->order, m->q.n, fit, m->trial,
 					 &h, NULL, 0))
 			return SOLVER_ENOMEM;
+		t = elapsed_since(&b->t0) - t;
+		if (t > b->step)
+			b->step = t;
 		uint64_t full = h > m->rest_top ? h : m->rest_top;
 		int better = full < *best;
 		if (better) {
@@ -385,9 +399,8 @@ int solver_improve(const struct solver_problem *p, uint64_t *offsets,
 	solver_order_sort(keys, p->n, bylower);
 	free(keys);
 	uint64_t rng = lim->seed ? lim->seed : UINT64_C(0x9e3779b97f4a7c15);
-	uint64_t done = 0;
-	for (unsigned round = 0; best > lb && !out_of_budget(lim, done, &t0);
-	     round++) {
+	struct budget bud = { lim, t0, 0, 0 };
+	for (unsigned round = 0; best > lb && !out_of_budget(&bud); round++) {
 		struct improve m;
 		/* windows of WINDOW_MIN, 4x, 16x ... items, then everything */
 		size_t k = WINDOW_MIN;
@@ -396,10 +409,15 @@ int solver_improve(const struct solver_problem *p, uint64_t *offsets,
 		if (round % WINDOW_STEPS == WINDOW_STEPS - 1)
 			k = p->n;
 		size_t c = highest(p, offsets, best, &rng);
-		if (round_new(&m, p, offsets, bylower, c, k) == 0)
+		double t = elapsed_since(&t0);
+		rc = round_new(&m, p, offsets, bylower, c, k);
+		t = elapsed_since(&t0) - t; /* a round's setup counts as a step */
+		if (t > bud.step)
+			bud.step = t;
+		if (rc == 0)
 			rc = round_search(&m, p, offsets, &best, lb,
-					  round / WINDOW_STEPS % 2,
-					  cand, &rng, lim, &done, &t0);
+					  round / WINDOW_STEPS % 2, cand, &rng,
+					  &bud);
 		else
 			rc = SOLVER_ENOMEM;
 		round_free(&m);
@@ -412,7 +430,7 @@ int solver_improve(const struct solver_problem *p, uint64_t *offsets,
 	free(cand);
 	free(bylower);
 	if (steps)
-		*steps = done;
+		*steps = bud.done;
 	*height = best;
 	return rc;
 }
