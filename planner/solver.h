@@ -164,7 +164,7 @@ int solver_check(const struct solver_problem *p, const uint64_t *offsets,
  * answer.
  */
 struct solver_strategy {
-	const char *name;  /* "first-fit", "greedy-size", "best-fit" */
+	const char *name;  /* "first-fit", "greedy-size", "best-fit", ... */
 	const char *about; /* one line for --help and reports */
 	int (*place)(const struct solver_problem *p, uint64_t *offsets,
 		     uint64_t *height, char *err, size_t errlen);
@@ -213,8 +213,8 @@ struct solver_report {
 };
 
 /*
- * Runs the strategy called name ("first-fit", "greedy-size", "best-fit",
- * "exact", "auto") on p: validates p, fills offsets[0..n) and *r, and checks
+ * Runs the strategy called name (a heuristic of the table, "exact" or
+ * "auto") on p: validates p, fills offsets[0..n) and *r, and checks
  * the answer with solver_check() before returning it.  opt may be NULL
  * (defaults).  Returns 0, SOLVER_ENOTFOUND for an unknown name, or another
  * negative code with a sentence in err.
@@ -227,7 +227,8 @@ int solver_solve(const struct solver_problem *p, const char *name,
  * The search strategies (solver_exact.c).  exact: branch and bound over
  * canonical placements, seeded with opt->seed when given, else with the
  * best heuristic.  auto: every heuristic, then exact seeded with the best
- * of them.  Both stop at the lower bound or at the time limit; the answer
+ * of them, then solver_improve() with the time left (r->winner "improve"
+ * when that lowered the height).  Both stop at the lower bound or at the time limit; the answer
  * is the best found, r->optimal says whether it is proven.
  */
 int solver_search_exact(const struct solver_problem *p,
