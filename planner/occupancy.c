@@ -557,7 +557,7 @@ static uint64_t fit_offset(struct solver_occupancy *o, size_t i,
 			if (len < it->align)
 				return best; /* nothing fits more tightly */
 		}
-		if (gaps + 1 >= SOLVER_BEST_GAPS)
+		if (fit == SOLVER_FIT_BEST && gaps + 1 >= SOLVER_BEST_GAPS)
 			return best;
 		at = lowest_from(o, until + 1, it->align);
 	}

@@ -18,6 +18,8 @@ enum solver_fit {
 	SOLVER_FIT_LOWEST = 0, /* the lowest offset where it fits (first fit) */
 	SOLVER_FIT_BEST = 1,   /* the tightest of the lowest SOLVER_BEST_GAPS
 				  gaps where it fits, else the top */
+	SOLVER_FIT_BEST_ALL = 2, /* the tightest of every gap where it fits,
+				    else the top (TFLite's best gap) */
 };
 
 /*

@@ -534,6 +534,12 @@ static const struct solver_strategy strategies[] = {
 	{ "best-fit",
 	  "smallest fitting gap, best of size and duration orders (Zhang et al. 2019, XLA heap simulator)",
 	  solver_place_bestfit },
+	{ "best-gap",
+	  "largest first, smallest fitting gap of all (TFLite greedy by size, best gap)",
+	  solver_place_bestgap },
+	{ "best-gap-rows",
+	  "sizes descending in interval-colouring rows, smallest fitting gap (idealloc's boxing order)",
+	  solver_place_rows },
 };
 
 const struct solver_strategy *solver_strategy_at(size_t i)

@@ -164,7 +164,7 @@ int solver_check(const struct solver_problem *p, const uint64_t *offsets,
  * answer.
  */
 struct solver_strategy {
-	const char *name;  /* "first-fit", "greedy-size", "best-fit" */
+	const char *name;  /* "first-fit", "greedy-size", "best-fit", ... */
 	const char *about; /* one line for --help and reports */
 	int (*place)(const struct solver_problem *p, uint64_t *offsets,
 		     uint64_t *height, char *err, size_t errlen);
@@ -213,8 +213,8 @@ struct solver_report {
 };
 
 /*
- * Runs the strategy called name ("first-fit", "greedy-size", "best-fit",
- * "exact", "auto") on p: validates p, fills offsets[0..n) and *r, and checks
+ * Runs the strategy called name (a heuristic of the table, "exact" or
+ * "auto") on p: validates p, fills offsets[0..n) and *r, and checks
  * the answer with solver_check() before returning it.  opt may be NULL
  * (defaults).  Returns 0, SOLVER_ENOTFOUND for an unknown name, or another
  * negative code with a sentence in err.
@@ -227,7 +227,8 @@ int solver_solve(const struct solver_problem *p, const char *name,
  * The search strategies (solver_exact.c).  exact: branch and bound over
  * canonical placements, seeded with opt->seed when given, else with the
  * best heuristic.  auto: every heuristic, then exact seeded with the best
- * of them.  Both stop at the lower bound or at the time limit; the answer
+ * of them, then solver_improve() with the time left (r->winner "improve"
+ * when that lowered the height).  Both stop at the lower bound or at the time limit; the answer
  * is the best found, r->optimal says whether it is proven.
  */
 int solver_search_exact(const struct solver_problem *p,
@@ -236,6 +237,30 @@ int solver_search_exact(const struct solver_problem *p,
 int solver_search_auto(const struct solver_problem *p,
 		       const struct solver_options *opt, uint64_t *offsets,
 		       struct solver_report *r, char *err, size_t errlen);
+
+/*
+ * solver_improve() (solver_improve.c): the anytime improvement auto runs
+ * with the time its exact search leaves.  Stops after max_steps greedy
+ * runs (0: no step limit) or seconds (<= 0: no time limit), whichever
+ * comes first; with no limit at all it does nothing.  The same step limit
+ * and seed give the same answer on any machine.
+ */
+struct solver_improve_limits {
+	double seconds;
+	uint64_t max_steps;
+	uint64_t seed; /* 0: a fixed default */
+};
+
+/*
+ * Improves the valid placement in offsets (of p, valid) in place: on return
+ * it is valid, its height is in *height and it is no higher than before.
+ * *steps (may be NULL) gets the greedy runs made.  Returns 0, or a negative
+ * code with a sentence in err (offsets then still hold a valid placement no
+ * higher than before, *height its height).
+ */
+int solver_improve(const struct solver_problem *p, uint64_t *offsets,
+		   uint64_t *height, const struct solver_improve_limits *lim,
+		   uint64_t *steps, char *err, size_t errlen);
 
 /* Every name solver_solve() accepts, in order ("first-fit" ... "auto"). */
 const char *solver_name_at(size_t i);
@@ -254,5 +279,9 @@ int solver_place_greedy(const struct solver_problem *p, uint64_t *offsets,
 			uint64_t *height, char *err, size_t errlen);
 int solver_place_bestfit(const struct solver_problem *p, uint64_t *offsets,
 			 uint64_t *height, char *err, size_t errlen);
+int solver_place_bestgap(const struct solver_problem *p, uint64_t *offsets,
+			 uint64_t *height, char *err, size_t errlen);
+int solver_place_rows(const struct solver_problem *p, uint64_t *offsets,
+		      uint64_t *height, char *err, size_t errlen);
 
 #endif

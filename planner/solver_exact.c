@@ -1262,7 +1262,8 @@ int solver_search_auto(const struct solver_problem *p,
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	static const char *const all[] = { "greedy-size", "best-fit",
-					   "first-fit" };
+					   "first-fit", "best-gap",
+					   "best-gap-rows" };
 	uint64_t best;
 	const char *w = all[0];
 	int rc = best_heuristic(p, all, sizeof(all) / sizeof(all[0]), offsets,
@@ -1273,6 +1274,21 @@ int solver_search_auto(const struct solver_problem *p,
 		      errlen);
 	if (rc)
 		return rc;
-	r->winner = height_of(p, offsets) < best ? "exact" : w;
+	uint64_t h = height_of(p, offsets);
+	r->winner = h < best ? "exact" : w;
+	/* the time the exact search left goes to the improvement */
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	struct solver_improve_limits il = {
+		limit_of(opt) - (double)(now.tv_sec - t0.tv_sec) -
+			(double)(now.tv_nsec - t0.tv_nsec) / 1e9, 0, 0 };
+	uint64_t hi = h;
+	if (h > r->lower_bound && il.seconds > 0) {
+		rc = solver_improve(p, offsets, &hi, &il, NULL, err, errlen);
+		if (rc)
+			return rc;
+		if (hi < h)
+			r->winner = "improve";
+	}
 	return 0;
 }

@@ -95,13 +95,13 @@ static void test_golden(void)
 	CHECK_STR_HAS(err, "nope", "unknown strategy: named in the error");
 
 	/* Names. */
-	const char *want[] = { "first-fit", "greedy-size", "best-fit", "exact",
-			       "auto" };
+	const char *want[] = { "first-fit", "greedy-size", "best-fit", "best-gap",
+			       "best-gap-rows", "exact", "auto" };
 	int names_ok = 1;
-	for (size_t i = 0; i < 5; i++)
+	for (size_t i = 0; i < 7; i++)
 		names_ok &= solver_name_at(i) && !strcmp(solver_name_at(i), want[i]) &&
 			    solver_name_about(want[i]) != NULL;
-	CHECK(names_ok && solver_name_at(5) == NULL, "five names, each with a line");
+	CHECK(names_ok && solver_name_at(7) == NULL, "seven names, each with a line");
 }
 
 /* --- brute force -------------------------------------------------------- */

@@ -16,7 +16,7 @@
 #include "tap.h"
 #include "trace.h"
 
-#define NSTRAT 3
+#define NSTRAT 5
 #define ITEM(lo, hi, sz) \
 	{ (sz), 1, (lo), (hi), NULL, 0, SOLVER_FREE, -1 }
 
@@ -51,14 +51,15 @@ static uint64_t run(const char *name, const struct solver_problem *p,
 	return h;
 }
 
-static const char *names[NSTRAT] = { "first-fit", "greedy-size", "best-fit" };
+static const char *names[NSTRAT] = { "first-fit", "greedy-size", "best-fit",
+				     "best-gap", "best-gap-rows" };
 
 static void test_table(void)
 {
 	size_t n = 0;
 	while (solver_strategy_at(n))
 		n++;
-	CHECK_EQ_U64(n, NSTRAT, "three strategies in the table");
+	CHECK_EQ_U64(n, NSTRAT, "five strategies in the table");
 	for (int i = 0; i < NSTRAT; i++)
 		CHECK(solver_strategy_find(names[i]) == solver_strategy_at((size_t)i),
 		      "strategies are found by name, in table order");
@@ -410,7 +411,7 @@ static void test_random(void)
 		free(off);
 		rproblem_free(&r);
 	}
-	CHECK(ran == 180, "random: every strategy ran on every problem");
+	CHECK(ran == 60 * NSTRAT, "random: every strategy ran on every problem");
 	CHECK(valid, "random: every placement valid (checker and oracle)");
 	CHECK(above, "random: every height >= lower bound");
 	CHECK(agree, "random: checker agrees with the O(n^2) oracle");
@@ -644,6 +645,132 @@ static void test_problem_align(void)
 	      "gap: percent above the bound, 0 without one");
 }
 
+
+/* --- the anchors' orders and gaps, and the improvement -------------------- */
+
+static void test_bestgap(void)
+{
+	uint64_t off[16];
+	/* found by search: the tightest gap leaves room that first fit
+	 * wastes (TFLite's best gap against its greedy by size) */
+	struct solver_item a[] = { ITEM(1, 4, 2), ITEM(3, 6, 2), ITEM(4, 9, 4),
+				   ITEM(0, 5, 4), ITEM(2, 8, 3), ITEM(1, 7, 3),
+				   ITEM(1, 2, 3), ITEM(5, 6, 1) };
+	struct solver_problem p = mkprob(a, 8);
+	CHECK_EQ_U64(solver_lower_bound(&p), 16, "best gap: lower bound 16");
+	CHECK_EQ_U64(run("greedy-size", &p, off), 18, "best gap: greedy-size 18");
+	CHECK_EQ_U64(run("best-gap", &p, off), 16, "best gap: reaches 16");
+
+	/* nine gaps of 4 bytes below one of exactly 3 (fixed walls of 1 byte
+	 * between them): best-fit weighs only the lowest 8 fitting gaps,
+	 * best-gap every one */
+	struct solver_item b[11];
+	for (int g = 0; g < 10; g++) {
+		uint64_t wall = g < 9 ? 5 * (uint64_t)g + 4 : 48;
+		b[g] = (struct solver_item)ITEM(0, 10, 1);
+		b[g].fixed_offset = (int64_t)wall;
+	}
+	b[10] = (struct solver_item)ITEM(0, 10, 3);
+	p = mkprob(b, 11);
+	run("best-fit", &p, off);
+	CHECK(off[10] < 45, "best gap: best-fit takes a 4-byte gap");
+	CHECK_EQ_U64(run("best-gap", &p, off), 49, "best gap: height");
+	CHECK_EQ_U64(off[10], 45, "best gap: the exact gap, the tenth");
+}
+
+static void test_rows(void)
+{
+	uint64_t off[8];
+	/* found by search: only the colouring order reaches the bound */
+	struct solver_item a[] = { ITEM(1, 2, 2), ITEM(4, 6, 4), ITEM(3, 7, 1),
+				   ITEM(0, 1, 4), ITEM(1, 4, 4), ITEM(3, 5, 4),
+				   ITEM(5, 9, 4) };
+	struct solver_problem p = mkprob(a, 7);
+	CHECK_EQ_U64(solver_lower_bound(&p), 9, "rows: lower bound 9");
+	CHECK_EQ_U64(run("best-gap-rows", &p, off), 9, "rows: reach it");
+	int others = 1;
+	for (int s = 0; s < 4; s++)
+		others &= run(names[s], &p, off) > 9;
+	CHECK(others, "rows: the other heuristics do not");
+	struct solver_report r;
+	struct solver_options opt = { .time_limit = 0.5 };
+	CHECK(solver_solve(&p, "auto", &opt, off, &r, err, sizeof(err)) == 0 &&
+		      r.height == 9 && strcmp(r.winner, "best-gap-rows") == 0,
+	      "rows: auto tries it and says it won");
+}
+
+/* solver_improve() from first-fit with a step budget on p: 0 or -1 on
+ * error; *start and *end the heights, off the result. */
+static int improve_from_firstfit(const struct solver_problem *p,
+				 uint64_t *off, uint64_t steps,
+				 uint64_t *start, uint64_t *end)
+{
+	struct solver_improve_limits lim = { 0, steps, 0 };
+	uint64_t done = 0;
+	if (run("first-fit", p, off) == UINT64_MAX)
+		return -1;
+	solver_check(p, off, start, NULL, 0);
+	if (solver_improve(p, off, end, &lim, &done, err, sizeof(err)))
+		return -1;
+	return done <= steps ? 0 : -1;
+}
+
+static void test_improve(void)
+{
+	rng_state = 0x2545f4914f6cdd1dull;
+	int valid = 1, never_worse = 1, same = 1, improved = 0, above = 0;
+	for (int round = 0; round < 60; round++) {
+		struct rproblem r;
+		size_t n = 5 + below(round < 40 ? 40 : 300);
+		random_problem(&r, n, 50 + (int64_t)below(500), round % 3);
+		uint64_t *off = calloc(n, sizeof(*off));
+		uint64_t *again = calloc(n, sizeof(*again));
+		uint64_t start, end, start2, end2, hc = 0;
+		if (improve_from_firstfit(&r.p, off, 40, &start, &end) ||
+		    solver_check(&r.p, off, &hc, err, sizeof(err)) ||
+		    brute_conflict(&r.p, off) || hc != end) {
+			printf("# round %d: %s\n", round, err);
+			valid = 0;
+		}
+		if (end > start)
+			never_worse = 0;
+		/* fixed items high up set the height of the other rounds */
+		if (round % 3 == 0) {
+			improved += end < start;
+			above += start > solver_lower_bound(&r.p);
+		}
+		/* the same step budget gives the same placement */
+		if (improve_from_firstfit(&r.p, again, 40, &start2, &end2) ||
+		    memcmp(off, again, n * sizeof(*off)) != 0)
+			same = 0;
+		free(off);
+		free(again);
+		rproblem_free(&r);
+	}
+	CHECK(valid, "improve: every answer valid (checker and oracle)");
+	CHECK(never_worse, "improve: never higher than its start");
+	CHECK(same, "improve: deterministic for a step budget");
+	printf("# improve: %d of the %d first-fit placements above the bound lowered\n",
+	       improved, above);
+	CHECK(2 * improved > above, "improve: lowers most first-fit placements");
+
+	/* no limit at all: nothing to do, nothing changed */
+	struct solver_item a[] = { ITEM(0, 2, 1), ITEM(0, 4, 1), ITEM(2, 4, 2) };
+	struct solver_problem p = mkprob(a, 3);
+	uint64_t off[3] = { 0, 1, 2 }, h = 0; /* height 4, optimum 3 */
+	struct solver_improve_limits none = { 0, 0, 0 }, some = { 0, 10, 0 };
+	CHECK(solver_improve(&p, off, &h, &none, NULL, err, sizeof(err)) == 0 &&
+		      h == 4 && off[2] == 2,
+	      "improve: no budget, no change");
+	CHECK(solver_improve(&p, off, &h, &some, NULL, err, sizeof(err)) == 0 &&
+		      h == 3,
+	      "improve: 10 steps find the optimum of a small case");
+	uint64_t bad[3] = { 0, 0, 0 };
+	CHECK(solver_improve(&p, bad, &h, &some, NULL, err, sizeof(err)) ==
+		      SOLVER_EINVALID,
+	      "improve: an invalid start is refused");
+}
+
 int main(void)
 {
 	test_table();
@@ -653,6 +780,9 @@ int main(void)
 	test_holes();
 	test_check();
 	test_random();
+	test_bestgap();
+	test_rows();
+	test_improve();
 	test_trace();
 	test_instances();
 	return tap_done();

@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * solver_improve.c - an anytime improvement of a placement: squeaky-wheel
+ * iterated greedy (Joslin and Clements 1999).  Each step re-runs the greedy
+ * engine with an order in which the items that stuck out above the lower
+ * bound in the last run move forward (so that they are placed earlier, when
+ * the pool is emptier), with a seeded random share of the move.  Used by
+ * auto with the time the exact search leaves.  Invariant: the placement
+ * handed back is never higher than the one handed in, and it passed
+ * solver_check().
+ *
+ * Design note.  A step costs one greedy run, O(P log P) for P pieces.  To
+ * make steps cheap on large traces, the search works in rounds, each on a
+ * window of time around one of the highest items: free, the items whose
+ * lifetime lies inside the window; fixed where they are, the items that
+ * cross it, cut to it; everything else stays put.  Windows hold the starts
+ * of 256, 1,024, 4,096 items, then the whole problem, and grow round by
+ * round; one cycle of windows moves items by blame, the next by noise
+ * (sizes scaled by a random factor), and so on.  A round's first step
+ * replays the incumbent in offset order with the lowest fit (gravity:
+ * without windows it never rises, since every item's old offset stays
+ * free), so the search starts from the incumbent rather than from scratch.
+ * Steps alternate the lowest and the best fit.  Steps are counted, the clock only ends the loop: the
+ * same step budget gives the same answer on any machine.
+ */
+#include "occupancy.h"
+#include "solver.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+
+#define PRIO_SHIFT 16 /* priorities are ranks << PRIO_SHIFT */
+/* A round ends after this many steps without a new best... */
+#define ROUND_STALE 48
+/* ...and inside one, after this many the order goes back to the best. */
+#define RESTART_AFTER 16
+/* Round windows hold WINDOW_MIN items, then 4x, 16x, then all of them. */
+#define WINDOW_MIN 256
+#define WINDOW_STEPS 4
+
+/* One round's subproblem and search state. */
+struct improve {
+	struct solver_problem q; /* the subproblem (items and holes owned) */
+	uint32_t *map;           /* q's item j is p's item map[j] */
+	struct solver_occupancy *o;
+	struct solver_order_key *keys;
+	uint32_t *order, *best_order;
+	uint64_t *prio, *trial;
+	uint64_t rest_top; /* the highest top of p's items outside q */
+};
+
+/* xorshift64*: a small deterministic generator. */
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * UINT64_C(2685821657736338717);
+}
+
+static double elapsed_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) +
+	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static uint64_t time_key(int64_t t)
+{
+	return (uint64_t)t ^ (UINT64_C(1) << 63);
+}
+
+static void round_free(struct improve *m)
+{
+	solver_occupancy_free(m->o);
+	free(m->q.items);
+	free(m->q.hole_store);
+	free(m->map);
+	free(m->keys);
+	free(m->order);
+	free(m->best_order);
+	free(m->prio);
+	free(m->trial);
+	memset(m, 0, sizeof(*m));
+}
+
+/*
+ * Makes *it the fixed item at offset that it is inside [a, b) (which it
+ * meets), with its holes cut to that window and stored at store[*nstore].
+ */
+static void clip(struct solver_item *it, uint64_t offset, int64_t a,
+		 int64_t b, struct solver_hole *store, size_t *nstore)
+{
+	const struct solver_hole *h = it->holes;
+	uint32_t nh = it->nholes;
+	it->fixed_offset = (int64_t)offset;
+	it->lower = it->lower > a ? it->lower : a;
+	it->upper = it->upper < b ? it->upper : b;
+	it->holes = &store[*nstore];
+	it->nholes = 0;
+	for (uint32_t k = 0; k < nh; k++) {
+		struct solver_hole c = h[k];
+		c.lower = c.lower > it->lower ? c.lower : it->lower;
+		c.upper = c.upper < it->upper ? c.upper : it->upper;
+		if (c.lower < c.upper) {
+			store[(*nstore)++] = c;
+			it->nholes++;
+		}
+	}
+}
+
+/*
+ * Builds the round's subproblem around item c (one of the highest) from the
+ * placement in offsets: a window [a, b) of time holding the starts of about
+ * k items around c's start, widened to c's lifetime.  Free: the free items
+ * whose lifetime lies inside the window.  Fixed where they are: the other
+ * items that meet the window, cut to it (their holes too).  With
+ * k >= n the subproblem is p itself, every free item free.  bylower lists
+ * p's items by start.  Returns 0 or SOLVER_ENOMEM.
+ */
+static int round_new(struct improve *m, const struct solver_problem *p,
+		     const uint64_t *offsets, const uint32_t *bylower,
+		     size_t c, size_t k)
+{
+	size_t n = p->n;
+	memset(m, 0, sizeof(*m));
+	int64_t a = INT64_MIN, b = INT64_MAX;
+	int whole = k >= n;
+	if (!whole) {
+		size_t r = 0; /* c's rank by start */
+		while (bylower[r] != c)
+			r++;
+		size_t lo = r > k / 2 ? r - k / 2 : 0;
+		size_t hi = lo + k < n ? lo + k : n;
+		a = p->items[bylower[lo]].lower;
+		b = hi < n ? p->items[bylower[hi]].lower
+			   : p->items[bylower[n - 1]].upper;
+		if (p->items[c].lower < a)
+			a = p->items[c].lower;
+		if (p->items[c].upper > b)
+			b = p->items[c].upper;
+	}
+	size_t q = 0, nh = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct solver_item *it = &p->items[i];
+		if (whole || (it->lower < it->upper && it->lower < b &&
+			      it->upper > a)) {
+			q++;
+			nh += it->nholes;
+		}
+	}
+	m->q.items = malloc((q + 1) * sizeof(*m->q.items));
+	m->map = malloc((q + 1) * sizeof(*m->map));
+	m->keys = malloc((q + 1) * sizeof(*m->keys));
+	m->order = malloc((q + 1) * sizeof(*m->order));
+	m->best_order = malloc((q + 1) * sizeof(*m->best_order));
+	m->prio = malloc((q + 1) * sizeof(*m->prio));
+	m->trial = malloc((q + 1) * sizeof(*m->trial));
+	m->q.hole_store = malloc((nh + 1) * sizeof(*m->q.hole_store));
+	if (!m->q.hole_store || !m->q.items || !m->map || !m->keys || !m->order ||
+	    !m->best_order || !m->prio || !m->trial)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		struct solver_item it = p->items[i];
+		int meets = whole || (it.lower < it.upper && it.lower < b &&
+				      it.upper > a);
+		int inside = whole || (meets && it.lower >= a && it.upper <= b);
+		if (!meets || (!inside || it.fixed_offset != SOLVER_FREE)) {
+			uint64_t top = offsets[i] + it.size;
+			if (top > m->rest_top)
+				m->rest_top = top;
+		}
+		if (!meets)
+			continue;
+		if (!inside)
+			clip(&it, offsets[i], a, b, m->q.hole_store,
+			     &m->q.nhole_store);
+		m->map[m->q.n] = (uint32_t)i;
+		m->q.items[m->q.n++] = it;
+	}
+	m->o = solver_occupancy_new(&m->q);
+	if (m->o)
+		return 0;
+nomem:
+	round_free(m);
+	return SOLVER_ENOMEM;
+}
+
+/* One of the items whose top is at height h, picked by rng. */
+static size_t highest(const struct solver_problem *p, const uint64_t *offsets,
+		      uint64_t h, uint64_t *rng)
+{
+	size_t count = 0, pick = 0;
+	for (size_t i = 0; i < p->n; i++)
+		count += offsets[i] + p->items[i].size == h;
+	uint64_t want = count ? next_rand(rng) % count : 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (offsets[i] + p->items[i].size == h && want-- == 0)
+			pick = i;
+	return pick;
+}
+
+/* Priorities from the ranks of order. */
+static void set_prio(struct improve *m)
+{
+	for (size_t k = 0; k < m->q.n; k++)
+		m->prio[m->order[k]] = (uint64_t)k << PRIO_SHIFT;
+}
+
+/*
+ * The order that replays the placement: by (offset, start, index)
+ * (gravity: an item never needs to go higher than it was).
+ */
+static void gravity_order(struct improve *m, const uint64_t *offsets)
+{
+	for (size_t j = 0; j < m->q.n; j++)
+		m->keys[j] = (struct solver_order_key){
+			offsets[m->map[j]], time_key(m->q.items[j].lower), 0,
+			(uint32_t)j };
+	solver_order_sort(m->keys, m->q.n, m->order);
+	set_prio(m);
+}
+
+/*
+ * The squeaky wheel: every item of the last run whose top passed lb moves
+ * forward by a random part of its rank, scaled by how far it passed (h is
+ * the run's height); then the priorities are sorted into m->order.
+ */
+static void blame(struct improve *m, uint64_t lb, uint64_t h, uint64_t *rng)
+{
+	uint64_t span = h > lb ? h - lb : 1;
+	for (size_t j = 0; j < m->q.n; j++) {
+		const struct solver_item *it = &m->q.items[j];
+		uint64_t top = m->trial[j] + it->size;
+		if (top <= lb || it->fixed_offset != SOLVER_FREE)
+			continue;
+		double share = (double)(top - lb) / (double)span;
+		uint64_t move = (uint64_t)((double)(next_rand(rng) %
+						    (m->prio[j] + 1)) * share);
+		m->prio[j] -= move;
+	}
+	for (size_t j = 0; j < m->q.n; j++)
+		m->keys[j] = (struct solver_order_key){ m->prio[j], 0, 0,
+							(uint32_t)j };
+	solver_order_sort(m->keys, m->q.n, m->order);
+	set_prio(m);
+}
+
+/* The limits, the steps made, and the longest step so far. */
+struct budget {
+	const struct solver_improve_limits *lim;
+	struct timespec t0;
+	uint64_t done;
+	double step; /* seconds */
+};
+
+/*
+ * Whether the step budget or the clock says stop: the clock does when the
+ * longest step so far would no longer fit, so that the time limit holds.
+ */
+static int out_of_budget(const struct budget *b)
+{
+	if (b->lim->max_steps && b->done >= b->lim->max_steps)
+		return 1;
+	return b->lim->seconds > 0 &&
+	       elapsed_since(&b->t0) + b->step >= b->lim->seconds;
+}
+
+/*
+ * Noise instead of blame: sizes scaled by a random factor in [0.7, 1.3),
+ * descending, then duration descending (a perturbed greedy by size).
+ */
+static void shake(struct improve *m, uint64_t *rng)
+{
+	for (size_t j = 0; j < m->q.n; j++) {
+		const struct solver_item *it = &m->q.items[j];
+		double f = 0.7 + 0.6 * (double)(next_rand(rng) >> 11) /
+					 (double)(UINT64_C(1) << 53);
+		uint64_t dur = (uint64_t)it->upper - (uint64_t)it->lower;
+		m->keys[j] = (struct solver_order_key){
+			~(uint64_t)((double)it->size * f), ~dur, 0, (uint32_t)j };
+	}
+	solver_order_sort(m->keys, m->q.n, m->order);
+	set_prio(m);
+}
+
+/* The height of the subproblem's items at offsets (p's placement). */
+static uint64_t sub_height(const struct improve *m, const uint64_t *offsets)
+{
+	uint64_t h = 0;
+	for (size_t j = 0; j < m->q.n; j++)
+		if (offsets[m->map[j]] + m->q.items[j].size > h)
+			h = offsets[m->map[j]] + m->q.items[j].size;
+	return h;
+}
+
+/*
+ * One round on the subproblem m: greedy runs from the order that replays
+ * the incumbent, each next order from the last run by blame (or by shake
+ * when noisy), back to the best order every RESTART_AFTER runs without a
+ * new best, until ROUND_STALE of them or the budget.  A run whose full
+ * placement (m's items moved, the rest kept) passes solver_check() below
+ * *best replaces offsets and *best.  cand is scratch for n offsets.
+ * Returns 0 or SOLVER_ENOMEM (offsets and *best stay valid).
+ */
+static int round_search(struct improve *m, const struct solver_problem *p,
+			uint64_t *offsets, uint64_t *best, uint64_t lb,
+			int noisy, uint64_t *cand, uint64_t *rng,
+			struct budget *b)
+{
+	/* blame against the window's own bound: a quiet window has no item
+	 * above the global one */
+	uint64_t qlb = solver_lower_bound(&m->q);
+	gravity_order(m, offsets);
+	memcpy(m->best_order, m->order, m->q.n * sizeof(*m->order));
+	for (uint64_t stale = 0, run = 0; stale < ROUND_STALE && *best > lb &&
+	     !out_of_budget(b); run++) {
+		enum solver_fit fit = run % 2 ? SOLVER_FIT_BEST
+					      : SOLVER_FIT_LOWEST;
+		uint64_t h;
+		double t = elapsed_since(&b->t0);
+		b->done++;
+		if (solver_occupancy_run(m->o, m->order, m->q.n, fit, m->trial,
+					 &h, NULL, 0))
+			return SOLVER_ENOMEM;
+		t = elapsed_since(&b->t0) - t;
+		if (t > b->step)
+			b->step = t;
+		uint64_t full = h > m->rest_top ? h : m->rest_top;
+		int better = full < *best;
+		if (better) {
+			memcpy(cand, offsets, p->n * sizeof(*cand));
+			for (size_t j = 0; j < m->q.n; j++)
+				cand[m->map[j]] = m->trial[j];
+			better = solver_check(p, cand, &full, NULL, 0) == 0 &&
+				 full < *best;
+		}
+		if (better) {
+			*best = full;
+			memcpy(offsets, cand, p->n * sizeof(*offsets));
+			memcpy(m->best_order, m->order,
+			       m->q.n * sizeof(*m->order));
+			stale = 0;
+		} else if (++stale % RESTART_AFTER == 0) {
+			memcpy(m->order, m->best_order,
+			       m->q.n * sizeof(*m->order));
+			for (size_t j = 0; j < m->q.n; j++)
+				m->trial[j] = offsets[m->map[j]];
+			set_prio(m);
+			h = sub_height(m, offsets);
+		}
+		if (noisy)
+			shake(m, rng);
+		else
+			blame(m, qlb, h, rng);
+	}
+	return 0;
+}
+
+int solver_improve(const struct solver_problem *p, uint64_t *offsets,
+		   uint64_t *height, const struct solver_improve_limits *lim,
+		   uint64_t *steps, char *err, size_t errlen)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (steps)
+		*steps = 0;
+	uint64_t best;
+	int rc = solver_check(p, offsets, &best, err, errlen);
+	if (rc)
+		return rc;
+	*height = best;
+	uint64_t lb = solver_lower_bound(p);
+	for (size_t i = 0; i < p->n; i++)
+		if (p->items[i].size > lb)
+			lb = p->items[i].size;
+	if (best <= lb || p->n < 2 ||
+	    (lim->max_steps == 0 && lim->seconds <= 0))
+		return 0;
+	uint64_t *cand = malloc(p->n * sizeof(*cand));
+	if (!cand)
+		return trace_seterr(err, errlen, SOLVER_ENOMEM,
+			    "out of memory improving %zu buffers", p->n);
+	uint32_t *bylower = malloc(p->n * sizeof(*bylower));
+	struct solver_order_key *keys = malloc(p->n * sizeof(*keys));
+	if (!bylower || !keys) {
+		free(cand);
+		free(bylower);
+		free(keys);
+		return trace_seterr(err, errlen, SOLVER_ENOMEM,
+			    "out of memory improving %zu buffers", p->n);
+	}
+	for (size_t i = 0; i < p->n; i++)
+		keys[i] = (struct solver_order_key){
+			time_key(p->items[i].lower), 0, 0, (uint32_t)i };
+	solver_order_sort(keys, p->n, bylower);
+	free(keys);
+	uint64_t rng = lim->seed ? lim->seed : UINT64_C(0x9e3779b97f4a7c15);
+	struct budget bud = { lim, t0, 0, 0 };
+	for (unsigned round = 0; best > lb && !out_of_budget(&bud); round++) {
+		struct improve m;
+		/* windows of WINDOW_MIN, 4x, 16x ... items, then everything */
+		size_t k = WINDOW_MIN;
+		for (unsigned g = 0; g < round % WINDOW_STEPS && k < p->n; g++)
+			k *= 4;
+		if (round % WINDOW_STEPS == WINDOW_STEPS - 1)
+			k = p->n;
+		size_t c = highest(p, offsets, best, &rng);
+		double t = elapsed_since(&t0);
+		rc = round_new(&m, p, offsets, bylower, c, k);
+		t = elapsed_since(&t0) - t; /* a round's setup counts as a step */
+		if (t > bud.step)
+			bud.step = t;
+		if (rc == 0)
+			rc = round_search(&m, p, offsets, &best, lb,
+					  round / WINDOW_STEPS % 2, cand, &rng,
+					  &bud);
+		else
+			rc = SOLVER_ENOMEM;
+		round_free(&m);
+		if (rc) {
+			rc = trace_seterr(err, errlen, SOLVER_ENOMEM,
+				  "out of memory improving %zu buffers", p->n);
+			break;
+		}
+	}
+	free(cand);
+	free(bylower);
+	if (steps)
+		*steps = bud.done;
+	*height = best;
+	return rc;
+}
