@@ -18,7 +18,8 @@
 # an action this reader does not know), torch20 (PyTorch 2.0: a history per
 # block, blocks without 'address', a one-device device_traces), wideaddr (an
 # address of 2^64), widesize (a size of -2^70).
-# Writes OUT.expect ("key value" lines) for train, periodic and real.
+# Writes OUT.expect ("key value" lines) for train, periodic, real,
+# forward and inference.
 import pickle
 import sys
 from collections import OrderedDict
@@ -248,6 +249,71 @@ def periodic(out, proto):
         f.write("period %d\n" % steady)
 
 
+# --- forward passes: layers are not iterations ------------------------------
+
+def forward_pass(d, layers, seq=512, hidden=768, heads=12, vocab=50257):
+    """One forward pass of a GPT-2-like model under torch.no_grad(), fp16,
+    batch 1: every layer allocates the same sizes, frees what it allocates
+    and hands its output (the hidden state) to the next."""
+    sh = seq * hidden * 2
+    fr = lambda line, fn: frames("gpt.py", line, fn)
+    ids = d.alloc(seq * 8, 0, fr(10, "forward"))
+    tok = d.alloc(sh, 0, fr(11, "forward"))
+    pos = d.alloc(sh, 0, fr(12, "forward"))
+    h = d.alloc(sh, 0, fr(13, "forward"))
+    d.free_(tok)
+    d.free_(pos)
+    for _ in range(layers):
+        ln1 = d.alloc(sh, 0, fr(30, "block"))
+        qkv = d.alloc(3 * sh, 0, fr(31, "attn"))
+        d.free_(ln1)
+        scores = d.alloc(heads * seq * seq * 2, 0, fr(32, "attn"))
+        probs = d.alloc(heads * seq * seq * 2, 0, fr(33, "attn"))
+        d.free_(scores)
+        ctx = d.alloc(sh, 0, fr(34, "attn"))
+        d.free_(probs)
+        d.free_(qkv)
+        proj = d.alloc(sh, 0, fr(35, "attn"))
+        d.free_(ctx)
+        h2 = d.alloc(sh, 0, fr(36, "block"))
+        d.free_(proj)
+        d.free_(h)
+        ln2 = d.alloc(sh, 0, fr(37, "block"))
+        fc = d.alloc(4 * sh, 0, fr(38, "mlp"))
+        d.free_(ln2)
+        act = d.alloc(4 * sh, 0, fr(39, "mlp"))
+        d.free_(fc)
+        out = d.alloc(sh, 0, fr(40, "mlp"))
+        d.free_(act)
+        h = d.alloc(sh, 0, fr(41, "block"))
+        d.free_(out)
+        d.free_(h2)
+    lnf = d.alloc(sh, 0, fr(50, "forward"))
+    d.free_(h)
+    logits = d.alloc(seq * vocab * 2, 0, fr(51, "forward"))
+    d.free_(lnf)
+    d.free_(ids)
+    d.free_(logits)
+
+
+def forward(out, proto, passes):
+    """passes forward passes of a 24-layer model: one pass (forward), or
+    several in a row (inference: each pass is an iteration)."""
+    d = Device(0, 0x7F0000000000)
+    before = len(d.history)
+    for _ in range(passes):
+        forward_pass(d, 24)
+    snap = {"segments": snapshot_of([d], None), "device_traces": [d.history]}
+    with open(out, "wb") as f:
+        pickle.dump(snap, f, protocol=proto)
+    requests = sum(1 for e in d.history[before:]
+                   if e["action"] in ("alloc", "free_completed"))
+    with open(out + ".expect", "w") as f:
+        f.write("layers 24\n")
+        f.write("pass_requests %d\n" % (requests // passes))
+        f.write("passes %d\n" % passes)
+
+
 # --- what recent PyTorch writes ------------------------------------------
 
 NONE_LINE = 2 ** 64 - 1  # Python 3.13's "no line number", a 9-byte LONG1
@@ -407,6 +473,10 @@ def main():
         periodic(out, proto)
     elif kind == "real":
         real(out, proto)
+    elif kind == "forward":
+        forward(out, proto, 1)
+    elif kind == "inference":
+        forward(out, proto, 4)
     else:
         if kind == "nohistory":
             obj = {"segments": [{"device": 0, "address": 4096, "total_size": 2 << 20,
