@@ -298,12 +298,13 @@ def forward_pass(d, layers, seq=512, hidden=768, heads=12, vocab=50257):
 
 def forward(out, proto, passes):
     """passes forward passes of a 24-layer model: one pass (forward), or
-    several in a row (inference: each pass is an iteration)."""
-    d = Device(0, 0x7F0000000000)
+    several in a row (inference: each pass is an iteration), under the
+    caching allocator's rules (Caching, below)."""
+    d = Caching()
     before = len(d.history)
     for _ in range(passes):
         forward_pass(d, 24)
-    snap = {"segments": snapshot_of([d], None), "device_traces": [d.history]}
+    snap = {"segments": d.segments(), "device_traces": [d.history]}
     with open(out, "wb") as f:
         pickle.dump(snap, f, protocol=proto)
     requests = sum(1 for e in d.history[before:]
@@ -505,6 +506,8 @@ class Caching:
             self.join(b, b.prev)
         if self.free_ok(b.next):
             self.join(b, b.next)
+
+    free_ = free
 
     def empty_cache(self):
         for b in sorted((b for b in self.blocks if self.free_ok(b)),
