@@ -19,7 +19,7 @@
 # block, blocks without 'address', a one-device device_traces), wideaddr (an
 # address of 2^64), widesize (a size of -2^70).
 # Writes OUT.expect ("key value" lines) for train, periodic, real,
-# forward, inference, emptycache and expandable.
+# forward, inference, emptycache, expandable, random and randomx.
 import pickle
 import sys
 from collections import OrderedDict
@@ -622,6 +622,35 @@ def reserved_fixture(out, proto, expandable):
         f.write("expandable %d\n" % int(expandable))
 
 
+def random_fixture(out, proto, expandable, seed):
+    """Random requests of every size class on two streams, frees in random
+    order and now and then empty_cache(), under the caching allocator's
+    rules: the allocator model must land on the same reserved peak."""
+    import random
+    rng = random.Random(seed)
+    c = Caching(expandable=expandable)
+    live = []
+    for _ in range(400):
+        r = rng.random()
+        if r < 0.04:
+            c.empty_cache()
+        elif r < 0.5 and live:
+            c.free(live.pop(rng.randrange(len(live))))
+        else:
+            cls = rng.random()
+            size = (rng.randint(1, 1 << 20) if cls < 0.5 else
+                    rng.randint(1 << 20, 10 << 20) if cls < 0.8 else
+                    rng.randint(10 << 20, 90 << 20))
+            live.append(c.alloc(size, rng.choice((0, 0, 0, 7777)),
+                                frames("train.py", 9, "step")))
+    snap = {"segments": c.segments(), "device_traces": [c.history],
+            "allocator_settings": {"expandable_segments": expandable}}
+    with open(out, "wb") as f:
+        pickle.dump(snap, f, protocol=proto)
+    with open(out + ".expect", "w") as f:
+        f.write("reserved_peak %d\n" % c.peak)
+
+
 # --- what recent PyTorch writes ------------------------------------------
 
 NONE_LINE = 2 ** 64 - 1  # Python 3.13's "no line number", a 9-byte LONG1
@@ -785,6 +814,9 @@ def main():
         reserved_fixture(out, proto, False)
     elif kind == "expandable":
         reserved_fixture(out, proto, True)
+    elif kind in ("random", "randomx"):
+        seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 1
+        random_fixture(out, proto, kind == "randomx", seed)
     elif kind == "forward":
         forward(out, proto, 1)
     elif kind == "inference":
