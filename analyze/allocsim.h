@@ -46,7 +46,8 @@ struct allocsim_result {
 	uint64_t allocated_peak; /* peak of bytes in blocks handed out (rounded) */
 	uint64_t reserved_end;   /* held at the end of the iteration */
 	uint64_t device_allocs;  /* segments obtained from the device */
-	uint64_t device_frees;   /* segments given back */
+	uint64_t device_frees;   /* segments given back (pages unmapped, when expandable) */
+	uint64_t releases;       /* times cached memory was given back (empty_cache) */
 	uint64_t skipped;        /* buffers not simulated (pinned host memory) */
 };
 
@@ -71,6 +72,28 @@ int allocsim_alloc(struct allocsim *s, int64_t id, uint64_t size,
 		   int64_t stream, int64_t at);
 int allocsim_free(struct allocsim *s, int64_t id, int64_t at);
 
+/*
+ * PyTorch model only, before the first request: expandable segments
+ * (expandable_segments:True): one segment per pool and stream, mapped in
+ * pages of 2 MiB (small pool) or 20 MiB (large pool) as it grows, blocks
+ * split down to 512 bytes in both pools.  Returns 0 or TRACE_EINVAL.
+ */
+int allocsim_set_expandable(struct allocsim *s, int on);
+
+/*
+ * torch.cuda.empty_cache(), also what the caching allocator does before it
+ * retries a failed cudaMalloc: every wholly free segment goes back to the
+ * device (with expandable segments: every whole free page is unmapped).
+ * Nothing for the cudaMalloc model.  Returns 0 or TRACE_ENOMEM.
+ */
+int allocsim_release(struct allocsim *s, int64_t at);
+
+/*
+ * Whether a mark of this name stands where the caching allocator gave
+ * memory back: the snapshot importer's "segment_free" and "segment_unmap".
+ */
+int allocsim_is_release_mark(const char *name);
+
 /* The figures so far. */
 void allocsim_result(const struct allocsim *s, struct allocsim_result *r);
 
@@ -83,8 +106,10 @@ static inline int allocsim_simulates(unsigned kind)
 /*
  * Replays a finished trace: buffers live at the start are allocated first
  * (in id order, as a framework creates weights before the iteration), then
- * every alloc and free in event order (the allocator clock).  Buffers of
- * pinned host memory are skipped.  Returns 0, or a negative trace_err with a
+ * every alloc and free in event order (the allocator clock); the PyTorch
+ * model releases its cache at every release mark (allocsim_is_release_mark)
+ * and uses expandable segments when meta "pytorch.expandable_segments" is
+ * "1".  Buffers of pinned host memory are skipped.  Returns 0, or a negative trace_err with a
  * sentence in err.
  */
 int allocsim_run(const struct trace *t, enum allocsim_model model,

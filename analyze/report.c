@@ -66,6 +66,14 @@ double report_fragmentation(const struct allocsim_result *a)
 		       : NAN;
 }
 
+double report_model_error(const struct report *r)
+{
+	if (r->recorded_reserved <= 0 || !(r->allocators & (1u << ALLOCSIM_PYTORCH)))
+		return NAN;
+	return (double)r->alloc[ALLOCSIM_PYTORCH].reserved_peak /
+		       (double)r->recorded_reserved - 1.0;
+}
+
 double report_reserved_over_peak(const struct allocsim_result *a)
 {
 	return a->live_peak ? (double)a->reserved_peak / (double)a->live_peak : NAN;
@@ -420,6 +428,7 @@ int report_build(const struct trace *t, const struct report_digest *d,
 	r->peak_seq = INT64_MIN;
 	r->peak_time = TRACE_TIME_NONE;
 	r->peak_buffer = TRACE_NONE;
+	r->recorded_reserved = -1;
 	if (!t->finished)
 		return trace_seterr(err, errlen, TRACE_EINVAL,
 				    "the trace is not finished");
@@ -455,6 +464,13 @@ int report_build(const struct trace *t, const struct report_digest *d,
 	} else if ((rc = swapfloor_compute(t, &r->floor, err, errlen)) < 0) {
 		report_free(r);
 		return rc;
+	}
+	const char *rec = trace_get_meta(t, "pytorch.reserved_peak_bytes");
+	if (rec) {
+		char *end;
+		long long v = strtoll(rec, &end, 10);
+		if (end != rec && *end == '\0' && v >= 0)
+			r->recorded_reserved = v;
 	}
 	for (unsigned m = 0; m < ALLOCSIM_COUNT; m++) {
 		if (!(allocators & (1u << m)))

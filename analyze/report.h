@@ -101,6 +101,9 @@ struct report {
 
 	unsigned allocators; /* bit m set: alloc[m] was computed */
 	struct allocsim_result alloc[ALLOCSIM_COUNT];
+	/* the reserved peak the allocator itself recorded (a PyTorch
+	 * snapshot's pytorch.reserved_peak_bytes); -1 when the trace has none */
+	int64_t recorded_reserved;
 };
 
 #define REPORT_ALL_ALLOCATORS ((1u << ALLOCSIM_COUNT) - 1)
@@ -127,6 +130,9 @@ const char *report_label_group(const char *label, char *buf, size_t len);
 /* Reserved peak over live bytes at it, and over the live peak (>= 1). */
 double report_fragmentation(const struct allocsim_result *a);
 double report_reserved_over_peak(const struct allocsim_result *a);
+/* The PyTorch model's reserved peak over the recorded one, less 1 (+0.08:
+ * the model is 8% high); NAN when either is missing. */
+double report_model_error(const struct report *r);
 
 /*
  * Renderings (report_print.c).  top: how many buffers and groups to list,

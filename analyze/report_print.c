@@ -5,6 +5,7 @@
  * memplan-analyze(1)).  Both list the same figures in the same order.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "cli.h"
@@ -252,6 +253,18 @@ int report_print_text(FILE *f, const char *path, const struct trace *t,
 				cli_format_size(s->live_at_reserved_peak, b, sizeof(b)), fr, ov);
 		}
 	}
+	if (r->recorded_reserved >= 0) {
+		fprintf(f, "                %-12s %14s   what PyTorch itself reserved at most (the snapshot's segments)\n",
+			"recorded", cli_format_size((uint64_t)r->recorded_reserved, a, sizeof(a)));
+		double e = report_model_error(r);
+		if (!isnan(e)) {
+			uint64_t m = r->alloc[ALLOCSIM_PYTORCH].reserved_peak;
+			uint64_t rec = (uint64_t)r->recorded_reserved;
+			fprintf(f, "                %-12s %14s   the pytorch model is %+.1f%% (%s%s) off the recorded peak\n",
+				"gap", "", 100.0 * e, m >= rec ? "+" : "-",
+				cli_format_size(m >= rec ? m - rec : rec - m, b, sizeof(b)));
+		}
+	}
 	return ferror(f) ? -1 : 0;
 }
 
@@ -383,6 +396,14 @@ int report_print_json(FILE *f, const char *path, const struct trace *t,
 	json_i64(&j, "at", r->lower_bound_at);
 	json_object_end(&j);
 	json_u64(&j, "host_peak_bytes", r->host_peak);
+	if (r->recorded_reserved >= 0)
+		json_u64(&j, "recorded_reserved_peak", (uint64_t)r->recorded_reserved);
+	else
+		json_null(&j, "recorded_reserved_peak");
+	if (!isnan(report_model_error(r)))
+		json_double(&j, "pytorch_model_error", report_model_error(r));
+	else
+		json_null(&j, "pytorch_model_error");
 
 	json_array(&j, "histogram");
 	for (unsigned k = 0; k < REPORT_HIST_BUCKETS; k++) {
@@ -480,6 +501,7 @@ int report_print_json(FILE *f, const char *path, const struct trace *t,
 		json_u64(&j, "reserved_end", s->reserved_end);
 		json_u64(&j, "device_allocs", s->device_allocs);
 		json_u64(&j, "device_frees", s->device_frees);
+		json_u64(&j, "releases", s->releases);
 		json_u64(&j, "requests", s->requests);
 		json_u64(&j, "skipped_host_buffers", s->skipped);
 		json_object_end(&j);

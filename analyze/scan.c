@@ -40,6 +40,7 @@ struct scanner {
 	struct trace *t;
 	struct report_digest *d;
 	int64_t nnames;
+	const char **names; /* by name id - 1, strings interned in t */
 	int bad; /* the stream met something only the full loader may judge */
 
 	/* per buffer */
@@ -190,7 +191,7 @@ static int stream_events(struct scanner *s, void (*progress)(double))
 		col(s, ev, 6, 1, 0, 0, INT64_MAX);
 		col(s, ev, 7, 1, 0, 0, INT64_MAX);
 		col(s, ev, 8, 0, 0, 0, 255);
-		col(s, ev, 9, 1, 0, 1, s->nnames);
+		int64_t nid = col(s, ev, 9, 1, 0, 1, s->nnames);
 		if (d->nevents && seq <= prev_seq)
 			s->bad = 1;
 		if (t0 != TRACE_TIME_NONE && t1 != TRACE_TIME_NONE && t1 < t0)
@@ -236,6 +237,19 @@ static int stream_events(struct scanner *s, void (*progress)(double))
 					       ? 0 : (int64_t)t->buffers[b].size;
 			s->live += type == TRACE_EV_ALLOC ? size : -size;
 			use(s, b, c, tend, t0);
+		}
+		/* marks where the caching allocator gave memory back: its
+		 * model gives back there too */
+		if (type == TRACE_EV_MARK && nid > 0 && !s->bad &&
+		    allocsim_is_release_mark(s->names[nid - 1])) {
+			struct trace_event e = { .seq = seq, .type = (uint8_t)type,
+						 .buffer = TRACE_NONE, .stream = TRACE_NONE,
+						 .t_start = t0, .t_end = t1,
+						 .name = s->names[nid - 1] };
+			if (trace_add_event(t, &e) < 0) {
+				rc = TRACE_ENOMEM;
+				break;
+			}
 		}
 		/* this event's accesses */
 		while (have_acc && !s->bad) {
@@ -357,6 +371,7 @@ static void scanner_free(struct scanner *s)
 	free(s->has_hole);
 	free(s->hu);
 	free(s->hp);
+	free(s->names);
 	if (s->db)
 		sqlite3_close(s->db);
 }
@@ -402,7 +417,7 @@ int scan_trace(const char *path, struct trace **out, struct report_digest *d,
 		size_t nnames = 0;
 		int hrc = tracedb_load_head(s.db, path, s.t, &version, &names,
 					    &nnames, NULL, 0);
-		free(names);
+		s.names = names;
 		s.nnames = (int64_t)nnames;
 		if (hrc == TRACE_ENOMEM)
 			rc = TRACE_ENOMEM;

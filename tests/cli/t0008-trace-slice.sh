@@ -66,4 +66,31 @@ expect 3 "iteration 6 does not exist" memplan-trace slice "$T/p.trace" --iterati
 has "$T/err" "the trace holds 5 complete iterations of $period allocation requests" \
 	"and the error counts them"
 
+# one forward pass of a 24-layer transformer: each layer allocates the same
+# sizes and frees what it allocates, but hands its output to the next; the
+# layers are not iterations
+python3 tests/import/make_snapshot.py forward "$T/f.pickle"
+ok $? "the generator wrote one forward pass"
+memplan-trace import --from pytorch-snapshot "$T/f.pickle" -o "$T/f.trace" 2>"$T/err"
+ok $? "import it"
+expect 0 "info on one pass" memplan-trace info "$T/f.trace"
+! grep -q "complete iterations" "$T/out"
+ok $? "no layer is taken for an iteration"
+has "$T/out" "one pass; no repeated iteration found" "info says it holds one pass"
+expect 3 "slice --iteration 2 refuses one pass" \
+	memplan-trace slice "$T/f.trace" --iteration 2 -o "$T/x.trace"
+has "$T/err" "one pass; no repeated iteration found" "and says why"
+[ ! -e "$T/x.trace" ]
+ok $? "no output is left behind"
+
+# four such passes in a row (inference): each pass is an iteration
+python3 tests/import/make_snapshot.py inference "$T/i.pickle"
+pass=$(awk '$1 == "pass_requests" { print $2 }' "$T/i.pickle.expect")
+memplan-trace import --from pytorch-snapshot "$T/i.pickle" -o "$T/i.trace" 2>"$T/err"
+ok $? "import four passes"
+expect 0 "info on four passes" memplan-trace info "$T/i.trace"
+has "$T/out" "period:       $pass allocation requests, 4 complete iterations" \
+	"each pass is an iteration, not each layer"
+expect 0 "slice pass 2" memplan-trace slice "$T/i.trace" --iteration 2 -o "$T/i2.trace"
+
 done_testing

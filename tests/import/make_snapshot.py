@@ -18,7 +18,8 @@
 # an action this reader does not know), torch20 (PyTorch 2.0: a history per
 # block, blocks without 'address', a one-device device_traces), wideaddr (an
 # address of 2^64), widesize (a size of -2^70).
-# Writes OUT.expect ("key value" lines) for train, periodic and real.
+# Writes OUT.expect ("key value" lines) for train, periodic, real,
+# forward, inference, emptycache, expandable, random and randomx.
 import pickle
 import sys
 from collections import OrderedDict
@@ -248,6 +249,408 @@ def periodic(out, proto):
         f.write("period %d\n" % steady)
 
 
+# --- forward passes: layers are not iterations ------------------------------
+
+def forward_pass(d, layers, seq=512, hidden=768, heads=12, vocab=50257):
+    """One forward pass of a GPT-2-like model under torch.no_grad(), fp16,
+    batch 1: every layer allocates the same sizes, frees what it allocates
+    and hands its output (the hidden state) to the next."""
+    sh = seq * hidden * 2
+    fr = lambda line, fn: frames("gpt.py", line, fn)
+    ids = d.alloc(seq * 8, 0, fr(10, "forward"))
+    tok = d.alloc(sh, 0, fr(11, "forward"))
+    pos = d.alloc(sh, 0, fr(12, "forward"))
+    h = d.alloc(sh, 0, fr(13, "forward"))
+    d.free_(tok)
+    d.free_(pos)
+    for _ in range(layers):
+        ln1 = d.alloc(sh, 0, fr(30, "block"))
+        qkv = d.alloc(3 * sh, 0, fr(31, "attn"))
+        d.free_(ln1)
+        scores = d.alloc(heads * seq * seq * 2, 0, fr(32, "attn"))
+        probs = d.alloc(heads * seq * seq * 2, 0, fr(33, "attn"))
+        d.free_(scores)
+        ctx = d.alloc(sh, 0, fr(34, "attn"))
+        d.free_(probs)
+        d.free_(qkv)
+        proj = d.alloc(sh, 0, fr(35, "attn"))
+        d.free_(ctx)
+        h2 = d.alloc(sh, 0, fr(36, "block"))
+        d.free_(proj)
+        d.free_(h)
+        ln2 = d.alloc(sh, 0, fr(37, "block"))
+        fc = d.alloc(4 * sh, 0, fr(38, "mlp"))
+        d.free_(ln2)
+        act = d.alloc(4 * sh, 0, fr(39, "mlp"))
+        d.free_(fc)
+        out = d.alloc(sh, 0, fr(40, "mlp"))
+        d.free_(act)
+        h = d.alloc(sh, 0, fr(41, "block"))
+        d.free_(out)
+        d.free_(h2)
+    lnf = d.alloc(sh, 0, fr(50, "forward"))
+    d.free_(h)
+    logits = d.alloc(seq * vocab * 2, 0, fr(51, "forward"))
+    d.free_(lnf)
+    d.free_(ids)
+    d.free_(logits)
+
+
+def forward(out, proto, passes):
+    """passes forward passes of a 24-layer model: one pass (forward), or
+    several in a row (inference: each pass is an iteration), under the
+    caching allocator's rules (Caching, below)."""
+    d = Caching()
+    before = len(d.history)
+    for _ in range(passes):
+        forward_pass(d, 24)
+    snap = {"segments": d.segments(), "device_traces": [d.history]}
+    with open(out, "wb") as f:
+        pickle.dump(snap, f, protocol=proto)
+    requests = sum(1 for e in d.history[before:]
+                   if e["action"] in ("alloc", "free_completed"))
+    with open(out + ".expect", "w") as f:
+        f.write("layers 24\n")
+        f.write("pass_requests %d\n" % (requests // passes))
+        f.write("passes %d\n" % passes)
+
+
+# --- the caching allocator's own rules: reserved memory ---------------------
+# c10/cuda/CUDACachingAllocator.cpp, default settings: sizes round up to
+# 512 bytes; up to 1 MiB from the small pool (2 MiB segments), larger from
+# the large pool (20 MiB segments below 10 MiB, else the size rounded up to
+# 2 MiB); best fit per pool and stream by (size, address); a block is split
+# when 512 bytes or more remain (small pool) or more than 1 MiB (large
+# pool); freed blocks merge with free neighbours; empty_cache(), and a
+# cudaMalloc that fails (retried once after it), give back every segment
+# that is wholly free.  With expandable_segments:True each pool and stream
+# has one segment of address space, mapped in pages (2 MiB small, 20 MiB
+# large) from its lowest unmapped range with room (with the free block just
+# before it); every pool splits down to 512 bytes; best fit takes last a
+# block that could grow into the unmapped range after it; empty_cache()
+# unmaps the whole pages inside free blocks.
+
+KMIN, KSMALL, KSMALLBUF = 512, 1 << 20, 2 << 20
+KLARGEBUF, KMINLARGE, KROUND = 20 << 20, 10 << 20, 2 << 20
+XSPACE = KLARGEBUF << 16
+
+
+class Blk:
+    def __init__(self, addr, size, pool, stream, seg=None, mapped=True):
+        self.addr, self.size, self.pool, self.stream = addr, size, pool, stream
+        self.seg, self.mapped = seg, mapped
+        self.allocated = False
+        self.prev = self.next = None
+        self.req = 0
+
+
+class Caching:
+    def __init__(self, expandable=False, capacity=None):
+        self.expandable = expandable
+        self.capacity = capacity
+        self.blocks = []
+        self.xsegs = {}
+        self.reserved = 0
+        self.peak = 0
+        self.retries = 0
+        self.next_addr = 0x7F0000000000
+        self.history = []
+        self.time = 1_700_000_000_000_000
+
+    def entry(self, action, addr, size, stream, fr=None):
+        self.time += 41
+        self.history.append({"action": action, "addr": addr, "size": size,
+                             "stream": stream, "time_us": self.time,
+                             "frames": fr or [], "compile_context": "N/A",
+                             "user_metadata": ""})
+
+    @staticmethod
+    def pool_of(rounded):
+        return "small" if rounded <= KSMALL else "large"
+
+    def page(self, pool):
+        return KSMALLBUF if pool == "small" else KLARGEBUF
+
+    def new_block(self, *a, **k):
+        b = Blk(*a, **k)
+        self.blocks.append(b)
+        return b
+
+    def link_before(self, y, x):
+        y.prev, y.next = x.prev, x
+        if x.prev:
+            x.prev.next = y
+        x.prev = y
+
+    def link_after(self, z, x):
+        z.prev, z.next = x, x.next
+        if x.next:
+            x.next.prev = z
+        x.next = z
+
+    def join(self, x, n):
+        """n, a neighbour of x, becomes part of x."""
+        if x.prev is n:
+            x.addr = n.addr
+            x.prev = n.prev
+            if n.prev:
+                n.prev.next = x
+        else:
+            x.next = n.next
+            if n.next:
+                n.next.prev = x
+        x.size += n.size
+        self.blocks.remove(n)
+
+    def free_ok(self, b):
+        return b is not None and not b.allocated and b.mapped
+
+    def best_fit(self, pool, stream, rounded):
+        cands = sorted((b for b in self.blocks if self.free_ok(b) and b.pool == pool
+                        and b.stream == stream and b.size >= rounded),
+                       key=lambda b: (b.size, b.addr))
+        if not cands:
+            return None
+        grow = lambda b: b.size + (b.next.size if b.next and not b.next.mapped else 0)
+        i = 0
+        while (cands[i].seg is not None and i + 1 < len(cands)
+               and grow(cands[i + 1]) < grow(cands[i])):
+            i += 1
+        return cands[i]
+
+    def note(self):
+        self.peak = max(self.peak, self.reserved)
+
+    def map_block(self, u, size, stream):
+        m = min(-(-size // self.page(u.pool)) * self.page(u.pool), u.size)
+        if m < u.size:
+            y = self.new_block(u.addr, m, u.pool, u.stream, u.seg)
+            self.link_before(y, u)
+            u.addr += m
+            u.size -= m
+        else:
+            y = u
+            y.mapped = True
+        self.reserved += m
+        self.note()
+        self.entry("segment_map", y.addr, m, stream)
+        if self.free_ok(y.prev):
+            self.join(y, y.prev)
+        if self.free_ok(y.next):
+            self.join(y, y.next)
+        return y
+
+    def expand(self, pool, stream, rounded):
+        key = (pool, stream)
+        if key not in self.xsegs:
+            base = self.next_addr
+            self.next_addr += XSPACE
+            self.xsegs[key] = base
+            self.new_block(base, XSPACE, pool, stream, seg=base, mapped=False)
+        base = self.xsegs[key]
+        unmapped = sorted((b for b in self.blocks if b.seg == base and not b.mapped),
+                          key=lambda b: b.addr)
+        for c in unmapped:
+            start = c.prev if self.free_ok(c.prev) else c
+            have, y = 0, start
+            while y is not None and have < rounded and not y.allocated:
+                have += y.size
+                y = y.next
+            if have >= rounded:
+                break
+        c = start
+        if not c.mapped:
+            c = self.map_block(c, min(c.size, rounded), stream)
+        while c.size < rounded:
+            n = c.next
+            c = self.map_block(n, min(rounded - c.size, n.size), stream)
+        return c
+
+    def cuda_malloc(self, seg):
+        return self.capacity is None or self.reserved + seg <= self.capacity
+
+    def alloc(self, size, stream=0, fr=None):
+        rounded = max(KMIN, -(-size // KMIN) * KMIN)
+        pool = self.pool_of(rounded)
+        b = self.best_fit(pool, stream, rounded)
+        if b is None and self.expandable:
+            b = self.expand(pool, stream, rounded)
+        elif b is None:
+            seg = (KSMALLBUF if pool == "small" else
+                   KLARGEBUF if rounded < KMINLARGE else -(-rounded // KROUND) * KROUND)
+            if not self.cuda_malloc(seg):
+                self.retries += 1
+                self.empty_cache()  # release_cached_blocks(), then retry
+                if not self.cuda_malloc(seg):
+                    raise SystemExit("make_snapshot.py: the workload does not fit")
+            b = self.new_block(self.next_addr, seg, pool, stream)
+            self.next_addr += -(-seg // KROUND) * KROUND
+            self.reserved += seg
+            self.note()
+            self.entry("segment_alloc", b.addr, seg, stream)
+        rest = b.size - rounded
+        if (rest >= KMIN) if (pool == "small" or self.expandable) else (rest > KSMALL):
+            r = self.new_block(b.addr + rounded, rest, pool, stream, b.seg)
+            self.link_after(r, b)
+            b.size = rounded
+        b.allocated = True
+        b.req = size
+        self.entry("alloc", b.addr, size, stream, fr)
+        return b
+
+    def free(self, b):
+        self.entry("free_requested", b.addr, b.req, b.stream)
+        self.entry("free_completed", b.addr, b.req, b.stream)
+        b.allocated = False
+        if self.free_ok(b.prev):
+            self.join(b, b.prev)
+        if self.free_ok(b.next):
+            self.join(b, b.next)
+
+    free_ = free
+
+    def empty_cache(self):
+        for b in sorted((b for b in self.blocks if self.free_ok(b)),
+                        key=lambda b: (b.pool, b.stream, b.size, b.addr)):
+            if b.seg is None:
+                if b.prev is None and b.next is None:
+                    self.entry("segment_free", b.addr, b.size, b.stream)
+                    self.reserved -= b.size
+                    self.blocks.remove(b)
+                continue
+            pg = self.page(b.pool)
+            rel = b.addr - b.seg
+            lo, hi = -(-rel // pg) * pg, (rel + b.size) // pg * pg
+            if hi <= lo:
+                continue
+            before, after = b.seg + lo - b.addr, rel + b.size - hi
+            if before:
+                y = self.new_block(b.addr, before, b.pool, b.stream, b.seg)
+                self.link_before(y, b)
+                b.addr += before
+                b.size -= before
+            if after:
+                z = self.new_block(b.addr + b.size - after, after, b.pool, b.stream, b.seg)
+                self.link_after(z, b)
+                b.size -= after
+            b.mapped = False
+            self.reserved -= b.size
+            self.entry("segment_unmap", b.addr, b.size, b.stream)
+            if b.prev is not None and not b.prev.mapped:
+                self.join(b, b.prev)
+            if b.next is not None and not b.next.mapped:
+                self.join(b, b.next)
+
+    def segments(self):
+        """The snapshot's segments: one per cudaMalloc'd segment, or per run
+        of mapped memory of an expandable segment."""
+        out = []
+        for h in sorted(self.blocks, key=lambda b: b.addr):
+            if not h.mapped or (h.prev is not None and h.prev.mapped):
+                continue
+            blocks, b = [], h
+            while b is not None and b.mapped:
+                blocks.append({"address": b.addr, "size": b.size,
+                               "requested_size": b.req if b.allocated else 0,
+                               "state": "active_allocated" if b.allocated else "inactive",
+                               "frames": []})
+                b = b.next
+            total = sum(x["size"] for x in blocks)
+            out.append({"device": 0, "address": h.addr, "total_size": total,
+                        "allocated_size": sum(x["size"] for x in blocks
+                                              if x["state"] != "inactive"),
+                        "active_size": 0, "requested_size": 0, "stream": h.stream,
+                        "segment_type": h.pool, "segment_pool_id": (0, 0),
+                        "is_expandable": h.seg is not None, "frames": [],
+                        "blocks": blocks})
+        return out
+
+
+def reserved_fixture(out, proto, expandable):
+    """A training run whose shapes change: steps, an evaluation with larger
+    shapes between two empty_cache() calls, and (fixed segments) a step that
+    hits the device's capacity, so the allocator gives back its free
+    segments and retries; or (expandable) steps whose sequence length
+    grows, with one empty_cache() among them."""
+    mib = 1 << 20
+    c = Caching(expandable=expandable,
+                capacity=None if expandable else 330 * mib)
+    fr = lambda line, fn: frames("train.py", line, fn)
+    weights = [c.alloc(s, 0, fr(5, "init")) for s in (8 * mib, 30 * mib, 700 * 1024)]
+
+    def step(sizes, line):
+        held = [c.alloc(s, 0, fr(line, "forward")) for s in sizes]
+        tmp = c.alloc(3000, 0, fr(line + 1, "loss"))
+        c.free(tmp)
+        for b in reversed(held):
+            c.free(b)
+
+    if expandable:
+        for seq in (128, 192, 256, 320, 384, 448, 512):
+            k = seq * 1024 * 16
+            step([k * 3, k * 5 + 4096, 300 * 1024, k * 2, k * 7], 20)
+            if seq == 320:
+                c.empty_cache()
+    else:
+        train = [12 * mib, 24 * mib + 4096, 36 * mib, 48 * mib, 300 * 1024, 5 * mib]
+        for _ in range(3):
+            step(train, 20)
+        c.empty_cache()
+        for _ in range(2):
+            step([40 * mib, 80 * mib + 512, 120 * mib, 200 * 1024], 40)
+        c.empty_cache()
+        step(train, 20)
+        for _ in range(2):  # larger shapes: cudaMalloc fails, cache released
+            step([64 * mib, 66 * mib, 96 * mib, 3 * mib], 60)
+    for w in weights:
+        pass  # weights stay allocated
+    snap = {"segments": c.segments(), "device_traces": [c.history],
+            "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF":
+                                   "expandable_segments:True" if expandable else "",
+                                   "max_split_size": -1,
+                                   "garbage_collection_threshold": 0.0,
+                                   "expandable_segments": expandable,
+                                   "roundup_power2_divisions": {"1": 0}}}
+    with open(out, "wb") as f:
+        pickle.dump(snap, f, protocol=proto)
+    with open(out + ".expect", "w") as f:
+        f.write("reserved_peak %d\n" % c.peak)
+        f.write("reserved_end %d\n" % c.reserved)
+        f.write("retries %d\n" % c.retries)
+        f.write("releases %d\n" % sum(1 for e in c.history
+                                      if e["action"] in ("segment_free", "segment_unmap")))
+        f.write("expandable %d\n" % int(expandable))
+
+
+def random_fixture(out, proto, expandable, seed):
+    """Random requests of every size class on two streams, frees in random
+    order and now and then empty_cache(), under the caching allocator's
+    rules: the allocator model must land on the same reserved peak."""
+    import random
+    rng = random.Random(seed)
+    c = Caching(expandable=expandable)
+    live = []
+    for _ in range(400):
+        r = rng.random()
+        if r < 0.04:
+            c.empty_cache()
+        elif r < 0.5 and live:
+            c.free(live.pop(rng.randrange(len(live))))
+        else:
+            cls = rng.random()
+            size = (rng.randint(1, 1 << 20) if cls < 0.5 else
+                    rng.randint(1 << 20, 10 << 20) if cls < 0.8 else
+                    rng.randint(10 << 20, 90 << 20))
+            live.append(c.alloc(size, rng.choice((0, 0, 0, 7777)),
+                                frames("train.py", 9, "step")))
+    snap = {"segments": c.segments(), "device_traces": [c.history],
+            "allocator_settings": {"expandable_segments": expandable}}
+    with open(out, "wb") as f:
+        pickle.dump(snap, f, protocol=proto)
+    with open(out + ".expect", "w") as f:
+        f.write("reserved_peak %d\n" % c.peak)
+
+
 # --- what recent PyTorch writes ------------------------------------------
 
 NONE_LINE = 2 ** 64 - 1  # Python 3.13's "no line number", a 9-byte LONG1
@@ -407,6 +810,17 @@ def main():
         periodic(out, proto)
     elif kind == "real":
         real(out, proto)
+    elif kind == "emptycache":
+        reserved_fixture(out, proto, False)
+    elif kind == "expandable":
+        reserved_fixture(out, proto, True)
+    elif kind in ("random", "randomx"):
+        seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 1
+        random_fixture(out, proto, kind == "randomx", seed)
+    elif kind == "forward":
+        forward(out, proto, 1)
+    elif kind == "inference":
+        forward(out, proto, 4)
     else:
         if kind == "nohistory":
             obj = {"segments": [{"device": 0, "address": 4096, "total_size": 2 << 20,

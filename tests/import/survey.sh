@@ -17,7 +17,8 @@ ok=0 refused=0 total=0 meant=0 meant_ok=0
 # files memplan must refuse (exit 3) with a message of their own
 importable() {
 	case $1 in
-	train | periodic | real | current | old | threads | twoproc | pinnedelsewhere) return 0 ;;
+	train | periodic | real | forward | inference | emptycache | expandable | \
+		current | old | threads | twoproc | pinnedelsewhere) return 0 ;;
 	*) return 1 ;;
 	esac
 }
@@ -38,8 +39,8 @@ run() { # kind name format file [options]
 	fi
 }
 
-for kind in train periodic real nohistory legacy torch20 wideaddr widesize \
-	otherprog code segmentsonly; do
+for kind in train periodic real forward inference emptycache expandable \
+	nohistory legacy torch20 wideaddr widesize otherprog code segmentsonly; do
 	for proto in 2 3 4 5; do
 		python3 "$here/make_snapshot.py" "$kind" "$dir/s.pickle" --protocol $proto
 		opt=""

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_allocsim.c - the allocator models on cases worked out by hand
- * (rounding, pools, segment sizes, splitting, merging, streams, release),
+ * (rounding, pools, segment sizes, splitting, merging, streams, release,
+ * empty_cache, expandable segments),
  * against a naive reference (linear scans over a block list) on random
  * request sequences, and on a 10^5-buffer trace for speed.
  */
@@ -153,6 +154,85 @@ static void test_reserved_peak_live(void)
 	CHECK_EQ_U64(r.live_at_reserved_peak, 3 * MiB / 2 + 5 * MiB,
 		     "live at reserved peak is the most live while at the peak");
 	CHECK_EQ_U64(r.live_peak, 3 * MiB / 2 + 5 * MiB, "live peak");
+	allocsim_destroy(s);
+}
+
+/* empty_cache(): wholly free segments go back; a split one stays. */
+static void test_pytorch_release(void)
+{
+	struct allocsim *s = sim(ALLOCSIM_PYTORCH);
+	CHECK(allocsim_alloc(s, 0, 12 * MiB, 0, 0) == 0 &&
+		      allocsim_alloc(s, 1, 4 * MiB, 0, 1) == 0 &&
+		      allocsim_alloc(s, 2, 5 * MiB, 0, 2) == 0,
+	      "12 MiB (own segment), 4 MiB and 5 MiB (a 20 MiB segment, split)");
+	CHECK(allocsim_free(s, 0, 3) == 0 && allocsim_free(s, 1, 4) == 0, "free two");
+	CHECK(allocsim_release(s, 5) == 0, "release");
+	struct allocsim_result r = res(s);
+	CHECK_EQ_U64(r.reserved_end, 20 * MiB,
+		     "the free 12 MiB segment went back, the 20 MiB one in use stayed");
+	CHECK_EQ_U64(r.device_frees, 1, "one segment freed");
+	CHECK_EQ_U64(r.releases, 1, "one release");
+	CHECK(allocsim_alloc(s, 3, 24 * MiB, 0, 6) == 0, "24 MiB after it");
+	r = res(s);
+	CHECK_EQ_U64(r.reserved_peak, 44 * MiB,
+		     "the peak is 20 + 24 MiB, not 12 + 20 + 24 MiB without the release");
+	allocsim_destroy(s);
+	s = sim(ALLOCSIM_CUDAMALLOC);
+	CHECK(allocsim_release(s, 0) == 0 && res(s).releases == 0,
+	      "cudaMalloc keeps nothing to release");
+	allocsim_destroy(s);
+	CHECK(allocsim_is_release_mark("segment_free") &&
+		      allocsim_is_release_mark("segment_unmap") &&
+		      !allocsim_is_release_mark("segment_alloc") &&
+		      !allocsim_is_release_mark(NULL),
+	      "release marks are the importer's segment_free and segment_unmap");
+}
+
+/* expandable_segments:True: one segment per pool and stream, mapped in
+ * pages of 20 MiB (large) and 2 MiB (small). */
+static void test_pytorch_expandable(void)
+{
+	struct allocsim *s = sim(ALLOCSIM_PYTORCH);
+	CHECK(allocsim_set_expandable(s, 1) == 0, "expandable before any request");
+	CHECK(allocsim_alloc(s, 0, 12 * MiB, 0, 0) == 0, "12 MiB");
+	struct allocsim_result r = res(s);
+	CHECK_EQ_U64(r.reserved_peak, 20 * MiB, "maps one 20 MiB page");
+	CHECK(allocsim_alloc(s, 1, 12 * MiB, 0, 1) == 0, "another 12 MiB");
+	r = res(s);
+	CHECK_EQ_U64(r.reserved_peak, 40 * MiB,
+		     "the free 8 MiB and a second page hold it: 40 MiB, where fixed segments take 24");
+	CHECK(allocsim_alloc(s, 2, 16 * MiB, 0, 2) == 0, "16 MiB");
+	r = res(s);
+	CHECK_EQ_U64(r.reserved_peak, 40 * MiB, "fits the 16 MiB left mapped");
+	CHECK(allocsim_alloc(s, 3, 100 * KiB, 0, 3) == 0, "100 KiB");
+	r = res(s);
+	CHECK_EQ_U64(r.reserved_peak, 42 * MiB, "the small pool maps a 2 MiB page");
+	CHECK(allocsim_free(s, 0, 4) == 0 && allocsim_free(s, 1, 5) == 0,
+	      "free both 12 MiB blocks");
+	CHECK(allocsim_alloc(s, 4, 24 * MiB, 0, 6) == 0, "24 MiB");
+	r = res(s);
+	CHECK_EQ_U64(r.reserved_peak, 42 * MiB,
+		     "the freed blocks merged: 24 MiB fits where they were");
+	CHECK(allocsim_free(s, 4, 7) == 0 && allocsim_free(s, 2, 8) == 0 &&
+		      allocsim_free(s, 3, 9) == 0, "free everything");
+	CHECK(allocsim_release(s, 10) == 0, "release");
+	r = res(s);
+	CHECK_EQ_U64(r.reserved_end, 0, "every page is unmapped");
+	CHECK(allocsim_alloc(s, 5, 30 * MiB, 0, 11) == 0, "30 MiB");
+	r = res(s);
+	CHECK_EQ_U64(r.reserved_end, 40 * MiB, "maps two pages again from the start");
+	CHECK(allocsim_alloc(s, 6, 1, 0, 12) == 0 && allocsim_free(s, 6, 13) == 0,
+	      "a small block comes and goes");
+	CHECK(allocsim_alloc(s, 7, 2 * MiB, 0, 14) == 0 && allocsim_free(s, 5, 15) == 0,
+	      "2 MiB after the 30, then the 30 freed");
+	CHECK(allocsim_release(s, 16) == 0, "release around a block in use");
+	r = res(s);
+	CHECK_EQ_U64(r.reserved_end, 20 * MiB,
+		     "only the 20 MiB page holding the 2 MiB block stays mapped");
+	allocsim_destroy(s);
+	s = sim(ALLOCSIM_CUDAMALLOC);
+	CHECK(allocsim_set_expandable(s, 1) == TRACE_EINVAL,
+	      "expandable segments are PyTorch's only");
 	allocsim_destroy(s);
 }
 
@@ -453,6 +533,8 @@ int main(void)
 	test_pytorch_merge();
 	test_pytorch_streams();
 	test_reserved_peak_live();
+	test_pytorch_release();
+	test_pytorch_expandable();
 	test_cudamalloc();
 	test_run_trace();
 	test_against_naive();

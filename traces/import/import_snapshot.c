@@ -40,6 +40,7 @@ struct importer {
 	char *stackbuf;    /* MAX_STACK bytes */
 	int64_t reserved, reserved_lo, reserved_hi;
 	size_t pending, unknown, ooms;
+	int expandable; /* segment_map/unmap seen, or an is_expandable segment */
 };
 
 static int bad(struct importer *im, const char *field, const char *fmt, ...)
@@ -523,17 +524,25 @@ static int entry(struct importer *im, const struct pickle_value *e, int64_t seq)
 				 im->t->buffers[id].stream, t, 0, NULL)
 			       ? nomem(im) : 0;
 	}
+	if (is_str(action, "segment_map") || is_str(action, "segment_unmap"))
+		im->expandable = 1; /* only expandable segments map pages */
 	if (is_str(action, "segment_alloc") || is_str(action, "segment_map")) {
 		im->reserved += size;
 		if (im->reserved > im->reserved_hi)
 			im->reserved_hi = im->reserved;
 		return 0;
 	}
-	/* segment_free, segment_unmap */
+	/*
+	 * segment_free, segment_unmap: the allocator gave memory back
+	 * (empty_cache, or a failed cudaMalloc retried); a mark, so that
+	 * its model can give back at the same point (allocsim_release).
+	 */
 	im->reserved -= size;
 	if (im->reserved < im->reserved_lo)
 		im->reserved_lo = im->reserved;
-	return 0;
+	return add_event(im, seq, TRACE_EV_MARK, TRACE_NONE, stream, t,
+			 (uint64_t)size, action->u.s)
+		       ? nomem(im) : 0;
 }
 
 /* --- segments ------------------------------------------------------------ */
@@ -566,6 +575,9 @@ static int segments(struct importer *im, const struct pickle_value *segs,
 			return rc;
 		if (dev != im->device)
 			continue;
+		const struct pickle_value *xp = pickle_get(s, "is_expandable");
+		if (xp && xp->type == PICKLE_BOOL && xp->u.i)
+			im->expandable = 1;
 		if (total > INT64_MAX - *reserved_end)
 			return bad(im, "total_size", "the segments add up past 2^63");
 		*reserved_end += total;
@@ -746,6 +758,12 @@ static int import_root(struct importer *im, const struct pickle_value *root,
 	size_t nseg;
 	if ((rc = segments(im, segs, &reserved_end, &nseg)))
 		return rc;
+	/* expandable_segments:True, as the snapshot's settings say (2.2+) */
+	const struct pickle_value *cfg = pickle_get(root, "allocator_settings");
+	const struct pickle_value *xs = cfg && cfg->type == PICKLE_DICT
+						? pickle_get(cfg, "expandable_segments") : NULL;
+	if (xs && xs->type == PICKLE_BOOL && xs->u.i)
+		im->expandable = 1;
 	/* reserved at the start = at the end minus what the history added */
 	int64_t start = reserved_end - im->reserved;
 	if (start < 0)
@@ -763,6 +781,7 @@ static int import_root(struct importer *im, const struct pickle_value *root,
 		{ "pytorch.pending_frees", (int64_t)im->pending },
 		{ "pytorch.unknown_actions", (int64_t)im->unknown },
 		{ "pytorch.oom_events", (int64_t)im->ooms },
+		{ "pytorch.expandable_segments", im->expandable },
 	};
 	if (trace_set_meta(im->t, "source", "pytorch-snapshot") < 0 ||
 	    trace_set_meta(im->t, "source_file", base_name(im->name)) < 0 ||

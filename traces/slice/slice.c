@@ -88,6 +88,62 @@ static void longest_run(const uint64_t *s, size_t m, size_t *z,
 	}
 }
 
+/*
+ * The least, over the boundaries of the run's iterations, of the bytes one
+ * iteration hands to the next (live at its start, freed within it), and
+ * whether that is small against the iteration's own high (the most bytes
+ * live in it beyond those the whole run holds).  req[b] is the request
+ * that allocates buffer b (SIZE_MAX: before the trace) and fre[b] the one
+ * that frees it (SIZE_MAX: never); live[k] the bytes live before request k.
+ */
+static int hands_little(const struct trace *t, const struct slice_period *p,
+			const size_t *req, const size_t *fre,
+			const int64_t *live, uint64_t *least)
+{
+	size_t lo = p->first, n = p->iterations, end = lo + n * p->period;
+	uint64_t *hand = calloc(n, sizeof(*hand));
+	if (!hand)
+		return -1;
+	int64_t hold = 0;
+	for (size_t b = 0; b < t->nbuffers; b++) {
+		size_t a = req[b], f = fre[b];
+		if (a != SIZE_MAX && a >= lo)
+			continue; /* allocated inside the run: not handed in */
+		if (f == SIZE_MAX || f >= end) {
+			hold += (int64_t)t->buffers[b].size;
+			continue;
+		}
+		if (f < lo)
+			continue;
+		/* freed in iteration j, allocated before it began */
+		size_t j = (f - lo) / p->period;
+		if (a == SIZE_MAX || a < lo + j * p->period)
+			hand[j] += t->buffers[b].size;
+	}
+	for (size_t b = 0; b < t->nbuffers; b++) {
+		size_t a = req[b], f = fre[b];
+		if (a == SIZE_MAX || a < lo || a >= end || f == SIZE_MAX || f >= end)
+			continue;
+		size_t ja = (a - lo) / p->period, jf = (f - lo) / p->period;
+		if (jf > ja) /* born in one iteration, freed in a later one */
+			hand[jf] += t->buffers[b].size;
+	}
+	int small = 0;
+	*least = UINT64_MAX;
+	for (size_t j = 0; j < n; j++) {
+		int64_t high = 0;
+		for (size_t k = lo + j * p->period; k <= lo + (j + 1) * p->period; k++)
+			if (live[k] - hold > high)
+				high = live[k] - hold;
+		if (hand[j] < *least)
+			*least = hand[j];
+		if (hand[j] * SLICE_HANDOFF_DIV <= (uint64_t)high)
+			small = 1;
+	}
+	free(hand);
+	return small;
+}
+
 int slice_detect(const struct trace *t, struct slice_period *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -100,16 +156,19 @@ int slice_detect(const struct trace *t, struct slice_period *p)
 	uint64_t *s = malloc(m * sizeof(*s));
 	size_t *z = malloc(m * sizeof(*z));
 	int64_t *live = malloc((m + 1) * sizeof(*live));
-	if (!s || !z || !live) {
-		free(s);
-		free(z);
-		free(live);
-		return TRACE_ENOMEM;
+	size_t nb = t->nbuffers ? t->nbuffers : 1;
+	size_t *req = malloc(nb * sizeof(*req)), *fre = malloc(nb * sizeof(*fre));
+	int rc = 0;
+	if (!s || !z || !live || !req || !fre) {
+		rc = TRACE_ENOMEM;
+		goto out;
 	}
 	int64_t cur = 0;
-	for (size_t i = 0; i < t->nbuffers; i++)
+	for (size_t i = 0; i < t->nbuffers; i++) {
+		req[i] = fre[i] = SIZE_MAX;
 		if (t->buffers[i].alloc_ev == TRACE_NONE)
 			cur += (int64_t)t->buffers[i].size;
+	}
 	size_t k = 0;
 	for (size_t i = 0; i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
@@ -118,6 +177,10 @@ int slice_detect(const struct trace *t, struct slice_period *p)
 		live[k] = cur;
 		cur += e->type == TRACE_EV_ALLOC ? (int64_t)t->buffers[e->buffer].size
 						 : -(int64_t)t->buffers[e->buffer].size;
+		if (e->type == TRACE_EV_ALLOC)
+			req[e->buffer] = k;
+		else
+			fre[e->buffer] = k;
 		s[k++] = token(t, e);
 	}
 	live[m] = cur;
@@ -139,16 +202,39 @@ int slice_detect(const struct trace *t, struct slice_period *p)
 		int64_t net = live[best + p->period] - live[best];
 		p->found = p->iterations >= 1 &&
 			   (net == 0 || 10 * p->run_len >= 9 * m);
+		/*
+		 * The layers of a forward pass do free what they allocate,
+		 * but each hands its output to the next: a step hands on
+		 * nothing (at most a prefetched batch).
+		 */
+		uint64_t least = 0;
+		int little = p->found ? hands_little(t, p, req, fre, live, &least) : 1;
+		if (little < 0) {
+			rc = TRACE_ENOMEM;
+			goto out;
+		}
+		if (!little) {
+			p->found = 0;
+			p->block = p->period;
+			p->block_repeats = p->run_len / p->period;
+			p->handoff = least;
+		}
 	}
 	if (!p->found) {
-		size_t req = p->requests;
+		struct slice_period q = *p;
 		memset(p, 0, sizeof(*p));
-		p->requests = req;
+		p->requests = q.requests;
+		p->block = q.block;
+		p->block_repeats = q.block_repeats;
+		p->handoff = q.handoff;
 	}
+out:
 	free(s);
 	free(z);
 	free(live);
-	return 0;
+	free(req);
+	free(fre);
+	return rc;
 }
 
 /* Event index of request k (k < requests). */
@@ -182,6 +268,11 @@ static size_t cut_before(const struct trace *t, size_t k)
 int slice_iteration(const struct trace *t, const struct slice_period *p,
 		    size_t n, size_t *lo, size_t *hi, char *err, size_t errlen)
 {
+	if (!p->found && p->block)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+				    "one pass; no repeated iteration found: a block of %zu allocation requests repeats %zu times inside it, each handing %llu bytes to the next, as a model's layers do; choose the iteration with --range NAME or --from-time/--to-time",
+				    p->block, p->block_repeats,
+				    (unsigned long long)p->handoff);
 	if (!p->found)
 		return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "no repeating pattern in its %zu allocation requests (none repeats twice over half of them); choose the iteration with --range NAME or --from-time/--to-time",

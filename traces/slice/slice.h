@@ -26,15 +26,29 @@ struct slice_period {
 	size_t first;       /* request that starts iteration 1 (the point of a
 			       period where the fewest bytes are live) */
 	size_t iterations;  /* complete iterations from first */
+	/*
+	 * When found is 0 but a block of requests repeats inside one pass (a
+	 * model's layers): its length, how often it repeats, and the bytes
+	 * each repetition hands to the next (its output, freed by the next).
+	 */
+	size_t block, block_repeats;
+	uint64_t handoff;
 };
 
 /*
  * Finds the smallest period p of the longest periodic run of requests (a
  * request is its kind and size) that repeats at least twice, covers at
- * least half of the requests, and leaves the live bytes where they were
- * after each period (or covers nine tenths of the requests).  Returns 0 (p->found says whether one was
- * found) or TRACE_ENOMEM.  t must be finished.
+ * least half of the requests, leaves the live bytes where they were after
+ * each period (or covers nine tenths of the requests), and hands almost
+ * nothing from one period to the next: at some boundary, the bytes live
+ * there and freed within the next period are at most 1/SLICE_HANDOFF_DIV
+ * of that period's high (above what the whole run holds).  A training step
+ * ends with only weights, gradients and optimizer state live; a layer
+ * hands its output to the next layer, so the layers of one pass are not
+ * taken for steps (p->block says so).  Returns 0 (p->found says whether
+ * one was found) or TRACE_ENOMEM.  t must be finished.
  */
+#define SLICE_HANDOFF_DIV 64
 int slice_detect(const struct trace *t, struct slice_period *p);
 
 /*
