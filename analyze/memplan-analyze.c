@@ -17,6 +17,7 @@
 #include "diff.h"
 #include "json.h"
 #include "junit.h"
+#include "input.h"
 #include "report.h"
 #include "scan.h"
 #include "timeline.h"
@@ -53,7 +54,8 @@ static int load(const char *path, int whole, struct trace **t,
 {
 	char err[ERRLEN];
 	int rc = SCAN_LOAD_WHOLE;
-	if (!whole) {
+	/* a MiniMalloc CSV is read whole (the streamed reader is SQLite's) */
+	if (!whole && !input_is_csv(path)) {
 		int tty = isatty(STDERR_FILENO);
 		rc = scan_trace(path, t, d, tty ? progress : NULL, err, sizeof(err));
 		if (tty)
@@ -61,7 +63,7 @@ static int load(const char *path, int whole, struct trace **t,
 	}
 	*scanned = rc == 0;
 	if (rc == SCAN_LOAD_WHOLE)
-		rc = trace_load(path, t, err, sizeof(err));
+		rc = input_load(path, t, err, sizeof(err));
 	return rc ? fail(rc, err, msg, msglen) : 0;
 }
 
@@ -145,7 +147,7 @@ static int summary_floor(const char *path, struct report *r)
 	}
 	char err[ERRLEN];
 	struct trace *t;
-	int rc = trace_load(path, &t, err, sizeof(err));
+	int rc = input_load(path, &t, err, sizeof(err));
 	if (rc == 0) {
 		rc = swapfloor_compute(t, &r->floor, err, sizeof(err));
 		trace_free(t);

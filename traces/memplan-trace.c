@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "import_nsys.h"
 #include "import_snapshot.h"
+#include "input.h"
 #include "json.h"
 #include "minimalloc_csv.h"
 #include "slice.h"
@@ -25,7 +26,7 @@
 static int load_or_die(const char *path, struct trace **t)
 {
 	char err[ERRLEN];
-	int rc = trace_load(path, t, err, sizeof(err));
+	int rc = input_load(path, t, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);

@@ -12,7 +12,8 @@
 #include "minimalloc_csv.h"
 #include "tracedb.h"
 
-int input_load(const char *path, struct trace **t, char *err, size_t errlen)
+/* 1: SQLite, 0: not, or a trace_err (the file cannot be read) */
+static int sniff(const char *path, char *err, size_t errlen)
 {
 	char head[16] = { 0 };
 	FILE *f;
@@ -22,8 +23,20 @@ int input_load(const char *path, struct trace **t, char *err, size_t errlen)
 		return rc;
 	size_t n = fread(head, 1, sizeof(head), f);
 	fclose(f);
-	int sqlite = n == sizeof(head) &&
-		     memcmp(head, "SQLite format 3", 16) == 0;
-	return sqlite ? trace_load(path, t, err, errlen)
-		      : mmcsv_import(path, t, err, errlen);
+	return n == sizeof(head) && memcmp(head, "SQLite format 3", 16) == 0;
+}
+
+int input_load(const char *path, struct trace **t, char *err, size_t errlen)
+{
+	int rc = sniff(path, err, errlen);
+	if (rc < 0)
+		return rc;
+	return rc ? trace_load(path, t, err, errlen)
+		  : mmcsv_import(path, t, err, errlen);
+}
+
+int input_is_csv(const char *path)
+{
+	char err[8];
+	return sniff(path, err, sizeof(err)) == 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * input.h - what the planner accepts as a trace: a memplan trace (SQLite) or
- * a MiniMalloc CSV, told apart by the SQLite header, so that every planner
- * command takes either where it takes a TRACE.
+ * input.h - what every command accepts as a trace: a memplan trace (SQLite)
+ * or a MiniMalloc CSV, told apart by the SQLite header, so that the planner,
+ * the analyses and memplan-trace take either where they take a TRACE.
  */
 #ifndef MEMPLAN_INPUT_H
 #define MEMPLAN_INPUT_H
@@ -18,5 +18,12 @@
  * or a trace_err with a sentence in err.
  */
 int input_load(const char *path, struct trace **t, char *err, size_t errlen);
+
+/*
+ * 1 when path opens as a regular file and does not start with the SQLite
+ * header (so input_load() reads it as a MiniMalloc CSV), else 0 (a trace,
+ * or a file trace_load() will refuse with its own error).
+ */
+int input_is_csv(const char *path);
 
 #endif
