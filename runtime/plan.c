@@ -602,10 +602,15 @@ struct section {
 	uint32_t index; /* position in the table, for messages */
 };
 
+/* By offset, an empty section before a full one at the same offset (the
+ * writer puts an empty SWAPS where STREAMS starts): empty sections overlap
+ * nothing they start with. */
 static int section_cmp(const void *a, const void *b)
 {
 	const struct section *x = a, *y = b;
-	return (x->offset > y->offset) - (x->offset < y->offset);
+	if (x->offset != y->offset)
+		return (x->offset > y->offset) - (x->offset < y->offset);
+	return (x->length > y->length) - (x->length < y->length);
 }
 
 const char *mp_plan_section_name(uint32_t type)

@@ -2084,6 +2084,35 @@ static void test_streams_format(void)
 	mp_plan_free(&q);
 	free(b);
 
+	/* no swaps: the writer's empty SWAPS starts where STREAMS does, and
+	 * either may come first in the table */
+	struct mp_plan z;
+	sample_plan(&z);
+	free(z.swaps);
+	z.swaps = NULL;
+	z.nswaps = 0;
+	z.host_staging = 0;
+	z.streams = malloc(sizeof(ord));
+	memcpy(z.streams, ord, sizeof(ord));
+	z.has_streams = 1;
+	unsigned char *zb;
+	size_t zn;
+	CHECK(mp_plan_encode(&z, &zb, &zn, err, sizeof(err)) == 0 &&
+		      get64(zb + 64 + 2 * 32 + 8) == get64(zb + 64 + 3 * 32 + 8) &&
+		      get64(zb + 64 + 2 * 32 + 16) == 0,
+	      "without swaps, the empty SWAPS starts where STREAMS does");
+	unsigned char row[32];
+	memcpy(row, zb + 64 + 2 * 32, 32);
+	memmove(zb + 64 + 2 * 32, zb + 64 + 3 * 32, 32);
+	memcpy(zb + 64 + 3 * 32, row, 32);
+	fix_checksum(zb, zn);
+	CHECK(mp_plan_decode(zb, zn, &q, err, sizeof(err)) == 0 && q.has_streams &&
+		      q.nswaps == 0,
+	      "  ... and STREAMS before it in the table loads (an empty section overlaps nothing)");
+	mp_plan_free(&q);
+	free(zb);
+	mp_plan_free(&z);
+
 	/* in memory */
 	free(p.streams);
 	p.streams = NULL;
