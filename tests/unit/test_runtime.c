@@ -474,6 +474,51 @@ static void test_streams(void)
 	CHECK(streamed_iteration(rt, s0, s1, s1, s0, &owned) == 1 && owned == 4,
 	      "a plan whose streams are unknown follows any streams");
 	mp_close(rt);
+
+	/* 70 requests on 70 trace streams: the first 64 are checked, the
+	 * rest are not (and take no room) */
+	enum { N = 70 };
+	memset(&p, 0, sizeof(p));
+	p.version = MP_PLAN_VERSION;
+	p.pool_align = 256;
+	p.pool_size = N * 256;
+	p.device = 0;
+	p.nrequests = 2 * N;
+	p.nallocs = N;
+	p.allocs = calloc(N, sizeof(*p.allocs));
+	p.streams = calloc(N, sizeof(*p.streams));
+	uint64_t sz[N];
+	for (uint32_t i = 0; i < N; i++) {
+		sz[i] = 256;
+		p.allocs[i] = (struct mp_plan_alloc){ 256, 256 * i, i, i, 2 * N - 1 - i, 0 };
+		p.streams[i] = i;
+	}
+	p.has_streams = 1;
+	p.fingerprint = mp_plan_fingerprint(sz, N);
+	snprintf(p.strategy, sizeof(p.strategy), "test");
+	rt = open_host(write_plan("70streams.plan", &p), 0);
+	if (!rt)
+		return;
+	for (int round = 0; round < 3; round++) {
+		void *ptr[N];
+		mp_iteration_begin(rt);
+		for (uintptr_t i = 0; i < N; i++) {
+			/* round 1: the 70th on the 1st's stream; round 2: the
+			 * 64th on the 1st's */
+			uintptr_t h = 0x1000 + i;
+			if ((round == 1 && i == N - 1) || (round == 2 && i == 63))
+				h = 0x1000;
+			ptr[i] = mp_alloc(rt, 256, (void *)h);
+		}
+		for (int i = N - 1; i >= 0; i--)
+			mp_free(rt, ptr[i], (void *)(0x1000 + (uintptr_t)i));
+		int done = mp_iteration_end(rt);
+		CHECK(done == (round < 2),
+		      round == 0 ? "70 trace streams on 70 streams: followed" :
+		      round == 1 ? "  ... the 70th on the first one's stream: not checked, followed" :
+				   "  ... the 64th on the first one's stream: a divergence");
+	}
+	mp_close(rt);
 }
 
 /* A second free of B, placed at A's address while A is swapped out, must not
