@@ -47,6 +47,15 @@ expect 1 "verify: not the trace with the streams swapped (same requests, same fi
 has "$T/err" "request 2 (buffer 2): the plan's STREAMS section says stream ordinal 1, the trace's streams give 0" \
 	"  ... naming the request and both ordinals"
 
+# memplan-replay gives each of the trace's streams a handle, on the host too
+expect 0 "replay on the host: the plan of the trace's streams is followed" \
+	memplan-replay --stats "$T/streams.plan" "$T/streams.trace"
+stat_is divergences 0 "  ... no divergence"
+expect 1 "replay of the plan of the swapped streams: invalid" \
+	memplan-replay "$T/crossed.plan" "$T/streams.trace"
+has "$T/out" "request 2 of the iteration is an alloc of 65536 bytes on stream 0x1 where the plan has it on the trace's stream 1" \
+	"  ... the runtime did not follow it, naming the stream"
+
 # the client puts buffer b on stream b % 2: A and B on one, C and E on the
 # other, as streams.trace has them
 MEMPLAN_MATCH=1 MEMPLAN_SHOW_STATS=1 LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/streams.plan \

@@ -453,6 +453,27 @@ static void test_streams(void)
 	CHECK(s.completed == 2 && s.divergences == 0 && s.planned_allocs == 4 + 2,
 	      "recognised: a first iteration with C on A's stream is not recognised, quietly; the others are");
 	mp_close(rt);
+	/* a candidate that restarts at the request that failed it binds that
+	 * request's stream: C on it then fails the new candidate too */
+	make_plan(&p, 0, 0, 0);
+	p.streams = malloc(sizeof(ord));
+	memcpy(p.streams, ord, sizeof(ord));
+	p.has_streams = 1;
+	rt = open_host(write_plan("streams-restart.plan", &p), 2);
+	if (!rt)
+		return;
+	void *r1 = mp_alloc(rt, 64 * KiB, s0); /* a candidate: A */
+	void *r2 = mp_alloc(rt, 64 * KiB, s1); /* not C: a new candidate, A on s1 */
+	void *r3 = mp_alloc(rt, 32 * KiB, s1); /* C on A's stream: not one either */
+	void *r4 = mp_alloc(rt, 64 * KiB, s1); /* a third candidate */
+	mp_stats_get(rt, &s);
+	CHECK(s.divergences == 0 && s.planned_allocs == 0,
+	      "a candidate restarted at the request that failed the last one binds its stream");
+	mp_free(rt, r1, s0);
+	mp_free(rt, r2, s1);
+	mp_free(rt, r3, s1);
+	mp_free(rt, r4, s1);
+	mp_close(rt);
 
 	/* without the section (an older plan): nothing to check */
 	make_plan(&p, 0, 0, 0);
