@@ -76,6 +76,9 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 		printf("timing:       predicted stall %" PRIu64 " ns (SWAP_TIMING)\n",
 		       stall);
 	}
+	if (p->has_streams)
+		printf("streams:      %" PRIu32 " (STREAMS: the runtime checks each request's stream against the trace's)\n",
+		       mp_plan_stream_count(p));
 	printf("\nsections:\n  %-3s %-11s %-9s %10s %10s %8s %6s\n", "#", "type",
 	       "flags", "offset", "length", "entries", "size");
 	for (size_t i = 0; i < nsec && i < 16; i++)
@@ -86,9 +89,10 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 							       : "optional",
 		       sec[i].offset, sec[i].length, sec[i].count,
 		       sec[i].entry_size);
-	printf("\nallocations%s:\n  %8s %14s %14s %8s %8s %8s\n",
+	printf("\nallocations%s:\n  %8s %14s %14s %8s %8s %8s",
 	       p->nallocs > INSPECT_ROWS ? " (first 10; --csv or --json for all)" : "",
 	       "request", "size", "offset", "buffer", "lower", "upper");
+	printf(p->has_streams ? " %8s\n" : "\n", "stream");
 	for (uint32_t i = 0; i < p->nallocs && i < INSPECT_ROWS; i++) {
 		const struct mp_plan_alloc *e = &p->allocs[i];
 		char off[24], up[24];
@@ -101,8 +105,13 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 		else
 			snprintf(up, sizeof(up), "%" PRIu64, e->upper);
 		printf("  %8" PRIu32 " %14" PRIu64 " %14s %8" PRIu64 " %8" PRIu64
-		       " %8s\n",
+		       " %8s",
 		       i, e->size, off, e->buffer, e->lower, up);
+		if (p->has_streams && p->streams[i] == MP_PLAN_STREAM_UNKNOWN)
+			printf(" %8s", "-");
+		else if (p->has_streams)
+			printf(" %8" PRIu32, p->streams[i]);
+		printf("\n");
 	}
 	if (p->nswaps) {
 		printf("\nswaps%s:\n  %8s %8s %8s %12s %12s %12s",
@@ -174,6 +183,11 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 	       p->host_staging, p->flags & MP_PLAN_OPTIMAL ? "true" : "false",
 	       p->flags & MP_PLAN_TRUSTS_HOLES ? "true" : "false");
 	json_quote(stdout, p->strategy);
+	printf(",\"streams\":");
+	if (p->has_streams)
+		printf("%" PRIu32, mp_plan_stream_count(p));
+	else
+		printf("null");
 	printf("},\"allocs\":[");
 	for (uint32_t i = 0; i < p->nallocs; i++) {
 		const struct mp_plan_alloc *e = &p->allocs[i];
@@ -182,7 +196,11 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 		printf(",\"buffer\":%" PRIu64 ",\"lower\":%" PRIu64 ",\"upper\":",
 		       e->buffer, e->lower);
 		print_u64_or(stdout, e->upper, MP_PLAN_NO_FREE, "null");
-		printf(",\"flags\":%" PRIu32 "}", e->flags);
+		printf(",\"flags\":%" PRIu32 ",\"stream\":", e->flags);
+		/* null: no STREAMS section, or a stream the trace did not know */
+		print_u64_or(stdout, p->has_streams ? p->streams[i] : MP_PLAN_STREAM_UNKNOWN,
+			     MP_PLAN_STREAM_UNKNOWN, "null");
+		printf("}");
 	}
 	printf("],\"swaps\":[");
 	for (uint32_t i = 0; i < p->nswaps; i++) {

@@ -20,6 +20,60 @@ static int plan_resident_peak(const struct mp_plan *plan,
 
 /* --- building -------------------------------------------------------------- */
 
+/* The trace's stream of a buffer's allocation: the buffer's, else its alloc
+ * event's (TRACE_NONE when neither is known). */
+static int64_t alloc_stream(const struct trace *t, const struct trace_event *e)
+{
+	int64_t s = t->buffers[e->buffer].stream;
+	return s != TRACE_NONE ? s : e->stream;
+}
+
+/*
+ * The STREAMS section of t: per alloc event in order, the ordinal of its
+ * stream among the streams of the allocations before it, by first
+ * appearance (MP_PLAN_STREAM_UNKNOWN where the trace does not know it).
+ * out holds n entries, n the alloc events.  Returns 0 or TRACE_ENOMEM.
+ */
+static int trace_stream_ordinals(const struct trace *t, uint32_t *out,
+				 uint32_t n, char *err, size_t errlen)
+{
+	/* ids seen so far, in order of appearance; few in practice */
+	int64_t *ids = NULL;
+	uint32_t nids = 0, cap = 0, k = 0;
+	for (size_t i = 0; i < t->nevents && k < n; i++) {
+		const struct trace_event *e = &t->events[i];
+		if (e->type != TRACE_EV_ALLOC)
+			continue;
+		int64_t s = alloc_stream(t, e);
+		uint32_t o = MP_PLAN_STREAM_UNKNOWN;
+		if (s != TRACE_NONE) {
+			/* the last one found first: requests come in runs */
+			for (o = nids; o > 0 && ids[o - 1] != s; o--)
+				;
+			if (o > 0) {
+				o--;
+			} else {
+				if (nids == cap) {
+					uint32_t c = cap ? 2 * cap : 16;
+					int64_t *x = realloc(ids, c * sizeof(*x));
+					if (!x) {
+						free(ids);
+						return trace_seterr(err, errlen, TRACE_ENOMEM,
+								    "out of memory numbering the trace's streams");
+					}
+					ids = x;
+					cap = c;
+				}
+				ids[nids] = s;
+				o = nids++;
+			}
+		}
+		out[k++] = o;
+	}
+	free(ids);
+	return 0;
+}
+
 int planfile_build(const struct trace *t, const struct solver_problem *p,
 		   const uint64_t *offsets, const struct planfile_info *info,
 		   struct mp_plan *out, char *err, size_t errlen)
@@ -148,6 +202,16 @@ int planfile_build_swaps(const struct trace *t, const struct solver_problem *p,
 				rc = trace_seterr(err, errlen, TRACE_EINVAL,
 						  "buffer %lld has holes in the problem, and a plan without swaps cannot empty them (drop the trace's holes, or trust them)",
 						  (long long)p->items[i].buffer);
+	if (rc)
+		goto out;
+	out->streams = malloc((n ? n : 1) * sizeof(*out->streams));
+	if (!out->streams) {
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+				  "out of memory planning %u requests' streams", n);
+		goto out;
+	}
+	out->has_streams = 1;
+	rc = trace_stream_ordinals(t, out->streams, n, err, errlen);
 	if (rc)
 		goto out;
 	if (sw && sw->nswaps) {
@@ -745,6 +809,37 @@ static int verify_staging(const struct mp_plan *plan, char *err, size_t errlen)
 	return rc;
 }
 
+/* The STREAMS section, when the plan has one, against t's streams: the
+ * runtime binds each ordinal to the stream the program uses for it, so an
+ * ordinal that is not the trace's would make a program that runs as traced
+ * diverge, or one that does not go unnoticed. */
+static int verify_streams(const struct mp_plan *plan, const struct trace *t,
+			  char *err, size_t errlen)
+{
+	if (!plan->has_streams || !plan->nallocs)
+		return 0;
+	uint32_t *want = malloc(plan->nallocs * sizeof(*want));
+	if (!want)
+		return trace_seterr(err, errlen, TRACE_ENOMEM,
+				    "out of memory verifying %u requests' streams",
+				    plan->nallocs);
+	int rc = trace_stream_ordinals(t, want, plan->nallocs, err, errlen);
+	for (uint32_t i = 0; i < plan->nallocs && !rc; i++) {
+		if (plan->streams[i] == want[i])
+			continue;
+		char a[16], b[16];
+		snprintf(a, sizeof(a), "%u", plan->streams[i]);
+		snprintf(b, sizeof(b), "%u", want[i]);
+		rc = invalid(err, errlen,
+			     "request %u (buffer %llu): the plan's STREAMS section says stream ordinal %s, the trace's streams give %s",
+			     i, (unsigned long long)plan->allocs[i].buffer,
+			     plan->streams[i] == MP_PLAN_STREAM_UNKNOWN ? "unknown" : a,
+			     want[i] == MP_PLAN_STREAM_UNKNOWN ? "unknown" : b);
+	}
+	free(want);
+	return rc;
+}
+
 int planfile_verify(const struct mp_plan *plan, const struct trace *t,
 		    char *err, size_t errlen)
 {
@@ -758,6 +853,8 @@ int planfile_verify(const struct mp_plan *plan, const struct trace *t,
 	if (rc)
 		return invalid(err, errlen, "the plan is inconsistent: %s", why);
 	rc = verify_requests(plan, t, err, errlen);
+	if (!rc)
+		rc = verify_streams(plan, t, err, errlen);
 	if (!rc)
 		rc = verify_swap_uses(plan, t, err, errlen);
 	if (!rc)

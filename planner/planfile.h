@@ -45,7 +45,9 @@ struct planfile_swaps {
  * with the offset offsets[i] when the buffer is item i of p (p as made by
  * solver_problem_from_trace(t), offsets checked by the solver), pass-through
  * otherwise; the allocator clock, fingerprint, lower bound of p, persistent
- * bytes and the device of the planned buffers.  *out is then owned by the
+ * bytes, the device of the planned buffers, and the STREAMS section (per
+ * request, the ordinal of its buffer's stream, else its alloc event's, by
+ * first appearance).  *out is then owned by the
  * caller (mp_plan_free).  Returns 0, TRACE_EINVAL (a problem that does not
  * belong to t, planned buffers on several devices, more than 2^32 - 1
  * requests) or TRACE_ENOMEM with a sentence in err; *out is empty on failure.
@@ -65,7 +67,8 @@ int planfile_build_swaps(const struct trace *t, const struct solver_problem *p,
 /*
  * Checks plan against finished trace t, independently of the solver: the
  * plan's own consistency; the request count and fingerprint recomputed from
- * t's alloc events; every entry's size, buffer and clock ordinals; every
+ * t's alloc events; every entry's size, buffer and clock ordinals; the
+ * STREAMS section, when there is one, recomputed from t; every
  * planned buffer transient, its offset a multiple of the pool's and its own
  * alignment, and inside the pool; no two planned buffers resident at the same
  * time (lifetimes, and the swaps' holes: a swapped buffer leaves its bytes

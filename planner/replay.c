@@ -19,7 +19,7 @@
 #include "runtime.h"
 
 #define NONE32 UINT32_MAX
-#define MAX_STREAMS 8
+#define MAX_STREAMS 64 /* the streams the runtime's binding checks, too */
 #define CHUNK ((size_t)4 << 20) /* bytes moved per copy on a device backend */
 
 /* --- patterns ---------------------------------------------------------------- */
@@ -138,13 +138,21 @@ static void problem(struct rp *r, const char *fmt, ...)
 	r->report(r->ctx, buf);
 }
 
+/* The handle of the trace's stream id: one per id (on the host, where
+ * streams are handles alone, a token), so that the runtime binds the
+ * plan's stream ordinals (its STREAMS section) as the trace has them. */
 static void *stream_of(struct rp *r, int64_t id)
 {
-	if (r->host || id == TRACE_NONE)
+	if (id == TRACE_NONE)
 		return NULL;
 	for (int i = 0; i < r->nstreams; i++)
 		if (r->stream_ids[i] == id)
 			return r->streams[i];
+	if (r->host && r->nstreams < MAX_STREAMS) {
+		r->stream_ids[r->nstreams] = id;
+		r->streams[r->nstreams] = (void *)(uintptr_t)(r->nstreams + 1);
+		return r->streams[r->nstreams++];
+	}
 	if (r->nstreams < MAX_STREAMS &&
 	    !r->be->stream_create(&r->streams[r->nstreams])) {
 		r->stream_ids[r->nstreams] = id;
@@ -507,7 +515,7 @@ int replay_run(const struct trace *t, const char *plan_path,
 	}
 	for (size_t b = 0; b < t->nbuffers; b++)
 		do_free(&r, (int64_t)b, t->nevents ? t->nevents - 1 : 0, 0);
-	for (int i = 0; i < r.nstreams; i++) {
+	for (int i = 0; i < r.nstreams && !r.host; i++) { /* host: tokens */
 		be->stream_sync(r.streams[i]);
 		be->stream_destroy(r.streams[i]);
 	}

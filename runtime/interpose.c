@@ -39,6 +39,7 @@ static struct {
 	int disabled;
 	int verbose;
 	unsigned match;
+	int on_unsafe; /* enum mp_on_unsafe */
 	struct mp_plan plans[MAX_PLANS];
 	char *paths[MAX_PLANS];
 	int nplans;
@@ -114,6 +115,8 @@ static void init(void)
 	if (g.stats)
 		atexit(print_stats);
 	int off = options_bool(OPT_DISABLE, &bad[OPT_DISABLE]);
+	static const char *const on_unsafe[] = { "warn", "abort", NULL };
+	g.on_unsafe = options_choice(OPT_ON_UNSAFE, on_unsafe, &bad[OPT_ON_UNSAFE]);
 	for (int i = 0; i < OPT_COUNT; i++)
 		if (bad[i])
 			say("%s='%s' means nothing to libmemplan and was ignored: %s=%s applies (see libmemplan(3))",
@@ -210,6 +213,7 @@ static void open_device(int d)
 	o.device = d;
 	o.verbose = g.verbose;
 	o.match = g.match;
+	o.on_unsafe = g.on_unsafe;
 	char err[512];
 	mp_runtime *rt = runtime_open_plan(&g.plans[i], g.be, &o, err, sizeof(err));
 	if (!rt) {

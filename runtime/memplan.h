@@ -9,7 +9,8 @@
  * MEMPLAN_* variables), PyTorch's CUDAPluggableAllocator (mp_torch_alloc and
  * mp_torch_free), and the C API below for programs that manage their memory.
  *
- * Promise: a runtime never corrupts data and never ends the program.  When
+ * Promise: a runtime never ends the program unless asked to (on_unsafe,
+ * MEMPLAN_ON_UNSAFE=abort), and says what a divergence cannot undo.  When
  * the requests stop matching the plan it serves them from the real allocator
  * until the next iteration that matches; when a plan cannot be used the
  * LD_PRELOAD and PyTorch ways in run on the real allocator alone.
@@ -43,6 +44,14 @@ enum mp_backend_kind {
 	MP_BACKEND_HOST = 1, /* host memory, synchronous copies: tests, replay */
 };
 
+/* What a runtime does when a divergence leaves a swapped-out buffer's bytes
+ * to a live buffer placed over them (libmemplan(3), Divergence): a use of
+ * the swapped-out buffer before that buffer's free reads wrong bytes. */
+enum mp_on_unsafe {
+	MP_ON_UNSAFE_WARN = 0,  /* say so (once) and go on */
+	MP_ON_UNSAFE_ABORT = 1, /* say so and abort() the process, at once */
+};
+
 /* How a runtime behaves; mp_options_init() gives the defaults. */
 struct mp_options {
 	int backend;    /* enum mp_backend_kind; default MP_BACKEND_CUDA */
@@ -55,6 +64,7 @@ struct mp_options {
 			   problem, 1 every divergence, 2 every iteration */
 	int explicit_iterations; /* 1: boundaries come from the calls below
 				    alone, from the start (default 0) */
+	int on_unsafe;  /* enum mp_on_unsafe; default MP_ON_UNSAFE_WARN */
 };
 
 /* Sets o to the defaults above. */

@@ -25,6 +25,8 @@ const struct options_row options_table[OPT_COUNT] = {
 			 "path of the CUDA runtime library when the process has none loaded" },
 	[OPT_CUDA_DRIVER] = { "MEMPLAN_CUDA_DRIVER", "",
 			      "path of the CUDA driver library (for cuMemAlloc_v2) when none is loaded" },
+	[OPT_ON_UNSAFE] = { "MEMPLAN_ON_UNSAFE", "warn",
+			    "warn, or abort: when a divergence leaves a swapped-out buffer's bytes to a live buffer placed over them, print why and abort() the process" },
 };
 
 const char *options_str(enum options_id id)
@@ -64,6 +66,24 @@ static int parse_bool(const char *v)
 			return 0;
 	}
 	return -1;
+}
+
+static int parse_choice(const char *v, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (!strcasecmp(v, names[i]))
+			return i;
+	return -1;
+}
+
+int options_choice(enum options_id id, const char *const *names, int *bad)
+{
+	int c = parse_choice(options_str(id), names);
+	if (c < 0) {
+		*bad = 1;
+		c = parse_choice(options_table[id].def, names);
+	}
+	return c;
 }
 
 int options_bool(enum options_id id, int *bad)

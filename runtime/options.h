@@ -15,6 +15,7 @@ enum options_id {
 	OPT_MATCH,
 	OPT_CUDART,
 	OPT_CUDA_DRIVER,
+	OPT_ON_UNSAFE,
 	OPT_COUNT
 };
 
@@ -34,5 +35,8 @@ long options_long(enum options_id id, long lo, long hi, int *bad);
 /* The value as a boolean: 1, yes, true, on / 0, no, false, off, in any
  * case; the default when unset, and when none of those (*bad set). */
 int options_bool(enum options_id id, int *bad);
+/* The value as the index of one of names (NULL-terminated), in any case;
+ * the default's index when unset, and when none of them (*bad set). */
+int options_choice(enum options_id id, const char *const *names, int *bad);
 
 #endif

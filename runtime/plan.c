@@ -395,6 +395,44 @@ static int check_timing(const struct mp_plan *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* Ordinals number the streams by their first request: each is at most the
+ * number of ordinals seen before it, which bounds them by nallocs. */
+static int check_streams(const struct mp_plan *p, char *err, size_t errlen)
+{
+	if (!p->has_streams) {
+		if (p->streams)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "STREAMS: an entry array for a plan without streams (has_streams is 0)");
+		return 0;
+	}
+	if (p->nallocs && !p->streams)
+		return seterr(err, errlen, MP_PLAN_EFORMAT,
+			      "STREAMS: %u allocations but no entry array",
+			      p->nallocs);
+	uint32_t next = 0; /* ordinals seen so far */
+	for (uint32_t i = 0; i < p->nallocs; i++) {
+		uint32_t o = p->streams[i];
+		if (o == MP_PLAN_STREAM_UNKNOWN)
+			continue;
+		if (o > next)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "STREAMS entry %u, field stream: ordinal %u where the entries before it name %u stream%s (a new stream takes the next ordinal, %u)",
+				      i, o, next, next == 1 ? "" : "s", next);
+		if (o == next)
+			next++;
+	}
+	return 0;
+}
+
+uint32_t mp_plan_stream_count(const struct mp_plan *p)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; p->has_streams && p->streams && i < p->nallocs; i++)
+		if (p->streams[i] != MP_PLAN_STREAM_UNKNOWN && p->streams[i] >= n)
+			n = p->streams[i] + 1;
+	return n;
+}
+
 int mp_plan_validate(const struct mp_plan *p, char *err, size_t errlen)
 {
 	if (p->pool_align == 0 || (p->pool_align & (p->pool_align - 1)))
@@ -423,7 +461,9 @@ int mp_plan_validate(const struct mp_plan *p, char *err, size_t errlen)
 	int rc = check_allocs(p, err, errlen);
 	if (!rc)
 		rc = check_swaps(p, err, errlen);
-	return rc ? rc : check_timing(p, err, errlen);
+	if (!rc)
+		rc = check_timing(p, err, errlen);
+	return rc ? rc : check_streams(p, err, errlen);
 }
 
 /* --- encoding -------------------------------------------------------------- */
@@ -443,20 +483,42 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 	if (rc)
 		return seterr(err, errlen, MP_PLAN_EINVAL,
 			      "refusing to write an invalid plan: %s", why);
-	/* META, ALLOCS, SWAPS, and SWAP_TIMING when the plan has timing */
-	enum { MAXSEC = 4 };
-	uint32_t nsec = p->has_timing ? 4 : 3;
-	size_t meta_at = MP_PLAN_HEADER_SIZE + nsec * MP_PLAN_SECTION_SIZE;
-	size_t allocs_at = PAD8(meta_at + MP_PLAN_META_SIZE);
-	size_t allocs_len = (size_t)p->nallocs * MP_PLAN_ALLOC_SIZE;
-	size_t swaps_at = PAD8(allocs_at + allocs_len);
-	size_t swaps_len = (size_t)p->nswaps * MP_PLAN_SWAP_SIZE;
-	size_t timing_at = PAD8(swaps_at + swaps_len);
-	size_t timing_len = p->has_timing
-				    ? (size_t)p->nswaps * MP_PLAN_SWAP_TIMING_SIZE
-				    : 0;
-	size_t total = p->has_timing ? timing_at + timing_len
-				     : swaps_at + swaps_len;
+	/* META, ALLOCS, SWAPS; SWAP_TIMING when the plan has timing, STREAMS
+	 * when it has streams (both optional: older readers skip them) */
+	enum { MAXSEC = 5 };
+	uint32_t type[MAXSEC], sflags[MAXSEC], count[MAXSEC], esize[MAXSEC];
+	size_t length[MAXSEC], at[MAXSEC];
+	uint32_t nsec = 0;
+#define PLAN_SECTION(t, f, c, e)                                   \
+	do {                                                       \
+		type[nsec] = (t);                                  \
+		sflags[nsec] = (f);                                \
+		count[nsec] = (c);                                 \
+		esize[nsec] = (e);                                 \
+		length[nsec] = (size_t)(c) * (e);                  \
+		nsec++;                                            \
+	} while (0)
+	PLAN_SECTION(MP_PLAN_SECTION_META, MP_PLAN_SECTION_REQUIRED, 1,
+		     MP_PLAN_META_SIZE);
+	PLAN_SECTION(MP_PLAN_SECTION_ALLOCS, MP_PLAN_SECTION_REQUIRED,
+		     p->nallocs, MP_PLAN_ALLOC_SIZE);
+	PLAN_SECTION(MP_PLAN_SECTION_SWAPS, MP_PLAN_SECTION_REQUIRED,
+		     p->nswaps, MP_PLAN_SWAP_SIZE);
+	if (p->has_timing)
+		PLAN_SECTION(MP_PLAN_SECTION_SWAP_TIMING, 0, p->nswaps,
+			     MP_PLAN_SWAP_TIMING_SIZE);
+	if (p->has_streams)
+		PLAN_SECTION(MP_PLAN_SECTION_STREAMS, 0, p->nallocs,
+			     MP_PLAN_STREAM_SIZE);
+#undef PLAN_SECTION
+	size_t total = MP_PLAN_HEADER_SIZE + nsec * MP_PLAN_SECTION_SIZE;
+	for (uint32_t i = 0; i < nsec; i++) {
+		at[i] = PAD8(total);
+		total = at[i] + length[i];
+	}
+	size_t meta_at = at[0], allocs_at = at[1], swaps_at = at[2];
+	size_t timing_at = p->has_timing ? at[3] : 0;
+	size_t streams_at = p->has_streams ? at[nsec - 1] : 0;
 	unsigned char *b = calloc(1, total);
 	if (!b)
 		return seterr(err, errlen, MP_PLAN_ENOMEM,
@@ -468,21 +530,6 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 	put64(b + 16, total);
 	put32(b + 24, nsec);
 	put32(b + 32, 0); /* header flags */
-
-	static const uint32_t type[MAXSEC] = { MP_PLAN_SECTION_META,
-					       MP_PLAN_SECTION_ALLOCS,
-					       MP_PLAN_SECTION_SWAPS,
-					       MP_PLAN_SECTION_SWAP_TIMING };
-	/* the timing is advisory: older readers skip it */
-	static const uint32_t sflags[MAXSEC] = { MP_PLAN_SECTION_REQUIRED,
-						 MP_PLAN_SECTION_REQUIRED,
-						 MP_PLAN_SECTION_REQUIRED, 0 };
-	size_t at[MAXSEC] = { meta_at, allocs_at, swaps_at, timing_at };
-	size_t length[MAXSEC] = { MP_PLAN_META_SIZE, allocs_len, swaps_len,
-				  timing_len };
-	uint32_t count[MAXSEC] = { 1, p->nallocs, p->nswaps, p->nswaps };
-	uint32_t esize[MAXSEC] = { MP_PLAN_META_SIZE, MP_PLAN_ALLOC_SIZE,
-				   MP_PLAN_SWAP_SIZE, MP_PLAN_SWAP_TIMING_SIZE };
 	for (uint32_t i = 0; i < nsec; i++) {
 		unsigned char *s = b + MP_PLAN_HEADER_SIZE + i * MP_PLAN_SECTION_SIZE;
 		put32(s, type[i]);
@@ -536,6 +583,11 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 		put32(e + 24, w->flags);
 		put32(e + 28, 0); /* reserved */
 	}
+	for (uint32_t i = 0; p->has_streams && i < p->nallocs; i++) {
+		unsigned char *e = b + streams_at + (size_t)i * MP_PLAN_STREAM_SIZE;
+		put32(e, p->streams[i]);
+		put32(e + 4, 0); /* reserved */
+	}
 	put32(b + MP_PLAN_CHECKSUM_AT, mp_plan_checksum(b, total));
 	*buf = b;
 	*len = total;
@@ -550,10 +602,15 @@ struct section {
 	uint32_t index; /* position in the table, for messages */
 };
 
+/* By offset, an empty section before a full one at the same offset (the
+ * writer puts an empty SWAPS where STREAMS starts): empty sections overlap
+ * nothing they start with. */
 static int section_cmp(const void *a, const void *b)
 {
 	const struct section *x = a, *y = b;
-	return (x->offset > y->offset) - (x->offset < y->offset);
+	if (x->offset != y->offset)
+		return (x->offset > y->offset) - (x->offset < y->offset);
+	return (x->length > y->length) - (x->length < y->length);
 }
 
 const char *mp_plan_section_name(uint32_t type)
@@ -567,6 +624,8 @@ const char *mp_plan_section_name(uint32_t type)
 		return "SWAPS";
 	case MP_PLAN_SECTION_SWAP_TIMING:
 		return "SWAP_TIMING";
+	case MP_PLAN_SECTION_STREAMS:
+		return "STREAMS";
 	default:
 		return "unknown";
 	}
@@ -818,6 +877,34 @@ static int decode_timing(const unsigned char *buf, const struct section *s,
 	return 0;
 }
 
+/* After ALLOCS (p->nallocs is known): one entry per allocation, reserved
+ * zero; the ordinals are checked by mp_plan_validate. */
+static int decode_streams(const unsigned char *buf, const struct section *s,
+			  struct mp_plan *p, char *err, size_t errlen)
+{
+	if (s->count != p->nallocs)
+		return seterr(err, errlen, MP_PLAN_EFORMAT,
+			      "section %u (STREAMS), field count: %u entries for %u allocations (one entry per ALLOCS entry)",
+			      s->index, s->count, p->nallocs);
+	void *a;
+	int rc = section_array(s, "STREAMS", MP_PLAN_STREAM_SIZE,
+			       sizeof(*p->streams), "stream", &a, err, errlen);
+	if (rc)
+		return rc;
+	p->streams = a;
+	p->has_streams = 1;
+	for (uint32_t i = 0; i < s->count; i++) {
+		const unsigned char *e = buf + s->offset + (size_t)i * s->esize;
+		p->streams[i] = get32(e);
+		uint32_t reserved = get32(e + 4);
+		if (reserved)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "STREAMS entry %u, field reserved: 0x%08x, not 0",
+				      i, reserved);
+	}
+	return 0;
+}
+
 int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 		   char *err, size_t errlen)
 {
@@ -832,10 +919,10 @@ int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 		return seterr(err, errlen, MP_PLAN_ENOMEM,
 			      "out of memory reading %u sections", nsec);
 	rc = decode_table(buf, len, nsec, table, sec, err, errlen);
-	const struct section *known[5] = { NULL, NULL, NULL, NULL, NULL };
+	const struct section *known[MP_PLAN_SECTION_STREAMS + 1] = { NULL };
 	for (uint32_t i = 0; i < nsec && !rc; i++) {
 		uint32_t t = sec[i].type;
-		if (t >= MP_PLAN_SECTION_META && t <= MP_PLAN_SECTION_SWAP_TIMING) {
+		if (t >= MP_PLAN_SECTION_META && t <= MP_PLAN_SECTION_STREAMS) {
 			if (known[t])
 				rc = seterr(err, errlen, MP_PLAN_EFORMAT,
 					    "section %u: a second %s section (the first is section %u)",
@@ -865,6 +952,9 @@ int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 	if (!rc && known[MP_PLAN_SECTION_SWAP_TIMING])
 		rc = decode_timing(buf, known[MP_PLAN_SECTION_SWAP_TIMING], out,
 				   err, errlen);
+	if (!rc && known[MP_PLAN_SECTION_STREAMS])
+		rc = decode_streams(buf, known[MP_PLAN_SECTION_STREAMS], out,
+				    err, errlen);
 	free(sec);
 	if (!rc) {
 		out->version = get32(buf + 8);
@@ -880,6 +970,7 @@ void mp_plan_free(struct mp_plan *p)
 	free(p->allocs);
 	free(p->swaps);
 	free(p->timing);
+	free(p->streams);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -28,6 +28,7 @@
 #define MP_PLAN_ALLOC_SIZE 48
 #define MP_PLAN_SWAP_SIZE 56
 #define MP_PLAN_SWAP_TIMING_SIZE 32
+#define MP_PLAN_STREAM_SIZE 8
 #define MP_PLAN_CHECKSUM_AT 28 /* byte offset of the header's checksum */
 
 /* Error codes: the same values as the trace library's, so that commands map
@@ -47,6 +48,7 @@ enum mp_plan_section {
 	MP_PLAN_SECTION_ALLOCS = 2,
 	MP_PLAN_SECTION_SWAPS = 3,
 	MP_PLAN_SECTION_SWAP_TIMING = 4, /* optional, advisory */
+	MP_PLAN_SECTION_STREAMS = 5,     /* optional: the runtime checks it */
 };
 /* Section flag: a reader that does not know the type must refuse the file;
  * with the flag clear, such a reader skips the section. */
@@ -128,8 +130,12 @@ struct mp_plan_swap_timing {
 	uint32_t flags;              /* MP_PLAN_TIMING_NO_USE, _NO_REUSE */
 };
 
+/* mp_plan.streams[i] of a request whose stream the trace does not know
+ * (cudaMalloc, an import): the runtime checks nothing for it. */
+#define MP_PLAN_STREAM_UNKNOWN UINT32_MAX
+
 /*
- * A plan in memory.  allocs, swaps and timing are malloc'ed and owned by the
+ * A plan in memory.  allocs, swaps, timing and streams are malloc'ed and owned by the
  * plan (mp_plan_free releases them); a plan built by hand must follow the same
  * rule to be passed to mp_plan_free.
  */
@@ -153,6 +159,13 @@ struct mp_plan {
 	 * there are no swaps); without it, NULL: the plan has no timing */
 	struct mp_plan_swap_timing *timing;
 	uint32_t has_timing;
+	/* the STREAMS section: with has_streams, nallocs entries (NULL when
+	 * there are no allocations): per ALLOCS entry, the ordinal of its
+	 * stream among the trace's streams in the order of their first
+	 * allocation request (0 the first, each new one the next), or
+	 * MP_PLAN_STREAM_UNKNOWN; without it, NULL: nothing to check */
+	uint32_t *streams;
+	uint32_t has_streams;
 };
 
 /*
@@ -186,7 +199,8 @@ uint32_t mp_plan_checksum(const unsigned char *buf, size_t len);
  * the clock ordinals increasing, distinct and below nrequests; the
  * fingerprint equal to the sizes'; the lower bound not above the pool; the
  * strategy name; every swap inside its request's lifetime, its buffer and the
- * host staging area; with timing, known flags and the slacks they void at 0.
+ * host staging area; with timing, known flags and the slacks they void at 0;
+ * with streams, each ordinal at most one above those before it.
  * Returns 0 or MP_PLAN_EFORMAT (or MP_PLAN_ENOMEM) with
  * a sentence naming the field and entry in err.
  */
@@ -227,8 +241,8 @@ struct mp_plan_section_info {
 	uint32_t count, entry_size;
 };
 
-/* "META", "ALLOCS", "SWAPS", "SWAP_TIMING", or "unknown": a section type's
- * name. */
+/* "META", "ALLOCS", "SWAPS", "SWAP_TIMING", "STREAMS", or "unknown": a
+ * section type's name. */
 const char *mp_plan_section_name(uint32_t type);
 
 /*
@@ -249,6 +263,10 @@ int mp_plan_layout(const unsigned char *buf, size_t len,
  */
 int mp_plan_write_file(const char *path, const struct mp_plan *p, char *err,
 		       size_t errlen);
+
+/* The number of distinct stream ordinals of p's STREAMS section (the
+ * highest one plus one; 0 without the section or with none known). */
+uint32_t mp_plan_stream_count(const struct mp_plan *p);
 
 /* Frees what p owns and leaves it empty (zeroed); p may be empty already. */
 void mp_plan_free(struct mp_plan *p);

@@ -50,6 +50,7 @@
 #define RT_STREAMS 32             /* streams tracked at once (slots) */
 #define DEFAULT_MATCH 8
 #define RT_BORROWS_PER_ENTRY 32 /* (entry, swap) pairs a plan may have, per entry */
+#define RT_STREAM_ORDS 64       /* trace stream ordinals checked (STREAMS) */
 
 enum phase { PH_IDLE, PH_FOLLOW };
 enum live { LIVE_NO = 0, LIVE_POOL = 1 };
@@ -90,6 +91,7 @@ struct mp_runtime {
 	int device;
 	int verbose;
 	unsigned match;
+	int on_unsafe;        /* enum mp_on_unsafe */
 
 	char *pool;           /* first byte of the pool (aligned) */
 	void *pool_mem;       /* what the real allocator returned */
@@ -128,6 +130,10 @@ struct mp_runtime {
 	uint32_t npending;
 	uint32_t *watch;      /* swap-ins issued since the last request */
 	uint32_t nwatch;
+	/* the iteration's binding of the plan's trace stream ordinals (its
+	 * STREAMS section) to the program's streams, made at first sight */
+	void *bound[RT_STREAM_ORDS]; /* per ordinal: its stream */
+	uint64_t bound_mask;         /* ordinals bound so far */
 	struct mp_stats st;
 	unsigned char warned[W_NKINDS];
 	char problem[320];
@@ -589,18 +595,27 @@ static int borrowers_gone(const mp_runtime *rt, uint32_t w)
 
 /* Says which buffer holds swap w's bytes when a divergence leaves it out:
  * the bytes cannot come back while that one is live (both have their
- * addresses), and a use of the owner before its free reads wrong bytes. */
+ * addresses), and a use of the owner before its free reads wrong bytes.
+ * With MP_ON_UNSAFE_ABORT, says so whatever the verbosity and aborts the
+ * process here, before the program can use the owner. */
 static void warn_lent(mp_runtime *rt, uint32_t w)
 {
 	uint32_t b = NONE32;
 	for (uint32_t i = rt->borrow0[w]; i < rt->borrow0[w + 1] && b == NONE32; i++)
 		if (rt->req[rt->borrowers[i]].live == LIVE_POOL)
 			b = rt->borrowers[i];
+	unsigned long long owner = (unsigned long long)rt->plan.swaps[w].request;
+	if (rt->on_unsafe == MP_ON_UNSAFE_ABORT) {
+		fprintf(stderr,
+			"memplan: error: %s; plan entry %llu is swapped out and plan entry %u, placed over its bytes, is live, so a use of entry %llu before that free would read wrong bytes: aborting (MEMPLAN_ON_UNSAFE=abort)\n",
+			rt->problem, owner, b, owner);
+		abort();
+	}
 	char why[sizeof(rt->problem)]; /* the divergence stays the last problem */
 	memcpy(why, rt->problem, sizeof(why));
 	warn(rt, W_LENT,
-	     "plan entry %llu stays swapped out until plan entry %u, placed over its bytes, is freed: a use of it before that free reads wrong bytes",
-	     (unsigned long long)rt->plan.swaps[w].request, b);
+	     "plan entry %llu stays swapped out until plan entry %u, placed over its bytes, is freed: a use of it before that free reads wrong bytes (MEMPLAN_ON_UNSAFE=abort stops the program here instead)",
+	     owner, b);
 	memcpy(rt->problem, why, sizeof(why));
 }
 
@@ -688,6 +703,7 @@ static void start(mp_runtime *rt, uint64_t k, int trusted)
 {
 	rt->phase = PH_FOLLOW;
 	rt->k = k;
+	rt->bound_mask = 0; /* each iteration binds its own streams */
 	rt->ca = first_alloc_at(&rt->plan, k);
 	rt->cf = first_free_at(rt, k);
 	rt->chained = 0;
@@ -765,6 +781,55 @@ static void mismatch(mp_runtime *rt, const char *what)
 			 (unsigned long long)p->allocs[c >> 1].size);
 	diverge(rt, "request %llu of the iteration is %s where the plan has %s",
 		(unsigned long long)rt->k, what, want);
+}
+
+/* Binds plan entry r's trace stream ordinal to stream at its first request
+ * in the iteration, so that the binding is a bijection: one stream per
+ * ordinal, one ordinal per stream.  Returns 0 (bound, or nothing to check:
+ * no STREAMS section, a stream the trace did not know, an ordinal past
+ * RT_STREAM_ORDS), or 1 when stream contradicts the binding; *held is then
+ * the ordinal that holds stream, or the plan's own when stream is not its.
+ * A compare when the ordinal is bound; a scan of the bound ones at first
+ * sight. */
+static int stream_bind(mp_runtime *rt, uint32_t r, void *stream, uint32_t *held)
+{
+	const uint32_t *ord = rt->plan.streams;
+	uint32_t o = ord ? ord[r] : MP_PLAN_STREAM_UNKNOWN;
+	if (o >= RT_STREAM_ORDS)
+		return 0;
+	*held = o;
+	if (rt->bound_mask >> o & 1)
+		return rt->bound[o] != stream;
+	for (uint64_t m = rt->bound_mask; m; m &= m - 1) {
+		uint32_t i = (uint32_t)__builtin_ctzll(m);
+		if (rt->bound[i] == stream) {
+			*held = i;
+			return 1;
+		}
+	}
+	rt->bound[o] = stream;
+	rt->bound_mask |= (uint64_t)1 << o;
+	return 0;
+}
+
+/* Alloc request r on stream contradicts the iteration's stream binding
+ * (held as stream_bind() left it): a divergence, as mismatch(). */
+static void stream_mismatch(mp_runtime *rt, uint32_t r, void *stream,
+			    uint32_t held)
+{
+	if (rt->confirm_left) { /* not an iteration after all: quietly */
+		rt->phase = PH_IDLE;
+		return;
+	}
+	uint32_t o = rt->plan.streams[r];
+	unsigned long long k = (unsigned long long)rt->k;
+	unsigned long long n = (unsigned long long)rt->plan.allocs[r].size;
+	if (held == o)
+		diverge(rt, "request %llu of the iteration is an alloc of %llu bytes on stream %p where the plan has it on the trace's stream %u, which this iteration runs on stream %p",
+			k, n, stream, o, rt->bound[o]);
+	else
+		diverge(rt, "request %llu of the iteration is an alloc of %llu bytes on stream %p, which this iteration runs the trace's stream %u on, where the plan has it on the trace's stream %u",
+			k, n, stream, held, o);
 }
 
 /* --- pool bookkeeping -------------------------------------------------------- */
@@ -967,20 +1032,27 @@ void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 	}
 	if (rt->phase == PH_FOLLOW) {
 		uint32_t c = rt->k < pl->nrequests ? clock_now(rt) : CLOCK_FOREIGN;
+		uint32_t held = 0;
 		if (rt->k < pl->nrequests && c != CLOCK_FOREIGN && !(c & 1) &&
 		    pl->allocs[c >> 1].size == size) {
-			p = serve(rt, c >> 1, size, stream, mem, rcp);
-			pthread_mutex_unlock(&rt->lock);
-			return p;
+			if (!stream_bind(rt, c >> 1, stream, &held)) {
+				p = serve(rt, c >> 1, size, stream, mem, rcp);
+				pthread_mutex_unlock(&rt->lock);
+				return p;
+			}
+			stream_mismatch(rt, c >> 1, stream, held);
+		} else {
+			char what[64];
+			snprintf(what, sizeof(what), "an alloc of %llu bytes",
+				 (unsigned long long)size);
+			mismatch(rt, what);
 		}
-		char what[64];
-		snprintf(what, sizeof(what), "an alloc of %llu bytes",
-			 (unsigned long long)size);
-		mismatch(rt, what);
-		/* a candidate that failed may restart right here */
+		/* a candidate that failed may restart right here (its
+		 * binding starts anew, so this request binds) */
 		if (rt->phase == PH_IDLE && !rt->explicit_mode &&
 		    size == pl->allocs[0].size) {
 			start(rt, pl->allocs[0].lower, 0);
+			stream_bind(rt, 0, stream, &held);
 			p = serve(rt, 0, size, stream, mem, rcp);
 			pthread_mutex_unlock(&rt->lock);
 			return p;
@@ -1312,6 +1384,7 @@ mp_runtime *runtime_open_plan(struct mp_plan *plan, const struct mp_backend *be,
 	rt->device = dev;
 	rt->verbose = opt->verbose;
 	rt->match = opt->match ? opt->match : DEFAULT_MATCH;
+	rt->on_unsafe = opt->on_unsafe;
 	rt->copy_slot = -1;
 	rt->explicit_mode = opt->explicit_iterations != 0;
 	if ((rc = derive(rt))) {

@@ -62,13 +62,17 @@ expect 1 "verify a CSV's plan against a zoo trace exits 1" \
 	memplan-plan verify "$T/s.plan" "$T/a2.trace"
 
 # a plan edited to overlap (offsets moved by the CSV round trip) is caught:
-# rewrite ALLOCS entry 1's offset (bytes 256 + 48 + 8) to entry 0's, fix CRC
+# rewrite ALLOCS entry 1's offset (bytes at + 48 + 8, at from the section
+# table) to entry 0's, fix CRC
 if command -v python3 >/dev/null 2>&1; then
 	python3 - "$T/s.plan" "$T/bad.plan" <<'EOF'
 import struct, sys
 b = bytearray(open(sys.argv[1], 'rb').read())
-off0 = struct.unpack_from('<Q', b, 256 + 8)[0]
-struct.pack_into('<Q', b, 256 + 48 + 8, off0)
+nsec = struct.unpack_from('<I', b, 24)[0]
+at = [struct.unpack_from('<Q', b, 64 + 32 * i + 8)[0] for i in range(nsec)
+      if struct.unpack_from('<I', b, 64 + 32 * i)[0] == 2][0]
+off0 = struct.unpack_from('<Q', b, at + 8)[0]
+struct.pack_into('<Q', b, at + 48 + 8, off0)
 b[28:32] = b'\0\0\0\0'
 # CRC-32C, bitwise, from memplan-plan(5)
 crc = 0xffffffff

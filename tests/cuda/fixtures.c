@@ -11,7 +11,17 @@
  *                 nothing empties
  *   dev3.plan     noswap.plan for device 3
  * Allocator clock: 0 alloc A, 1 alloc C, 2 alloc B, 3 free B, 4 alloc E,
- * 5 free A, 6 free C, 7 free E.  Usage: fixtures DIR.
+ * 5 free A, 6 free C, 7 free E.  Usage: fixtures DIR.  Three more traces,
+ * without the hole, for memplan-plan compile and the client:
+ *   streams.trace    A and B allocated on stream 0, C and E on stream 1
+ *                    (as the client's --async --streams 2 puts them)
+ *   crossed.trace    the same requests with B on stream 1 and E on 0
+ *   late-free.trace  the iteration twice over: as traced, then with B
+ *                    freed after alloc E, while A is out and B over it, and
+ *                    A read in between (issue 22, a borrower freed late)
+ *
+ * fixtures --strip-streams PLAN OUT writes PLAN without its STREAMS
+ * section, as memplan wrote plans before it had one.
  *
  * fixtures --late-swapin PLAN TRACE OUT breaks a compiled plan the same way
  * late.plan is broken: the first swap whose bytes are borrowed and whose
@@ -30,13 +40,15 @@
 #define KiB 1024u
 
 static int64_t seq;
+static int64_t stream_of_buffer[8]; /* the stream of each buffer's alloc */
 
 static void event(struct trace *t, uint8_t type, int64_t buffer,
 		  const char *name)
 {
 	struct trace_event e = { .seq = seq++, .t_start = TRACE_TIME_NONE,
 				 .t_end = TRACE_TIME_NONE, .buffer = buffer,
-				 .stream = 0, .type = type, .name = name };
+				 .stream = type == TRACE_EV_ALLOC ? stream_of_buffer[buffer] : 0,
+				 .type = type, .name = name };
 	trace_add_event(t, &e);
 }
 
@@ -52,21 +64,57 @@ static void kernel(struct trace *t, const char *name, int64_t r1, int64_t r2,
 		trace_add_access(t, w, TRACE_ACCESS_WRITE);
 }
 
-static struct trace *build_trace(void)
+/* What build_trace() makes. */
+enum variant { V_SWAP, V_STREAMS, V_CROSSED, V_LATE_FREE };
+
+static struct trace *build_trace(enum variant v)
 {
 	struct trace *t = trace_new();
 	static const uint64_t sz[] = { 64 * KiB, 32 * KiB, 64 * KiB, 16 * KiB };
 	static const char *const label[] = { "A", "C", "B", "E" };
-	for (int i = 0; i < 4; i++) {
-		struct trace_buffer b = { .size = sz[i], .rounded = sz[i],
+	/* streams of A, C, B, E */
+	static const int64_t st[][4] = { [V_SWAP] = { 0, 0, 0, 0 },
+					  [V_STREAMS] = { 0, 1, 0, 1 },
+					  [V_CROSSED] = { 0, 1, 1, 0 },
+					  [V_LATE_FREE] = { 0, 0, 0, 0 } };
+	int nb = v == V_LATE_FREE ? 8 : 4;
+	seq = 0;
+	for (int i = 0; i < nb; i++) {
+		stream_of_buffer[i] = st[v][i % 4];
+		struct trace_buffer b = { .size = sz[i % 4], .rounded = sz[i % 4],
 					  .align = 256, .fixed_offset = TRACE_NONE,
-					  .stream = 0, .device = 0,
+					  .stream = st[v][i % 4], .device = 0,
 					  .kind = TRACE_KIND_DEVICE,
 					  .role = TRACE_ROLE_ACTIVATION,
-					  .label = label[i] };
+					  .label = label[i % 4] };
 		trace_add_buffer(t, &b);
 	}
 	enum { A, C, B, E };
+	if (v == V_LATE_FREE) {
+		/* as planned, then B freed late: A (4) is out and B (6) over
+		 * its bytes when alloc E (7) comes where the plan has B's
+		 * free, and A is read before B's free */
+		for (int64_t o = 0; o <= 4; o += 4) {
+			event(t, TRACE_EV_ALLOC, o + A, NULL);
+			kernel(t, "write_a", -1, -1, o + A);
+			event(t, TRACE_EV_ALLOC, o + C, NULL);
+			kernel(t, "a_to_c", o + A, -1, o + C);
+			event(t, TRACE_EV_ALLOC, o + B, NULL);
+			kernel(t, "c_to_b", o + C, -1, o + B);
+			if (o == 0)
+				event(t, TRACE_EV_FREE, o + B, NULL);
+			event(t, TRACE_EV_ALLOC, o + E, NULL);
+			kernel(t, "read_a", o + A, -1, -1);
+			if (o == 4)
+				event(t, TRACE_EV_FREE, o + B, NULL);
+			kernel(t, "ac_to_e", o + A, o + C, o + E);
+			event(t, TRACE_EV_FREE, o + A, NULL);
+			event(t, TRACE_EV_FREE, o + C, NULL);
+			event(t, TRACE_EV_FREE, o + E, NULL);
+		}
+		trace_set_meta(t, "source", "tests/cuda/fixtures.c");
+		return t;
+	}
 	event(t, TRACE_EV_ALLOC, A, NULL);      /* seq 0, clock 0 */
 	kernel(t, "write_a", -1, -1, A);        /* 1 */
 	event(t, TRACE_EV_ALLOC, C, NULL);      /* 2, clock 1 */
@@ -82,7 +130,8 @@ static struct trace *build_trace(void)
 	event(t, TRACE_EV_FREE, E, NULL);       /* 12, clock 7 */
 	/* A is not resident while B lives */
 	struct trace_hole h = { A, 4, 7, TRACE_NONE, TRACE_NONE };
-	trace_add_hole(t, &h);
+	if (v == V_SWAP)
+		trace_add_hole(t, &h);
 	trace_set_meta(t, "source", "tests/cuda/fixtures.c");
 	return t;
 }
@@ -192,23 +241,50 @@ static int late_swapin(const char *ppath, const char *tpath, const char *out)
 	return rc;
 }
 
+/* PLAN without its STREAMS section, as an older memplan wrote it. */
+static int strip_streams(const char *in, const char *out)
+{
+	char err[512];
+	struct mp_plan p;
+	if (mp_plan_read_file(in, &p, err, sizeof(err))) {
+		fprintf(stderr, "fixtures: %s\n", err);
+		return 3;
+	}
+	free(p.streams);
+	p.streams = NULL;
+	p.has_streams = 0;
+	int rc = mp_plan_write_file(out, &p, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "fixtures: %s\n", err);
+	mp_plan_free(&p);
+	return rc ? 3 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "--late-swapin"))
 		return late_swapin(argv[2], argv[3], argv[4]);
+	if (argc == 4 && !strcmp(argv[1], "--strip-streams"))
+		return strip_streams(argv[2], argv[3]);
 	if (argc != 2) {
 		fprintf(stderr, "usage: fixtures DIR\n"
-				"       fixtures --late-swapin PLAN TRACE OUT\n");
+				"       fixtures --late-swapin PLAN TRACE OUT\n"
+				"       fixtures --strip-streams PLAN OUT\n");
 		return 2;
 	}
 	char err[512], path[1024];
-	struct trace *t = build_trace();
-	snprintf(path, sizeof(path), "%s/swap.trace", argv[1]);
-	if (trace_finish(t, err, sizeof(err)) || trace_save(t, path, err, sizeof(err))) {
-		fprintf(stderr, "fixtures: %s\n", err);
-		return 1;
+	static const char *const name[] = { "swap", "streams", "crossed", "late-free" };
+	for (int v = V_SWAP; v <= V_LATE_FREE; v++) {
+		struct trace *t = build_trace((enum variant)v);
+		snprintf(path, sizeof(path), "%s/%s.trace", argv[1], name[v]);
+		if (trace_finish(t, err, sizeof(err)) ||
+		    trace_save(t, path, err, sizeof(err))) {
+			fprintf(stderr, "fixtures: %s\n", err);
+			trace_free(t);
+			return 1;
+		}
+		trace_free(t);
 	}
-	trace_free(t);
 	static const uint64_t apart[] = { 0, 64 * KiB, 112 * KiB, 96 * KiB };
 	static const uint64_t swapped[] = { 0, 64 * KiB, 0, 96 * KiB };
 	static const uint64_t over[] = { 0, 32 * KiB, 96 * KiB, 160 * KiB };

@@ -5,7 +5,8 @@
  * the same plan and shows the same layout.  Each input is tried twice: as
  * it is, and with its size field and checksum repaired, so that mutations reach the
  * section table and entry checks behind the CRC.  Seeds are real plans,
- * one of them with the optional SWAP_TIMING section (timing.plan).
+ * one of them with the optional SWAP_TIMING section (timing.plan); compiled
+ * plans carry the optional STREAMS section.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static void one(const unsigned char *buf, size_t len)
 	int rc = mp_plan_decode(buf, len, &p, err, sizeof(err));
 	if (rc) {
 		if (err[0] == '\0' || p.allocs || p.swaps || p.nallocs ||
-		    p.timing || p.has_timing)
+		    p.timing || p.has_timing || p.streams || p.has_streams)
 			abort(); /* a refusal says why and leaves nothing */
 		return;
 	}
@@ -42,8 +43,15 @@ static void one(const unsigned char *buf, size_t len)
 		abort();
 	if (q.nallocs != p.nallocs || q.nswaps != p.nswaps ||
 	    q.pool_size != p.pool_size || q.fingerprint != p.fingerprint ||
-	    q.has_timing != p.has_timing)
+	    q.has_timing != p.has_timing || q.has_streams != p.has_streams ||
+	    mp_plan_stream_count(&q) != mp_plan_stream_count(&p))
 		abort();
+	/* a stream ordinal never reaches the count of entries */
+	if (p.has_streams && mp_plan_stream_count(&p) > p.nallocs)
+		abort();
+	for (uint32_t i = 0; p.has_streams && i < p.nallocs; i++)
+		if (q.streams[i] != p.streams[i])
+			abort();
 	for (uint32_t i = 0; i < p.nallocs; i++)
 		if (q.allocs[i].offset != p.allocs[i].offset ||
 		    q.allocs[i].size != p.allocs[i].size)

@@ -2,7 +2,8 @@
 /*
  * fuzz_runtime.c - fuzz target for the runtime on any plan that loads: the
  * tables derived at open, then requests that follow the plan, stray from it
- * where the input says (another size, a skipped free, an early end), and a
+ * where the input says (another size, a skipped free, an early end, another
+ * stream than the plan's STREAMS section binds), and a
  * recognised iteration after explicit ones.  Every pool pointer is written
  * in full (AddressSanitizer sees a byte outside the pool or the staging),
  * every allocation is freed once, and the statistics must add up.  Inputs
@@ -53,7 +54,13 @@ static void drive(mp_runtime *rt, const struct mp_plan *p, uint64_t twist,
 			size_t n = (size_t)p->allocs[r].size;
 			if (k == stray && how == 1)
 				n += 8; /* another size */
-			ptr[r] = mp_alloc(rt, n, NULL);
+			/* the trace's streams as handles 1, 2, ...; the stray
+			 * request on another one where the input says */
+			uintptr_t s = p->streams && p->streams[r] != MP_PLAN_STREAM_UNKNOWN
+					      ? (uintptr_t)p->streams[r] + 1 : 0;
+			if (k == stray && (twist >> 40 & 1))
+				s = (s + 1) % 3;
+			ptr[r] = mp_alloc(rt, n, (void *)s);
 			if (ptr[r] && mp_owns(rt, ptr[r]))
 				memset(ptr[r], 0x5a, n);
 		} else if (!(k == stray && how == 2)) { /* a skipped free */
@@ -85,9 +92,12 @@ static void one(const unsigned char *buf, size_t len, uint64_t twist)
 	copy.has_timing = 0;
 	copy.allocs = malloc((p.nallocs ? p.nallocs : 1) * sizeof(*copy.allocs));
 	copy.swaps = malloc((p.nswaps ? p.nswaps : 1) * sizeof(*copy.swaps));
-	if (!copy.allocs || !copy.swaps) {
+	copy.streams = p.has_streams ? malloc((p.nallocs ? p.nallocs : 1) *
+					      sizeof(*copy.streams)) : NULL;
+	if (!copy.allocs || !copy.swaps || (p.has_streams && !copy.streams)) {
 		free(copy.allocs);
 		free(copy.swaps);
+		free(copy.streams);
 		mp_plan_free(&p);
 		return;
 	}
@@ -95,6 +105,8 @@ static void one(const unsigned char *buf, size_t len, uint64_t twist)
 		memcpy(copy.allocs, p.allocs, p.nallocs * sizeof(*copy.allocs));
 	if (p.nswaps)
 		memcpy(copy.swaps, p.swaps, p.nswaps * sizeof(*copy.swaps));
+	if (p.has_streams && p.nallocs)
+		memcpy(copy.streams, p.streams, p.nallocs * sizeof(*copy.streams));
 	struct mp_options o;
 	mp_options_init(&o);
 	o.backend = MP_BACKEND_HOST;

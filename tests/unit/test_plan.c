@@ -1279,10 +1279,10 @@ static void test_timing_sim(void)
 		unsigned char *buf;
 		size_t len;
 		CHECK(mp_plan_encode(&p, &buf, &len, err, sizeof(err)) == 0 &&
-			      get32(buf + 24) == 4 &&
+			      get32(buf + 24) == 5 &&
 			      mp_plan_decode(buf, len, &q, err, sizeof(err)) == 0 &&
 			      q.has_timing && q.nswaps == 0,
-		      "  ... written as a SWAP_TIMING section of 0 entries");
+		      "  ... written as a SWAP_TIMING section of 0 entries (beside STREAMS)");
 		free(buf);
 		mp_plan_free(&q);
 	}
@@ -1941,6 +1941,244 @@ static void test_replay_agrees(void)
 	      "  ... over traces with holes, plans accepted and refused");
 }
 
+/* The optional STREAMS section: written when the plan has streams, read
+ * back, every count and ordinal bounded by what the file holds, older plans
+ * without it loading as before. */
+static void test_streams_format(void)
+{
+	struct mp_plan p, q;
+	unsigned char *buf = NULL, *buf2 = NULL, *b;
+	size_t len = 0, len2 = 0, n;
+	sample_plan(&p);
+	static const uint32_t ord[6] = { 0, 1, 0, MP_PLAN_STREAM_UNKNOWN, 2, 1 };
+	p.streams = malloc(sizeof(ord));
+	memcpy(p.streams, ord, sizeof(ord));
+	p.has_streams = 1;
+	CHECK_EQ_U64(mp_plan_stream_count(&p), 3, "three trace streams");
+	int rc = mp_plan_encode(&p, &buf, &len, err, sizeof(err));
+	CHECK(rc == 0, "encode a plan with streams");
+	if (rc) {
+		printf("# %s\n", err);
+		mp_plan_free(&p);
+		return;
+	}
+	CHECK_EQ_U64(len, 64 + 4 * 32 + 96 + 6 * 48 + 56 + 6 * 8,
+		     "  ... one more table entry and one 8-byte entry per allocation");
+	const unsigned char *e = buf + 64 + 3 * 32;
+	CHECK(get32(e) == MP_PLAN_SECTION_STREAMS && get32(e + 4) == 0 &&
+		      get64(e + 16) == 48 && get32(e + 24) == 6 && get32(e + 28) == 8,
+	      "  ... type 5, not required (older readers skip it), 6 entries of 8 bytes");
+	size_t at = (size_t)get64(e + 8);
+	CHECK(get32(buf + at + 8) == 1 && get32(buf + at + 12) == 0 &&
+		      get32(buf + at + 24) == UINT32_MAX,
+	      "  ... an ordinal and a zero per entry, unknown as 0xffffffff");
+	rc = mp_plan_decode(buf, len, &q, err, sizeof(err));
+	CHECK(rc == 0 && same_plan(&p, &q) && q.has_streams &&
+		      memcmp(q.streams, ord, sizeof(ord)) == 0,
+	      "decode gives back the ordinals");
+	CHECK(rc == 0 && mp_plan_encode(&q, &buf2, &len2, err, sizeof(err)) == 0 &&
+		      len2 == len && memcmp(buf, buf2, len) == 0,
+	      "  ... and encoding it again gives the same bytes");
+	free(buf2);
+	mp_plan_free(&q);
+	CHECK(strcmp(mp_plan_section_name(MP_PLAN_SECTION_STREAMS), "STREAMS") == 0,
+	      "the section's name");
+
+	unsigned char *c = malloc(len);
+	int all = 1;
+	for (size_t i = 0; i < len; i++) {
+		memcpy(c, buf, len);
+		c[i] ^= 0x40;
+		if (mp_plan_decode(c, len, &q, err, sizeof(err)) == 0) {
+			all = 0;
+			mp_plan_free(&q);
+		}
+	}
+	CHECK(all, "every single-byte corruption of a plan with streams is refused");
+	all = 1;
+	for (n = 0; n < len; n++)
+		if (mp_plan_decode(buf, n, &q, err, sizeof(err)) == 0) {
+			all = 0;
+			mp_plan_free(&q);
+		}
+	CHECK(all, "every truncation of a plan with streams is refused");
+	free(c);
+
+	struct tsec s[8];
+	CHECK_EQ_U64(split(buf, s), 4, "split: four sections");
+	b = assemble(s, 3, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && !q.has_streams &&
+		      q.streams == NULL && q.nallocs == 6,
+	      "the same plan without STREAMS (an older plan) loads, without streams");
+	mp_plan_free(&q);
+	free(b);
+	struct tsec r[4] = { s[3], s[1], s[0], s[2] };
+	b = assemble(r, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && q.has_streams,
+	      "STREAMS may come first");
+	mp_plan_free(&q);
+	free(b);
+	struct tsec t[5] = { s[0], s[1], s[2], s[3], s[3] };
+	b = assemble(t, 5, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "a second STREAMS section is refused",
+		(const char *const[]){ "second STREAMS", NULL });
+
+	/* counts: one entry per allocation, and never past the file */
+	unsigned char d[7 * 8];
+	memcpy(d, s[3].data, 48);
+	memset(d + 48, 0, 8);
+	t[3] = (struct tsec){ 5, 0, 7, 8, d, 56 };
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "seven stream entries for six allocations are refused",
+		(const char *const[]){ "STREAMS", "count", "7 entries for 6 allocations", NULL });
+	t[3] = (struct tsec){ 5, 0, 5, 8, d, 40 };
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "five stream entries for six allocations are refused",
+		(const char *const[]){ "STREAMS", "count", NULL });
+	t[3] = (struct tsec){ 5, 0, 6, 8, d, 48 };
+	b = assemble(t, 4, 1, 0, &n);
+	put32(b + 64 + 3 * 32 + 24, 0x10000000u); /* the count, alone */
+	put64(b + 64 + 3 * 32 + 16, (uint64_t)0x10000000u * 8); /* and the length */
+	fix_checksum(b, n);
+	refused(b, n, MP_PLAN_EFORMAT, "a count of 2^28 entries, running past the file, is refused",
+		(const char *const[]){ "section 3 (STREAMS)", "not inside the file", NULL });
+	b = assemble(t, 4, 1, 0, &n);
+	put32(b + 64 + 3 * 32 + 24, 0x10000000u); /* the count, not the length */
+	fix_checksum(b, n);
+	refused(b, n, MP_PLAN_EFORMAT, "a count the section's length does not hold is refused",
+		(const char *const[]){ "section 3 (STREAMS)", "length", NULL });
+	t[3] = (struct tsec){ 5, 0, 6, 4, d, 24 };
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "entries shorter than 8 bytes are refused",
+		(const char *const[]){ "STREAMS", "entry_size", NULL });
+
+	/* ordinals: a new stream takes the next one */
+	put32(d + 8, 2);
+	t[3] = (struct tsec){ 5, 0, 6, 8, d, 48 };
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "an ordinal past the streams seen before it is refused",
+		(const char *const[]){ "STREAMS entry 1", "ordinal 2", "next ordinal, 1", NULL });
+	put32(d + 8, 1);
+	put32(d, 0xfffffffeu);
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "an ordinal of 2^32 - 2 is refused",
+		(const char *const[]){ "STREAMS entry 0", "ordinal 4294967294", NULL });
+	put32(d, 0);
+	put32(d + 4, 1);
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "a reserved field not 0 is refused",
+		(const char *const[]){ "STREAMS entry 0", "reserved", NULL });
+	put32(d + 4, 0);
+	for (int i = 0; i < 6; i++)
+		put32(d + 8 * i, MP_PLAN_STREAM_UNKNOWN);
+	b = assemble(t, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && q.has_streams &&
+		      mp_plan_stream_count(&q) == 0,
+	      "a section of unknown streams only loads (nothing to check)");
+	mp_plan_free(&q);
+	free(b);
+	t[3].flags = MP_PLAN_SECTION_REQUIRED;
+	b = assemble(t, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && q.has_streams,
+	      "STREAMS marked required loads too (this reader knows it)");
+	mp_plan_free(&q);
+	free(b);
+
+	/* no swaps: the writer's empty SWAPS starts where STREAMS does, and
+	 * either may come first in the table */
+	struct mp_plan z;
+	sample_plan(&z);
+	free(z.swaps);
+	z.swaps = NULL;
+	z.nswaps = 0;
+	z.host_staging = 0;
+	z.streams = malloc(sizeof(ord));
+	memcpy(z.streams, ord, sizeof(ord));
+	z.has_streams = 1;
+	unsigned char *zb;
+	size_t zn;
+	CHECK(mp_plan_encode(&z, &zb, &zn, err, sizeof(err)) == 0 &&
+		      get64(zb + 64 + 2 * 32 + 8) == get64(zb + 64 + 3 * 32 + 8) &&
+		      get64(zb + 64 + 2 * 32 + 16) == 0,
+	      "without swaps, the empty SWAPS starts where STREAMS does");
+	unsigned char row[32];
+	memcpy(row, zb + 64 + 2 * 32, 32);
+	memmove(zb + 64 + 2 * 32, zb + 64 + 3 * 32, 32);
+	memcpy(zb + 64 + 3 * 32, row, 32);
+	fix_checksum(zb, zn);
+	CHECK(mp_plan_decode(zb, zn, &q, err, sizeof(err)) == 0 && q.has_streams &&
+		      q.nswaps == 0,
+	      "  ... and STREAMS before it in the table loads (an empty section overlaps nothing)");
+	mp_plan_free(&q);
+	free(zb);
+	mp_plan_free(&z);
+
+	/* in memory */
+	free(p.streams);
+	p.streams = NULL;
+	CHECK(mp_plan_validate(&p, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "a plan with streams and no ordinals is invalid");
+	p.has_streams = 0;
+	p.streams = malloc(sizeof(ord));
+	CHECK(mp_plan_validate(&p, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "  ... and so is ordinals without has_streams");
+	free(buf);
+	mp_plan_free(&p);
+}
+
+/* planfile: the ordinals of a trace's streams, and verify holding a plan's
+ * section to them. */
+static void test_streams_trace(void)
+{
+	/* A [0, 5), B [1, 3), C [2, 6), D [4, 7): streams 7, 9, 7, and D's
+	 * known only from its alloc event (9) */
+	static const struct hb b[] = {
+		{ 100, 8, 0, 5 }, { 50, 8, 1, 3 }, { 60, 8, 2, 6 }, { 10, 8, 4, 7 },
+	};
+	struct trace *t = hand_trace(b, 4, NULL, 0);
+	if (!t)
+		return;
+	t->buffers[0].stream = 7;
+	t->buffers[1].stream = 9;
+	t->buffers[2].stream = 7;
+	for (size_t i = 0; i < t->nevents; i++)
+		if (t->events[i].type == TRACE_EV_ALLOC && t->events[i].buffer == 3)
+			t->events[i].stream = 9;
+	struct mp_plan p;
+	CHECK(plan_of(t, "best-fit", 1, &p) == 0 && p.has_streams,
+	      "a plan of a trace with streams has a STREAMS section");
+	CHECK(p.streams && p.streams[0] == 0 && p.streams[1] == 1 &&
+		      p.streams[2] == 0 && p.streams[3] == 1,
+	      "  ... ordinals by first appearance: 0 1 0 1 (the alloc event's stream where the buffer has none)");
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0, "  ... it verifies");
+	p.streams[2] = 1;
+	p.streams[3] = 0;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "the same requests with two streams swapped do not verify");
+	CHECK_STR_HAS(err, "request 2 (buffer 2)", "  ... naming the first request");
+	CHECK_STR_HAS(err, "stream ordinal 1, the trace's streams give 0", "  ... and both ordinals");
+	p.streams[2] = MP_PLAN_STREAM_UNKNOWN;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "an unknown stream where the trace knows it does not verify");
+	free(p.streams);
+	p.streams = NULL;
+	p.has_streams = 0;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
+	      "a plan without the section (an older plan) verifies");
+	mp_plan_free(&p);
+	t->buffers[1].stream = TRACE_NONE;
+	t->buffers[0].stream = TRACE_NONE;
+	t->buffers[2].stream = TRACE_NONE;
+	for (size_t i = 0; i < t->nevents; i++)
+		t->events[i].stream = TRACE_NONE;
+	CHECK(plan_of(t, "best-fit", 1, &p) == 0 && p.has_streams &&
+		      mp_plan_stream_count(&p) == 0 &&
+		      p.streams[0] == MP_PLAN_STREAM_UNKNOWN,
+	      "a trace without streams gives unknown ordinals");
+	mp_plan_free(&p);
+	trace_free(t);
+}
+
 int main(void)
 {
 	test_fingerprint();
@@ -1959,6 +2197,8 @@ int main(void)
 	test_zoo();
 	test_minimalloc();
 	test_hand();
+	test_streams_format();
+	test_streams_trace();
 	test_random();
 	test_replay_agrees();
 	return tap_done();

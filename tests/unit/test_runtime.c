@@ -8,7 +8,8 @@
  * synchronously, and with two borrowers, at the last one's free), late
  * copies seen through the host backend's simulated copy delay, second frees
  * refused, two swaps meeting at an ordinal, a plan claiming 2^32 requests,
- * more streams than slots, the ordering each swap and reuse asks of the
+ * more streams than slots, the trace's streams bound at first sight and a
+ * request that contradicts them (STREAMS), the ordering each swap and reuse asks of the
  * backend (a logging backend), every kind of bad plan file, and many
  * threads allocating at once (--threads: that alone, longer, for `make check-threads` under
  * ThreadSanitizer).
@@ -359,6 +360,186 @@ static void test_divergence_swapped(void)
 	CHECK_EQ_U64(s.swap_bytes_in, s.swap_bytes_out, "  ... every byte out came back");
 	mp_close(rt);
 	mp_backend_host_delay(0);
+}
+
+/* One explicit iteration of make_plan's requests (no swap) with A, C, B, E
+ * on streams sa, sc, sb, se; returns mp_iteration_end() and leaves in
+ * owned how many of the four came from the pool. */
+static int streamed_iteration(mp_runtime *rt, void *sa, void *sc, void *sb,
+			      void *se, int *owned)
+{
+	mp_iteration_begin(rt);
+	void *a = mp_alloc(rt, 64 * KiB, sa);
+	void *c = mp_alloc(rt, 32 * KiB, sc);
+	void *b = mp_alloc(rt, 64 * KiB, sb);
+	mp_free(rt, b, sb);
+	void *e = mp_alloc(rt, 16 * KiB, se);
+	*owned = mp_owns(rt, a) + mp_owns(rt, c) + mp_owns(rt, b) + mp_owns(rt, e);
+	mp_free(rt, a, sa);
+	mp_free(rt, c, sc);
+	mp_free(rt, e, se);
+	return mp_iteration_end(rt);
+}
+
+/* The STREAMS section (issue 22): the trace's stream ordinals are bound to
+ * the program's streams at first sight in each iteration, and a request
+ * that contradicts the binding is a divergence served by the real
+ * allocator.  A plan without the section checks nothing. */
+static void test_streams(void)
+{
+	void *s0 = (void *)0x100, *s1 = (void *)0x200, *s2 = (void *)0x300;
+	static const uint32_t ord[4] = { 0, 1, 0, 1 }; /* A C B E */
+	struct mp_plan p;
+	make_plan(&p, 0, 0, 0);
+	p.streams = malloc(sizeof(ord));
+	memcpy(p.streams, ord, sizeof(ord));
+	p.has_streams = 1;
+	mp_runtime *rt = open_host(write_plan("streams.plan", &p), 0);
+	if (!rt)
+		return;
+	struct mp_stats s;
+	char why[320];
+	int owned;
+	CHECK(streamed_iteration(rt, s0, s1, s0, s1, &owned) == 1 && owned == 4,
+	      "streams as the trace has them: followed, from the pool");
+	CHECK(streamed_iteration(rt, s1, s2, s1, s2, &owned) == 1 && owned == 4,
+	      "  ... and on other streams, one for each of the trace's (bound anew each iteration)");
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.divergences, 0, "  ... no divergence");
+
+	CHECK(streamed_iteration(rt, s0, s1, s1, s0, &owned) == 0 && owned == 2,
+	      "the same requests with B and E on swapped streams: a divergence at B, the rest real");
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.divergences, 1, "  ... counted");
+	CHECK(mp_last_problem(rt, why, sizeof(why)), "  ... and said");
+	CHECK_STR_HAS(why, "request 2 of the iteration is an alloc of 65536 bytes on stream 0x200 where the plan has it on the trace's stream 0, which this iteration runs on stream 0x100",
+		      "  ... naming the request, its stream, the ordinal and the stream bound to it");
+	CHECK(streamed_iteration(rt, s0, s1, s2, s1, &owned) == 0 && owned == 2,
+	      "B on a third stream where the trace has A's: a divergence");
+	mp_last_problem(rt, why, sizeof(why));
+	CHECK_STR_HAS(why, "on stream 0x300 where the plan has it on the trace's stream 0, which this iteration runs on stream 0x100",
+		      "  ... naming the stream the ordinal is bound to");
+	CHECK(streamed_iteration(rt, s0, s0, s0, s0, &owned) == 0 && owned == 1,
+	      "C on A's stream where the trace has two: a divergence at C");
+	mp_last_problem(rt, why, sizeof(why));
+	CHECK_STR_HAS(why, "request 1 of the iteration is an alloc of 32768 bytes on stream 0x100, which this iteration runs the trace's stream 0 on, where the plan has it on the trace's stream 1",
+		      "  ... naming the ordinal its stream is bound to");
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.divergences, 3, "  ... 3 divergences");
+	CHECK_EQ_U64(s.pool_frees, s.planned_allocs, "  ... every pool buffer freed to the pool");
+	CHECK(streamed_iteration(rt, s0, s1, s0, s1, &owned) == 1 && owned == 4,
+	      "the next iteration as traced is followed again");
+	mp_close(rt);
+
+	/* recognised iterations: a candidate on the wrong streams is not one */
+	make_plan(&p, 0, 0, 0);
+	p.streams = malloc(sizeof(ord));
+	memcpy(p.streams, ord, sizeof(ord));
+	p.has_streams = 1;
+	rt = open_host(write_plan("streams-auto.plan", &p), 2);
+	if (!rt)
+		return;
+	for (int it = 0; it < 3; it++) {
+		void *a = mp_alloc(rt, 64 * KiB, s0);
+		void *c = mp_alloc(rt, 32 * KiB, it == 0 ? s0 : s1);
+		void *b = mp_alloc(rt, 64 * KiB, s0);
+		mp_free(rt, b, s0);
+		void *e = mp_alloc(rt, 16 * KiB, s1);
+		mp_free(rt, a, s0);
+		mp_free(rt, c, s1);
+		mp_free(rt, e, s1);
+	}
+	mp_stats_get(rt, &s);
+	CHECK(s.completed == 2 && s.divergences == 0 && s.planned_allocs == 4 + 2,
+	      "recognised: a first iteration with C on A's stream is not recognised, quietly; the others are");
+	mp_close(rt);
+	/* a candidate that restarts at the request that failed it binds that
+	 * request's stream: C on it then fails the new candidate too */
+	make_plan(&p, 0, 0, 0);
+	p.streams = malloc(sizeof(ord));
+	memcpy(p.streams, ord, sizeof(ord));
+	p.has_streams = 1;
+	rt = open_host(write_plan("streams-restart.plan", &p), 2);
+	if (!rt)
+		return;
+	void *r1 = mp_alloc(rt, 64 * KiB, s0); /* a candidate: A */
+	void *r2 = mp_alloc(rt, 64 * KiB, s1); /* not C: a new candidate, A on s1 */
+	void *r3 = mp_alloc(rt, 32 * KiB, s1); /* C on A's stream: not one either */
+	void *r4 = mp_alloc(rt, 64 * KiB, s1); /* a third candidate */
+	mp_stats_get(rt, &s);
+	CHECK(s.divergences == 0 && s.planned_allocs == 0,
+	      "a candidate restarted at the request that failed the last one binds its stream");
+	mp_free(rt, r1, s0);
+	mp_free(rt, r2, s1);
+	mp_free(rt, r3, s1);
+	mp_free(rt, r4, s1);
+	mp_close(rt);
+
+	/* without the section (an older plan): nothing to check */
+	make_plan(&p, 0, 0, 0);
+	rt = open_host(write_plan("nostreams.plan", &p), 0);
+	if (!rt)
+		return;
+	CHECK(streamed_iteration(rt, s0, s1, s1, s0, &owned) == 1 && owned == 4,
+	      "a plan without STREAMS follows B and E on swapped streams");
+	mp_close(rt);
+	/* unknown ordinals: nothing to check either */
+	make_plan(&p, 0, 0, 0);
+	p.streams = malloc(sizeof(ord));
+	for (int i = 0; i < 4; i++)
+		p.streams[i] = MP_PLAN_STREAM_UNKNOWN;
+	p.has_streams = 1;
+	rt = open_host(write_plan("unknown-streams.plan", &p), 0);
+	if (!rt)
+		return;
+	CHECK(streamed_iteration(rt, s0, s1, s1, s0, &owned) == 1 && owned == 4,
+	      "a plan whose streams are unknown follows any streams");
+	mp_close(rt);
+
+	/* 70 requests on 70 trace streams: the first 64 are checked, the
+	 * rest are not (and take no room) */
+	enum { N = 70 };
+	memset(&p, 0, sizeof(p));
+	p.version = MP_PLAN_VERSION;
+	p.pool_align = 256;
+	p.pool_size = N * 256;
+	p.device = 0;
+	p.nrequests = 2 * N;
+	p.nallocs = N;
+	p.allocs = calloc(N, sizeof(*p.allocs));
+	p.streams = calloc(N, sizeof(*p.streams));
+	uint64_t sz[N];
+	for (uint32_t i = 0; i < N; i++) {
+		sz[i] = 256;
+		p.allocs[i] = (struct mp_plan_alloc){ 256, 256 * i, i, i, 2 * N - 1 - i, 0 };
+		p.streams[i] = i;
+	}
+	p.has_streams = 1;
+	p.fingerprint = mp_plan_fingerprint(sz, N);
+	snprintf(p.strategy, sizeof(p.strategy), "test");
+	rt = open_host(write_plan("70streams.plan", &p), 0);
+	if (!rt)
+		return;
+	for (int round = 0; round < 3; round++) {
+		void *ptr[N];
+		mp_iteration_begin(rt);
+		for (uintptr_t i = 0; i < N; i++) {
+			/* round 1: the 70th on the 1st's stream; round 2: the
+			 * 64th on the 1st's */
+			uintptr_t h = 0x1000 + i;
+			if ((round == 1 && i == N - 1) || (round == 2 && i == 63))
+				h = 0x1000;
+			ptr[i] = mp_alloc(rt, 256, (void *)h);
+		}
+		for (int i = N - 1; i >= 0; i--)
+			mp_free(rt, ptr[i], (void *)(0x1000 + (uintptr_t)i));
+		int done = mp_iteration_end(rt);
+		CHECK(done == (round < 2),
+		      round == 0 ? "70 trace streams on 70 streams: followed" :
+		      round == 1 ? "  ... the 70th on the first one's stream: not checked, followed" :
+				   "  ... the 64th on the first one's stream: a divergence");
+	}
+	mp_close(rt);
 }
 
 /* A second free of B, placed at A's address while A is swapped out, must not
@@ -1054,6 +1235,7 @@ int main(int argc, char **argv)
 		test_divergence();
 		test_divergence_swapped();
 		test_pass_and_foreign();
+		test_streams();
 		test_double_free();
 		test_two_borrowers();
 		test_swaps_meeting();
