@@ -131,6 +131,7 @@ struct exact {
 	uint64_t *sol; /* last solution found, per item */
 	/* limits and accounting */
 	uint64_t nodes, node_budget;
+	uint64_t max_nodes, phase_nodes; /* whole search, current decision */
 	struct timespec t0;
 	double deadline, next_progress;
 	int timed_out, nomem;
@@ -774,6 +775,10 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 		return FOUND;
 	if (x->nomem || ++x->nodes > x->node_budget)
 		return ABORTED;
+	if (x->nodes >= x->phase_nodes) {
+		x->timed_out = 1;
+		return ABORTED;
+	}
 	if ((x->nodes & 255) == 0) {
 		double now = elapsed(x);
 		if (now > x->deadline) {
@@ -1035,12 +1040,14 @@ static void exact_free(struct exact *x)
  * Improves offsets in place; fills r->lower_bound (proven), r->optimal,
  * r->timed_out, r->nodes.  Returns 0 or a negative code.
  */
-static int minimise(const struct solver_problem *p,
-		    const struct solver_options *opt, double limit,
-		    uint64_t *offsets, uint64_t best, struct solver_report *r,
-		    const struct timespec *t0, char *err, size_t errlen)
+static int minimise_within(const struct solver_problem *p,
+			   const struct solver_options *opt, double limit,
+			   uint64_t max_nodes, uint64_t *offsets, uint64_t best,
+			   struct solver_report *r, const struct timespec *t0,
+			   char *err, size_t errlen)
 {
 	struct exact x = { 0 };
+	x.max_nodes = max_nodes ? max_nodes : UINT64_MAX;
 	x.p = p;
 	x.n = p->n;
 	x.opt = opt;
@@ -1144,16 +1151,18 @@ static int minimise(const struct solver_problem *p,
 	int first = 1;
 	while (best > proven && lo < best) {
 		double now = elapsed(&x);
-		if (now >= limit)
+		if (now >= limit || x.nodes >= x.max_nodes)
 			break;
 		uint64_t cap;
 		if (first) {
 			cap = lo;
 			x.deadline = now + (limit - now) * 0.6;
+			x.phase_nodes = x.nodes + (x.max_nodes - x.nodes) / 5 * 3;
 		} else {
 			uint64_t steps = (best - lo) / g; /* >= 1 */
 			cap = lo + (steps - 1) / 2 * g;
 			x.deadline = limit;
+			x.phase_nodes = x.max_nodes;
 		}
 		first = 0;
 		int d = decide(&x, cap);
@@ -1176,11 +1185,12 @@ static int minimise(const struct solver_problem *p,
 			x.progress_lb = proven;
 		} else {
 			lo = cap + g; /* too hard: look higher, unproven */
-			if (x.timed_out && elapsed(&x) >= limit)
+			if (x.timed_out && (elapsed(&x) >= limit ||
+					    x.nodes >= x.max_nodes))
 				r->timed_out = 1;
 		}
 	}
-	if (best > proven && elapsed(&x) >= limit)
+	if (best > proven && (elapsed(&x) >= limit || x.nodes >= x.max_nodes))
 		r->timed_out = 1;
 	r->nodes = x.nodes;
 	/* Exhausted searches prove bounds only where gravity is exact. */
@@ -1194,6 +1204,16 @@ nomem:
 	exact_free(&x);
 	return trace_seterr(err, errlen, SOLVER_ENOMEM,
 		    "out of memory searching %zu buffers", p->n);
+}
+
+/* minimise_within() with no node limit. */
+static int minimise(const struct solver_problem *p,
+		    const struct solver_options *opt, double limit,
+		    uint64_t *offsets, uint64_t best, struct solver_report *r,
+		    const struct timespec *t0, char *err, size_t errlen)
+{
+	return minimise_within(p, opt, limit, 0, offsets, best, r, t0, err,
+			       errlen);
 }
 
 /* Runs the heuristics named in names[] and keeps the lowest placement. */
@@ -1275,4 +1295,31 @@ int solver_search_auto(const struct solver_problem *p,
 		return rc;
 	r->winner = height_of(p, offsets) < best ? "exact" : w;
 	return 0;
+}
+
+int solver_search_exact_nodes(const struct solver_problem *p,
+			      uint64_t max_nodes, uint64_t *offsets,
+			      struct solver_report *r, char *err,
+			      size_t errlen)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = solver_problem_validate(p, err, errlen);
+	if (rc)
+		return rc;
+	memset(r, 0, sizeof(*r));
+	static const char *const seed[] = { "greedy-size" };
+	const char *w;
+	uint64_t best;
+	rc = best_heuristic(p, seed, 1, offsets, &best, &w, err, errlen);
+	if (rc)
+		return rc;
+	static const struct solver_options none = { 0 };
+	r->strategy = r->winner = "exact";
+	rc = minimise_within(p, &none, 1e9, max_nodes ? max_nodes : 1,
+			     offsets, best, r, &t0, err, errlen);
+	if (rc)
+		return rc;
+	r->height = height_of(p, offsets);
+	return solver_check(p, offsets, &r->height, err, errlen);
 }
