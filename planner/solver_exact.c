@@ -34,8 +34,8 @@
  * Minimisation.  Heights are multiples of g, the gcd of sizes and of the
  * alignments above 1.  Starting from a heuristic placement, the driver
  * alternates slices of nodes between asking for the proven lower bound
- * (resumed, not restarted) and a climb from below toward the best height
- * found (see minimise_within()).  An exhausted
+ * (two thirds of them; resumed, not restarted) and a climb from below
+ * toward the best height found (see minimise_within()).  An exhausted
  * search at C proves that nothing reaches C, which raises the proven lower
  * bound; the answer is optimal when the best height meets it.
  *
@@ -1285,10 +1285,10 @@ static int minimise_within(const struct solver_problem *p,
 	x.progress_lb = proven;
 
 	/*
-	 * Two searches take turns, with equal shares of the nodes, each turn
-	 * a slice.  One asks for the proven floor itself (tight capacities
-	 * prune best, and often the floor is the answer); it resumes where
-	 * its last slice stopped.  The other climbs from lo: a quarter of the
+	 * Two searches take turns, the first with two thirds of the nodes,
+	 * each turn a slice.  One asks for the proven floor itself (tight
+	 * capacities prune best, and often the floor is the answer); it
+	 * resumes where its last slice stopped.  The other climbs from lo: a quarter of the
 	 * way to the best height first, then steps that double, never past
 	 * half way, so it ends in bisection; lo rises past every capacity
 	 * whose slice ran out, and when it meets the best height the climb
@@ -1314,9 +1314,10 @@ static int minimise_within(const struct solver_problem *p,
 		uint64_t cap;
 		uint64_t *runs = NULL;
 		uint64_t give = slice;
-		if (lbused < biused) {
+		if (lbused < 2 * biused) {
 			cap = proven;
 			runs = lbruns;
+			give = 2 * slice;
 		} else {
 			if (lo >= best) {
 				lo = proven;
