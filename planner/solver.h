@@ -262,6 +262,17 @@ int solver_improve(const struct solver_problem *p, uint64_t *offsets,
 		   uint64_t *height, const struct solver_improve_limits *lim,
 		   uint64_t *steps, char *err, size_t errlen);
 
+/*
+ * exact with a budget of search nodes instead of a time limit, so the same
+ * problem gets the same answer on any machine (tests use it to hold the
+ * search to a node count).  Validates p, seeds with greedy-size, fills
+ * offsets[0..n) and *r like solver_solve() and checks the answer.
+ */
+int solver_search_exact_nodes(const struct solver_problem *p,
+			      uint64_t max_nodes, uint64_t *offsets,
+			      struct solver_report *r, char *err,
+			      size_t errlen);
+
 /* Every name solver_solve() accepts, in order ("first-fit" ... "auto"). */
 const char *solver_name_at(size_t i);
 /* One line about the strategy called name, or NULL. */

@@ -18,22 +18,26 @@
  *    and the lowest minimum offset of the items still to place there
  *    (MiniMalloc's "unallocated floor": the strongest bound when C is
  *    tight);
+ *  - energy: in each section, the items that cannot start below v (their
+ *    minimum offset, or the current offset) must fit in [v, C), for every
+ *    v: stronger than the section total when C is tight;
  *  - dominance: an item is never placed at or above the lowest height some
  *    other unplaced item could finish at (it would leave a gap below);
  *  - settled items: an unplaced item none of whose neighbours is unplaced
  *    keeps its minimum offset for ever, so once the candidate loop passes
  *    it, later candidates can never be canonical with it: stop there.
  * Independent stretches of time (no item crosses a cut) are solved apart,
- * and items that meet nobody are placed at 0.  Each decision run tries
- * three static preorders round robin with a doubling node budget.
+ * and items that meet nobody are placed at 0.  A decision restarts with
+ * node budgets growing as the Luby sequence, cycling through three static
+ * preorders and then perturbed copies of them: the trees have heavy tails.
  *
- * Minimisation.  Heights are multiples of g, the gcd of sizes and
- * alignments.  Starting from a heuristic placement, the driver first asks
- * for the lower bound itself (60% of the time: tight capacities
- * prune best), then bisects between what is proven
- * infeasible and the best height found.  An exhausted search at C proves
- * that nothing reaches C, which raises the proven lower bound; the answer
- * is optimal when the best height meets it.
+ * Minimisation.  Heights are multiples of g, the gcd of sizes and of the
+ * alignments above 1.  Starting from a heuristic placement, the driver
+ * alternates slices of nodes between asking for the proven lower bound
+ * (two thirds of them; resumed, not restarted) and a climb from below
+ * toward the best height found (see minimise_within()).  An exhausted
+ * search at C proves that nothing reaches C, which raises the proven lower
+ * bound; the answer is optimal when the best height meets it.
  *
  * Exactness.  The gravity argument holds for items with holes as long as
  * a hole frees the item's whole range.  Holes that keep a window occupied
@@ -79,6 +83,10 @@ struct member {
 	uint64_t lo; /* first byte of its piece in the section */
 };
 
+struct energy {
+	uint64_t start, bytes;
+};
+
 struct undo {
 	uint32_t what; /* item whose minimum offset changed */
 	uint64_t old;
@@ -103,6 +111,7 @@ struct exact {
 	size_t *sec0;          /* section s has members secmem[sec0[s]..] */
 	struct member *secmem;
 	uint32_t *secstamp;
+	struct energy *energy; /* scratch, one section's members */
 	uint32_t *movedlist;
 	uint32_t *comp_items;
 	struct comp *comps;
@@ -131,6 +140,7 @@ struct exact {
 	uint64_t *sol; /* last solution found, per item */
 	/* limits and accounting */
 	uint64_t nodes, node_budget;
+	uint64_t max_nodes, phase_nodes; /* whole search, current decision */
 	struct timespec t0;
 	double deadline, next_progress;
 	int timed_out, nomem;
@@ -586,34 +596,95 @@ static uint64_t ffloor(struct exact *x, uint32_t q)
 	return x->ft[at].ft - x->ft[at].t;
 }
 
+/* Sorts e[0..k) (start, bytes) pairs by start, highest first. */
+static void sort_energy(struct energy *e, size_t k)
+{
+	for (size_t i = 1; i < k; i++) {
+		struct energy u = e[i];
+		size_t at = i;
+		while (at && e[at - 1].start < u.start) {
+			e[at] = e[at - 1];
+			at--;
+		}
+		e[at] = u;
+	}
+}
+
 /*
  * Unallocated floor: every item still to place in section q goes at or
  * above its minimum offset, so the section's floor rises to the lowest of
- * them (MiniMalloc's strongest bound at tight capacities).
+ * them (MiniMalloc's strongest bound at tight capacities).  Energy: for
+ * every start v, the items of q that cannot start below v (minimum offset,
+ * or the current offset o: offsets never decrease) must fit in [v, cap).
+ * Returns -1 when that fails (the node is dead), else 0.
  */
-static void raise_floor(struct exact *x, uint32_t q, uint32_t stamp)
+static int raise_floor(struct exact *x, uint32_t q, uint32_t stamp,
+		       uint64_t o)
 {
 	if (x->secstamp[q] == stamp)
-		return;
+		return 0;
 	x->secstamp[q] = stamp;
-	uint64_t mu = NONE;
-	for (size_t k = x->sec0[q]; k < x->sec0[q + 1]; k++) {
-		const struct member *me = &x->secmem[k];
-		if (x->off[me->item] == NONE &&
-		    x->minoff[me->item] + me->lo < mu)
-			mu = x->minoff[me->item] + me->lo;
+	const struct solver_item *items = x->p->items;
+	uint64_t mu = NONE, vmax = 0, sum = 0;
+	size_t k = 0;
+	for (size_t m = x->sec0[q]; m < x->sec0[q + 1]; m++) {
+		const struct member *me = &x->secmem[m];
+		if (x->off[me->item] != NONE)
+			continue;
+		uint64_t v = x->minoff[me->item] + me->lo;
+		if (v < mu)
+			mu = v;
+		/* Items that may start at o weigh in at start o only, which
+		 * o + the section's unplaced bytes already bounds; items of
+		 * several pieces are left out, which is safe. */
+		if (v <= o || items[me->item].nholes)
+			continue;
+		x->energy[k++] = (struct energy){ v, items[me->item].size };
+		sum += items[me->item].size;
+		if (v > vmax)
+			vmax = v;
+	}
+	/* A start v can fail only if v > cap - (bytes starting at or above
+	 * v) >= cap - sum: drop the starts at or below cap - sum, and again
+	 * with the smaller sum, before sorting what is left. */
+	while (k > 1 && vmax + sum > x->cap) {
+		size_t w = 0;
+		uint64_t keep = 0;
+		for (size_t i = 0; i < k; i++)
+			if (x->energy[i].start + sum > x->cap) {
+				keep += x->energy[i].bytes;
+				x->energy[w++] = x->energy[i];
+			}
+		if (w == k)
+			break;
+		k = w;
+		sum = keep;
+	}
+	if (k > 1 && vmax + sum > x->cap) {
+		sort_energy(x->energy, k);
+		sum = 0;
+		for (size_t i = 0; i < k; i++) {
+			sum += x->energy[i].bytes;
+			if ((i + 1 == k || x->energy[i + 1].start != x->energy[i].start) &&
+			    x->energy[i].start + sum > x->cap)
+				return -1;
+		}
 	}
 	if (mu == NONE || mu <= ffloor(x, q))
-		return;
+		return 0;
 	fupdate(x, 1, 0, (uint32_t)x->nsec, q, q + 1, 0, 1, mu);
+	return 0;
 }
 
 /* raise_floor() over every section item i covers. */
-static void raise_floors(struct exact *x, uint32_t i, uint32_t stamp)
+static int raise_floors(struct exact *x, uint32_t i, uint32_t stamp,
+			uint64_t o)
 {
 	for (size_t q = x->cov0[i]; q < x->cov0[i + 1]; q++)
 		for (uint32_t z = x->cov[q].sa; z < x->cov[q].sb; z++)
-			raise_floor(x, z, stamp);
+			if (raise_floor(x, z, stamp, o))
+				return -1;
+	return 0;
 }
 
 /* Cut tree: min with lazy add over boundaries [0, nb). */
@@ -774,6 +845,10 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 		return FOUND;
 	if (x->nomem || ++x->nodes > x->node_budget)
 		return ABORTED;
+	if (x->nodes >= x->phase_nodes) {
+		x->timed_out = 1;
+		return ABORTED;
+	}
 	if ((x->nodes & 255) == 0) {
 		double now = elapsed(x);
 		if (now > x->deadline) {
@@ -852,9 +927,11 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 			   o + fmax_t(x, 1, 0, (uint32_t)x->nsec, s0, s1) > x->cap))
 			ok = 0; /* cheap tests first */
 		if (ok) {
-			raise_floors(x, b, stamp);
-			for (size_t k2 = 0; k2 < nmv; k2++)
-				raise_floors(x, x->movedlist[k2], stamp);
+			if (raise_floors(x, b, stamp, o))
+				ok = 0;
+			for (size_t k2 = 0; ok && k2 < nmv; k2++)
+				if (raise_floors(x, x->movedlist[k2], stamp, o))
+					ok = 0;
 		}
 		uint32_t ca = x->span[b].sa, cb = x->span[b].sb - 1;
 		int split = 0;
@@ -941,35 +1018,96 @@ static void reset_comp(struct exact *x, const struct comp *c)
  * Decides capacity cap for component c: round robin over the preorders
  * with a doubling node budget until one finishes or the deadline passes.
  */
-static int decide_comp(struct exact *x, const struct comp *c)
+/* The Luby sequence, i >= 1: 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... */
+static uint64_t luby(uint64_t i)
 {
-	uint64_t budget = 2 * (uint64_t)c->n + 64;
 	for (;;) {
-		for (int h = 0; h < NPREORDER; h++) {
-			sort_ctx = x;
-			sort_pre = h;
-			reset_comp(x, c);
-			uint32_t *root = x->order;
-			x->top = c->n;
-			memcpy(root, c->items, c->n * sizeof(*root));
-			qsort(root, c->n, sizeof(*root), pre_cmp);
-			for (size_t k = 0; k < c->n; k++)
-				x->rank[root[k]] = (uint32_t)k;
-			x->node_budget = x->nodes + budget;
-			int r = dfs(x, c->s0, c->s1, root, c->n, 0, 0);
-			if (r != ABORTED || x->timed_out || x->nomem)
-				return r;
+		uint64_t k = 1;
+		while ((UINT64_C(1) << k) - 1 < i)
+			k++;
+		if ((UINT64_C(1) << k) - 1 == i)
+			return UINT64_C(1) << (k - 1);
+		i -= (UINT64_C(1) << (k - 1)) - 1;
+	}
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* How far a perturbed preorder may move an item up (positions). */
+#define SHUFFLE_WINDOW 8
+
+/*
+ * One run on component c with preorder h and at most budget nodes.  A
+ * nonzero seed perturbs the preorder: each position in turn swaps with one
+ * of the next SHUFFLE_WINDOW - 1, so the run starts from other first
+ * choices while keeping the preorder's broad shape.  Any rank order keeps
+ * the canonical search complete, so a finished run still proves.
+ */
+static int run_preorder(struct exact *x, const struct comp *c, int h,
+			uint64_t seed, uint64_t budget)
+{
+	sort_ctx = x;
+	sort_pre = h;
+	reset_comp(x, c);
+	uint32_t *root = x->order;
+	x->top = c->n;
+	memcpy(root, c->items, c->n * sizeof(*root));
+	qsort(root, c->n, sizeof(*root), pre_cmp);
+	if (seed) {
+		uint64_t s = seed * UINT64_C(0x9E3779B97F4A7C15) + 7;
+		for (size_t k = 0; k + 1 < c->n; k++) {
+			size_t j = k + xorshift(&s) % SHUFFLE_WINDOW;
+			if (j >= c->n)
+				j = c->n - 1;
+			uint32_t t = root[k];
+			root[k] = root[j];
+			root[j] = t;
 		}
-		budget *= 2;
+	}
+	for (size_t k = 0; k < c->n; k++)
+		x->rank[root[k]] = (uint32_t)k;
+	x->node_budget = x->nodes + budget;
+	return dfs(x, c->s0, c->s1, root, c->n, 0, 0);
+}
+
+/*
+ * Decides capacity cap for component c: restarts with node budgets
+ * growing as the Luby sequence (units of 2n + 64 nodes) until a run
+ * finishes or the deadline passes.  The runs cycle through the preorders;
+ * the first three are the preorders themselves, later ones perturbed
+ * (seeded by the run number, so the search stays deterministic).  Search
+ * trees here have heavy tails: a bad first choice can cost more than
+ * starting again from another.  *run: the run to start from (1 for a
+ * fresh decision); on return, the run that ended it, so that asking the
+ * same capacity again resumes (a cut run starts over, a finished one
+ * repeats its answer).
+ */
+static int decide_comp(struct exact *x, const struct comp *c, uint64_t *run)
+{
+	uint64_t unit = 2 * (uint64_t)c->n + 64;
+	for (uint64_t i = *run;; i++) {
+		int h = (int)((i - 1) % NPREORDER);
+		*run = i;
+		int r = run_preorder(x, c, h, i > NPREORDER ? i : 0,
+				     unit * luby(i));
+		if (r != ABORTED || x->timed_out || x->nomem)
+			return r;
 	}
 }
 
 /*
  * Decides capacity cap for the whole problem.  FOUND: x->sol is a full
  * placement (loose items at 0).  NOTFOUND: proven impossible.  ABORTED:
- * out of time or memory.
+ * out of time, nodes or memory.  runs: per component, where to resume
+ * (see decide_comp(); all 1 for a fresh decision), or NULL.
  */
-static int decide(struct exact *x, uint64_t cap)
+static int decide(struct exact *x, uint64_t cap, uint64_t *runs)
 {
 	x->cap = cap;
 	x->timed_out = 0;
@@ -981,7 +1119,8 @@ static int decide(struct exact *x, uint64_t cap)
 		}
 	}
 	for (size_t k = 0; k < x->ncomps; k++) {
-		int r = decide_comp(x, &x->comps[k]);
+		uint64_t fresh = 1;
+		int r = decide_comp(x, &x->comps[k], runs ? &runs[k] : &fresh);
 		if (r != FOUND)
 			return r;
 	}
@@ -1007,6 +1146,7 @@ static void exact_free(struct exact *x)
 	free(x->sec0);
 	free(x->secmem);
 	free(x->secstamp);
+	free(x->energy);
 	free(x->movedlist);
 	free(x->comp_items);
 	free(x->comps);
@@ -1035,12 +1175,14 @@ static void exact_free(struct exact *x)
  * Improves offsets in place; fills r->lower_bound (proven), r->optimal,
  * r->timed_out, r->nodes.  Returns 0 or a negative code.
  */
-static int minimise(const struct solver_problem *p,
-		    const struct solver_options *opt, double limit,
-		    uint64_t *offsets, uint64_t best, struct solver_report *r,
-		    const struct timespec *t0, char *err, size_t errlen)
+static int minimise_within(const struct solver_problem *p,
+			   const struct solver_options *opt, double limit,
+			   uint64_t max_nodes, uint64_t *offsets, uint64_t best,
+			   struct solver_report *r, const struct timespec *t0,
+			   char *err, size_t errlen)
 {
 	struct exact x = { 0 };
+	x.max_nodes = max_nodes ? max_nodes : UINT64_MAX;
 	x.p = p;
 	x.n = p->n;
 	x.opt = opt;
@@ -1052,15 +1194,18 @@ static int minimise(const struct solver_problem *p,
 		const struct solver_item *it = &p->items[i];
 		if (it->size > lb)
 			lb = it->size;
-		g = solver_gcd(g, solver_gcd(it->size, it->align));
+		/* gravity offsets are sums of sizes, rounded up to alignments
+		 * that are not 1 */
+		g = solver_gcd(g, it->align > 1 ? solver_gcd(it->size, it->align)
+						: it->size);
 		if (it->fixed_offset != SOLVER_FREE)
 			fixed = 1;
 		for (uint32_t k = 0; k < it->nholes; k++)
 			if (it->holes[k].win_lo != SOLVER_NO_WINDOW)
 				windows = 1;
 	}
-	if (!g)
-		g = 1;
+	if (!g || windows)
+		g = 1; /* a window's bytes may start anywhere in its item */
 	uint64_t proven = align_up(lb, g); /* no placement is lower */
 	if (proven > best)
 		proven = best;
@@ -1117,7 +1262,8 @@ static int minimise(const struct solver_problem *p,
 	x.scratch = malloc((n + 1) * sizeof(*x.scratch));
 	x.secstamp = calloc(x.nsec + 1, sizeof(*x.secstamp));
 	x.movedlist = malloc((n + 1) * sizeof(*x.movedlist));
-	if (!x.secstamp || !x.movedlist)
+	x.energy = malloc((n + 1) * sizeof(*x.energy));
+	if (!x.secstamp || !x.movedlist || !x.energy)
 		goto nomem;
 	x.span = malloc((n + 1) * sizeof(*x.span));
 	x.cutlist = malloc((x.nsec + 1) * sizeof(*x.cutlist));
@@ -1138,28 +1284,66 @@ static int minimise(const struct solver_problem *p,
 	x.progress_best = best;
 	x.progress_lb = proven;
 
-	/* First the lower bound itself, with 60% of the time; then bisection
-	 * between the proven floor and the best height. */
+	/*
+	 * Two searches take turns, the first with two thirds of the nodes,
+	 * each turn a slice.  One asks for the proven floor itself (tight
+	 * capacities prune best, and often the floor is the answer); it
+	 * resumes where its last slice stopped.  The other climbs from lo: a quarter of the
+	 * way to the best height first, then steps that double, never past
+	 * half way, so it ends in bisection; lo rises past every capacity
+	 * whose slice ran out, and when it meets the best height the climb
+	 * starts again from the floor with twice the slice.  Whether a
+	 * decision is quick or hopeless is not monotone in the capacity
+	 * (loose ones prune little), hence slices rather than the whole time
+	 * for any one capacity.
+	 */
+	uint64_t *lbruns = malloc((x.ncomps + 1) * sizeof(*lbruns));
+	if (!lbruns)
+		goto nomem;
+	for (size_t k = 0; k < x.ncomps; k++)
+		lbruns[k] = 1;
 	uint64_t lo = proven; /* lowest capacity still worth asking */
-	int first = 1;
-	while (best > proven && lo < best) {
-		double now = elapsed(&x);
-		if (now >= limit)
+	uint64_t slice = 3 * (2 * (uint64_t)n + 64);
+	uint64_t step = (best - proven) / 4 / g * g;
+	if (step < g)
+		step = g;
+	uint64_t lbused = 0, biused = 0; /* nodes each search had */
+	while (best > proven) {
+		if (elapsed(&x) >= limit || x.nodes >= x.max_nodes)
 			break;
 		uint64_t cap;
-		if (first) {
-			cap = lo;
-			x.deadline = now + (limit - now) * 0.6;
+		uint64_t *runs = NULL;
+		uint64_t give = slice;
+		if (lbused < 2 * biused) {
+			cap = proven;
+			runs = lbruns;
+			give = 2 * slice;
 		} else {
-			uint64_t steps = (best - lo) / g; /* >= 1 */
-			cap = lo + (steps - 1) / 2 * g;
-			x.deadline = limit;
+			if (lo >= best) {
+				lo = proven;
+				slice *= 2;
+				step = (best - proven) / 4 / g * g;
+				if (step < g)
+					step = g;
+			}
+			uint64_t half = (best - lo) / g / 2 * g;
+			cap = lo + (step < half ? step : half);
+			if (cap == proven) {
+				biused = lbused + 1; /* the other turn's question */
+				continue;
+			}
 		}
-		first = 0;
-		int d = decide(&x, cap);
+		x.deadline = limit;
+		x.phase_nodes = x.max_nodes - x.nodes > give ? x.nodes + give
+							     : x.max_nodes;
+		uint64_t before = x.nodes;
+		int d = decide(&x, cap, runs);
+		*(runs ? &lbused : &biused) += x.nodes - before;
 		r->nodes = x.nodes;
-		if (x.nomem)
+		if (x.nomem) {
+			free(lbruns);
 			goto nomem;
+		}
 		if (d == FOUND) {
 			uint64_t h = height_of(p, x.sol);
 			if (h < best) {
@@ -1168,19 +1352,24 @@ static int minimise(const struct solver_problem *p,
 			}
 			x.progress_best = best;
 		} else if (d == NOTFOUND) {
-			if (cap + g > proven)
+			if (cap + g > proven) {
 				proven = cap + g;
+				for (size_t k = 0; k < x.ncomps; k++)
+					lbruns[k] = 1;
+			}
 			if (proven > best)
 				proven = best;
-			lo = proven;
+			if (lo < proven)
+				lo = proven;
 			x.progress_lb = proven;
-		} else {
-			lo = cap + g; /* too hard: look higher, unproven */
-			if (x.timed_out && elapsed(&x) >= limit)
-				r->timed_out = 1;
+		} else if (!runs) {
+			lo = cap + g; /* too hard for now: look higher */
+			if (step < best)
+				step *= 2;
 		}
 	}
-	if (best > proven && elapsed(&x) >= limit)
+	free(lbruns);
+	if (best > proven && (elapsed(&x) >= limit || x.nodes >= x.max_nodes))
 		r->timed_out = 1;
 	r->nodes = x.nodes;
 	/* Exhausted searches prove bounds only where gravity is exact. */
@@ -1194,6 +1383,16 @@ nomem:
 	exact_free(&x);
 	return trace_seterr(err, errlen, SOLVER_ENOMEM,
 		    "out of memory searching %zu buffers", p->n);
+}
+
+/* minimise_within() with no node limit. */
+static int minimise(const struct solver_problem *p,
+		    const struct solver_options *opt, double limit,
+		    uint64_t *offsets, uint64_t best, struct solver_report *r,
+		    const struct timespec *t0, char *err, size_t errlen)
+{
+	return minimise_within(p, opt, limit, 0, offsets, best, r, t0, err,
+			       errlen);
 }
 
 /* Runs the heuristics named in names[] and keeps the lowest placement. */
@@ -1291,4 +1490,31 @@ int solver_search_auto(const struct solver_problem *p,
 			r->winner = "improve";
 	}
 	return 0;
+}
+
+int solver_search_exact_nodes(const struct solver_problem *p,
+			      uint64_t max_nodes, uint64_t *offsets,
+			      struct solver_report *r, char *err,
+			      size_t errlen)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = solver_problem_validate(p, err, errlen);
+	if (rc)
+		return rc;
+	memset(r, 0, sizeof(*r));
+	static const char *const seed[] = { "greedy-size" };
+	const char *w;
+	uint64_t best;
+	rc = best_heuristic(p, seed, 1, offsets, &best, &w, err, errlen);
+	if (rc)
+		return rc;
+	static const struct solver_options none = { 0 };
+	r->strategy = r->winner = "exact";
+	rc = minimise_within(p, &none, 1e9, max_nodes ? max_nodes : 1,
+			     offsets, best, r, &t0, err, errlen);
+	if (rc)
+		return rc;
+	r->height = height_of(p, offsets);
+	return solver_check(p, offsets, &r->height, err, errlen);
 }

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_solver_exact.c - how far the exact search gets on a fixed budget of
+ * search nodes (solver_search_exact_nodes(), so the counts hold on any
+ * machine): guillotine-packed instances, whose optimum is the lower bound,
+ * and MiniMalloc's challenging suite A-K, whose heights must never be worse
+ * than those the search reached before (the table below).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "minimalloc_csv.h"
+#include "solver.h"
+#include "tap.h"
+#include "trace.h"
+
+static char err[512];
+
+/* --- guillotine instances --------------------------------------------------
+ *
+ * A W x T rectangle cut recursively, each piece alternately along time and
+ * along bytes, at random points, until there are 150-225 pieces; each piece
+ * is a buffer.  Every instant is full, so the optimum is W, the lower
+ * bound.  xorshift64 keeps the instances the same everywhere.
+ */
+struct rect {
+	int64_t t0, t1;
+	uint64_t b0, b1;
+	int bytes; /* the next cut is along bytes */
+};
+
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+#define GUIL_MAX 225
+#define GUIL_W 1024 /* units of 1 KiB */
+#define GUIL_T 4096
+
+/* Fills it[] (GUIL_MAX entries) with the instance of this seed; returns n. */
+static size_t guillotine(uint64_t seed, struct solver_item *it)
+{
+	uint64_t s = seed * UINT64_C(0x9E3779B97F4A7C15) + 1;
+	size_t n = 150 + next_rand(&s) % (GUIL_MAX - 150 + 1);
+	struct rect r[GUIL_MAX];
+	size_t m = 1;
+	r[0] = (struct rect){ 0, GUIL_T, 0, GUIL_W, 0 };
+	while (m < n) {
+		struct rect *a = &r[next_rand(&s) % m];
+		int64_t len = a->bytes ? (int64_t)(a->b1 - a->b0) : a->t1 - a->t0;
+		if (len < 2)
+			continue;
+		int64_t cut = 1 + (int64_t)(next_rand(&s) % (uint64_t)(len - 1));
+		struct rect b = *a;
+		if (a->bytes) {
+			a->b1 = a->b0 + (uint64_t)cut;
+			b.b0 = a->b1;
+		} else {
+			a->t1 = a->t0 + cut;
+			b.t0 = a->t1;
+		}
+		a->bytes = !a->bytes;
+		b.bytes = a->bytes;
+		r[m++] = b;
+	}
+	for (size_t i = 0; i < n; i++)
+		it[i] = (struct solver_item){ (r[i].b1 - r[i].b0) * 1024, 1,
+					      r[i].t0, r[i].t1, NULL, 0,
+					      SOLVER_FREE, (int64_t)i };
+	return n;
+}
+
+/*
+ * Seeds 24-35: the search before the energy bound and restarts missed 27,
+ * 28 and 31 within the budget (34 of seeds 1-40 at 100,000 nodes; now 39:
+ * seed 23 still ends at 1.0059x).
+ */
+#define GUIL_SEED0 24
+#define GUIL_COUNT 12
+#define GUIL_NODES 100000
+
+static void test_guillotine(void)
+{
+	struct solver_item it[GUIL_MAX];
+	uint64_t off[GUIL_MAX];
+	char what[160];
+	for (uint64_t k = 0; k < GUIL_COUNT; k++) {
+		uint64_t seed = GUIL_SEED0 + k;
+		struct solver_problem p = { it, guillotine(seed, it), NULL, 0 };
+		uint64_t lb = solver_lower_bound(&p);
+		snprintf(what, sizeof(what),
+			 "guillotine %" PRIu64 " (%zu buffers): the lower bound is the rectangle",
+			 seed, p.n);
+		CHECK_EQ_U64(lb, (uint64_t)GUIL_W * 1024, what);
+		struct solver_report r;
+		int rc = solver_search_exact_nodes(&p, GUIL_NODES, off, &r, err,
+						   sizeof(err));
+		if (rc)
+			printf("# %s\n", err);
+		snprintf(what, sizeof(what),
+			 "guillotine %" PRIu64 ": exact reaches the lower bound within %d nodes",
+			 seed, GUIL_NODES);
+		printf("# guillotine %" PRIu64 ": height %" PRIu64 " (%.4fx), %" PRIu64 " nodes\n",
+		       seed, r.height, (double)r.height / (double)lb, r.nodes);
+		CHECK(rc == 0 && r.height == lb && r.optimal, what);
+	}
+}
+
+/* --- MiniMalloc's challenging suite ------------------------------------- */
+
+/*
+ * Heights the search reached within SUITE_NODES nodes before the search
+ * core was reworked (commit "exact: a node budget for tests"); the search
+ * must never end higher.
+ */
+#define SUITE_NODES 20000
+static const struct {
+	const char *name;
+	uint64_t before;
+} suite[] = {
+	{ "A", 1169408 }, { "B", 1134592 }, { "C", 1039360 },
+	{ "D", 1061888 }, { "E", 1234944 }, { "F", 1048576 },
+	{ "G", 1048576 }, { "H", 1136640 }, { "I", 1231872 },
+	{ "J", 1062912 }, { "K", 1048576 },
+};
+
+static void test_suite(const char *dir)
+{
+	char path[1024], what[160];
+	for (size_t k = 0; k < sizeof(suite) / sizeof(suite[0]); k++) {
+		snprintf(path, sizeof(path), "%s/placement/%s.1048576.csv", dir,
+			 suite[k].name);
+		struct trace *t = NULL;
+		struct solver_problem p;
+		if (mmcsv_import(path, &t, err, sizeof(err)) ||
+		    solver_problem_from_trace(t, &p, err, sizeof(err))) {
+			printf("# %s\n", err);
+			CHECK(0, "suite: the instance loads");
+			trace_free(t);
+			continue;
+		}
+		uint64_t *off = malloc(p.n * sizeof(*off));
+		struct solver_report r;
+		int rc = solver_search_exact_nodes(&p, SUITE_NODES, off, &r, err,
+						   sizeof(err));
+		if (rc)
+			printf("# %s\n", err);
+		printf("# %s: height %" PRIu64 " (before: %" PRIu64 "), lower bound %" PRIu64 ", %" PRIu64 " nodes\n",
+		       suite[k].name, r.height, suite[k].before, r.lower_bound,
+		       r.nodes);
+		snprintf(what, sizeof(what),
+			 "suite %s: within %d nodes, no higher than before",
+			 suite[k].name, SUITE_NODES);
+		CHECK(rc == 0 && r.height <= suite[k].before &&
+			      r.height >= r.lower_bound,
+		      what);
+		free(off);
+		solver_problem_free(&p);
+		trace_free(t);
+	}
+}
+
+int main(void)
+{
+	const char *dir = tap_shared_data();
+	test_guillotine();
+	if (dir)
+		test_suite(dir);
+	else
+		tap_skip("suite: MiniMalloc A-K within a node budget",
+			 TAP_NO_SHARED);
+	return tap_done();
+}
