@@ -523,7 +523,8 @@ static void handle(struct recorder *r, const struct rec *x)
 		p->has_buf = 1;
 		p->b = (struct trace_buffer){
 			.id = x->id, .size = x->b, .rounded = x->b, .addr = x->a,
-			.align = 1, .fixed_offset = TRACE_NONE,
+			/* every kind comes from CUDA's routines (trace.h) */
+			.align = TRACE_ALIGN_CUDA, .fixed_offset = TRACE_NONE,
 			.stream = x->stream, .device = x->device, .kind = x->kind,
 		};
 		p->e.buffer = x->id;

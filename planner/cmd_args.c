@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "cmd.h"
 #include "input.h"
+#include "planfile.h"
 #include "swap.h"
 
 int cmd_parse_seconds(const char *s, double *out)
@@ -36,7 +37,7 @@ void cmd_strategy_names(char *buf, size_t len, int heuristics_only)
 	}
 }
 
-int cmd_load_problem(const char *path, uint64_t align, int keep_holes,
+int cmd_load_problem(const char *path, uint64_t *align, int keep_holes,
 		     struct trace **t, struct solver_problem *p)
 {
 	char err[ERRLEN];
@@ -51,8 +52,10 @@ int cmd_load_problem(const char *path, uint64_t align, int keep_holes,
 	 * the caller trusts something else to move them (and says so) */
 	if (!rc && !keep_holes)
 		solver_problem_drop_holes(p);
-	if (!rc && align > 1)
-		rc = solver_problem_align(p, align, err, sizeof(err));
+	if (!rc)
+		*align = planfile_align(*t, *align);
+	if (!rc && *align > 1)
+		rc = solver_problem_align(p, *align, err, sizeof(err));
 	if (rc) {
 		cli_error("trace '%s': %s", path, err);
 		return cmd_solver_exit(rc);

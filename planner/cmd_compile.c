@@ -70,7 +70,7 @@ static int compile_budget(const char *path, const char *out,
 {
 	struct trace *t = NULL;
 	struct solver_problem p;
-	int status = cmd_load_problem(path, align, 0, &t, &p);
+	int status = cmd_load_problem(path, &align, 0, &t, &p);
 	char err[ERRLEN];
 	struct link_model l;
 	struct mp_plan plan;
@@ -248,7 +248,7 @@ int cmd_compile(int argc, char **argv)
 	uint64_t *off = NULL;
 	struct mp_plan plan;
 	memset(&plan, 0, sizeof(plan));
-	int rc, status = cmd_load_problem(path, align, trust_holes, &t,
+	int rc, status = cmd_load_problem(path, &align, trust_holes, &t,
 						 &p);
 	if (status)
 		goto done;

@@ -349,7 +349,8 @@ int cmd_frontier(int argc, char **argv)
 	struct link_model l;
 	char err[ERRLEN];
 	memset(&f, 0, sizeof(f));
-	int status = cmd_load_problem(path, 1, 0, &t, &p);
+	uint64_t align = 1;
+	int status = cmd_load_problem(path, &align, 0, &t, &p);
 	if (status)
 		goto done;
 	status = cmd_pick_link(link_s, t, &l);
@@ -362,7 +363,7 @@ int cmd_frontier(int argc, char **argv)
 		.step = step,
 		.to = to,
 		.placer = placer,
-		.align = 1,
+		.align = align,
 		.progress = frontier_progress,
 		.progress_ctx = &sh,
 	};

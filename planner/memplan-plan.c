@@ -15,7 +15,10 @@ static const struct cli_command commands[] = {
 	  "[--align A] [--trust-holes] [--max-pool SIZE | --budget SIZE|PCT% "
 	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn]] [--json]",
 	  "place every transient buffer in one pool (with swaps to host "
-	  "memory for a --budget) and write the plan file" },
+	  "memory for a --budget) and write the plan file; offsets are "
+	  "256-byte aligned by default, or the buffers' own alignment when "
+	  "more (--align A raises it; a MiniMalloc CSV keeps its own, 1 "
+	  "without --align)" },
 	{ "verify", cmd_verify, "verify PLAN TRACE",
 	  "check independently that a plan fits a trace" },
 	{ "simulate", cmd_simulate,

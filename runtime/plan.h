@@ -67,6 +67,10 @@ enum mp_plan_section {
  * that follow a plan may ignore it; checkers use it to pick the model. */
 #define MP_PLAN_TRUSTS_HOLES 0x2u
 
+/* The least pool_align the runtime follows with CUDA memory: what
+ * cudaMalloc guarantees, and what kernels rely on. */
+#define MP_PLAN_DEVICE_ALIGN UINT64_C(256)
+
 /* mp_plan_alloc.offset of a request served by the real allocator. */
 #define MP_PLAN_PASS_THROUGH UINT64_MAX
 /* mp_plan_alloc.upper of a buffer not freed within the iteration. */

@@ -1356,6 +1356,15 @@ mp_runtime *runtime_open_plan(struct mp_plan *plan, const struct mp_backend *be,
 		       (unsigned long)(UINT32_MAX / 2 - 1));
 		return NULL;
 	}
+	/* CUDA memory: kernels rely on cudaMalloc's 256 bytes; the host
+	 * backend (tests, replay) follows any alignment */
+	if (!strcmp(be->name, "cuda") && plan->pool_align < MP_PLAN_DEVICE_ALIGN) {
+		seterr(err, errlen, "the plan's alignment is %llu, below the %llu bytes CUDA allocations guarantee (compile it again, with --align %llu for a MiniMalloc CSV)",
+		       (unsigned long long)plan->pool_align,
+		       (unsigned long long)MP_PLAN_DEVICE_ALIGN,
+		       (unsigned long long)MP_PLAN_DEVICE_ALIGN);
+		return NULL;
+	}
 	int ndev = 0, rc;
 	if ((rc = be->device_count(&ndev))) {
 		seterr(err, errlen, "cannot count devices: %s", be->error_string(rc));

@@ -49,6 +49,18 @@ enum trace_kind {
 	TRACE_KIND_COUNT
 };
 
+/*
+ * The alignment a buffer's allocator guarantees, recorded as its align.
+ * CUDA's allocation routines, runtime and driver alike (cudaMalloc,
+ * cudaMallocAsync and its pools, cudaMallocManaged, cudaMallocHost,
+ * cuMemAlloc), return addresses aligned to at least 256 bytes (CUDA C++
+ * Programming Guide, "Device Memory Accesses"), and kernels rely on it.
+ * PyTorch's caching allocator cuts its blocks from such segments at
+ * multiples of 512 bytes (kMinBlockSize).
+ */
+#define TRACE_ALIGN_CUDA UINT64_C(256)
+#define TRACE_ALIGN_TORCH UINT64_C(512)
+
 /* Role a framework gives a buffer; optional, used for grouping reports. */
 enum trace_role {
 	TRACE_ROLE_UNKNOWN = 0,
@@ -119,7 +131,8 @@ struct trace_buffer {
 	uint64_t size;        /* bytes requested, > 0 */
 	uint64_t rounded;     /* bytes the allocator gave, >= size */
 	uint64_t addr;        /* address at capture, 0 if unknown */
-	uint64_t align;       /* required offset alignment, 1 if none */
+	uint64_t align;       /* required offset alignment, 1 if none; the
+				 allocator's guarantee (TRACE_ALIGN_*) where known */
 	int64_t fixed_offset; /* pinned pool offset (imports), TRACE_NONE if free */
 	int64_t stream;       /* stream id, TRACE_NONE if unknown */
 	int32_t device;

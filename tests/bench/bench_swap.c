@@ -37,6 +37,7 @@
 #include "../../analyze/report.h"
 #include "../../analyze/swapfloor.h"
 #include "frontier.h"
+#include "planfile.h"
 #include "simulate.h"
 #include "swap.h"
 #include "swapbound.h"
@@ -86,7 +87,9 @@ static int sweep(const struct trace *t, const struct solver_problem *p,
 	char err[512];
 	struct link_model l;
 	struct frontier_options o = { .from = from, .step = step, .to = to,
-				      .placer = "best-fit", .align = 1 };
+				      .placer = "best-fit",
+				      /* the zoo's 512: p carries it already */
+				      .align = planfile_align(t, 1) };
 	if (link_parse(link, t, &l, err, sizeof(err)) ||
 	    frontier_sweep(t, p, &l, &o, f, err, sizeof(err))) {
 		fprintf(stderr, "bench_swap: %s: %s\n", link, err);

@@ -130,6 +130,58 @@ ok $? "  ... every offset is a multiple of 4096"
 expect 2 "--align 3 is a usage error" \
 	memplan-plan compile "$csv" --align 3 -o "$T/x.plan"
 
+# the default alignment: a zoo trace is PyTorch's blocks (512), planned at
+# least 256-aligned as cudaMalloc promises; --align only raises it
+a=$(memplan-trace export --to minimalloc-csv "$T/a2.trace" |
+	awk -F, 'NR == 1 { c = $5 } NR > 1 { print c "=" $5 }' | sort -u | tr '\n' ' ')
+[ "$a" = "alignment=512 " ]
+ok $? "a zoo trace's buffers have alignment 512 (got '$a')"
+for a in "" "--align 1" "--align 256"; do
+	expect 0 "compile a zoo trace with defaults${a:+ and $a}" \
+		memplan-plan compile "$T/a2.trace" --strategy best-fit $a --json -o "$T/al.plan"
+	has "$T/out" '"align":512,' "  ... the plan's alignment is 512"
+	memplan-plan inspect "$T/al.plan" >"$T/out"
+	has "$T/out" "alignment 512" "  ... and inspect says so"
+	memplan-plan inspect --csv "$T/al.plan" | awk -F, 'NR > 1 && $5 % 512 { bad = 1 } END { exit bad }'
+	ok $? "  ... every offset is a multiple of 512"
+done
+pool=$(memplan-plan inspect --json "$T/al.plan" | sed 's/.*"pool_size":\([0-9]*\).*/\1/')
+expect 0 "compare plans the zoo trace with the same default" \
+	memplan-plan compare --csv --no-header --strategies best-fit "$T/a2.trace"
+has "$T/out" ",$pool," "  ... best-fit's pool is compile's ($pool bytes)"
+# a trace of cudaMalloc buffers (alignment 256, as captures record them)
+if command -v python3 >/dev/null 2>&1; then
+	cp "$T/a2.trace" "$T/cuda.trace"
+	python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE buffers SET align = 256"); db.commit()' "$T/cuda.trace"
+	expect 0 "compile a trace of 256-aligned buffers" \
+		memplan-plan compile "$T/cuda.trace" --strategy best-fit --json -o "$T/cu.plan"
+	has "$T/out" '"align":256,' "  ... the plan's alignment is 256"
+	memplan-plan inspect --csv "$T/cu.plan" | awk -F, 'NR > 1 && $5 % 256 { bad = 1 } END { exit bad }'
+	ok $? "  ... every offset is a multiple of 256"
+	# a trace recorded before alignments were (every align 1)
+	cp "$T/a2.trace" "$T/old.trace"
+	python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE buffers SET align = 1"); db.commit()' "$T/old.trace"
+	expect 0 "compile a trace whose buffers say alignment 1" \
+		memplan-plan compile "$T/old.trace" --strategy best-fit --json -o "$T/old.plan"
+	has "$T/out" '"align":256,' "  ... is planned 256-aligned all the same"
+	memplan-plan inspect --csv "$T/old.plan" | awk -F, 'NR > 1 && $5 % 256 { bad = 1 } END { exit bad }'
+	ok $? "  ... every offset a multiple of 256"
+	pool=$(memplan-plan inspect --json "$T/old.plan" | sed 's/.*"pool_size":\([0-9]*\).*/\1/')
+	expect 0 "  ... compare of it" \
+		memplan-plan compare --csv --no-header --strategies best-fit "$T/old.trace"
+	has "$T/out" ",$pool," "  ... plans it with the same default ($pool bytes)"
+else
+	ok 0 "# SKIP no python3 to edit a trace's alignments"
+fi
+# a MiniMalloc CSV keeps its own alignment: 1 without a column
+printf 'id,lower,upper,size\n0,0,4,100\n1,2,6,50\n2,4,8,30\n' >"$T/odd.csv"
+expect 0 "compile a CSV of odd sizes" \
+	memplan-plan compile "$T/odd.csv" --strategy best-fit --json -o "$T/odd.plan"
+has "$T/out" '"align":1,' "  ... keeps alignment 1"
+has "$T/out" '"pool":150,' "  ... and the pool of the lower bound, 150 bytes"
+memplan-plan inspect --csv "$T/odd.plan" | awk -F, 'NR > 1 && $5 % 256 { odd = 1 } END { exit !odd }'
+ok $? "  ... with an offset that is no multiple of 256"
+
 # a trace with nothing to plan: every buffer outlives the iteration
 if command -v sqlite3 >/dev/null 2>&1; then
 	cp "$T/a2.trace" "$T/kept.trace"

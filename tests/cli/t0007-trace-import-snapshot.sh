@@ -33,6 +33,9 @@ for proto in 2 3 4 5; do
 		"protocol $proto: reserved peak from the segments"
 	has "$T/out" "\"pytorch.reserved_end_bytes\":\"$(value reserved_end "$e")\"" \
 		"protocol $proto: reserved at the end"
+	aligns=$(python3 -c 'import sqlite3, sys; print(" ".join(str(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT DISTINCT align FROM buffers ORDER BY 1")))' "$T/t$proto.trace")
+	[ "$aligns" = 512 ]
+	ok $? "protocol $proto: every buffer is a caching-allocator block, alignment 512 (got '$aligns')"
 	has "$T/out" "\"pytorch.pending_frees\":\"1\"" \
 		"protocol $proto: a free_requested without free_completed stays allocated"
 done

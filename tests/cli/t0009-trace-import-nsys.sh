@@ -53,6 +53,9 @@ for kind in current old threads; do
 		"$kind: pinned host memory has a peak of its own"
 	check_labels "$T/$kind.trace" "$e"
 	ok $? "$kind: buffers are labelled by the innermost NVTX range on their thread and the runtime call"
+	aligns=$(python3 -c 'import sqlite3, sys; print(" ".join(str(r[0]) for r in sqlite3.connect(sys.argv[1]).execute("SELECT DISTINCT align FROM buffers ORDER BY 1")))' "$T/$kind.trace")
+	[ "$aligns" = 256 ]
+	ok $? "$kind: every buffer, pinned host too, has alignment 256, what CUDA's allocation routines guarantee (got '$aligns')"
 	expect 0 "$kind: slice the second NVTX iteration" \
 		memplan-trace slice "$T/$kind.trace" --iteration 2 -o "$T/$kind-2.trace"
 	expect 0 "$kind: info on the slice" memplan-trace info --json "$T/$kind-2.trace"

@@ -189,6 +189,11 @@ bad "a truncated plan" "cut.plan" "$T/cut.plan"
 bad "a plan for a device this machine lacks" "is for device 3, and this machine has 1 device" "$T/dev3.plan"
 bad "two plans for one device" "is for the same device as an earlier one" "$T/swap.plan,$T/noswap.plan"
 bad "no room for the pool" "cannot take the pool of 180224 bytes on device 0: out of memory" "$T/noswap.plan" FAKECUDA_MEM=170000
+# a plan aligned below cudaMalloc's 256 bytes (a MiniMalloc CSV's, or a
+# memplan's before that rule): refused on CUDA before a request is compared
+printf 'id,lower,upper,size\n0,0,4,100\n1,2,6,50\n' >"$T/odd.csv"
+memplan-plan compile "$T/odd.csv" -o "$T/align1.plan" >/dev/null 2>&1
+bad "a plan aligned to 1 byte" "the plan's alignment is 1, below the 256 bytes CUDA allocations guarantee" "$T/align1.plan"
 LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_DISABLE=1 MEMPLAN_SHOW_STATS=1 "$APP" "$T/swap.trace" >"$T/out" 2>&1
 ok $? "MEMPLAN_DISABLE=1: the program runs"
 has "$T/out" "disabled" "  ... and the statistics say the library was disabled"

@@ -286,6 +286,10 @@ static void test_whole_run(void)
 	CHECK(tr->buffers[5].kind == TRACE_KIND_VMM && tr->buffers[6].kind == TRACE_KIND_VMM &&
 		      tr->buffers[5].free_ev != TRACE_NONE && tr->buffers[6].free_ev != TRACE_NONE,
 	      "cuMemMap -> vmm buffers, one cuMemUnmap frees both");
+	int aligned = 1;
+	for (size_t i = 0; i < tr->nbuffers; i++)
+		aligned &= tr->buffers[i].align == 256;
+	CHECK(aligned, "every buffer, of every kind, has CUDA's alignment of 256 bytes");
 	const struct trace_event *k = find_event(tr, TRACE_EV_KERNEL, "_Z6kernelPfS_i", 0);
 	CHECK(k && k->nacc == 3 && touches(tr, k, DEV(1)) && touches(tr, k, DEV(2)) &&
 		      touches(tr, k, DEV(3)) && k->stream == 0x77,

@@ -928,7 +928,10 @@ static int build(struct reader *r)
 				/* an alloc, or a free of memory allocated before
 				 * the recording: live at start */
 				char lbuf[512];
+				/* every kind comes from CUDA's allocation
+				 * routines: 256-byte aligned (trace.h) */
 				struct trace_buffer b = { .size = c->bytes, .addr = (uint64_t)c->a,
+							  .align = TRACE_ALIGN_CUDA,
 							  .fixed_offset = TRACE_NONE,
 							  .stream = TRACE_NONE, .device = r->device,
 							  .kind = c->kind };

@@ -399,14 +399,16 @@ static int grow_state(struct importer *im)
 	return 0;
 }
 
-/* A new buffer; state open.  Returns its id or a negative code. */
+/* A new buffer, a block of the caching allocator: cut from its segment at a
+ * multiple of kMinBlockSize (TRACE_ALIGN_TORCH); state open.  Returns its
+ * id or a negative code. */
 static int64_t new_buffer(struct importer *im, uint64_t addr, uint64_t size,
 			  int64_t stream, const char *label)
 {
 	if (grow_state(im))
 		return TRACE_ENOMEM;
 	struct trace_buffer b = { .size = size, .rounded = size, .addr = addr,
-				  .align = 1, .fixed_offset = TRACE_NONE,
+				  .align = TRACE_ALIGN_TORCH, .fixed_offset = TRACE_NONE,
 				  .stream = stream, .device = im->device,
 				  .kind = TRACE_KIND_DEVICE, .label = label,
 				  .stack = im->stack };

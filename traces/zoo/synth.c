@@ -332,7 +332,7 @@ static int add_persistent(struct synth_graph *g, int x, uint8_t role)
 	struct trace_buffer b = { 0 };
 	b.size = s->bytes;
 	b.rounded = (s->bytes + ALLOC_ROUND - 1) / ALLOC_ROUND * ALLOC_ROUND;
-	b.align = 1;
+	b.align = TRACE_ALIGN_TORCH;
 	b.fixed_offset = TRACE_NONE;
 	b.stream = 0;
 	b.kind = TRACE_KIND_DEVICE;
@@ -1073,7 +1073,7 @@ static int emit_alloc(struct emit *e, int st, uint8_t role)
 	struct trace_buffer b = { 0 };
 	b.size = s->bytes;
 	b.rounded = round_alloc(s->bytes);
-	b.align = 1;
+	b.align = TRACE_ALIGN_TORCH;
 	b.fixed_offset = TRACE_NONE;
 	b.stream = 0;
 	b.kind = TRACE_KIND_DEVICE;
