@@ -74,6 +74,8 @@ static int trace_stream_ordinals(const struct trace *t, uint32_t *out,
 	}
 	free(ids);
 	return 0;
+}
+
 uint64_t planfile_align(const struct trace *t, uint64_t asked)
 {
 	const char *src = trace_get_meta(t, "source");
