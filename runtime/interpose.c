@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * interpose.c - libmemplan's LD_PRELOAD and PyTorch ways in: the CUDA
- * allocation names it exports, mp_torch_alloc/mp_torch_free, and the
+ * allocation names it exports, the stream-capture names it watches (a
+ * count of captures under way, so that no request meanwhile gets a call of
+ * the runtime's own), mp_torch_alloc/mp_torch_free/mp_torch_record_stream,
+ * and the
  * process-wide runtimes they share (one per device, opened at the first
  * request on that device from the plans of MEMPLAN_PLAN).  Only in the
  * shared library: a program linking the core library keeps its own CUDA.

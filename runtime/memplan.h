@@ -5,9 +5,12 @@
  * else in the library is hidden.  Documented in libmemplan(3).
  *
  * Three ways in: LD_PRELOAD (the library interposes cudaMalloc, cudaFree,
- * cudaMallocAsync, cudaFreeAsync, cuMemAlloc_v2 and cuMemFree_v2 and reads
- * MEMPLAN_* variables), PyTorch's CUDAPluggableAllocator (mp_torch_alloc and
- * mp_torch_free), and the C API below for programs that manage their memory.
+ * cudaMallocAsync, cudaFreeAsync, cuMemAlloc_v2 and cuMemFree_v2, watches
+ * cudaStreamBeginCapture and cudaStreamEndCapture, and reads MEMPLAN_*
+ * variables), PyTorch's CUDAPluggableAllocator (mp_torch_alloc,
+ * mp_torch_free, mp_torch_record_stream), and the C API below for programs
+ * that manage their memory.  During a CUDA stream capture every request
+ * goes to the real allocator, with no call of the runtime's own.
  *
  * Promise: a runtime never corrupts data and never ends the program.  When
  * the requests stop matching the plan it serves them from the real allocator

@@ -18,7 +18,10 @@
  * default no limit), FAKECUDA_DEVICES=n (default 1).  As the real one, every
  * failing call (cudaEventQuery's cudaErrorNotReady included) leaves its error
  * as the calling thread's last error until cudaGetLastError takes it; the
- * driver's cuEventQuery leaves nothing.  Simplification: the default stream is an ordinary stream;
+ * driver's cuEventQuery leaves nothing.  Stream capture and graphs follow
+ * CUDA's rules where they break programs (see "stream capture" below): a
+ * forbidden call fails and invalidates the capture, whose
+ * cudaStreamEndCapture then gives no graph.  Simplification: the default stream is an ordinary stream;
  * it does not synchronise with other blocking streams.
  */
 #include "cudart.h"
