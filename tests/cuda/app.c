@@ -23,7 +23,8 @@
  * reads on a slow side stream as well, after an event of its own stream,
  * and tells the allocator with mp_torch_record_stream as
  * Tensor.record_stream does; the free stays on the buffer's own stream, so
- * the bytes must not be reused before the side stream is done with them.
+ * the bytes must not be reused before the side stream is done with them
+ * (the program orders its own later writes of the buffer after them).
  * Run it on the stand-in libcudart alone,
  * or with LD_PRELOAD=libmemplan.so MEMPLAN_PLAN=...: every check must pass
  * either way, and the stand-in must never see a free of memory it did not
@@ -92,7 +93,8 @@ static int nstreams, async_mode, driver_mode, fresh_streams, check_errors,
  * graph holds */
 static int capture_at = -1, capture_mode, capturing, side_mode;
 static cudaStream_t cap_stream, side_stream;
-static cudaEvent_t side_event;
+static cudaEvent_t side_event, side_done;
+static unsigned char *side_pending; /* per buffer: read on the side stream */
 static struct job **kept;
 static size_t nkept;
 
@@ -186,6 +188,21 @@ static void side_read(const struct trace *t, int64_t b, size_t ev)
 	check_last_error("a read on the side stream");
 	if (torch_record_stream)
 		torch_record_stream(ptr[b], side_stream);
+	side_pending[b] = 1;
+}
+
+/* Before b is written again on its own stream: after its side reads (the
+ * program's side of the contract; the allocator's is the reuse after the
+ * free). */
+static void side_join(const struct trace *t, int64_t b)
+{
+	if (cudaEventRecord(side_done, side_stream) ||
+	    cudaStreamWaitEvent(stream_of(t, b), side_done, 0)) {
+		fprintf(stderr, "app: cannot order a write after the side stream\n");
+		exit(1);
+	}
+	check_last_error("a wait for the side stream");
+	side_pending[b] = 0;
 }
 
 /* --capture: the iteration's work so far is a graph, launched twice. */
@@ -263,6 +280,7 @@ static void do_free(const struct trace *t, int64_t b, size_t ev)
 	if (!ptr[b])
 		return;
 	launch(t, b, 1, ev);
+	side_pending[b] = 0; /* the allocator orders the next user */
 	cudaError_t rc = free_any(ptr[b], len[b], stream_of(t, b));
 	if (capturing && rc) { /* an error of the capture's */
 		cudaGetLastError();
@@ -357,7 +375,8 @@ int main(int argc, char **argv)
 	if ((capture_at >= 0 &&
 	     cudaStreamCreateWithFlags(&cap_stream, cudaStreamNonBlocking)) ||
 	    (side_mode && (cudaStreamCreateWithFlags(&side_stream, cudaStreamNonBlocking) ||
-			   cudaEventCreateWithFlags(&side_event, cudaEventDisableTiming)))) {
+			   cudaEventCreateWithFlags(&side_event, cudaEventDisableTiming) ||
+			   cudaEventCreateWithFlags(&side_done, cudaEventDisableTiming)))) {
 		fprintf(stderr, "app: cannot create a stream\n");
 		return 1;
 	}
@@ -369,7 +388,8 @@ int main(int argc, char **argv)
 	ptr = calloc(nb, sizeof(*ptr));
 	len = calloc(nb, sizeof(*len));
 	filled = calloc(nb, sizeof(*filled));
-	if (!ptr || !len || !filled)
+	side_pending = calloc(nb, 1);
+	if (!ptr || !len || !filled || !side_pending)
 		return 1;
 	for (uint32_t it = 0; it < iterations; it++) {
 		if (fresh_streams && it > 0)
@@ -401,9 +421,12 @@ int main(int argc, char **argv)
 					if (!ptr[b])
 						continue;
 					launch(t, b, 1, i);
-					if (side_mode && !capturing)
+					int w = t->accesses[e->acc0 + a].mode & TRACE_ACCESS_WRITE;
+					if (side_mode && !capturing && !w)
 						side_read(t, b, i);
-					if (t->accesses[e->acc0 + a].mode & TRACE_ACCESS_WRITE)
+					if (w && side_pending[b])
+						side_join(t, b);
+					if (w)
 						launch(t, b, 0, i);
 				}
 			}
@@ -450,5 +473,6 @@ int main(int argc, char **argv)
 	free(ptr);
 	free(len);
 	free(filled);
+	free(side_pending);
 	return failures || st.bad_frees || st.invalidated ? 1 : 0;
 }
