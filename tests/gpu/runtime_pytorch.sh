@@ -34,8 +34,12 @@ if os.environ.get("MODE") == "pluggable":
     alloc = torch.cuda.memory.CUDAPluggableAllocator(
         os.environ["LIBMEMPLAN"], "mp_torch_alloc", "mp_torch_free")
     lib = ctypes.CDLL(os.environ["LIBMEMPLAN"])
-    alloc.allocator().set_record_stream_fn(
-        ctypes.cast(lib.mp_torch_record_stream, ctypes.c_void_p).value)
+    native = alloc.allocator()
+    if hasattr(native, "set_record_stream_fn"):
+        native.set_record_stream_fn(
+            ctypes.cast(lib.mp_torch_record_stream, ctypes.c_void_p).value)
+    else:
+        print("this PyTorch cannot set a record-stream hook", file=sys.stderr)
     torch.cuda.memory.change_current_allocator(alloc)
 torch.manual_seed(0)
 torch.backends.cudnn.deterministic = True
