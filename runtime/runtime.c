@@ -551,13 +551,21 @@ static int swap_out(mp_runtime *rt, uint32_t w)
 	return 0;
 }
 
+static int wait_side(mp_runtime *rt, const struct rt_req *o, int sl,
+		     void *stream);
+
 /* Makes the copy stream wait for the frees of the buffers that borrowed
  * swap w's bytes, each at the event its free recorded (release_pool): the
- * last uses of those bytes, and nothing the same streams enqueued later.
- * A borrower still live or not served from the pool this time has nothing
- * to wait for.  0, or -1 when the backend refused. */
+ * last uses of those bytes, and nothing the same streams enqueued later
+ * (each borrower waited for the owner's stream when it was served).  A
+ * borrower still live or not served from the pool this time has nothing
+ * to wait for; when none had, the copy stream waits for the owner's
+ * streams instead, whose reads issued after the swap-out may still run
+ * (after a divergence, or where nothing borrowed the bytes).  0, or -1
+ * when the backend refused. */
 static int wait_borrowers(mp_runtime *rt, uint32_t w)
 {
+	uint64_t waits = rt->st.stream_waits;
 	for (uint32_t i = rt->borrow0[w]; i < rt->borrow0[w + 1]; i++) {
 		uint32_t b = rt->borrowers[i];
 		if (!rt->req[b].fev || rt->req[b].live == LIVE_POOL)
@@ -574,7 +582,14 @@ static int wait_borrowers(mp_runtime *rt, uint32_t w)
 			rt->st.stream_waits++;
 		}
 	}
-	return 0;
+	if (rt->st.stream_waits != waits)
+		return 0;
+	const struct rt_req *o = &rt->req[rt->plan.swaps[w].request];
+	if (rt->be->event_record(rt->scratch, rt->streams[o->stream].handle) ||
+	    rt->be->stream_wait(rt->copy_stream, rt->scratch))
+		return -1;
+	rt->st.stream_waits++;
+	return wait_side(rt, o, rt->copy_slot, rt->copy_stream);
 }
 
 /* Copy-in of swap w, after the borrowers' frees (wait_borrowers); the

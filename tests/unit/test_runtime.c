@@ -715,6 +715,9 @@ static void test_ordering(void)
 		}
 	CHECK(in < nlog && sync < nlog,
 	      "a divergence with A out: the copy-in, then the host waits for the copy stream");
+	CHECK(waits_for(copy_stream, S0, at_x) &&
+	      first_copy(MP_COPY_H2D, at_x) == in,
+	      "  ... the copy-in, with no borrower to wait for, waits for the owner's stream (its reads after the swap-out)");
 	mp_free(rt, x, S1);
 	mp_free(rt, a, S0);
 	mp_free(rt, c, S1);
