@@ -544,6 +544,9 @@ static int swap_out(mp_runtime *rt, uint32_t w)
 	    be->event_record(rt->ev_out[w], rt->copy_stream))
 		return -1;
 	rt->st.stream_waits++;
+	/* only the borrowers' frees from now on order the copy-in */
+	for (uint32_t i = rt->borrow0[w]; i < rt->borrow0[w + 1]; i++)
+		rt->req[rt->borrowers[i]].fev = 0;
 	rt->swap_state[w] = SW_OUT;
 	rt->nout++;
 	rt->st.swaps_out++;
