@@ -54,7 +54,14 @@ static struct {
 	int (*stream_synchronize)(void *);
 	int (*device_synchronize)(void);
 	const char *(*get_error_string)(int);
+	/* stream capture: absent from a cudart before 10.0 */
+	int (*stream_is_capturing)(void *, int *);
+	int (*exchange_capture_mode)(int *);
 } cu;
+
+/* Stream captures under way, begun through the interposed
+ * cudaStreamBeginCapture (mp_cuda_capture_count). */
+static int captures;
 
 static struct mp_cuda_real real;
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
@@ -135,6 +142,11 @@ static void resolve(void)
 		SET(cu.get_error_string, lookup(rt, "cudaGetErrorString"));
 		SET(cu.get_last_error, lookup(rt, "cudaGetLastError"));
 		SET(cu.peek_last_error, lookup(rt, "cudaPeekAtLastError"));
+		SET(cu.stream_is_capturing, lookup(rt, "cudaStreamIsCapturing"));
+		SET(cu.exchange_capture_mode,
+		    lookup(rt, "cudaThreadExchangeStreamCaptureMode"));
+		SET(real.begin_capture, lookup(rt, "cudaStreamBeginCapture"));
+		SET(real.end_capture, lookup(rt, "cudaStreamEndCapture"));
 		const char *missing =
 			!real.malloc ? "cudaMalloc" :
 			!real.free ? "cudaFree" :
@@ -212,10 +224,28 @@ static int c_set_device(int dev)
 /* cudaErrorNotSupported: a real allocator this process lacks */
 #define CUDA_ERROR_NOT_SUPPORTED 801
 
+/* cudaStreamCaptureModeRelaxed */
+#define CUDA_CAPTURE_MODE_RELAXED 2
+
+/* cudaMalloc as PyTorch's allocator calls it while a capture may be under
+ * way: with this thread's capture mode relaxed for the call (allowed in
+ * every mode; the mode is put back whatever happens). */
+static int malloc_relaxed(void **p, size_t n)
+{
+	int mode = CUDA_CAPTURE_MODE_RELAXED;
+	if (!cu.exchange_capture_mode || cu.exchange_capture_mode(&mode))
+		return real.malloc(p, n);
+	int rc = real.malloc(p, n);
+	cu.exchange_capture_mode(&mode);
+	return rc;
+}
+
 static int alloc_real(void **p, size_t n, int mem, void *stream)
 {
 	*p = NULL;
-	switch (mem) {
+	if ((mem & MP_MEM_RELAXED) && (mem & ~MP_MEM_RELAXED) == MP_MEM_RUNTIME)
+		return malloc_relaxed(p, n);
+	switch (mem & ~MP_MEM_RELAXED) {
 	case MP_MEM_ASYNC:
 		return real.malloc_async ? real.malloc_async(p, n, stream) :
 					   CUDA_ERROR_NOT_SUPPORTED;
@@ -244,7 +274,7 @@ static int c_alloc(void **p, size_t n, int mem, void *stream)
 
 static int free_real(void *p, int mem, void *stream)
 {
-	switch (mem) {
+	switch (mem & ~MP_MEM_RELAXED) {
 	case MP_MEM_ASYNC:
 		return real.free_async ? real.free_async(p, stream) :
 					 real.free(p);
@@ -347,6 +377,35 @@ static int c_device_sync(void)
 	return own(cu.device_synchronize(), pending);
 }
 
+/* cudaStreamCaptureStatusNone, cudaErrorStreamCaptureImplicit */
+#define CUDA_CAPTURE_STATUS_NONE 0
+#define CUDA_ERROR_CAPTURE_IMPLICIT 906
+
+void mp_cuda_capture_count(int delta)
+{
+	__atomic_add_fetch(&captures, delta, __ATOMIC_ACQ_REL);
+}
+
+/* A capture the interposed names saw, or s capturing.  The legacy stream
+ * (NULL, cudaStreamLegacy) answers cudaErrorStreamCaptureImplicit while a
+ * blocking stream captures: an error taken back, or, when the program has
+ * one pending that it would replace, not asked (the count above alone
+ * then).  A query failing for another reason reads as not capturing. */
+static int c_stream_capturing(void *s)
+{
+	if (__atomic_load_n(&captures, __ATOMIC_ACQUIRE) > 0)
+		return 1;
+	if (!cu.stream_is_capturing)
+		return 0;
+	int pending = err_pending(), status = CUDA_CAPTURE_STATUS_NONE;
+	if (pending && (uintptr_t)s <= 1)
+		return 0;
+	int rc = own(cu.stream_is_capturing(s, &status), pending);
+	if (rc)
+		return rc == CUDA_ERROR_CAPTURE_IMPLICIT;
+	return status != CUDA_CAPTURE_STATUS_NONE;
+}
+
 static const char *c_error_string(int code)
 {
 	if (code == CUDA_ERROR_NOT_SUPPORTED)
@@ -373,6 +432,7 @@ static const struct mp_backend cuda_backend = {
 	.copy = c_copy,
 	.stream_sync = c_stream_sync,
 	.device_sync = c_device_sync,
+	.stream_capturing = c_stream_capturing,
 	.error_string = c_error_string,
 };
 

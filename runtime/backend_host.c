@@ -194,6 +194,13 @@ static int h_stream_sync(void *s)
 	return h_device_sync();
 }
 
+/* Host streams never capture. */
+static int h_stream_capturing(void *s)
+{
+	(void)s;
+	return 0;
+}
+
 static const char *h_error_string(int code)
 {
 	return code == 2 ? "out of host memory" :
@@ -220,6 +227,7 @@ static const struct mp_backend host_backend = {
 	.copy = h_copy,
 	.stream_sync = h_stream_sync,
 	.device_sync = h_device_sync,
+	.stream_capturing = h_stream_capturing,
 	.error_string = h_error_string,
 };
 

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * interpose.c - libmemplan's LD_PRELOAD and PyTorch ways in: the CUDA
- * allocation names it exports, mp_torch_alloc/mp_torch_free, and the
+ * allocation names it exports, the stream-capture names it watches (a
+ * count of captures under way, so that no request meanwhile gets a call of
+ * the runtime's own), mp_torch_alloc/mp_torch_free/mp_torch_record_stream,
+ * and the
  * process-wide runtimes they share (one per device, opened at the first
  * request on that device from the plans of MEMPLAN_PLAN).  Only in the
  * shared library: a program linking the core library keeps its own CUDA.
@@ -32,6 +35,8 @@ MP_API int cudaMallocAsync(void **p, size_t n, void *stream);
 MP_API int cudaFreeAsync(void *p, void *stream);
 MP_API int cuMemAlloc_v2(unsigned long long *p, size_t n);
 MP_API int cuMemFree_v2(unsigned long long p);
+MP_API int cudaStreamBeginCapture(void *stream, int mode);
+MP_API int cudaStreamEndCapture(void *stream, void **graph);
 
 static struct {
 	pthread_once_t once;
@@ -281,8 +286,11 @@ static mp_runtime *runtime_for_free(const void *p, int d)
  * free are stream-ordered instead.) */
 static void sync_before_free(mp_runtime *rt, const void *p)
 {
-	if (mp_owns(rt, p))
-		runtime_backend(rt)->device_sync();
+	/* not during a stream capture, which a device sync would break (the
+	 * free then keeps the pool bytes: capture_free) */
+	const struct mp_backend *be = runtime_backend(rt);
+	if (mp_owns(rt, p) && !be->stream_capturing(NULL))
+		be->device_sync();
 }
 
 int cudaMalloc(void **p, size_t n)
@@ -350,6 +358,36 @@ int cuMemFree_v2(unsigned long long p)
 	return runtime_free(rt, ptr, NULL, MP_MEM_DRIVER);
 }
 
+/* Stream captures: counted while under way, so that no request made
+ * meanwhile, on any thread and any stream, gets a call of the runtime's
+ * own on a stream (backend stream_capturing).  A capture that ends, with a
+ * graph or invalidated, no longer counts; one the real function refused
+ * never did. */
+int cudaStreamBeginCapture(void *stream, int mode)
+{
+	const struct mp_cuda_real *re = mp_cuda_real();
+	if (!re->begin_capture)
+		return CUDA_ERROR_INITIALIZATION;
+	int rc = re->begin_capture(stream, mode);
+	if (rc == 0)
+		mp_cuda_capture_count(1);
+	return rc;
+}
+
+int cudaStreamEndCapture(void *stream, void **graph)
+{
+	const struct mp_cuda_real *re = mp_cuda_real();
+	if (!re->end_capture)
+		return CUDA_ERROR_INITIALIZATION;
+	int rc = re->end_capture(stream, graph);
+	/* ended: a graph (success), or the capture was invalidated or left
+	 * a stream unjoined (cudaErrorStreamCaptureInvalidated 901,
+	 * cudaErrorStreamCaptureUnjoined 904); other errors end nothing */
+	if (rc == 0 || rc == 901 || rc == 904)
+		mp_cuda_capture_count(-1);
+	return rc;
+}
+
 /* --- PyTorch's CUDAPluggableAllocator ------------------------------------- */
 
 void *mp_torch_alloc(ssize_t size, int device, void *stream)
@@ -361,7 +399,8 @@ void *mp_torch_alloc(ssize_t size, int device, void *stream)
 	void *p = NULL;
 	if (!rt)
 		return re->malloc(&p, (size_t)size) ? NULL : p;
-	return runtime_alloc(rt, (size_t)size, stream, MP_MEM_RUNTIME, NULL);
+	return runtime_alloc(rt, (size_t)size, stream,
+			     MP_MEM_RUNTIME | MP_MEM_RELAXED, NULL);
 }
 
 void mp_torch_free(void *ptr, ssize_t size, int device, void *stream)
@@ -374,5 +413,18 @@ void mp_torch_free(void *ptr, ssize_t size, int device, void *stream)
 	if (!rt)
 		re->free(ptr);
 	else
-		runtime_free(rt, ptr, stream, MP_MEM_RUNTIME);
+		runtime_free(rt, ptr, stream, MP_MEM_RUNTIME | MP_MEM_RELAXED);
+}
+
+void mp_torch_record_stream(void *ptr, void *stream)
+{
+	if (!ptr)
+		return;
+	pthread_once(&g.once, init);
+	if (g.disabled)
+		return;
+	int n = __atomic_load_n(&g.nopen, __ATOMIC_ACQUIRE);
+	for (int i = 0; i < n; i++)
+		if (mp_owns(g.open[i], ptr))
+			runtime_record_stream(g.open[i], ptr, stream);
 }

@@ -5,9 +5,12 @@
  * else in the library is hidden.  Documented in libmemplan(3).
  *
  * Three ways in: LD_PRELOAD (the library interposes cudaMalloc, cudaFree,
- * cudaMallocAsync, cudaFreeAsync, cuMemAlloc_v2 and cuMemFree_v2 and reads
- * MEMPLAN_* variables), PyTorch's CUDAPluggableAllocator (mp_torch_alloc and
- * mp_torch_free), and the C API below for programs that manage their memory.
+ * cudaMallocAsync, cudaFreeAsync, cuMemAlloc_v2 and cuMemFree_v2, watches
+ * cudaStreamBeginCapture and cudaStreamEndCapture, and reads MEMPLAN_*
+ * variables), PyTorch's CUDAPluggableAllocator (mp_torch_alloc,
+ * mp_torch_free, mp_torch_record_stream), and the C API below for programs
+ * that manage their memory.  During a CUDA stream capture every request
+ * goes to the real allocator, with no call of the runtime's own.
  *
  * Promise: a runtime never ends the program unless asked to (on_unsafe,
  * MEMPLAN_ON_UNSAFE=abort), and says what a divergence cannot undo.  When
@@ -141,7 +144,9 @@ MP_API void *mp_pool(const mp_runtime *rt, size_t *size);
 	X(swapout_late, "buffers placed over a swapped-out one while its copy-out still ran") \
 	X(swapin_late, "swap-ins still copying at the request after their trigger") \
 	X(sync_swapins, "swap-ins issued on a divergence, waited for by the host") \
-	X(stream_waits, "stream waits on events the runtime inserted")
+	X(stream_waits, "stream waits on events the runtime inserted")        \
+	X(captured, "requests made during a CUDA stream capture, passed to the real allocator") \
+	X(capture_kept, "frees during a stream capture kept from reuse (the graph may use the memory)")
 
 #define MP_STATS_FIELD(name, desc) uint64_t name;
 struct mp_stats {
@@ -172,6 +177,21 @@ MP_API int mp_last_problem(mp_runtime *rt, char *buf, size_t len);
  */
 MP_API void *mp_torch_alloc(ssize_t size, int device, void *stream);
 MP_API void mp_torch_free(void *ptr, ssize_t size, int device, void *stream);
+
+/*
+ * PyTorch's record-stream hook (Tensor.record_stream): ptr, served by
+ * mp_torch_alloc, is also used on stream.  When ptr is a pool buffer, its
+ * free records an event on stream, and whatever the pool serves next on
+ * another stream waits for that event: the bytes are not reused before the
+ * work stream had enqueued at the free is done.  Set it with
+ *
+ *   a = torch.cuda.memory.CUDAPluggableAllocator(
+ *           "libmemplan.so", "mp_torch_alloc", "mp_torch_free")
+ *   lib = ctypes.CDLL("libmemplan.so")
+ *   a.allocator().set_record_stream_fn(
+ *       ctypes.cast(lib.mp_torch_record_stream, ctypes.c_void_p).value)
+ */
+MP_API void mp_torch_record_stream(void *ptr, void *stream);
 
 /* The statistics of the runtimes that LD_PRELOAD and PyTorch use, summed
  * over devices; all zero when none is open. */

@@ -22,9 +22,9 @@
  * the pool never goes to the real allocator.  Ordering between copies and
  * the program's streams comes from events: a copy-out waits for the owner's
  * stream; a buffer placed where a swapped-out one was waits for the
- * copy-out; a copy-in waits for the streams that freed pool buffers since the
- * copy stream last waited for them, and the owner's stream waits for the
- * copy-in.  Pool reuse across streams waits likewise (fence()).  Every pool
+ * copy-out; a copy-in waits for the events the frees of the buffers that
+ * borrowed its bytes recorded (their last uses, nothing later), and the
+ * owner's stream waits for the copy-in.  Pool reuse across streams waits likewise (fence()).  Every pool
  * buffer has the slot of its stream, which is not given to another stream
  * while the buffer lives (stream_slot()); a request whose stream cannot get
  * a slot goes to the real allocator.  Once the
@@ -34,7 +34,8 @@
  * the host waits for the copy stream (stream_sync) before the request that
  * found it returns, so the bytes are back whatever stream uses them next.
  * Event queries only feed the statistics (late copies); they never decide
- * an ordering.
+ * an ordering.  While a CUDA stream capture is under way the runtime makes
+ * no call of its own on any stream (capture_alloc, capture_free).
  */
 #include "runtime.h"
 
@@ -56,7 +57,8 @@ enum phase { PH_IDLE, PH_FOLLOW };
 enum live { LIVE_NO = 0, LIVE_POOL = 1 };
 enum swap_state { SW_IDLE = 0, SW_OUT, SW_PENDING, SW_IN };
 /* kinds of warning, each printed once unless verbose */
-enum warn_kind { W_DIVERGE, W_SKIP, W_BADFREE, W_SWAP, W_STREAMS, W_LENT, W_NKINDS };
+enum warn_kind { W_DIVERGE, W_SKIP, W_BADFREE, W_SWAP, W_STREAMS, W_LENT,
+		 W_CAPTURE, W_NKINDS };
 
 /* A pool instance of an entry can outlive its iteration (after a
  * divergence) while the next iteration serves the same entry from the real
@@ -68,6 +70,10 @@ struct rt_req {
 	uint8_t live;   /* enum live */
 	uint8_t covered; /* a buffer placed over it at its address was freed */
 	int8_t stream;  /* stream slot of its alloc (pool buffers: always one) */
+	uint8_t fev;    /* its free recorded ev_free[r] since its alloc */
+	uint8_t side_lost; /* used on a stream without a slot: sync at free */
+	uint32_t side;  /* slots of other streams it is used on (record_stream) */
+	uint32_t side_freed; /* those slots, after its free recorded ev_side */
 };
 
 /* A slot is taken by a stream at its first request and given to another
@@ -101,6 +107,10 @@ struct mp_runtime {
 	void **ev_out;        /* per swap: its copy-out done */
 	void **ev_in;         /* per swap: its copy-in done */
 	uint32_t nev;         /* entries of ev_out and ev_in */
+	void **ev_free;       /* per entry borrowing a swap's bytes: its free */
+	uint32_t nfev;        /* entries of ev_free */
+	void *ev_side[RT_STREAMS]; /* per slot: the latest free of a buffer
+				      used on it besides its own stream */
 
 	/* derived from the plan; read-only after open */
 	uint32_t *byup;       /* entries with a free, by free ordinal */
@@ -500,9 +510,30 @@ static char *swap_pool_bytes(mp_runtime *rt, const struct mp_plan_swap *s)
 	return rt->pool + rt->plan.allocs[s->request].offset + s->src_offset;
 }
 
-/* Copy-out of swap w, after the work enqueued on its owner's stream.  On
- * failure the buffer stays resident and -1 is returned (the caller stops
- * following the plan, so nothing is placed over it). */
+/* Makes stream (slot sl) wait for what the other streams pool request o is
+ * used on (record_stream) have enqueued so far.  0, or -1. */
+static int wait_side(mp_runtime *rt, const struct rt_req *o, int sl,
+		     void *stream)
+{
+	for (uint32_t m = o->side; m; m &= m - 1) {
+		int i = __builtin_ctz(m);
+		if (i == sl)
+			continue;
+		if (rt->be->event_record(rt->scratch, rt->streams[i].handle) ||
+		    rt->be->stream_wait(stream, rt->scratch))
+			return -1;
+		rt->st.stream_waits++;
+	}
+	if (o->side_lost && rt->be->device_sync())
+		return -1;
+	return 0;
+}
+
+/* Copy-out of swap w, after the work enqueued on its owner's stream and on
+ * the other streams it is used on (record_stream: their reads must end
+ * before a borrower, which waits for the copy-out, writes).  On failure the
+ * buffer stays resident and -1 is returned (the caller stops following the
+ * plan, so nothing is placed over it). */
 static int swap_out(mp_runtime *rt, uint32_t w)
 {
 	const struct mp_plan_swap *s = &rt->plan.swaps[w];
@@ -511,13 +542,17 @@ static int swap_out(mp_runtime *rt, uint32_t w)
 		return 0; /* served by the real allocator: nothing shares it */
 	void *owner = rt->streams[o->stream].handle;
 	const struct mp_backend *be = rt->be;
-	if (be->event_record(rt->scratch, owner) ||
+	if (wait_side(rt, o, rt->copy_slot, rt->copy_stream) ||
+	    be->event_record(rt->scratch, owner) ||
 	    be->stream_wait(rt->copy_stream, rt->scratch) ||
 	    be->copy(rt->staging + s->staging, swap_pool_bytes(rt, s), s->bytes,
 		     MP_COPY_D2H, rt->copy_stream) ||
 	    be->event_record(rt->ev_out[w], rt->copy_stream))
 		return -1;
 	rt->st.stream_waits++;
+	/* only the borrowers' frees from now on order the copy-in */
+	for (uint32_t i = rt->borrow0[w]; i < rt->borrow0[w + 1]; i++)
+		rt->req[rt->borrowers[i]].fev = 0;
 	rt->swap_state[w] = SW_OUT;
 	rt->nout++;
 	rt->st.swaps_out++;
@@ -525,9 +560,50 @@ static int swap_out(mp_runtime *rt, uint32_t w)
 	return 0;
 }
 
-/* Copy-in of swap w, after every stream that freed pool memory (the
- * borrowers' last uses); the owner's stream then waits for it.  Returns 0,
- * or -1 when the backend refused (said once; the buffer counts as back). */
+static int wait_side(mp_runtime *rt, const struct rt_req *o, int sl,
+		     void *stream);
+
+/* Makes the copy stream wait for the frees of the buffers that borrowed
+ * swap w's bytes, each at the event its free recorded (release_pool): the
+ * last uses of those bytes, and nothing the same streams enqueued later
+ * (each borrower waited for the owner's stream when it was served).  A
+ * borrower still live or not served from the pool this time has nothing
+ * to wait for; when none had, the copy stream waits for the owner's
+ * streams instead, whose reads issued after the swap-out may still run
+ * (after a divergence, or where nothing borrowed the bytes).  0, or -1
+ * when the backend refused. */
+static int wait_borrowers(mp_runtime *rt, uint32_t w)
+{
+	uint64_t waits = rt->st.stream_waits;
+	for (uint32_t i = rt->borrow0[w]; i < rt->borrow0[w + 1]; i++) {
+		uint32_t b = rt->borrowers[i];
+		if (!rt->req[b].fev || rt->req[b].live == LIVE_POOL)
+			continue;
+		if (rt->be->stream_wait(rt->copy_stream, rt->ev_free[b]))
+			return -1;
+		rt->st.stream_waits++;
+		/* its uses on other streams (record_stream), as at its free
+		 * or later */
+		for (uint32_t m = rt->req[b].side_freed; m; m &= m - 1) {
+			if (rt->be->stream_wait(rt->copy_stream,
+						rt->ev_side[__builtin_ctz(m)]))
+				return -1;
+			rt->st.stream_waits++;
+		}
+	}
+	if (rt->st.stream_waits != waits)
+		return 0;
+	const struct rt_req *o = &rt->req[rt->plan.swaps[w].request];
+	if (rt->be->event_record(rt->scratch, rt->streams[o->stream].handle) ||
+	    rt->be->stream_wait(rt->copy_stream, rt->scratch))
+		return -1;
+	rt->st.stream_waits++;
+	return wait_side(rt, o, rt->copy_slot, rt->copy_stream);
+}
+
+/* Copy-in of swap w, after the borrowers' frees (wait_borrowers); the
+ * owner's stream then waits for it.  Returns 0, or -1 when the backend
+ * refused (said once; the buffer counts as back). */
 static int swap_in(mp_runtime *rt, uint32_t w)
 {
 	const struct mp_plan_swap *s = &rt->plan.swaps[w];
@@ -538,7 +614,7 @@ static int swap_in(mp_runtime *rt, uint32_t w)
 		rt->npending--;
 	rt->swap_state[w] = SW_IN;
 	rt->nout--;
-	int bad = fence(rt, rt->copy_slot, rt->copy_stream) ||
+	int bad = wait_borrowers(rt, w) ||
 		  be->copy(swap_pool_bytes(rt, s), rt->staging + s->staging,
 			   s->bytes, MP_COPY_H2D, rt->copy_stream) ||
 		  be->event_record(rt->ev_in[w], rt->copy_stream);
@@ -847,6 +923,10 @@ static void push_live(mp_runtime *rt, uint32_t r, void *ptr, int slot)
 	q->ptr = ptr;
 	q->live = LIVE_POOL;
 	q->covered = 0;
+	q->fev = 0;
+	q->side = 0;
+	q->side_freed = 0;
+	q->side_lost = 0;
 	q->stream = (int8_t)slot;
 	rt->streams[slot].refs++;
 	q->below = *top;
@@ -884,6 +964,38 @@ static uint32_t free_target(const mp_runtime *rt, const void *ptr)
 	return rt->req[r].covered && swapped_out(rt, r) ? NONE32 : r;
 }
 
+/* What the release of pool request r (freed on stream, slot sl) leaves
+ * for the next users of its bytes: the event of its free, which a swap-in
+ * of bytes it borrowed waits for (wait_borrowers), and, for each other
+ * stream it was used on (record_stream), an event there (ev_side, which
+ * that swap-in waits for too) and a pool free on that stream, so that the
+ * next pool user on any other stream waits for it (fence()).  A failed
+ * record is replaced by the host waiting for the stream. */
+static void release_marks(mp_runtime *rt, uint32_t r, void *stream, int sl)
+{
+	struct rt_req *q = &rt->req[r];
+	if (sl >= 0 && r < rt->nfev && rt->ev_free[r]) {
+		if (rt->be->event_record(rt->ev_free[r], stream))
+			rt->be->stream_sync(stream);
+		else
+			q->fev = 1;
+	}
+	for (uint32_t m = q->side; m; m &= m - 1) {
+		int i = __builtin_ctz(m);
+		struct rt_stream *e = &rt->streams[i];
+		if (rt->be->event_record(rt->ev_side[i], e->handle))
+			rt->be->stream_sync(e->handle);
+		else
+			q->side_freed |= 1u << i;
+		e->refs--;
+		e->free_gen++;
+	}
+	q->side = 0;
+	if (q->side_lost) /* a stream without a slot: nothing can wait for it */
+		rt->be->device_sync();
+	q->side_lost = 0;
+}
+
 /* Releases pool request r, freed on stream. */
 static void release_pool(mp_runtime *rt, uint32_t r, void *stream)
 {
@@ -907,6 +1019,7 @@ static void release_pool(mp_runtime *rt, uint32_t r, void *stream)
 		rt->streams[sl].free_gen++;
 	else
 		rt->be->stream_sync(stream); /* untracked: done before reuse */
+	release_marks(rt, r, stream, sl);
 	/* its own swaps end with it */
 	for (uint32_t w = rt->own0[r]; w < rt->own0[r + 1]; w++) {
 		if (rt->swap_state[w] == SW_OUT || rt->swap_state[w] == SW_PENDING) {
@@ -963,6 +1076,8 @@ static void *serve(mp_runtime *rt, uint32_t r, size_t size, void *stream,
 				      rt->be->stream_wait(stream, rt->scratch);
 				rt->st.stream_waits++;
 			}
+			if (!bad)
+				bad = wait_side(rt, o, sl, stream);
 #else
 			(void)o;
 #endif
@@ -1009,6 +1124,51 @@ real:
 	return p;
 }
 
+/* --- stream capture ------------------------------------------------------- */
+
+/*
+ * While a CUDA stream capture is under way (be->stream_capturing), a call
+ * of the runtime's own on a stream (an event record or wait, a query, a
+ * copy, a sync) would be captured into the program's graph, join another
+ * stream to it, or fail and invalidate it.  So a request then goes to the
+ * real allocator untouched, off the clock (a graph replays without
+ * requests), and the runtime's state waits for the next request outside a
+ * capture, which finds the iteration as it was.  A free cannot give pool
+ * bytes back: the graph may use them whenever it is launched, so they stay
+ * taken, as does what the PyTorch way in (MP_MEM_RELAXED) frees then: a
+ * cudaFree would be refused in a capture.
+ */
+static void *capture_alloc(mp_runtime *rt, size_t size, void *stream,
+			   int mem, int *rcp)
+{
+	void *p = NULL;
+	pthread_mutex_lock(&rt->lock);
+	rt->st.captured++;
+	rt->st.real_bytes += size;
+	pthread_mutex_unlock(&rt->lock);
+	*rcp = rt->be->alloc(&p, size, mem, stream);
+	return *rcp ? NULL : p;
+}
+
+static int capture_free(mp_runtime *rt, void *ptr, void *stream, int mem)
+{
+	int keep = in_pool(rt, ptr) || (mem & MP_MEM_RELAXED);
+	pthread_mutex_lock(&rt->lock);
+	rt->st.captured++;
+	if (keep) {
+		rt->st.capture_kept++;
+		char why[sizeof(rt->problem)]; /* not the last problem */
+		memcpy(why, rt->problem, sizeof(why));
+		warn(rt, W_CAPTURE,
+		     "a buffer was freed during a CUDA stream capture: its memory stays taken, since the graph may use it at every launch");
+		memcpy(rt->problem, why, sizeof(why));
+	} else {
+		rt->st.real_frees++;
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return keep ? 0 : rt->be->free(ptr, mem, stream);
+}
+
 void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 		    int *rcp)
 {
@@ -1019,6 +1179,8 @@ void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 	*rcp = 0;
 	if (size == 0) /* not a request the plan can hold */
 		goto real;
+	if (rt->be->stream_capturing(stream))
+		return capture_alloc(rt, size, stream, mem, rcp);
 	pthread_mutex_lock(&rt->lock);
 	if (rt->nwatch)
 		watch_swapins(rt);
@@ -1070,6 +1232,8 @@ int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 {
 	if (!ptr)
 		return 0;
+	if (rt->be->stream_capturing(stream))
+		return capture_free(rt, ptr, stream, mem);
 	int pooled = in_pool(rt, ptr);
 	uint32_t target = NONE32;
 	pthread_mutex_lock(&rt->lock);
@@ -1132,6 +1296,28 @@ int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 }
 
 /* --- the C API ------------------------------------------------------------- */
+
+void runtime_record_stream(mp_runtime *rt, void *ptr, void *stream)
+{
+	if (!in_pool(rt, ptr) || rt->be->stream_capturing(stream))
+		return;
+	pthread_mutex_lock(&rt->lock);
+	uint32_t r = find_live(rt, ptr);
+	if (r != NONE32 && rt->req[r].live == LIVE_POOL && rt->req[r].ptr == ptr) {
+		struct rt_req *q = &rt->req[r];
+		int sl = stream_slot(rt, stream);
+		if (sl >= 0 && !rt->ev_side[sl] &&
+		    rt->be->event_create(&rt->ev_side[sl]))
+			rt->ev_side[sl] = NULL;
+		if (sl < 0 || !rt->ev_side[sl]) {
+			q->side_lost = 1;
+		} else if (sl != q->stream && !(q->side >> sl & 1)) {
+			q->side |= 1u << sl;
+			rt->streams[sl].refs++; /* the slot stays this stream's */
+		}
+	}
+	pthread_mutex_unlock(&rt->lock);
+}
 
 void mp_iteration_begin(mp_runtime *rt)
 {
@@ -1233,6 +1419,13 @@ static void release(mp_runtime *rt)
 	}
 	free(rt->ev_out);
 	free(rt->ev_in);
+	for (uint32_t r = 0; r < rt->nfev; r++)
+		if (rt->ev_free[r])
+			be->event_destroy(rt->ev_free[r]);
+	free(rt->ev_free);
+	for (int i = 0; i < RT_STREAMS; i++)
+		if (rt->ev_side[i])
+			be->event_destroy(rt->ev_side[i]);
 	if (rt->scratch)
 		be->event_destroy(rt->scratch);
 	if (rt->staging)
@@ -1256,6 +1449,25 @@ static void release(mp_runtime *rt)
 	mp_plan_free(&rt->plan);
 	pthread_mutex_destroy(&rt->lock);
 	free(rt);
+}
+
+/* An event for each entry that borrows a swap's bytes, which its frees
+ * record (release_marks).  0, -1 out of memory, or the backend's code. */
+static int take_free_events(mp_runtime *rt)
+{
+	uint32_t n = rt->plan.nallocs;
+	if (!(rt->ev_free = calloc(n ? n : 1, sizeof(*rt->ev_free))))
+		return -1;
+	rt->nfev = n;
+	for (uint32_t r = 0; r < n; r++) {
+		int rc;
+		if (rt->wait0[r + 1] > rt->wait0[r] &&
+		    (rc = rt->be->event_create(&rt->ev_free[r]))) {
+			rt->ev_free[r] = NULL;
+			return rc;
+		}
+	}
+	return 0;
 }
 
 /* Takes the pool, staging, copy stream and events on the runtime's device
@@ -1332,6 +1544,9 @@ static int take_resources(mp_runtime *rt, char *err, size_t errlen)
 				}
 			}
 		}
+		if (!bad && (bad = take_free_events(rt)))
+			seterr(err, errlen, "cannot create the events of the swaps' borrowers: %s",
+			       bad < 0 ? "out of memory" : be->error_string(bad));
 		if (!bad) {
 			rt->copy_slot = stream_slot(rt, rt->copy_stream);
 		}

@@ -40,6 +40,11 @@ void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 #define RUNTIME_EINVAL 1
 int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem);
 
+/* ptr (a live pool buffer; anything else is ignored) is used on stream
+ * too: its release records an event there that the next pool user on
+ * another stream waits for (mp_torch_record_stream). */
+void runtime_record_stream(mp_runtime *rt, void *ptr, void *stream);
+
 const struct mp_backend *runtime_backend(const mp_runtime *rt);
 const struct mp_plan *runtime_plan(const mp_runtime *rt);
 int runtime_device(const mp_runtime *rt);

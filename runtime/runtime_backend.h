@@ -24,6 +24,12 @@ enum mp_mem {
 	 * is the runtime's business, not the program's: the backend leaves no
 	 * error of it behind (the CUDA runtime's last error) */
 	MP_MEM_OWN = 0x100,
+	/* ORed in by a way in that makes the request itself (PyTorch's
+	 * entry points): during a stream capture, cudaMalloc runs with the
+	 * calling thread's capture mode relaxed for the call, as PyTorch's
+	 * own allocator does, instead of failing and invalidating the
+	 * capture */
+	MP_MEM_RELAXED = 0x200,
 };
 
 enum mp_copy_dir { MP_COPY_D2H = 0, MP_COPY_H2D = 1 };
@@ -59,6 +65,13 @@ struct mp_backend {
 	int (*copy)(void *dst, const void *src, size_t n, int dir, void *s);
 	int (*stream_sync)(void *s);
 	int (*device_sync)(void); /* the current device */
+	/* 1 while a CUDA stream capture is under way that a call of the
+	 * runtime's own (an event, a wait, a query, a copy, a sync) could
+	 * break: s is capturing (or the legacy stream, s NULL, would join a
+	 * capture), or a capture begun through the interposed
+	 * cudaStreamBeginCapture has not ended, whatever its mode and
+	 * thread.  0 otherwise.  Leaves no error behind; never blocks. */
+	int (*stream_capturing)(void *s);
 	const char *(*error_string)(int code);
 };
 
@@ -94,7 +107,18 @@ struct mp_cuda_real {
 	int (*free_async)(void *p, void *stream);
 	int (*mem_alloc)(unsigned long long *p, size_t n);
 	int (*mem_free)(unsigned long long p);
+	/* cudaStreamBeginCapture(stream, mode), cudaStreamEndCapture(stream,
+	 * &graph) */
+	int (*begin_capture)(void *stream, int mode);
+	int (*end_capture)(void *stream, void **graph);
 };
 const struct mp_cuda_real *mp_cuda_real(void);
+
+/*
+ * The process-wide count of stream captures under way, kept by the
+ * interposed cudaStreamBeginCapture and cudaStreamEndCapture (interpose.c)
+ * and read by the CUDA backend's stream_capturing.
+ */
+void mp_cuda_capture_count(int delta);
 
 #endif

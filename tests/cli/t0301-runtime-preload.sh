@@ -7,6 +7,9 @@
 # checks fail; bad plans leave the program on the real allocator.  The
 # client takes the CUDA runtime's last error after every call (as PyTorch
 # does after every launch): the library's own calls must leave none behind.
+# Buffers read on side streams (mp_torch_record_stream), and iterations
+# captured into CUDA graphs, which the stand-in invalidates at the first
+# call of the runtime's own that real CUDA refuses during a capture.
 . tests/cli/lib.sh
 
 APP=$BUILD/tests/cuda/app
@@ -110,9 +113,12 @@ LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/overlap.plan "$APP" "$T/swap.trace" >"$T/out" 2>
 [ $? -eq 1 ]
 ok $? "a plan with two resident buffers sharing bytes makes the client fail"
 has "$T/out" "holds the pattern of buffer 1" "  ... one buffer holds the other's bytes"
-LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/late.plan "$APP" "$T/swap.trace" >"$T/out" 2>"$T/err"
-[ $? -eq 1 ]
-ok $? "a plan with a swap-in after the buffer's use makes the client fail"
+# (the copy-in waits for the borrower's free alone, not for the read of A
+# enqueued after it: slow swap copies make that read come first)
+FAKECUDA_PINNED_DELAY_US=20000 LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/late.plan "$APP" "$T/swap.trace" >"$T/out" 2>"$T/err"
+st=$?
+[ $st -eq 1 ] || [ $st -eq 66 ] # or ThreadSanitizer's: it sees that race too
+ok $? "a plan with a swap-in after the buffer's use makes the client fail (slow swap copies)"
 FAKECUDA_COPY_DELAY_US=20000 LD_PRELOAD=$(preload "$FAULTY") MEMPLAN_PLAN=$T/swap.plan \
 	"$APP" "$T/swap.trace" --iterations 4 >"$T/out" 2>"$T/err"
 [ $? -ne 0 ] # 1, or ThreadSanitizer's 66: it sees the race too
@@ -167,6 +173,39 @@ MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 FAKECUDA_COPY_DELAY_US=5000 \
 ok $? "the pluggable-allocator entry points, loaded as PyTorch loads them: every check passes"
 stat_is swaps_out 3 "  ... the plan is followed, swaps included"
 
+# record_stream: every buffer a kernel reads is also read on a slow side
+# stream, freed on its own stream without waiting for that one
+for plan in noswap swap; do
+	MEMPLAN_PLAN=$T/$plan.plan MEMPLAN_SHOW_STATS=1 "$APP" --check-errors "$T/swap.trace" \
+		--iterations 4 --async --torch "$LIB" --side-stream >"$T/out" 2>&1
+	ok $? "buffers read on a side stream too, told with mp_torch_record_stream ($plan.plan): every check passes"
+	stat_is completed 4 "  ... every iteration followed"
+done
+grep -q "has no mp_torch_record_stream" "$T/out"
+[ $? -ne 0 ]
+ok $? "  ... libmemplan.so exports mp_torch_record_stream"
+FAKECUDA_DELAY_US=300 MEMPLAN_PLAN=$T/swap.plan "$APP" --check-errors "$T/swap.trace" \
+	--iterations 6 --async --streams 2 --torch "$LIB" --side-stream >"$T/out" 2>&1
+ok $? "  ... also on 2 streams with random delays"
+
+# CUDA graphs: an iteration captured with the runtime following the plan
+# around it; the runtime's own calls would break the capture
+for mode in global thread relaxed; do
+	run "an iteration captured into a CUDA graph ($mode mode) on cudaMallocAsync, 2 streams around it: the capture holds" \
+		"$T/swap.plan" "$T/swap.trace" --iterations 4 --async --streams 2 --capture 2 --capture-mode "$mode"
+	has "$T/out" "0 captures invalidated" "  ... the stand-in saw no forbidden call"
+done
+has "$T/out" "iteration 2 captured into a graph, launched twice" "  ... and the graph ran twice, its checks passing"
+stat_is captured 8 "  ... the capture's 8 requests went to the real allocator"
+stat_is completed 3 "  ... the iterations around it followed the plan"
+stat_is divergences 0 "  ... with no divergence"
+MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 "$APP" --check-errors "$T/swap.trace" \
+	--iterations 4 --async --torch "$LIB" --capture 2 >"$T/out" 2>&1
+ok $? "an iteration captured through the pluggable-allocator entry points: the capture holds"
+stat_is captured 8 "  ... its requests served by the real allocator (cudaMalloc in relaxed mode)"
+stat_is capture_kept 4 "  ... its frees kept (the graph uses the memory)"
+has "$T/out" "freed during a CUDA stream capture" "  ... said once"
+
 # bad plans: one warning, then the real allocator, and the program runs
 bad() { # DESCRIPTION EXPECTED-TEXT PLAN [env...]
 	what=$1
@@ -215,11 +254,13 @@ ok $? "  ... once each"
 stat_is completed 3 "  ... and follows the plan with the defaults"
 
 # only the prefix and the interposed names are exported
-nm -D --defined-only "$LIB" | awk '{ print $3 }' | grep -vE '^(mp_|cudaMalloc$|cudaFree$|cudaMallocAsync$|cudaFreeAsync$|cuMemAlloc_v2$|cuMemFree_v2$)' >"$T/extra"
+nm -D --defined-only "$LIB" | awk '{ print $3 }' | grep -vE '^(mp_|cudaMalloc$|cudaFree$|cudaMallocAsync$|cudaFreeAsync$|cuMemAlloc_v2$|cuMemFree_v2$|cudaStreamBeginCapture$|cudaStreamEndCapture$)' >"$T/extra"
 [ ! -s "$T/extra" ]
 ok $? "libmemplan.so exports mp_* and the interposed CUDA names alone"
 [ -s "$T/extra" ] && sed 's/^/#   /' "$T/extra"
 nm -D --defined-only "$LIB" | grep -q ' T mp_torch_alloc$'
 ok $? "  ... mp_torch_alloc among them"
+nm -D --defined-only "$LIB" | grep -q ' T mp_torch_record_stream$'
+ok $? "  ... and mp_torch_record_stream"
 
 done_testing

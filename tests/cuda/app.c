@@ -14,7 +14,18 @@
  * PyTorch does after every launch: an error left behind by libmemplan's own
  * calls fails it.  --keep-error fails a cudaSetDevice at the start and
  * wants that error still pending at the end: libmemplan must not take or
- * replace an error of the program's.  Run it on the stand-in libcudart alone,
+ * replace an error of the program's.  --capture ITERATION makes that
+ * iteration a CUDA graph (with --async or --torch): its requests and work
+ * are captured on a stream of their own (cudaStreamBeginCapture in the
+ * --capture-mode given, global by default), and the graph is then launched
+ * twice; an invalidated capture fails the run, as it fails PyTorch.
+ * --side-stream (with --torch and --async) reads every buffer a kernel
+ * reads on a slow side stream as well, after an event of its own stream,
+ * and tells the allocator with mp_torch_record_stream as
+ * Tensor.record_stream does; the free stays on the buffer's own stream, so
+ * the bytes must not be reused before the side stream is done with them
+ * (the program orders its own later writes of the buffer after them).
+ * Run it on the stand-in libcudart alone,
  * or with LD_PRELOAD=libmemplan.so MEMPLAN_PLAN=...: every check must pass
  * either way, and the stand-in must never see a free of memory it did not
  * hand out.  Exit: 0 all checks passed, 1 a check failed, 2 usage, 3 input.
@@ -26,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "cudart.h"
 #include "replay.h"
@@ -39,6 +51,8 @@ static char first_failure[512];
 
 struct job {
 	int check;
+	int keep; /* a node of a graph: run at every launch, freed at the end */
+	unsigned sleep_us; /* a slow kernel first */
 	unsigned char *p;
 	size_t n;
 	uint32_t buf, it;
@@ -48,6 +62,11 @@ struct job {
 static void run_job(void *arg)
 {
 	struct job *j = arg;
+	if (j->sleep_us) {
+		struct timespec ts = { 0, (long)j->sleep_us * 1000 };
+		while (nanosleep(&ts, &ts) != 0)
+			;
+	}
 	if (!j->check) {
 		replay_fill(j->p, j->n, 0, j->buf, j->it);
 	} else {
@@ -63,12 +82,21 @@ static void run_job(void *arg)
 				 (long long)bad.owner, bad.owner_it);
 		pthread_mutex_unlock(&fail_lock);
 	}
-	free(j);
+	if (!j->keep)
+		free(j);
 }
 
 static cudaStream_t streams[MAX_STREAMS];
 static int nstreams, async_mode, driver_mode, fresh_streams, check_errors,
 	keep_error;
+/* --capture: the iteration captured, the mode, the stream; the jobs the
+ * graph holds */
+static int capture_at = -1, capture_mode, capturing, side_mode;
+static cudaStream_t cap_stream, side_stream;
+static cudaEvent_t side_event, side_done;
+static unsigned char *side_pending; /* per buffer: read on the side stream */
+static struct job **kept;
+static size_t nkept;
 
 /* With --check-errors, after every CUDA call: no error may be pending. */
 static void check_last_error(const char *after)
@@ -107,6 +135,7 @@ static void make_streams(void)
 /* PyTorch's CUDAPluggableAllocator calls, when --torch names a library */
 static void *(*torch_alloc)(ssize_t, int, cudaStream_t);
 static void (*torch_free)(void *, ssize_t, int, cudaStream_t);
+static void (*torch_record_stream)(void *, cudaStream_t);
 static void **ptr;
 static size_t *len;
 static uint32_t *filled;
@@ -114,22 +143,96 @@ static uint32_t *filled;
 static cudaStream_t stream_of(const struct trace *t, int64_t b)
 {
 	(void)t;
+	if (capturing)
+		return cap_stream;
 	return async_mode ? streams[(uint64_t)b % (uint64_t)nstreams] : NULL;
+}
+
+static struct job *new_job(int check, int64_t b, size_t ev, unsigned sleep_us)
+{
+	struct job *j = malloc(sizeof(*j));
+	struct job **k = capturing ? realloc(kept, (nkept + 1) * sizeof(*k)) : NULL;
+	if (!j || (capturing && !k)) {
+		fprintf(stderr, "app: out of memory\n");
+		exit(1);
+	}
+	*j = (struct job){ check, capturing, sleep_us, ptr[b], len[b],
+			   (uint32_t)b, filled[b], ev };
+	if (capturing) {
+		kept = k;
+		kept[nkept++] = j;
+	}
+	return j;
 }
 
 static void launch(const struct trace *t, int64_t b, int check, size_t ev)
 {
-	struct job *j = malloc(sizeof(*j));
-	if (!j) {
-		fprintf(stderr, "app: out of memory\n");
-		exit(1);
-	}
-	*j = (struct job){ check, ptr[b], len[b], (uint32_t)b, filled[b], ev };
+	struct job *j = new_job(check, b, ev, 0);
 	if (cudaLaunchHostFunc(stream_of(t, b), run_job, j)) {
 		fprintf(stderr, "app: cudaLaunchHostFunc failed\n");
 		exit(1);
 	}
 	check_last_error("cudaLaunchHostFunc");
+}
+
+/* --side-stream: a slow read of b on the side stream, after what b's own
+ * stream has done so far, recorded with the allocator (record_stream). */
+static void side_read(const struct trace *t, int64_t b, size_t ev)
+{
+	if (cudaEventRecord(side_event, stream_of(t, b)) ||
+	    cudaStreamWaitEvent(side_stream, side_event, 0) ||
+	    cudaLaunchHostFunc(side_stream, run_job, new_job(1, b, ev, 2000))) {
+		fprintf(stderr, "app: cannot read on the side stream\n");
+		exit(1);
+	}
+	check_last_error("a read on the side stream");
+	if (torch_record_stream)
+		torch_record_stream(ptr[b], side_stream);
+	side_pending[b] = 1;
+}
+
+/* Before b is written again on its own stream: after its side reads (the
+ * program's side of the contract; the allocator's is the reuse after the
+ * free). */
+static void side_join(const struct trace *t, int64_t b)
+{
+	if (cudaEventRecord(side_done, side_stream) ||
+	    cudaStreamWaitEvent(stream_of(t, b), side_done, 0)) {
+		fprintf(stderr, "app: cannot order a write after the side stream\n");
+		exit(1);
+	}
+	check_last_error("a wait for the side stream");
+	side_pending[b] = 0;
+}
+
+/* --capture: the iteration's work so far is a graph, launched twice. */
+static void end_capture(uint32_t it)
+{
+	cudaGraph_t graph = NULL;
+	cudaGraphExec_t exec = NULL;
+	cudaError_t rc = cudaStreamEndCapture(cap_stream, &graph);
+	capturing = 0;
+	if (rc || !graph) {
+		cudaGetLastError();
+		pthread_mutex_lock(&fail_lock);
+		if (failures++ == 0)
+			snprintf(first_failure, sizeof(first_failure),
+				 "the capture of iteration %u gave no graph: %s (%d)",
+				 it, cudaGetErrorString(rc), rc);
+		pthread_mutex_unlock(&fail_lock);
+		return;
+	}
+	check_last_error("cudaStreamEndCapture");
+	if (cudaGraphInstantiate(&exec, graph, 0) ||
+	    cudaGraphLaunch(exec, cap_stream) || cudaGraphLaunch(exec, cap_stream) ||
+	    cudaStreamSynchronize(cap_stream)) {
+		fprintf(stderr, "app: the graph of iteration %u did not run\n", it);
+		exit(1);
+	}
+	check_last_error("cudaGraphLaunch");
+	cudaGraphExecDestroy(exec);
+	cudaGraphDestroy(graph);
+	printf("app: iteration %u captured into a graph, launched twice\n", it);
 }
 
 static cudaError_t alloc_any(void **p, size_t n, cudaStream_t s)
@@ -177,7 +280,12 @@ static void do_free(const struct trace *t, int64_t b, size_t ev)
 	if (!ptr[b])
 		return;
 	launch(t, b, 1, ev);
+	side_pending[b] = 0; /* the allocator orders the next user */
 	cudaError_t rc = free_any(ptr[b], len[b], stream_of(t, b));
+	if (capturing && rc) { /* an error of the capture's */
+		cudaGetLastError();
+		rc = 0;
+	}
 	if (rc)
 		fprintf(stderr, "app: freeing buffer %lld: %s\n", (long long)b,
 			cudaGetErrorString(rc));
@@ -188,7 +296,8 @@ static void do_free(const struct trace *t, int64_t b, size_t ev)
 static const char usage[] =
 	"usage: app TRACE [--iterations N] [--async] [--streams N] [--fresh-streams]\n"
 	"           [--driver] [--check-errors | --keep-error]\n"
-	"           [--torch LIBRARY] [--diverge ITERATION]...\n";
+	"           [--torch LIBRARY [--side-stream]] [--diverge ITERATION]...\n"
+	"           [--capture ITERATION [--capture-mode global|thread|relaxed]]\n";
 
 int main(int argc, char **argv)
 {
@@ -213,6 +322,16 @@ int main(int argc, char **argv)
 			nstreams = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--torch") && i + 1 < argc)
 			torch = argv[++i];
+		else if (!strcmp(argv[i], "--side-stream"))
+			side_mode = 1;
+		else if (!strcmp(argv[i], "--capture") && i + 1 < argc)
+			capture_at = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--capture-mode") && i + 1 < argc) {
+			const char *m = argv[++i];
+			capture_mode = !strcmp(m, "global") ? cudaStreamCaptureModeGlobal :
+				       !strcmp(m, "thread") ? cudaStreamCaptureModeThreadLocal :
+				       !strcmp(m, "relaxed") ? cudaStreamCaptureModeRelaxed : -1;
+		}
 		else if (!strcmp(argv[i], "--diverge") && i + 1 < argc)
 			diverge |= (uint64_t)1 << (atoi(argv[++i]) & 63);
 		else if (argv[i][0] != '-' && !path)
@@ -223,7 +342,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!path || nstreams < 1 || nstreams > MAX_STREAMS ||
-	    (check_errors && keep_error)) {
+	    (check_errors && keep_error) || capture_mode < 0 ||
+	    (capture_at >= 0 && !async_mode && !torch) ||
+	    (side_mode && (!torch || !async_mode))) {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -239,6 +360,10 @@ int main(int argc, char **argv)
 		}
 		memcpy(&torch_alloc, &a, sizeof(a));
 		memcpy(&torch_free, &f, sizeof(f));
+		void *r = dlsym(lib, "mp_torch_record_stream");
+		if (side_mode && !r)
+			printf("app: %s has no mp_torch_record_stream\n", torch);
+		memcpy(&torch_record_stream, &r, sizeof(r));
 	}
 	char err[512];
 	struct trace *t;
@@ -247,6 +372,14 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	make_streams();
+	if ((capture_at >= 0 &&
+	     cudaStreamCreateWithFlags(&cap_stream, cudaStreamNonBlocking)) ||
+	    (side_mode && (cudaStreamCreateWithFlags(&side_stream, cudaStreamNonBlocking) ||
+			   cudaEventCreateWithFlags(&side_event, cudaEventDisableTiming) ||
+			   cudaEventCreateWithFlags(&side_done, cudaEventDisableTiming)))) {
+		fprintf(stderr, "app: cannot create a stream\n");
+		return 1;
+	}
 	if (keep_error && cudaSetDevice(-1) != cudaErrorInvalidDevice) {
 		fprintf(stderr, "app: cudaSetDevice(-1) did not fail\n");
 		return 1;
@@ -255,11 +388,20 @@ int main(int argc, char **argv)
 	ptr = calloc(nb, sizeof(*ptr));
 	len = calloc(nb, sizeof(*len));
 	filled = calloc(nb, sizeof(*filled));
-	if (!ptr || !len || !filled)
+	side_pending = calloc(nb, 1);
+	if (!ptr || !len || !filled || !side_pending)
 		return 1;
 	for (uint32_t it = 0; it < iterations; it++) {
 		if (fresh_streams && it > 0)
 			make_streams();
+		if ((int)it == capture_at) {
+			if (cudaStreamBeginCapture(cap_stream, capture_mode)) {
+				fprintf(stderr, "app: cannot begin a capture\n");
+				return 1;
+			}
+			check_last_error("cudaStreamBeginCapture");
+			capturing = 1;
+		}
 		for (size_t b = 0; b < t->nbuffers; b++)
 			if (t->buffers[b].alloc_ev == TRACE_NONE && !ptr[b])
 				do_alloc(t, (int64_t)b, t->buffers[b].size, it);
@@ -279,7 +421,12 @@ int main(int argc, char **argv)
 					if (!ptr[b])
 						continue;
 					launch(t, b, 1, i);
-					if (t->accesses[e->acc0 + a].mode & TRACE_ACCESS_WRITE)
+					int w = t->accesses[e->acc0 + a].mode & TRACE_ACCESS_WRITE;
+					if (side_mode && !capturing && !w)
+						side_read(t, b, i);
+					if (w && side_pending[b])
+						side_join(t, b);
+					if (w)
 						launch(t, b, 0, i);
 				}
 			}
@@ -288,6 +435,8 @@ int main(int argc, char **argv)
 			if (t->buffers[b].free_ev == TRACE_NONE &&
 			    t->buffers[b].alloc_ev != TRACE_NONE)
 				do_free(t, (int64_t)b, t->nevents);
+		if (capturing)
+			end_capture(it);
 	}
 	for (size_t b = 0; b < t->nbuffers; b++)
 		do_free(t, (int64_t)b, t->nevents);
@@ -315,11 +464,15 @@ int main(int argc, char **argv)
 	       checks, failures);
 	if (failures)
 		printf("app: first failure: %s\n", first_failure);
-	printf("fakecuda: %llu allocations, %llu frees, %llu bad frees, peak %llu bytes\n",
-	       st.allocs, st.frees, st.bad_frees, st.peak_bytes);
+	printf("fakecuda: %llu allocations, %llu frees, %llu bad frees, peak %llu bytes, %llu captures invalidated\n",
+	       st.allocs, st.frees, st.bad_frees, st.peak_bytes, st.invalidated);
+	for (size_t i = 0; i < nkept; i++)
+		free(kept[i]);
+	free(kept);
 	trace_free(t);
 	free(ptr);
 	free(len);
 	free(filled);
-	return failures || st.bad_frees ? 1 : 0;
+	free(side_pending);
+	return failures || st.bad_frees || st.invalidated ? 1 : 0;
 }

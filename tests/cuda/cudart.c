@@ -18,7 +18,10 @@
  * default no limit), FAKECUDA_DEVICES=n (default 1).  As the real one, every
  * failing call (cudaEventQuery's cudaErrorNotReady included) leaves its error
  * as the calling thread's last error until cudaGetLastError takes it; the
- * driver's cuEventQuery leaves nothing.  Simplification: the default stream is an ordinary stream;
+ * driver's cuEventQuery leaves nothing.  Stream capture and graphs follow
+ * CUDA's rules where they break programs (see "stream capture" below): a
+ * forbidden call fails and invalidates the capture, whose
+ * cudaStreamEndCapture then gives no graph.  Simplification: the default stream is an ordinary stream;
  * it does not synchronise with other blocking streams.
  */
 #include "cudart.h"
@@ -55,6 +58,10 @@ static void marker_unref(struct marker *m) /* under mk_lock */
 
 struct fakecuda_event {
 	struct marker *last; /* the latest record, under mk_lock */
+	/* the latest record was captured (under cap_lock): in the capture
+	 * sequence of cap_origin, number cap_id, on stream cap_stream */
+	struct fakecuda_stream *cap_origin, *cap_stream;
+	unsigned long long cap_id;
 };
 
 /* --- streams ------------------------------------------------------------------ */
@@ -79,7 +86,32 @@ struct fakecuda_stream {
 	struct op *head, *tail;
 	pthread_t thread;
 	unsigned seed;
+	int blocking; /* created without cudaStreamNonBlocking */
 	struct fakecuda_stream *next; /* all streams */
+	/* stream capture, under cap_lock: the status, the stream that began
+	 * the sequence (itself, or the origin a fork joined), whether the
+	 * origin waited for this fork; on the origin, the sequence */
+	int cap;
+	struct fakecuda_stream *origin;
+	int joined_back;
+	int cap_mode;
+	pthread_t cap_thread;
+	unsigned long long cap_id;
+	struct fakecuda_graph *graph;
+};
+
+/* A captured graph: the work captured, in order, and the memory that
+ * cudaMallocAsync gave it during the capture (freed with the graph: its
+ * frees in the capture are nodes, not frees).  An exec shares it. */
+struct fakecuda_graph {
+	struct op *head, *tail;
+	void **mem;
+	size_t nmem;
+	int refs;
+};
+
+struct fakecuda_graph_exec {
+	struct fakecuda_graph *graph;
 };
 
 static struct {
@@ -242,6 +274,149 @@ static struct op *op_new(int kind)
 	return o;
 }
 
+/* --- stream capture ---------------------------------------------------------------
+ * As CUDA's programming guide and cuda_runtime_api.h describe it: work
+ * enqueued on a capturing stream is recorded into the sequence's graph,
+ * not run; an event recorded there is "captured", and a stream waiting for
+ * it joins the sequence (a fork, which the origin must wait for again
+ * before cudaStreamEndCapture, else cudaErrorStreamCaptureUnjoined).  A
+ * capturing stream waiting for an event from outside is refused
+ * (cudaErrorStreamCaptureIsolation), as is a query or sync of a captured
+ * event (cudaErrorCapturedEvent), a sync of a capturing stream or of the
+ * device, and work on the legacy stream while a blocking stream captures
+ * (cudaErrorStreamCaptureImplicit).  Potentially unsafe calls (cudaMalloc,
+ * cudaFree, cudaMallocHost, cudaFreeHost, cudaMemcpy, event queries and
+ * syncs, stream and device syncs) fail with
+ * cudaErrorStreamCaptureUnsupported where the calling thread's capture mode
+ * forbids them: global, while any global-mode sequence is under way or this
+ * thread has one not relaxed; thread-local, while this thread has one not
+ * relaxed; relaxed, never.  Every refusal invalidates the sequences
+ * concerned: their cudaStreamEndCapture returns no graph.  Simplifications:
+ * a graph's allocations live as long as the graph; freeing memory from
+ * outside the graph within a capture is not modelled (cudaErrorNotSupported). */
+
+static pthread_mutex_t cap_lock = PTHREAD_MUTEX_INITIALIZER;
+static int ncaptures, nglobal;          /* sequences under way, global ones */
+static unsigned long long next_cap_id;
+static _Thread_local int thread_mode;   /* cudaStreamCaptureMode, global */
+static _Thread_local int thread_caps;   /* this thread's, not relaxed */
+static unsigned long long invalidations;
+
+/* Invalidates origin o's sequence: every stream in it (under cap_lock). */
+static void cap_invalidate(struct fakecuda_stream *o)
+{
+	if (!o || o->cap != cudaStreamCaptureStatusActive)
+		return;
+	invalidations++;
+	pthread_mutex_lock(&g.lock);
+	for (struct fakecuda_stream *t = g.streams; t; t = t->next)
+		if (t->cap && t->origin == o)
+			t->cap = cudaStreamCaptureStatusInvalidated;
+	pthread_mutex_unlock(&g.lock);
+}
+
+/* A potentially unsafe call: 0 when the calling thread's mode allows it;
+ * else the sequences that forbid it are invalidated and the call fails. */
+static cudaError_t cap_unsafe(void)
+{
+	pthread_mutex_lock(&cap_lock);
+	int bad = thread_mode != cudaStreamCaptureModeRelaxed &&
+		  (thread_caps > 0 ||
+		   (thread_mode == cudaStreamCaptureModeGlobal && nglobal > 0));
+	if (bad) {
+		pthread_t self = pthread_self();
+		pthread_mutex_lock(&g.lock);
+		struct fakecuda_stream *list = g.streams;
+		pthread_mutex_unlock(&g.lock);
+		for (struct fakecuda_stream *t = list; t; t = t->next)
+			if (t->cap && t->origin == t &&
+			    t->cap_mode != cudaStreamCaptureModeRelaxed &&
+			    (pthread_equal(t->cap_thread, self) ||
+			     (thread_mode == cudaStreamCaptureModeGlobal &&
+			      t->cap_mode == cudaStreamCaptureModeGlobal)))
+				cap_invalidate(t);
+	}
+	pthread_mutex_unlock(&cap_lock);
+	return bad ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
+}
+
+static int is_legacy(cudaStream_t h)
+{
+	return (uintptr_t)h <= 1; /* NULL, cudaStreamLegacy */
+}
+
+/* Work on (or a sync or query of) the legacy stream: refused while a
+ * blocking stream captures, and that capture invalidated.  all: any
+ * capture at all (a device-wide sync). */
+static cudaError_t cap_implicit(int all)
+{
+	cudaError_t rc = cudaSuccess;
+	pthread_mutex_lock(&cap_lock);
+	pthread_mutex_lock(&g.lock);
+	struct fakecuda_stream *list = g.streams;
+	pthread_mutex_unlock(&g.lock);
+	for (struct fakecuda_stream *t = list; t; t = t->next)
+		if (t->cap && (t->blocking || all)) {
+			cap_invalidate(t->origin);
+			rc = all ? cudaErrorStreamCaptureUnsupported :
+				   cudaErrorStreamCaptureImplicit;
+		}
+	pthread_mutex_unlock(&cap_lock);
+	return rc;
+}
+
+/* The sequence of captured event e still under way, or NULL (cap_lock). */
+static struct fakecuda_stream *event_sequence(cudaEvent_t e)
+{
+	struct fakecuda_stream *o = e->cap_origin;
+	return o && o->cap && o->cap_id == e->cap_id ? o : NULL;
+}
+
+/* A query or sync of e: refused when its latest record was captured. */
+static cudaError_t cap_event(cudaEvent_t e)
+{
+	pthread_mutex_lock(&cap_lock);
+	int captured = e->cap_origin != NULL;
+	cap_invalidate(event_sequence(e));
+	pthread_mutex_unlock(&cap_lock);
+	return captured ? cudaErrorCapturedEvent : cudaSuccess;
+}
+
+static void graph_unref(struct fakecuda_graph *gr);
+
+/* Queues o on stream h for its worker, or, while h captures, adds it to
+ * the sequence's graph (refused once the sequence is invalidated).  Takes
+ * o in every case. */
+static cudaError_t submit(cudaStream_t h, struct op *o)
+{
+	if (!o)
+		return cudaErrorMemoryAllocation;
+	cudaError_t rc = is_legacy(h) ? cap_implicit(0) : cudaSuccess;
+	struct fakecuda_stream *s = stream_of(h);
+	if (rc || !s) {
+		free(o);
+		return rc ? rc : cudaErrorMemoryAllocation;
+	}
+	pthread_mutex_lock(&cap_lock);
+	if (s->cap) {
+		struct fakecuda_graph *gr = s->origin->graph;
+		if (s->cap == cudaStreamCaptureStatusActive && gr) {
+			if (gr->tail)
+				gr->tail->next = o;
+			else
+				gr->head = o;
+			gr->tail = o;
+		} else {
+			free(o);
+			rc = cudaErrorStreamCaptureInvalidated;
+		}
+		pthread_mutex_unlock(&cap_lock);
+		return rc;
+	}
+	pthread_mutex_unlock(&cap_lock);
+	return enqueue(h, o);
+}
+
 /* --- memory ---------------------------------------------------------------------- */
 
 #define NBUCKETS 4096
@@ -320,8 +495,15 @@ static void mem_release(void *p)
 
 cudaError_t cudaMalloc(void **p, size_t n)
 {
+	cudaError_t rc = cap_unsafe();
+	if (rc) {
+		*p = NULL;
+		return ret(rc);
+	}
 	return ret(mem_take(p, n));
 }
+
+static cudaError_t device_sync_raw(void);
 
 /* cudaFree's work; the stand-in's own callers use this, never the
  * exported name, which libmemplan interposes */
@@ -329,7 +511,7 @@ static cudaError_t free_sync(void *p)
 {
 	if (!p)
 		return cudaSuccess;
-	cudaDeviceSynchronize(); /* as the real one does */
+	device_sync_raw(); /* as the real one does */
 	if (mem_forget(p))
 		return cudaErrorInvalidValue;
 	mem_release(p);
@@ -338,38 +520,96 @@ static cudaError_t free_sync(void *p)
 
 cudaError_t cudaFree(void *p)
 {
-	return ret(free_sync(p));
+	cudaError_t rc = cap_unsafe();
+	return ret(rc ? rc : free_sync(p));
 }
 
+/* The capture status of stream h (cap_lock): 0, or with *seq its
+ * sequence's origin when capturing (*seq NULL once invalidated). */
+static int capturing(cudaStream_t h, struct fakecuda_stream **seq)
+{
+	struct fakecuda_stream *s = is_legacy(h) ? NULL : h;
+	*seq = NULL;
+	if (!s || !s->cap)
+		return 0;
+	if (s->cap == cudaStreamCaptureStatusActive)
+		*seq = s->origin;
+	return 1;
+}
+
+/* During a capture: the graph's own memory, which lives as long as it. */
 cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s)
 {
-	(void)s;
-	return ret(mem_take(p, n));
+	struct fakecuda_stream *o;
+	*p = NULL;
+	cudaError_t rc = is_legacy(s) ? cap_implicit(0) : cudaSuccess;
+	if (rc)
+		return ret(rc);
+	pthread_mutex_lock(&cap_lock);
+	if (!capturing(s, &o)) {
+		pthread_mutex_unlock(&cap_lock);
+		return ret(mem_take(p, n));
+	}
+	struct fakecuda_graph *gr = o ? o->graph : NULL;
+	void **m = gr ? realloc(gr->mem, (gr->nmem + 1) * sizeof(*m)) : NULL;
+	if (m)
+		gr->mem = m;
+	rc = !gr ? cudaErrorStreamCaptureInvalidated :
+	     !m	 ? cudaErrorMemoryAllocation :
+		   mem_take(p, n);
+	if (!rc && *p)
+		gr->mem[gr->nmem++] = *p;
+	pthread_mutex_unlock(&cap_lock);
+	return ret(rc);
+}
+
+static int graph_owns(const struct fakecuda_graph *gr, const void *p)
+{
+	for (size_t i = 0; gr && i < gr->nmem; i++)
+		if (gr->mem[i] == p)
+			return 1;
+	return 0;
 }
 
 cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
 {
 	if (!p)
 		return cudaSuccess;
+	struct fakecuda_stream *o;
+	pthread_mutex_lock(&cap_lock);
+	if (capturing(s, &o)) {
+		cudaError_t rc = !o ? cudaErrorStreamCaptureInvalidated :
+				 graph_owns(o->graph, p) ? cudaSuccess :
+							   cudaErrorNotSupported;
+		pthread_mutex_unlock(&cap_lock);
+		return ret(rc);
+	}
+	pthread_mutex_unlock(&cap_lock);
+	cudaError_t rc = is_legacy(s) ? cap_implicit(0) : cudaSuccess;
+	if (rc)
+		return ret(rc);
 	if (mem_forget(p))
 		return ret(cudaErrorInvalidValue);
-	struct op *o = op_new(OP_FREE);
-	if (o)
-		o->dst = p;
-	return ret(enqueue(s, o));
+	struct op *op = op_new(OP_FREE);
+	if (op)
+		op->dst = p;
+	return ret(enqueue(s, op));
 }
 
 int cuMemAlloc_v2(unsigned long long *p, size_t n)
 {
-	void *q;
-	cudaError_t rc = mem_take(&q, n);
+	void *q = NULL;
+	cudaError_t rc = cap_unsafe();
+	if (!rc)
+		rc = mem_take(&q, n);
 	*p = (uintptr_t)q;
 	return rc;
 }
 
 int cuMemFree_v2(unsigned long long p)
 {
-	return free_sync((void *)(uintptr_t)p);
+	cudaError_t rc = cap_unsafe();
+	return rc ? rc : free_sync((void *)(uintptr_t)p);
 }
 
 /* Pinned host memory: a short list, for the copies that touch it. */
@@ -394,6 +634,11 @@ static int is_pinned(const void *p)
 cudaError_t cudaMallocHost(void **p, size_t n)
 {
 	pthread_once(&g.once, init);
+	cudaError_t rc = cap_unsafe();
+	if (rc) {
+		*p = NULL;
+		return ret(rc);
+	}
 	if (n > g.host_limit) {
 		*p = NULL;
 		return ret(cudaErrorMemoryAllocation);
@@ -411,6 +656,9 @@ cudaError_t cudaMallocHost(void **p, size_t n)
 
 cudaError_t cudaFreeHost(void *p)
 {
+	cudaError_t rc = cap_unsafe();
+	if (rc)
+		return ret(rc);
 	pthread_mutex_lock(&g.lock);
 	struct pinned **at = &pinned_list, *x;
 	while (*at && (*at)->p != p)
@@ -462,9 +710,10 @@ cudaError_t cudaSetDevice(int d)
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
 {
-	(void)flags;
 	pthread_once(&g.once, init);
 	*s = stream_new();
+	if (*s)
+		(*s)->blocking = !(flags & cudaStreamNonBlocking);
 	return ret(*s ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
@@ -473,7 +722,9 @@ cudaError_t cudaStreamCreate(cudaStream_t *s)
 	return cudaStreamCreateWithFlags(s, 0);
 }
 
-cudaError_t cudaStreamSynchronize(cudaStream_t s)
+/* Waits for the work queued on s so far (no capture rules: the stand-in's
+ * own callers). */
+static cudaError_t stream_sync_raw(cudaStream_t s)
 {
 	pthread_mutex_lock(&mk_lock);
 	struct marker *m = marker_new(2);
@@ -494,7 +745,23 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s)
 	return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize(void)
+/* Refused on a capturing stream, and where the thread's mode forbids it. */
+cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+	struct fakecuda_stream *o;
+	cudaError_t rc = is_legacy(s) ? cap_implicit(0) : cudaSuccess;
+	pthread_mutex_lock(&cap_lock);
+	if (!rc && capturing(s, &o)) {
+		cap_invalidate(o);
+		rc = cudaErrorStreamCaptureUnsupported;
+	}
+	pthread_mutex_unlock(&cap_lock);
+	if (!rc)
+		rc = cap_unsafe();
+	return ret(rc ? rc : stream_sync_raw(s));
+}
+
+static cudaError_t device_sync_raw(void)
 {
 	pthread_once(&g.once, init);
 	pthread_mutex_lock(&g.lock);
@@ -502,15 +769,22 @@ cudaError_t cudaDeviceSynchronize(void)
 	pthread_mutex_unlock(&g.lock);
 	/* streams are only added at the head: this walks those that existed */
 	for (struct fakecuda_stream *s = list; s; s = s->next)
-		cudaStreamSynchronize(s);
+		stream_sync_raw(s);
 	return cudaSuccess;
+}
+
+/* Refused while any stream captures, whatever the mode. */
+cudaError_t cudaDeviceSynchronize(void)
+{
+	cudaError_t rc = cap_implicit(1);
+	return ret(rc ? rc : device_sync_raw());
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
 	if ((uintptr_t)s <= 2)
 		return ret(cudaErrorInvalidValue);
-	cudaStreamSynchronize(s);
+	stream_sync_raw(s);
 	/* out of the list, then the worker ends (a program does not destroy
 	 * a stream while another thread synchronises the device) */
 	pthread_mutex_lock(&g.lock);
@@ -549,6 +823,20 @@ cudaError_t cudaEventDestroy(cudaEvent_t e)
 
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
+	struct fakecuda_stream *seq;
+	cudaError_t rc = is_legacy(s) ? cap_implicit(0) : cudaSuccess;
+	if (rc)
+		return ret(rc);
+	pthread_mutex_lock(&cap_lock);
+	if (capturing(s, &seq)) { /* a node of the graph, not a record now */
+		e->cap_origin = seq;
+		e->cap_stream = s;
+		e->cap_id = seq ? seq->cap_id : 0;
+		pthread_mutex_unlock(&cap_lock);
+		return ret(seq ? cudaSuccess : cudaErrorStreamCaptureInvalidated);
+	}
+	e->cap_origin = e->cap_stream = NULL;
+	pthread_mutex_unlock(&cap_lock);
 	struct op *o = op_new(OP_RECORD);
 	pthread_mutex_lock(&mk_lock);
 	struct marker *m = o ? marker_new(2) : NULL;
@@ -568,6 +856,35 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
 {
 	(void)flags;
+	struct fakecuda_stream *seq;
+	cudaError_t rc = is_legacy(s) ? cap_implicit(0) : cudaSuccess;
+	if (rc)
+		return ret(rc);
+	pthread_mutex_lock(&cap_lock);
+	struct fakecuda_stream *eo = event_sequence(e);
+	int cap = capturing(s, &seq);
+	if (eo) {
+		if (!cap) { /* s joins the sequence: a fork */
+			struct fakecuda_stream *f = stream_of(s);
+			f->cap = eo->cap;
+			f->origin = eo;
+			f->joined_back = 0;
+		} else if (seq && seq != eo) {
+			cap_invalidate(seq);
+			cap_invalidate(eo);
+			rc = cudaErrorStreamCaptureMerge;
+		} else if (s == eo && e->cap_stream) {
+			e->cap_stream->joined_back = 1; /* the fork joins back */
+		}
+	} else if (e->cap_origin) { /* recorded in a capture that ended */
+		rc = cudaErrorCapturedEvent;
+	} else if (cap) { /* a dependency on work outside the capture */
+		cap_invalidate(seq);
+		rc = cudaErrorStreamCaptureIsolation;
+	}
+	pthread_mutex_unlock(&cap_lock);
+	if (rc || eo || cap)
+		return ret(rc);
 	pthread_mutex_lock(&mk_lock);
 	struct marker *m = e->last;
 	if (m)
@@ -588,6 +905,11 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
+	cudaError_t rc = cap_event(e);
+	if (!rc)
+		rc = cap_unsafe();
+	if (rc)
+		return ret(rc);
 	pthread_mutex_lock(&mk_lock);
 	struct marker *m = e->last;
 	while (m && !m->done)
@@ -608,6 +930,11 @@ static int event_done(cudaEvent_t e)
  * (PyTorch clears it after every query of its own). */
 cudaError_t cudaEventQuery(cudaEvent_t e)
 {
+	cudaError_t rc = cap_event(e);
+	if (!rc)
+		rc = cap_unsafe();
+	if (rc)
+		return ret(rc);
 	return ret(event_done(e) ? cudaSuccess : cudaErrorNotReady);
 }
 
@@ -616,6 +943,11 @@ cudaError_t cudaEventQuery(cudaEvent_t e)
  * too): the driver has no last error to leave anything in. */
 int cuEventQuery(cudaEvent_t e)
 {
+	cudaError_t rc = cap_event(e); /* the driver's codes are the same */
+	if (!rc)
+		rc = cap_unsafe();
+	if (rc)
+		return rc;
 	return event_done(e) ? 0 : 600;
 }
 #endif
@@ -644,13 +976,16 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n,
 		o->src = src;
 		o->n = n;
 	}
-	return ret(enqueue(s, o));
+	return ret(submit(s, o));
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n,
 		       enum cudaMemcpyKind kind)
 {
-	cudaError_t rc = cudaMemcpyAsync(dst, src, n, kind, NULL);
+	cudaError_t rc = cap_unsafe();
+	if (rc)
+		return ret(rc);
+	rc = cudaMemcpyAsync(dst, src, n, kind, NULL);
 	return ret(rc ? rc : cudaStreamSynchronize(NULL));
 }
 
@@ -662,7 +997,7 @@ cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s)
 		o->value = value;
 		o->n = n;
 	}
-	return ret(enqueue(s, o));
+	return ret(submit(s, o));
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *user)
@@ -672,7 +1007,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *user)
 		o->fn = fn;
 		o->user = user;
 	}
-	return ret(enqueue(s, o));
+	return ret(submit(s, o));
 }
 
 const char *cudaGetErrorString(cudaError_t e)
@@ -688,6 +1023,28 @@ const char *cudaGetErrorString(cudaError_t e)
 		return "invalid device ordinal";
 	case cudaErrorNotReady:
 		return "device not ready";
+	case cudaErrorIllegalState:
+		return "the operation cannot be performed in the present state";
+	case cudaErrorNotSupported:
+		return "operation not supported";
+	case cudaErrorStreamCaptureUnsupported:
+		return "operation not permitted when stream is capturing";
+	case cudaErrorStreamCaptureInvalidated:
+		return "operation failed due to a previous error during capture";
+	case cudaErrorStreamCaptureMerge:
+		return "operation would result in a merge of separate capture sequences";
+	case cudaErrorStreamCaptureUnmatched:
+		return "capture was not ended in the same stream as it began";
+	case cudaErrorStreamCaptureUnjoined:
+		return "capturing stream has unjoined work";
+	case cudaErrorStreamCaptureIsolation:
+		return "dependency created on uncaptured work in another stream";
+	case cudaErrorStreamCaptureImplicit:
+		return "operation would make the legacy stream depend on a capturing blocking stream";
+	case cudaErrorCapturedEvent:
+		return "operation not permitted on an event last recorded in a capturing stream";
+	case cudaErrorStreamCaptureWrongThread:
+		return "attempt to terminate a thread-local capture sequence from another thread";
 	default:
 		return "unknown error";
 	}
@@ -699,4 +1056,217 @@ void fakecuda_get_stats(struct fakecuda_stats *s)
 	*s = g.st;
 	s->ops = __atomic_load_n(&ops_done, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&g.lock);
+	pthread_mutex_lock(&cap_lock);
+	s->invalidated = invalidations;
+	pthread_mutex_unlock(&cap_lock);
+}
+
+/* --- capture and graphs ------------------------------------------------------------ */
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t h, enum cudaStreamCaptureMode mode)
+{
+	pthread_once(&g.once, init);
+	if (is_legacy(h))
+		return ret(cudaErrorStreamCaptureUnsupported);
+	if ((unsigned)mode > cudaStreamCaptureModeRelaxed)
+		return ret(cudaErrorInvalidValue);
+	struct fakecuda_graph *gr = calloc(1, sizeof(*gr));
+	if (!gr)
+		return ret(cudaErrorMemoryAllocation);
+	gr->refs = 1;
+	struct fakecuda_stream *s = stream_of(h);
+	pthread_mutex_lock(&cap_lock);
+	if (s->cap) {
+		pthread_mutex_unlock(&cap_lock);
+		free(gr);
+		return ret(cudaErrorIllegalState);
+	}
+	s->cap = cudaStreamCaptureStatusActive;
+	s->origin = s;
+	s->joined_back = 1;
+	s->cap_mode = mode;
+	s->cap_thread = pthread_self();
+	s->cap_id = ++next_cap_id;
+	s->graph = gr;
+	ncaptures++;
+	nglobal += mode == cudaStreamCaptureModeGlobal;
+	thread_caps += mode != cudaStreamCaptureModeRelaxed;
+	pthread_mutex_unlock(&cap_lock);
+	return cudaSuccess;
+}
+
+/* The graph, or NULL with cudaErrorStreamCaptureInvalidated (a refused call
+ * broke the sequence) or cudaErrorStreamCaptureUnjoined (a fork the origin
+ * never waited for): the sequence ends in every case but the errors of a
+ * call that cannot end it. */
+cudaError_t cudaStreamEndCapture(cudaStream_t h, cudaGraph_t *graph)
+{
+	*graph = NULL;
+	if (is_legacy(h))
+		return ret(cudaErrorIllegalState);
+	struct fakecuda_stream *s = h;
+	pthread_mutex_lock(&cap_lock);
+	cudaError_t rc = cudaSuccess;
+	if (!s->cap)
+		rc = cudaErrorIllegalState;
+	else if (s->origin != s) {
+		cap_invalidate(s->origin);
+		rc = cudaErrorStreamCaptureUnmatched;
+	} else if (s->cap_mode != cudaStreamCaptureModeRelaxed &&
+		   !pthread_equal(s->cap_thread, pthread_self()))
+		rc = cudaErrorStreamCaptureWrongThread;
+	if (rc) {
+		pthread_mutex_unlock(&cap_lock);
+		return ret(rc);
+	}
+	int unjoined = 0, invalid = s->cap != cudaStreamCaptureStatusActive;
+	pthread_mutex_lock(&g.lock);
+	for (struct fakecuda_stream *t = g.streams; t; t = t->next)
+		if (t->cap && t->origin == s) {
+			unjoined |= !t->joined_back;
+			if (t != s) {
+				t->cap = 0;
+				t->origin = NULL;
+			}
+		}
+	pthread_mutex_unlock(&g.lock);
+	struct fakecuda_graph *gr = s->graph;
+	s->cap = 0;
+	s->origin = NULL;
+	s->graph = NULL;
+	ncaptures--;
+	nglobal -= s->cap_mode == cudaStreamCaptureModeGlobal;
+	thread_caps -= s->cap_mode != cudaStreamCaptureModeRelaxed;
+	pthread_mutex_unlock(&cap_lock);
+	if (invalid || unjoined) {
+		graph_unref(gr);
+		return ret(invalid ? cudaErrorStreamCaptureInvalidated :
+				     cudaErrorStreamCaptureUnjoined);
+	}
+	*graph = gr;
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t h,
+				     enum cudaStreamCaptureStatus *status,
+				     unsigned long long *id, cudaGraph_t *graph,
+				     const void **deps, const void **edge_data,
+				     size_t *ndeps)
+{
+	pthread_once(&g.once, init);
+	if (!status || (edge_data && !deps))
+		return ret(cudaErrorInvalidValue);
+	*status = cudaStreamCaptureStatusNone;
+	if (deps)
+		*deps = NULL;
+	if (edge_data)
+		*edge_data = NULL;
+	if (ndeps)
+		*ndeps = 0;
+	if (is_legacy(h)) {
+		pthread_mutex_lock(&cap_lock);
+		pthread_mutex_lock(&g.lock);
+		int implicit = 0;
+		for (struct fakecuda_stream *t = g.streams; t; t = t->next)
+			implicit |= t->cap && t->blocking;
+		pthread_mutex_unlock(&g.lock);
+		pthread_mutex_unlock(&cap_lock);
+		return implicit ? ret(cudaErrorStreamCaptureImplicit) : cudaSuccess;
+	}
+	struct fakecuda_stream *s = stream_of(h);
+	pthread_mutex_lock(&cap_lock);
+	*status = s->cap;
+	if (id && s->cap)
+		*id = s->origin->cap_id;
+	if (graph)
+		*graph = s->cap ? s->origin->graph : NULL;
+	pthread_mutex_unlock(&cap_lock);
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t h, enum cudaStreamCaptureStatus *status)
+{
+	return cudaStreamGetCaptureInfo(h, status, NULL, NULL, NULL, NULL, NULL);
+}
+
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
+{
+	if (!mode || (unsigned)*mode > cudaStreamCaptureModeRelaxed)
+		return ret(cudaErrorInvalidValue);
+	int old = thread_mode;
+	thread_mode = *mode;
+	*mode = old;
+	return cudaSuccess;
+}
+
+static void graph_unref(struct fakecuda_graph *gr)
+{
+	if (!gr || --gr->refs > 0)
+		return;
+	for (struct op *o = gr->head, *n; o; o = n) {
+		n = o->next;
+		free(o);
+	}
+	for (size_t i = 0; i < gr->nmem; i++)
+		if (!mem_forget(gr->mem[i]))
+			mem_release(gr->mem[i]);
+	free(gr->mem);
+	free(gr);
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+				 unsigned long long flags)
+{
+	(void)flags;
+	*exec = graph ? calloc(1, sizeof(**exec)) : NULL;
+	if (!*exec)
+		return ret(graph ? cudaErrorMemoryAllocation : cudaErrorInvalidValue);
+	pthread_mutex_lock(&cap_lock);
+	graph->refs++;
+	pthread_mutex_unlock(&cap_lock);
+	(*exec)->graph = graph;
+	return cudaSuccess;
+}
+
+/* The graph's work, queued on s in the order it was captured (a launch
+ * into a capture is not modelled). */
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s)
+{
+	struct fakecuda_stream *seq;
+	cudaError_t rc = is_legacy(s) ? cap_implicit(0) : cudaSuccess;
+	if (rc)
+		return ret(rc);
+	pthread_mutex_lock(&cap_lock);
+	int cap = capturing(s, &seq);
+	pthread_mutex_unlock(&cap_lock);
+	if (cap)
+		return ret(cudaErrorNotSupported);
+	for (const struct op *o = exec->graph->head; o; o = o->next) {
+		struct op *c = malloc(sizeof(*c));
+		if (!c)
+			return ret(cudaErrorMemoryAllocation);
+		*c = *o;
+		c->next = NULL;
+		enqueue(s, c);
+	}
+	return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
+{
+	if (!exec)
+		return cudaSuccess;
+	pthread_mutex_lock(&cap_lock);
+	graph_unref(exec->graph);
+	pthread_mutex_unlock(&cap_lock);
+	free(exec);
+	return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+	pthread_mutex_lock(&cap_lock);
+	graph_unref(graph);
+	pthread_mutex_unlock(&cap_lock);
+	return cudaSuccess;
 }

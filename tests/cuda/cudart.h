@@ -15,13 +15,36 @@ typedef int cudaError_t;
 typedef struct fakecuda_stream *cudaStream_t;
 typedef struct fakecuda_event *cudaEvent_t;
 typedef void (*cudaHostFn_t)(void *user);
+typedef struct fakecuda_graph *cudaGraph_t;
+typedef struct fakecuda_graph_exec *cudaGraphExec_t;
 
 enum {
 	cudaSuccess = 0,
 	cudaErrorInvalidValue = 1,
 	cudaErrorMemoryAllocation = 2,
 	cudaErrorInvalidDevice = 101,
+	cudaErrorIllegalState = 401,
 	cudaErrorNotReady = 600,
+	cudaErrorNotSupported = 801,
+	cudaErrorStreamCaptureUnsupported = 900,
+	cudaErrorStreamCaptureInvalidated = 901,
+	cudaErrorStreamCaptureMerge = 902,
+	cudaErrorStreamCaptureUnmatched = 903,
+	cudaErrorStreamCaptureUnjoined = 904,
+	cudaErrorStreamCaptureIsolation = 905,
+	cudaErrorStreamCaptureImplicit = 906,
+	cudaErrorCapturedEvent = 907,
+	cudaErrorStreamCaptureWrongThread = 908,
+};
+enum cudaStreamCaptureStatus {
+	cudaStreamCaptureStatusNone = 0,
+	cudaStreamCaptureStatusActive = 1,
+	cudaStreamCaptureStatusInvalidated = 2,
+};
+enum cudaStreamCaptureMode {
+	cudaStreamCaptureModeGlobal = 0,
+	cudaStreamCaptureModeThreadLocal = 1,
+	cudaStreamCaptureModeRelaxed = 2,
 };
 enum cudaMemcpyKind {
 	cudaMemcpyHostToHost = 0,
@@ -62,6 +85,22 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t n,
 cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s);
 cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *user);
 const char *cudaGetErrorString(cudaError_t e);
+/* stream capture and graphs (CUDA 13's signatures; the graph node and edge
+ * types of cudaStreamGetCaptureInfo are opaque here, and always empty) */
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *graph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *status);
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t s,
+				     enum cudaStreamCaptureStatus *status,
+				     unsigned long long *id, cudaGraph_t *graph,
+				     const void **deps, const void **edge_data,
+				     size_t *ndeps);
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+				 unsigned long long flags);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 /* the calling thread's last error: taken (and cleared), or only read */
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);
@@ -78,6 +117,7 @@ struct fakecuda_stats {
 	unsigned long long bad_frees;  /* frees of pointers it did not hand out */
 	unsigned long long live_bytes, peak_bytes;
 	unsigned long long ops;        /* stream operations executed */
+	unsigned long long invalidated; /* captures a forbidden call invalidated */
 };
 void fakecuda_get_stats(struct fakecuda_stats *s);
 

@@ -3,11 +3,14 @@
 # tests/gpu/capture_resnet18.sh - end to end on a machine with a GPU and
 # PyTorch: capture the 3rd training iteration of ResNet-18 (NVTX range
 # "iteration" around each step) and check the trace against what PyTorch
-# itself reports.  Speaks TAP.  Not part of `make check` (no GPU in CI):
-#   make BUILD=build && BUILD=build sh tests/gpu/capture_resnet18.sh
-# Knobs: BATCH (default 32), PYTHON (default python3).
-. tests/cli/lib.sh
-PYTHON=${PYTHON:-python3}
+# itself reports, then plan it (256-aligned, as cudaMalloc aligns), verify
+# the plan and replay it on the device, which must follow it.  Speaks TAP.
+# Not part of `make check` (no GPU in CI); one command on a fresh machine
+# (it builds first, see setup.sh):
+#   sh tests/gpu/capture_resnet18.sh
+# Knobs: BATCH (default 32), PYTHON (default python3), BUILD, CUDA_HOME.
+# shellcheck source=tests/gpu/setup.sh
+. "$(dirname "$0")/setup.sh"
 BATCH=${BATCH:-32}
 
 if ! "$PYTHON" -c "import torch, torchvision; assert torch.cuda.is_available()" 2>/dev/null; then
@@ -15,6 +18,8 @@ if ! "$PYTHON" -c "import torch, torchvision; assert torch.cuda.is_available()" 
 	done_testing
 	exit 0
 fi
+[ -e "$BUILD_DIR/lib/libmemplan-capture.so" ]
+ok $? "the capture library was built (CUPTI found under CUDA_HOME=$CUDA_HOME)"
 
 cat >"$T/train.py" <<'PY'
 import json, os, sys, torch, torchvision
@@ -85,6 +90,17 @@ sys.exit(1 if bad else 0)
 PY
 ok $? "the trace agrees with PyTorch"
 sed 's/^/# /' "$T/check"
+
+# the plan of a device trace: 256-aligned, verified, and followed on the GPU
+memplan-plan compile --align 256 "$T/r18.trace" -o "$T/r18.plan" >"$T/out" 2>"$T/err"
+ok $? "the trace compiles to a plan with --align 256"
+sed 's/^/# /' "$T/out"
+memplan-plan verify "$T/r18.plan" "$T/r18.trace" >"$T/out" 2>"$T/err"
+ok $? "  ... which verifies against the trace"
+memplan-replay --backend cuda --iterations 3 --stats "$T/r18.plan" "$T/r18.trace" >"$T/out" 2>"$T/err"
+ok $? "  ... and replays valid on the device"
+head -1 "$T/out" | sed 's/^/# /'
+stats_followed "the replay" "$T/out"
 
 # the same capture under the marker API's equivalent: a range that never occurs
 STATS="$T/stats2.json" memplan-capture -o "$T/none.trace" --range no-such-range -- \

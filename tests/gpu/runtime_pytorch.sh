@@ -6,27 +6,41 @@
 # LD_PRELOAD (PYTORCH_NO_CUDA_MEMORY_CACHING=1) and through the pluggable
 # allocator; the losses must equal those without memplan, and the script
 # prints the device memory used and the step time of each way, for the
-# README.  Speaks TAP.  Not part of `make check` (no GPU in CI):
-#   make BUILD=build && BUILD=build sh tests/gpu/runtime_pytorch.sh
-# Knobs: BATCH (default 32), STEPS (default 8), PYTHON (default python3).
-# Written without a GPU at hand: it has never run.
-. tests/cli/lib.sh
-PYTHON=${PYTHON:-python3}
+# README.  The runs with the runtime must follow the plan: requests served
+# from the pool, iterations followed to their end, no divergence (its
+# statistics, MEMPLAN_SHOW_STATS=1).  Plans of device traces are compiled
+# 256-aligned.  Speaks TAP.  Not part of `make check` (no GPU in CI); one
+# command on a fresh machine (it builds first, see setup.sh):
+#   sh tests/gpu/runtime_pytorch.sh
+# Knobs: BATCH (default 32), STEPS (default 8), PYTHON (default python3),
+# BUILD, CUDA_HOME.  Written without a GPU at hand: it has never run.
+# shellcheck source=tests/gpu/setup.sh
+. "$(dirname "$0")/setup.sh"
 BATCH=${BATCH:-32}
 STEPS=${STEPS:-8}
-LIB=$PWD/$BUILD/lib/libmemplan.so
+LIB=$BUILD_DIR/lib/libmemplan.so
 
 if ! "$PYTHON" -c "import torch, torchvision; assert torch.cuda.is_available()" 2>/dev/null; then
 	ok 0 "# SKIP needs a GPU, torch and torchvision"
 	done_testing
 	exit 0
 fi
+[ -e "$BUILD_DIR/lib/libmemplan-capture.so" ]
+ok $? "the capture library was built (CUPTI found under CUDA_HOME=$CUDA_HOME)"
 
 cat >"$T/train.py" <<'PY'
-import json, os, sys, time, torch, torchvision
+import ctypes, json, os, sys, time, torch, torchvision
 if os.environ.get("MODE") == "pluggable":
-    torch.cuda.memory.change_current_allocator(torch.cuda.memory.CUDAPluggableAllocator(
-        os.environ["LIBMEMPLAN"], "mp_torch_alloc", "mp_torch_free"))
+    alloc = torch.cuda.memory.CUDAPluggableAllocator(
+        os.environ["LIBMEMPLAN"], "mp_torch_alloc", "mp_torch_free")
+    lib = ctypes.CDLL(os.environ["LIBMEMPLAN"])
+    native = alloc.allocator()
+    if hasattr(native, "set_record_stream_fn"):
+        native.set_record_stream_fn(
+            ctypes.cast(lib.mp_torch_record_stream, ctypes.c_void_p).value)
+    else:
+        print("this PyTorch cannot set a record-stream hook", file=sys.stderr)
+    torch.cuda.memory.change_current_allocator(alloc)
 torch.manual_seed(0)
 torch.backends.cudnn.deterministic = True
 torch.backends.cudnn.benchmark = False
@@ -75,18 +89,21 @@ for way in preload pluggable; do
 	env "$@" OUT="$T/cap-$way.json" LIBMEMPLAN="$LIB" memplan-capture -o "$T/$way.trace" \
 		--iteration 3 -- "$PYTHON" "$T/train.py" "$BATCH" 5 >"$T/out" 2>"$T/err"
 	ok $? "capture of iteration 3 for $way"
-	memplan-plan compile "$T/$way.trace" -o "$T/$way.plan" >"$T/out" 2>"$T/err"
-	ok $? "  ... planned"
+	memplan-plan compile --align 256 "$T/$way.trace" -o "$T/$way.plan" >"$T/out" 2>"$T/err"
+	ok $? "  ... planned, 256-aligned"
 	sed 's/^/# /' "$T/out"
-	memplan-replay --backend cuda --iterations 3 "$T/$way.plan" "$T/$way.trace" >"$T/out" 2>"$T/err"
+	memplan-replay --backend cuda --iterations 3 --stats "$T/$way.plan" "$T/$way.trace" >"$T/out" 2>"$T/err"
 	ok $? "  ... and the plan replays valid on the device"
-	sed 's/^/# /' "$T/out" "$T/err" | tail -5
+	head -1 "$T/out" | sed 's/^/# /'
+	stats_followed "replay" "$T/out"
 done
 train preload PYTORCH_NO_CUDA_MEMORY_CACHING=1 LD_PRELOAD="$LIB" \
 	MEMPLAN_PLAN="$T/preload.plan" MEMPLAN_SHOW_STATS=1
-sed 's/^/# /' "$T/err" | grep -E 'planned_allocs|completed|divergences|pool_bytes'
+sed 's/^/# /' "$T/err" | grep -E 'planned_allocs|completed|divergences|pool_bytes|captured'
+stats_followed "LD_PRELOAD" "$T/err"
 train pluggable MODE=pluggable MEMPLAN_PLAN="$T/pluggable.plan" MEMPLAN_SHOW_STATS=1
-sed 's/^/# /' "$T/err" | grep -E 'planned_allocs|completed|divergences|pool_bytes'
+sed 's/^/# /' "$T/err" | grep -E 'planned_allocs|completed|divergences|pool_bytes|captured'
+stats_followed "pluggable allocator" "$T/err"
 
 "$PYTHON" - "$T" >"$T/table" 2>&1 <<'PY'
 import json, statistics, sys, datetime

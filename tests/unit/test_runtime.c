@@ -9,8 +9,10 @@
  * copies seen through the host backend's simulated copy delay, second frees
  * refused, two swaps meeting at an ordinal, a plan claiming 2^32 requests,
  * more streams than slots, the trace's streams bound at first sight and a
- * request that contradicts them (STREAMS), the ordering each swap and reuse asks of the
- * backend (a logging backend), every kind of bad plan file, and many
+ * request that contradicts them (STREAMS), the ordering each swap and reuse
+ * asks of the backend (a logging backend; a copy-in waits for its
+ * borrowers' frees alone; record_stream's side streams), every kind of bad
+ * plan file, and many
  * threads allocating at once (--threads: that alone, longer, for `make check-threads` under
  * ThreadSanitizer).
  */
@@ -865,6 +867,13 @@ static void test_ordering(void)
 		} else {
 			CHECK(waits_for(S1, S2, at_e),
 			      "in the next iteration, E on S1 waits for S2, which freed pool memory");
+			/* S0 and S1 freed pool memory in the iteration
+			 * before: the old fence had the copy-in wait for
+			 * all they had queued at its trigger (issue 14) */
+			CHECK(in < at_e && waits_for(copy_stream, S2, at_free) &&
+			      !waits_for(copy_stream, S0, at_free) &&
+			      !waits_for(copy_stream, S1, at_free),
+			      "  ... and the copy-in waits for B's free alone, not for S0 and S1, which freed other pool buffers before");
 		}
 		mp_free(rt, a, S0);
 		mp_free(rt, c, S1);
@@ -888,10 +897,79 @@ static void test_ordering(void)
 		}
 	CHECK(in < nlog && sync < nlog,
 	      "a divergence with A out: the copy-in, then the host waits for the copy stream");
+	CHECK(waits_for(copy_stream, S0, at_x) &&
+	      first_copy(MP_COPY_H2D, at_x) == in,
+	      "  ... the copy-in, with no borrower to wait for, waits for the owner's stream (its reads after the swap-out)");
 	mp_free(rt, x, S1);
 	mp_free(rt, a, S0);
 	mp_free(rt, c, S1);
 	mp_iteration_end(rt);
+	mp_close(rt);
+}
+
+/* Tensor.record_stream through runtime_record_stream (mp_torch_record_stream):
+ * A, on S0, is read on S1 too; B, placed over A's swapped bytes on S2, is
+ * read on S3 too.  Every user of those bytes after them waits for the side
+ * streams: the copy-out and B for S1, the copy-in for S3 at B's free, and
+ * the next iteration's A, on S0 again, for S1. */
+static void test_record_stream(void)
+{
+	void *S0 = (void *)0x200, *S1 = (void *)0x201, *S2 = (void *)0x202,
+	     *S3 = (void *)0x203;
+	init_tracing();
+	struct mp_plan p;
+	make_plan(&p, 1, 0, 0);
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	o.verbose = -1;
+	mp_runtime *rt = runtime_open_plan(&p, &tracing, &o, err, sizeof(err));
+	CHECK(rt != NULL, "record_stream: a runtime on the logging backend");
+	if (!rt) {
+		mp_plan_free(&p);
+		return;
+	}
+	nlog = 0;
+	mp_iteration_begin(rt);
+	void *a = mp_alloc(rt, 64 * KiB, S0);
+	runtime_record_stream(rt, a, S1);
+	size_t at_c = nlog;
+	void *c = mp_alloc(rt, 32 * KiB, S0); /* A goes out */
+	CHECK(waits_for(copy_stream, S1, at_c),
+	      "record_stream: A's copy-out waits for S1, where A is read too");
+	size_t at_b = nlog;
+	void *b = mp_alloc(rt, 64 * KiB, S2);
+	CHECK(waits_for(S2, S1, at_b),
+	      "  ... B, over A's bytes, waits for S1 as it is when B is served");
+	runtime_record_stream(rt, b, S3);
+	size_t at_free = nlog;
+	mp_free(rt, b, S2); /* A comes back */
+	CHECK(waits_for(copy_stream, S3, at_free),
+	      "  ... A's copy-in waits for S3, where B was read, as at B's free");
+	void *e = mp_alloc(rt, 16 * KiB, S0);
+	mp_free(rt, a, S0);
+	mp_free(rt, c, S0);
+	mp_free(rt, e, S0);
+	CHECK(mp_iteration_end(rt) == 1, "  ... the iteration followed the plan");
+	mp_iteration_begin(rt);
+	size_t at_a = nlog;
+	a = mp_alloc(rt, 64 * KiB, S0);
+	CHECK(mp_owns(rt, a) && waits_for(S0, S1, at_a),
+	      "  ... the next A, on S0, waits for S1, where the last one was read");
+	/* ignored: a pointer inside a buffer, one outside the pool */
+	runtime_record_stream(rt, (char *)a + 256, S3);
+	runtime_record_stream(rt, &nlog, S3);
+	at_c = nlog;
+	c = mp_alloc(rt, 32 * KiB, S0); /* A goes out */
+	CHECK(!waits_for(copy_stream, S3, at_c),
+	      "  ... a pointer inside a buffer or outside the pool is ignored");
+	b = mp_alloc(rt, 64 * KiB, S2);
+	mp_free(rt, b, S2);
+	e = mp_alloc(rt, 16 * KiB, S0);
+	mp_free(rt, a, S0);
+	mp_free(rt, c, S0);
+	mp_free(rt, e, S0);
+	CHECK(mp_iteration_end(rt) == 1, "  ... the iteration followed the plan");
 	mp_close(rt);
 }
 
@@ -1243,6 +1321,7 @@ int main(int argc, char **argv)
 		test_many_borrows();
 		test_many_streams();
 		test_ordering();
+		test_record_stream();
 		test_bad_input();
 	}
 	test_threads(threads_only ? 5000 : 20000);
