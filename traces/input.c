@@ -12,10 +12,15 @@
 #include "minimalloc_csv.h"
 #include "tracedb.h"
 
-/* 1: SQLite, 0: not, or a trace_err (the file cannot be read) */
+enum { SQLITE = 1, CSV = 0, NEITHER = 2 };
+
+/*
+ * SQLITE, CSV (the first line, within 4 KiB, holds a comma: a header row),
+ * NEITHER, or a trace_err (the file cannot be read).
+ */
 static int sniff(const char *path, char *err, size_t errlen)
 {
-	char head[16] = { 0 };
+	char head[4096];
 	FILE *f;
 	/* a FIFO, a directory or /dev/zero is refused here, not read */
 	int rc = trace_open_input(path, "cannot open trace", &f, err, errlen);
@@ -23,7 +28,11 @@ static int sniff(const char *path, char *err, size_t errlen)
 		return rc;
 	size_t n = fread(head, 1, sizeof(head), f);
 	fclose(f);
-	return n == sizeof(head) && memcmp(head, "SQLite format 3", 16) == 0;
+	if (n >= 16 && memcmp(head, "SQLite format 3", 16) == 0)
+		return SQLITE;
+	const char *nl = memchr(head, '\n', n);
+	size_t line = nl ? (size_t)(nl - head) : n;
+	return memchr(head, ',', line) ? CSV : NEITHER;
 }
 
 int input_load(const char *path, struct trace **t, char *err, size_t errlen)
@@ -31,12 +40,21 @@ int input_load(const char *path, struct trace **t, char *err, size_t errlen)
 	int rc = sniff(path, err, errlen);
 	if (rc < 0)
 		return rc;
-	return rc ? trace_load(path, t, err, errlen)
-		  : mmcsv_import(path, t, err, errlen);
+	if (rc == CSV)
+		return mmcsv_import(path, t, err, errlen);
+	/* SQLite, or neither: the trace reader says what is wrong */
+	int kind = rc;
+	rc = trace_load(path, t, err, errlen);
+	if (rc == TRACE_EFORMAT && kind == NEITHER) {
+		size_t k = strlen(err);
+		if (k + 1 < errlen)
+			snprintf(err + k, errlen - k, " (nor a MiniMalloc CSV: its first line has no comma)");
+	}
+	return rc;
 }
 
 int input_is_csv(const char *path)
 {
 	char err[8];
-	return sniff(path, err, sizeof(err)) == 0;
+	return sniff(path, err, sizeof(err)) == CSV;
 }

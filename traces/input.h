@@ -13,16 +13,18 @@
 
 /*
  * Loads the trace at path into *t (owned by the caller, trace_free()): with
- * trace_load() when the file starts with the SQLite header or cannot be
- * read (trace_load() then says why), else with mmcsv_import().  Returns 0,
- * or a trace_err with a sentence in err.
+ * mmcsv_import() when its first line holds a comma (a CSV header row), else
+ * with trace_load() (which says what is wrong with a file that is neither).
+ * Non-regular files are refused before any read.  Returns 0, or a
+ * trace_err with a sentence in err.
  */
 int input_load(const char *path, struct trace **t, char *err, size_t errlen);
 
 /*
- * 1 when path opens as a regular file and does not start with the SQLite
- * header (so input_load() reads it as a MiniMalloc CSV), else 0 (a trace,
- * or a file trace_load() will refuse with its own error).
+ * 1 when path opens as a regular file, does not start with the SQLite
+ * header and its first line holds a comma (a CSV header row), so that
+ * input_load() reads it as a MiniMalloc CSV; else 0 (a trace, or a file
+ * trace_load() refuses with its own error).
  */
 int input_is_csv(const char *path);
 
