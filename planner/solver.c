@@ -330,6 +330,96 @@ uint64_t solver_lower_bound(const struct solver_problem *p)
 	return best;
 }
 
+/* A piece's start or end; at one time, ends sort before starts. */
+struct lb_event {
+	int64_t t;
+	uint32_t piece;
+	int start;
+};
+
+static int lb_event_cmp(const void *x, const void *y)
+{
+	const struct lb_event *a = x, *b = y;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	if (a->start != b->start)
+		return a->start - b->start;
+	return (a->piece > b->piece) - (a->piece < b->piece);
+}
+
+/*
+ * Every offset is a multiple of a, the gcd of the alignments, so in any
+ * placement the live items at one instant, listed by offset, start at
+ * least a rounded-up size above each other: the height is at least the sum
+ * of the live sizes rounded up to a, less the largest rounding among them
+ * (the topmost one's is not needed).  Windows break this (a window's bytes
+ * may start anywhere): then, and for a <= 1, it is the plain bound.
+ */
+uint64_t solver_lower_bound_aligned(const struct solver_problem *p)
+{
+	uint64_t lb = solver_lower_bound(p);
+	if (lb == 0)
+		return 0;
+	uint64_t a = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct solver_item *it = &p->items[i];
+		a = solver_gcd(a, it->align);
+		for (uint32_t k = 0; k < it->nholes; k++)
+			if (it->holes[k].win_lo != SOLVER_NO_WINDOW)
+				return lb;
+	}
+	if (a <= 1 || a > 65536)
+		return lb;
+	struct solver_piece *pc;
+	size_t *fi;
+	if (solver_problem_pieces(p, &pc, &fi))
+		return lb;
+	size_t np = fi[p->n];
+	free(fi);
+	struct lb_event *e = malloc((2 * np + 1) * sizeof(*e));
+	uint32_t *count = calloc((size_t)a, sizeof(*count));
+	if (!e || !count) {
+		free(e);
+		free(count);
+		free(pc);
+		return lb;
+	}
+	for (size_t i = 0; i < np; i++) {
+		e[2 * i] = (struct lb_event){ pc[i].lower, (uint32_t)i, 1 };
+		e[2 * i + 1] = (struct lb_event){ pc[i].upper, (uint32_t)i, 0 };
+	}
+	qsort(e, 2 * np, sizeof(*e), lb_event_cmp);
+	uint64_t sum = 0, best = lb;
+	uint64_t maxpad = 0;
+	size_t live = 0;
+	for (size_t i = 0; i < 2 * np; i++) {
+		const struct solver_piece *q = &pc[e[i].piece];
+		uint64_t size = q->hi - q->lo;
+		uint64_t pad = (a - size % a) % a;
+		if (e[i].start) {
+			sum += size + pad;
+			count[pad]++;
+			live++;
+			if (pad > maxpad)
+				maxpad = pad;
+		} else {
+			sum -= size + pad;
+			count[pad]--;
+			live--;
+			while (maxpad > 0 && count[maxpad] == 0)
+				maxpad--;
+		}
+		/* measure once every event at this time is in */
+		if (live && (i + 1 == 2 * np || e[i + 1].t != e[i].t) &&
+		    sum - maxpad > best)
+			best = sum - maxpad;
+	}
+	free(e);
+	free(count);
+	free(pc);
+	return best;
+}
+
 double solver_gap_percent(uint64_t pool, uint64_t lower_bound)
 {
 	return lower_bound ? 100.0 * ((double)pool - (double)lower_bound) /
@@ -629,7 +719,7 @@ int solver_solve(const struct solver_problem *p, const char *name,
 			    r->winner, why);
 	if (rc)
 		return trace_seterr(err, errlen, rc, "%s", why);
-	uint64_t lb = solver_lower_bound(p);
+	uint64_t lb = solver_lower_bound_aligned(p);
 	for (size_t i = 0; i < p->n; i++)
 		if (p->items[i].size > lb)
 			lb = p->items[i].size;

@@ -140,6 +140,16 @@ int solver_problem_pieces(const struct solver_problem *p,
  */
 uint64_t solver_lower_bound(const struct solver_problem *p);
 
+/*
+ * A lower bound at least solver_lower_bound()'s that counts alignment:
+ * every offset is a multiple of a, the gcd of the alignments, so at each
+ * instant the height is at least the live sizes rounded up to a, less the
+ * largest rounding among them.  The plain bound when a <= 1 (or a > 2^16),
+ * or when some hole keeps a window.  What the searches prove optimality
+ * against; reports keep the plain bound as "the lower bound".
+ */
+uint64_t solver_lower_bound_aligned(const struct solver_problem *p);
+
 /* How far pool lies above lower_bound, in percent of it (0 when the bound
  * is 0): the gap compile, inspect and the search's progress report. */
 double solver_gap_percent(uint64_t pool, uint64_t lower_bound);

@@ -1188,7 +1188,7 @@ static int minimise_within(const struct solver_problem *p,
 	x.opt = opt;
 	x.t0 = *t0;
 	x.deadline = limit;
-	uint64_t lb = solver_lower_bound(p), g = 0;
+	uint64_t lb = solver_lower_bound_aligned(p), g = 0;
 	int windows = 0, fixed = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct solver_item *it = &p->items[i];

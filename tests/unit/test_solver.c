@@ -378,6 +378,9 @@ static void test_random(void)
 			continue;
 		}
 		uint64_t lb = solver_lower_bound(&r.p);
+		uint64_t alb = solver_lower_bound_aligned(&r.p);
+		if (alb < lb)
+			above = 0;
 		uint64_t *off = calloc(n, sizeof(*off));
 		for (int s = 0; s < NSTRAT; s++) {
 			uint64_t h = run(names[s], &r.p, off);
@@ -386,7 +389,7 @@ static void test_random(void)
 				valid = 0;
 				continue;
 			}
-			if (h < lb)
+			if (h < lb || h < alb)
 				above = 0;
 			if (brute_conflict(&r.p, off))
 				valid = 0;
@@ -413,7 +416,7 @@ static void test_random(void)
 	}
 	CHECK(ran == 60 * NSTRAT, "random: every strategy ran on every problem");
 	CHECK(valid, "random: every placement valid (checker and oracle)");
-	CHECK(above, "random: every height >= lower bound");
+	CHECK(above, "random: every height >= the aligned lower bound >= the lower bound");
 	CHECK(agree, "random: checker agrees with the O(n^2) oracle");
 }
 
@@ -646,6 +649,38 @@ static void test_problem_align(void)
 }
 
 
+/* Three 100-byte buffers live together, 512-aligned: no placement is below
+ * 512 + 512 + 100, which the aligned bound knows and the plain one (300)
+ * does not; so exact proves its answer optimal at once. */
+static void test_aligned_bound(void)
+{
+	struct solver_item items[4] = {
+		{ 100, 512, 0, 10, NULL, 0, SOLVER_FREE, 0 },
+		{ 100, 512, 0, 10, NULL, 0, SOLVER_FREE, 1 },
+		{ 100, 512, 0, 10, NULL, 0, SOLVER_FREE, 2 },
+		{ 1000, 512, 10, 20, NULL, 0, SOLVER_FREE, 3 },
+	};
+	struct solver_problem p = mkprob(items, 4);
+	CHECK_EQ_U64(solver_lower_bound(&p), 1000, "plain bound: the largest instant");
+	CHECK_EQ_U64(solver_lower_bound_aligned(&p), 1124,
+		     "aligned bound: two rounded to 512, the top one as it is");
+	uint64_t off[4];
+	struct solver_report r;
+	struct solver_options o = { .time_limit = 5 };
+	CHECK(solver_solve(&p, "exact", &o, off, &r, err, sizeof(err)) == 0 &&
+		      r.height == 1124 && r.optimal && r.lower_bound == 1124,
+	      "exact proves 1124 optimal against it");
+	items[1].align = 1;
+	CHECK_EQ_U64(solver_lower_bound_aligned(&p), 1000,
+		     "an alignment of 1 among them: the plain bound");
+	items[1].align = 512;
+	struct solver_hole h = { 2, 4, 0, 50 };
+	items[0].holes = &h;
+	items[0].nholes = 1;
+	CHECK_EQ_U64(solver_lower_bound_aligned(&p), 1000,
+		     "a window: the plain bound");
+}
+
 /* --- the anchors' orders and gaps, and the improvement -------------------- */
 
 static void test_bestgap(void)
@@ -775,6 +810,7 @@ int main(void)
 {
 	test_table();
 	test_problem_align();
+	test_aligned_bound();
 	test_small();
 	test_align_fixed();
 	test_holes();
