@@ -134,6 +134,9 @@ struct exact {
 	struct timespec t0;
 	double deadline, next_progress;
 	int timed_out, nomem;
+	struct solver_budget *budget; /* the call's clock and work */
+	uint64_t work_end; /* nodes at which the work runs out (UINT64_MAX) */
+	int work_out;      /* the last abort was the work limit's */
 	const struct solver_options *opt;
 	uint64_t progress_best, progress_lb;
 };
@@ -185,8 +188,9 @@ static int edge_cmp(const void *a, const void *b)
 /*
  * Builds conflict edges (both directions, one per item pair, with the
  * largest delta over the pairs of pieces that meet), section covers and
- * per-section totals.  Returns 0, SOLVER_ENOMEM, or 1 when the problem is
- * too big to search.
+ * per-section totals.  Returns 0, SOLVER_ENOMEM, 1 when the problem is
+ * too big to search, or 2 when the deadline passes meanwhile (the sizes
+ * were estimated first, see plan(): neither should happen).
  */
 static int build(struct exact *x)
 {
@@ -257,6 +261,11 @@ static int build(struct exact *x)
 	size_t na = 0;
 	for (size_t k = 0; k < np; k++) {
 		const struct solver_piece *a = &pc[ps[k].piece];
+		if ((k & 1023) == 1023 &&
+		    solver_budget_elapsed(x->budget) >= x->budget->deadline) {
+			rc = 2; /* out of time while preparing */
+			goto out;
+		}
 		size_t keep = 0;
 		for (size_t j = 0; j < na; j++) {
 			const struct solver_piece *b = &pc[active[j]];
@@ -774,6 +783,10 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 		return FOUND;
 	if (x->nomem || ++x->nodes > x->node_budget)
 		return ABORTED;
+	if (x->nodes > x->work_end) {
+		x->timed_out = x->work_out = 1;
+		return ABORTED;
+	}
 	if ((x->nodes & 255) == 0) {
 		double now = elapsed(x);
 		if (now > x->deadline) {
@@ -1031,21 +1044,29 @@ static void exact_free(struct exact *x)
 }
 
 /*
- * The anytime minimisation, from the placement in offsets (height *best).
- * Improves offsets in place; fills r->lower_bound (proven), r->optimal,
- * r->timed_out, r->nodes.  Returns 0 or a negative code.
+ * The anytime minimisation, from the placement in offsets (height *best),
+ * within budget b (its nodes are its work).  Improves offsets in place;
+ * fills r->lower_bound (proven), r->optimal, r->timed_out, r->stopped_by,
+ * r->nodes.  plan() has checked that p is worth searching and that its
+ * structures fit the memory cap and the time and work left.  Returns 0 or a
+ * negative code.
  */
 static int minimise(const struct solver_problem *p,
-		    const struct solver_options *opt, double limit,
+		    const struct solver_options *opt, struct solver_budget *b,
 		    uint64_t *offsets, uint64_t best, struct solver_report *r,
-		    const struct timespec *t0, char *err, size_t errlen)
+		    char *err, size_t errlen)
 {
 	struct exact x = { 0 };
+	double limit = b->deadline;
 	x.p = p;
 	x.n = p->n;
 	x.opt = opt;
-	x.t0 = *t0;
+	x.t0 = b->t0;
 	x.deadline = limit;
+	x.budget = b;
+	/* nodes this search may spend */
+	uint64_t work_total = solver_budget_work_left(b);
+	x.work_end = work_total;
 	uint64_t lb = solver_lower_bound(p), g = 0;
 	int windows = 0, fixed = 0;
 	for (size_t i = 0; i < p->n; i++) {
@@ -1067,11 +1088,24 @@ static int minimise(const struct solver_problem *p,
 	r->lower_bound = proven;
 	if (best <= proven || fixed || p->n < 2) {
 		r->optimal = best <= proven;
+		r->stopped_by = r->optimal ? SOLVER_STOP_LOWER_BOUND
+					   : SOLVER_STOP_SKIPPED;
 		return 0;
 	}
 	int rc = build(&x);
+	if (rc == 2) { /* the estimate was wrong: keep the heuristic answer */
+		r->skipped_components = 1;
+		r->stopped_by = SOLVER_STOP_TIME;
+		r->timed_out = 1;
+		snprintf(r->skipped_why, sizeof(r->skipped_why),
+			 "the time limit passed while preparing the search of %zu buffers",
+			 p->n);
+		exact_free(&x);
+		return 0;
+	}
 	if (rc == 1) { /* too big to search: keep the heuristic answer */
 		r->skipped_components = 1;
+		r->stopped_by = SOLVER_STOP_SKIPPED;
 		snprintf(r->skipped_why, sizeof(r->skipped_why),
 			 "the %zu buffers overlap in more than %" PRIu64
 			 " pairs, the exact search's limit",
@@ -1093,6 +1127,7 @@ static int minimise(const struct solver_problem *p,
 	if (biggest > MAX_COMPONENT) {
 		/* the node orders are sized for the biggest: none is searched */
 		r->skipped_components = over;
+		r->stopped_by = SOLVER_STOP_SKIPPED;
 		snprintf(r->skipped_why, sizeof(r->skipped_why),
 			 "%zu component%s of overlapping buffers over the exact search's limit of %d buffers (the largest has %zu)",
 			 over, over == 1 ? "" : "s", MAX_COMPONENT, biggest);
@@ -1147,15 +1182,22 @@ static int minimise(const struct solver_problem *p,
 		if (now >= limit)
 			break;
 		uint64_t cap;
+		if (x.nodes >= work_total)
+			break;
 		if (first) {
 			cap = lo;
 			x.deadline = now + (limit - now) * 0.6;
+			x.work_end = work_total == UINT64_MAX
+					     ? work_total
+					     : x.nodes + (work_total - x.nodes) / 5 * 3;
 		} else {
 			uint64_t steps = (best - lo) / g; /* >= 1 */
 			cap = lo + (steps - 1) / 2 * g;
 			x.deadline = limit;
+			x.work_end = work_total;
 		}
 		first = 0;
+		x.work_out = 0;
 		int d = decide(&x, cap);
 		r->nodes = x.nodes;
 		if (x.nomem)
@@ -1183,15 +1225,419 @@ static int minimise(const struct solver_problem *p,
 	if (best > proven && elapsed(&x) >= limit)
 		r->timed_out = 1;
 	r->nodes = x.nodes;
+	solver_budget_spend(b, x.nodes, 0);
 	/* Exhausted searches prove bounds only where gravity is exact. */
 	r->lower_bound = windows ? align_up(lb, g) : proven;
 	if (r->lower_bound > best)
 		r->lower_bound = best;
 	r->optimal = best <= r->lower_bound;
+	if (r->optimal)
+		r->stopped_by = best <= align_up(lb, g) ? SOLVER_STOP_LOWER_BOUND
+							: SOLVER_STOP_OPTIMAL;
+	else if (work_total != UINT64_MAX && x.nodes >= work_total)
+		r->stopped_by = SOLVER_STOP_WORK;
+	else
+		r->stopped_by = SOLVER_STOP_TIME;
+	r->timed_out = r->stopped_by == SOLVER_STOP_TIME;
 	exact_free(&x);
 	return 0;
 nomem:
 	exact_free(&x);
+	return trace_seterr(err, errlen, SOLVER_ENOMEM,
+		    "out of memory searching %zu buffers", p->n);
+}
+
+/* --- what the search may attempt: estimated from sizes, before building --- */
+
+/*
+ * The cost of build() and of the search's arrays, per unit of what plan()
+ * counts: a conflict pair is swept into a 32-byte record, then two 16-byte
+ * edges; a section member is 16 bytes; a piece costs its cover, times and
+ * sweep records, and up to two sections of trees and stamps; an item its
+ * keys, offsets and stamps.  BUILD_NS is what one pair or member costs to
+ * build on one core (measured on the DL-shaped instances of bench_placement,
+ * rounded up): plan() refuses what would take more than half the time left.
+ */
+#define BYTES_PER_PAIR 64
+#define BYTES_PER_MEMBER 16
+#define BYTES_PER_PIECE 600
+#define BYTES_PER_ITEM 160
+#define BUILD_NS 40.0
+
+struct est_comp {
+	size_t first, n;     /* items est.items[first .. first + n) */
+	uint64_t pairs;      /* pairs of pieces that meet in time */
+	uint64_t members;    /* (piece, section) entries */
+	uint64_t pieces;
+	uint64_t height;     /* of the seed placement */
+};
+
+struct est {
+	uint32_t *items;     /* item indices, grouped by component */
+	struct est_comp *comps;
+	size_t ncomps;
+};
+
+struct tstart {
+	int64_t at;
+	uint32_t piece;
+};
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int tstart_cmp(const void *a, const void *b)
+{
+	const struct tstart *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return (x->piece > y->piece) - (x->piece < y->piece);
+}
+
+/*
+ * Components of p (items whose time spans chain together; an item with
+ * an empty lifetime is left out) with what build() would make of each,
+ * counted without making it: O(P log P) for P pieces.  0 or SOLVER_ENOMEM.
+ */
+static int estimate(const struct solver_problem *p, const uint64_t *offsets,
+		    struct est *e)
+{
+	struct solver_piece *pc = NULL;
+	size_t *fi = NULL;
+	memset(e, 0, sizeof(*e));
+	if (solver_problem_pieces(p, &pc, &fi))
+		return SOLVER_ENOMEM;
+	size_t np = fi[p->n];
+	struct tstart *by = malloc((p->n + np + 1) * sizeof(*by));
+	int64_t *ends = malloc((np + 1) * sizeof(*ends));
+	int64_t *times = malloc((2 * np + 1) * sizeof(*times));
+	uint32_t *comp = malloc((p->n + 1) * sizeof(*comp));
+	e->items = malloc((p->n + 1) * sizeof(*e->items));
+	e->comps = calloc(p->n + 1, sizeof(*e->comps));
+	int rc = SOLVER_ENOMEM;
+	if (!by || !ends || !times || !comp || !e->items || !e->comps)
+		goto out;
+	/* components: items by the start of their first piece */
+	size_t m = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (fi[i + 1] > fi[i])
+			by[m++] = (struct tstart){ pc[fi[i]].lower, (uint32_t)i };
+	qsort(by, m, sizeof(*by), tstart_cmp);
+	int64_t reach = 0;
+	for (size_t k = 0; k < m; k++) {
+		uint32_t i = by[k].piece;
+		int64_t up = pc[fi[i + 1] - 1].upper;
+		if (k == 0 || by[k].at >= reach) {
+			e->comps[e->ncomps++] = (struct est_comp){ k, 0, 0, 0, 0, 0 };
+			reach = up;
+		}
+		struct est_comp *c = &e->comps[e->ncomps - 1];
+		e->items[k] = i;
+		c->n++;
+		comp[i] = (uint32_t)(e->ncomps - 1);
+		if (up > reach)
+			reach = up;
+		uint64_t h = offsets[i] + p->items[i].size;
+		if (h > c->height)
+			c->height = h;
+		c->pieces += fi[i + 1] - fi[i];
+	}
+	/* a component's items in index order, as the search numbers them */
+	for (size_t k = 0; k < e->ncomps; k++) {
+		struct est_comp *c = &e->comps[k];
+		qsort(e->items + c->first, c->n, sizeof(*e->items), u32_cmp);
+	}
+	/* pairs: the pieces a piece meets when it starts (ends come first) */
+	for (size_t i = 0; i < np; i++) {
+		by[i] = (struct tstart){ pc[i].lower, (uint32_t)i };
+		ends[i] = pc[i].upper;
+		times[2 * i] = pc[i].lower;
+		times[2 * i + 1] = pc[i].upper;
+	}
+	qsort(by, np, sizeof(*by), tstart_cmp);
+	qsort(ends, np, sizeof(*ends), solver_time_cmp);
+	qsort(times, 2 * np, sizeof(*times), solver_time_cmp);
+	size_t nt = 0;
+	for (size_t i = 0; i < 2 * np; i++)
+		if (nt == 0 || times[nt - 1] != times[i])
+			times[nt++] = times[i];
+	for (size_t k = 0; k < np; k++) {
+		const struct solver_piece *a = &pc[by[k].piece];
+		size_t gone = solver_time_rank(ends, np, a->lower + 1);
+		struct est_comp *c = &e->comps[comp[a->item]];
+		c->pairs += k - gone;
+		c->members += solver_time_rank(times, nt, a->upper) -
+			      solver_time_rank(times, nt, a->lower);
+	}
+	rc = 0;
+out:
+	free(pc);
+	free(fi);
+	free(by);
+	free(ends);
+	free(times);
+	free(comp);
+	if (rc) {
+		free(e->items);
+		free(e->comps);
+		memset(e, 0, sizeof(*e));
+	}
+	return rc;
+}
+
+/* Bytes the search of a component set needs: n items, P pieces, the given
+ * pairs and members, and node orders for a largest component of big. */
+static uint64_t est_bytes(uint64_t n, uint64_t pieces, uint64_t pairs,
+			  uint64_t members, uint64_t big)
+{
+	return n * BYTES_PER_ITEM + pieces * BYTES_PER_PIECE +
+	       pairs * BYTES_PER_PAIR + members * BYTES_PER_MEMBER +
+	       ((big + 1) * (big + 2) / 2 + 4 * big) * sizeof(uint32_t);
+}
+
+/* Why component c cannot be searched at all (0: it can), into why. */
+static int too_big(const struct est_comp *c, uint64_t cap, char *why,
+		   size_t len)
+{
+	if (c->n > MAX_COMPONENT) {
+		snprintf(why, len, "size");
+		return SOLVER_STOP_SKIPPED;
+	}
+	if (c->pairs > MAX_EDGES) {
+		snprintf(why, len, "pairs");
+		return SOLVER_STOP_SKIPPED;
+	}
+	if (est_bytes(c->n, c->pieces, c->pairs, c->members, c->n) > cap) {
+		snprintf(why, len, "memory");
+		return SOLVER_STOP_MEMORY;
+	}
+	return 0;
+}
+
+static uint64_t mib(uint64_t bytes) { return (bytes + (1 << 20) - 1) >> 20; }
+
+/*
+ * Decides what the exact search attempts from offsets (height best), before
+ * building anything.  Only components whose seed height is above the lower
+ * bound can lower the peak: those are the candidates.  A candidate too big
+ * to search (buffers, pairs, memory) caps the height at its own; if that is
+ * the peak, nothing is searched.  Then the candidates above every such cap
+ * are searched together, unless building their structures would take more
+ * than half the time or work left or the memory cap.  Fills keep[] (item
+ * indices, *nkeep of them, in index order) or says in r why not.
+ * Returns 0 or SOLVER_ENOMEM.
+ */
+static int plan(const struct solver_problem *p, const struct solver_options *opt,
+		struct solver_budget *b, const uint64_t *offsets, uint64_t best,
+		uint64_t floor, uint32_t *keep, size_t *nkeep,
+		uint64_t *build_units, struct solver_report *r)
+{
+	struct est e;
+	*nkeep = 0;
+	if (estimate(p, offsets, &e))
+		return SOLVER_ENOMEM;
+	uint64_t cap = opt->memory_limit ? opt->memory_limit
+					 : SOLVER_DEFAULT_MEMORY_LIMIT;
+	/* the candidates too big for any search cap the height */
+	uint64_t capped = 0;
+	size_t over = 0, largest = 0, worst = 0;
+	int worst_stop = 0;
+	char kind[16] = "", worst_kind[16] = "";
+	for (size_t k = 0; k < e.ncomps; k++) {
+		const struct est_comp *c = &e.comps[k];
+		int why = c->height > floor ? too_big(c, cap, kind, sizeof(kind))
+					    : 0;
+		if (!why)
+			continue;
+		over++;
+		if (c->n > largest)
+			largest = c->n;
+		if (c->height > capped)
+			capped = c->height;
+		if (!worst_stop || c->height > e.comps[worst].height) {
+			worst = k;
+			worst_stop = why;
+			snprintf(worst_kind, sizeof(worst_kind), "%s", kind);
+		}
+	}
+	uint64_t n = 0, pieces = 0, pairs = 0, members = 0, big = 0;
+	size_t ncomp = 0;
+	for (size_t k = 0; k < e.ncomps; k++) {
+		const struct est_comp *c = &e.comps[k];
+		if (c->height <= floor || c->height <= capped)
+			continue;
+		ncomp++;
+		n += c->n;
+		pieces += c->pieces;
+		pairs += c->pairs;
+		members += c->members;
+		if (c->n > big)
+			big = c->n;
+	}
+	r->skipped_components = over;
+	const struct est_comp *w = &e.comps[worst];
+	if (over && capped >= best) {
+		/* the peak is where the search cannot go */
+		r->stopped_by = worst_stop;
+		if (strcmp(worst_kind, "size") == 0)
+			snprintf(r->skipped_why, sizeof(r->skipped_why),
+				 "%zu component%s of overlapping buffers over the exact search's limit of %d buffers (the largest has %zu)",
+				 over, over == 1 ? "" : "s", MAX_COMPONENT,
+				 largest);
+		else if (strcmp(worst_kind, "pairs") == 0)
+			snprintf(r->skipped_why, sizeof(r->skipped_why),
+				 "the %zu buffers that define the peak overlap in %" PRIu64
+				 " pairs, over the exact search's limit of %" PRIu64,
+				 w->n, w->pairs, (uint64_t)MAX_EDGES);
+		else
+			snprintf(r->skipped_why, sizeof(r->skipped_why),
+				 "searching the %zu buffers that define the peak would need about %" PRIu64
+				 " MiB, over the cap of %" PRIu64 " MiB",
+				 w->n, mib(est_bytes(w->n, w->pieces, w->pairs,
+						     w->members, w->n)),
+				 mib(cap));
+		goto out;
+	}
+	uint64_t bytes = est_bytes(n, pieces, pairs, members, big);
+	uint64_t units = (pairs + members + SOLVER_UNIT_PAIRS - 1) /
+			 SOLVER_UNIT_PAIRS;
+	double left = b->deadline - solver_budget_elapsed(b);
+	double need = (double)(pairs + members) * BUILD_NS * 1e-9;
+	uint64_t work_left = solver_budget_work_left(b);
+	if (bytes > cap) {
+		r->stopped_by = SOLVER_STOP_MEMORY;
+		snprintf(r->skipped_why, sizeof(r->skipped_why),
+			 "searching the %" PRIu64 " buffers above the lower bound would need about %" PRIu64
+			 " MiB, over the cap of %" PRIu64 " MiB",
+			 n, mib(bytes), mib(cap));
+	} else if (b->work_limit && units > work_left / 2) {
+		r->stopped_by = SOLVER_STOP_WORK;
+		snprintf(r->skipped_why, sizeof(r->skipped_why),
+			 "preparing the search of %" PRIu64 " buffers would cost %" PRIu64
+			 " work units, more than half the %" PRIu64 " left",
+			 n, units, work_left);
+	} else if (need > left / 2) {
+		r->stopped_by = SOLVER_STOP_TIME;
+		snprintf(r->skipped_why, sizeof(r->skipped_why),
+			 "preparing the search of %" PRIu64 " buffers would take about %.2f s, more than half the %.2f s left",
+			 n, need, left > 0 ? left : 0.0);
+	} else {
+		for (size_t k = 0; k < e.ncomps; k++) {
+			const struct est_comp *c = &e.comps[k];
+			if (c->height <= floor || c->height <= capped)
+				continue;
+			memcpy(keep + *nkeep, e.items + c->first,
+			       c->n * sizeof(*keep));
+			*nkeep += c->n;
+		}
+		qsort(keep, *nkeep, sizeof(*keep), u32_cmp);
+		r->searched_components = ncomp;
+		*build_units = units;
+		goto out;
+	}
+	r->skipped_components = over + ncomp;
+out:
+	free(e.items);
+	free(e.comps);
+	return 0;
+}
+
+/*
+ * The search behind exact and auto, from offsets (height best): plan()
+ * picks the components worth searching, minimise() searches them (as a
+ * problem of their own when they are not all of p), and their answer goes
+ * back into offsets.  Fills r.  Returns 0 or a negative code.
+ */
+static int search(const struct solver_problem *p,
+		  const struct solver_options *opt, struct solver_budget *b,
+		  uint64_t *offsets, uint64_t best, struct solver_report *r,
+		  char *err, size_t errlen)
+{
+	uint64_t lb = solver_lower_bound(p), g = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->items[i].size > lb)
+			lb = p->items[i].size;
+		g = solver_gcd(g, solver_gcd(p->items[i].size,
+					     p->items[i].align));
+	}
+	uint64_t floor = align_up(lb, g ? g : 1);
+	r->lower_bound = floor < best ? floor : best;
+	int fixed = 0;
+	for (size_t i = 0; i < p->n && !fixed; i++)
+		fixed = p->items[i].fixed_offset != SOLVER_FREE;
+	if (best <= floor || fixed || p->n < 2) {
+		r->optimal = best <= floor;
+		r->stopped_by = r->optimal ? SOLVER_STOP_LOWER_BOUND
+					   : SOLVER_STOP_SKIPPED;
+		if (fixed && !r->optimal)
+			snprintf(r->skipped_why, sizeof(r->skipped_why),
+				 "fixed offsets: the exact search places free buffers only");
+		return 0;
+	}
+	uint32_t *keep = malloc((p->n + 1) * sizeof(*keep));
+	if (!keep)
+		goto nomem;
+	size_t nkeep;
+	uint64_t units = 0;
+	if (plan(p, opt, b, offsets, best, floor, keep, &nkeep, &units, r)) {
+		free(keep);
+		goto nomem;
+	}
+	if (nkeep == 0) {
+		free(keep);
+		r->timed_out = r->stopped_by == SOLVER_STOP_TIME;
+		return 0;
+	}
+	solver_budget_spend(b, units, 0);
+	size_t skipped = r->skipped_components;
+	int rc;
+	if (nkeep == p->n) {
+		rc = minimise(p, opt, b, offsets, best, r, err, errlen);
+	} else {
+		/* the components worth searching, as a problem of their own
+		 * (items keep pointing into p's holes) */
+		struct solver_problem sub = { 0 };
+		sub.items = malloc(nkeep * sizeof(*sub.items));
+		uint64_t *so = malloc(nkeep * sizeof(*so));
+		if (!sub.items || !so) {
+			free(sub.items);
+			free(so);
+			free(keep);
+			goto nomem;
+		}
+		sub.n = nkeep;
+		uint64_t sbest = 0;
+		for (size_t k = 0; k < nkeep; k++) {
+			sub.items[k] = p->items[keep[k]];
+			so[k] = offsets[keep[k]];
+			if (so[k] + sub.items[k].size > sbest)
+				sbest = so[k] + sub.items[k].size;
+		}
+		rc = minimise(&sub, opt, b, so, sbest, r, err, errlen);
+		for (size_t k = 0; !rc && k < nkeep; k++)
+			offsets[keep[k]] = so[k];
+		free(sub.items);
+		free(so);
+	}
+	free(keep);
+	if (rc)
+		return rc;
+	if (r->skipped_components == 0)
+		r->skipped_components = skipped;
+	uint64_t h = height_of(p, offsets);
+	if (r->lower_bound < floor)
+		r->lower_bound = floor;
+	if (r->lower_bound > h)
+		r->lower_bound = h;
+	r->optimal = h <= r->lower_bound;
+	if (!r->optimal && (r->stopped_by == SOLVER_STOP_OPTIMAL ||
+			    r->stopped_by == SOLVER_STOP_LOWER_BOUND))
+		r->stopped_by = SOLVER_STOP_SKIPPED; /* the rest was too big */
+	return 0;
+nomem:
 	return trace_seterr(err, errlen, SOLVER_ENOMEM,
 		    "out of memory searching %zu buffers", p->n);
 }
@@ -1225,17 +1671,12 @@ static int best_heuristic(const struct solver_problem *p,
 	return 0;
 }
 
-static double limit_of(const struct solver_options *opt)
-{
-	return opt->time_limit > 0 ? opt->time_limit : SOLVER_DEFAULT_TIME_LIMIT;
-}
-
 int solver_search_exact(const struct solver_problem *p,
 			const struct solver_options *opt, uint64_t *offsets,
 			struct solver_report *r, char *err, size_t errlen)
 {
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct solver_budget b;
+	solver_budget_init(&b, opt);
 	uint64_t best;
 	if (opt->seed) {
 		int rc = solver_check(p, opt->seed, &best, err, errlen);
@@ -1249,28 +1690,34 @@ int solver_search_exact(const struct solver_problem *p,
 					errlen);
 		if (rc)
 			return rc;
+		solver_budget_spend(&b, solver_work_buffers(p->n), 0);
 	}
 	r->winner = "exact";
-	return minimise(p, opt, limit_of(opt), offsets, best, r, &t0, err,
-			errlen);
+	int rc = search(p, opt, &b, offsets, best, r, err, errlen);
+	r->work = b.work;
+	return rc;
 }
 
 int solver_search_auto(const struct solver_problem *p,
 		       const struct solver_options *opt, uint64_t *offsets,
 		       struct solver_report *r, char *err, size_t errlen)
 {
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct solver_budget b;
+	solver_budget_init(&b, opt);
 	static const char *const all[] = { "greedy-size", "best-fit",
 					   "first-fit" };
 	uint64_t best;
 	const char *w = all[0];
+	/* the heuristics always run to the end, whatever the limits: their
+	 * answer is there even when nothing is left for the search */
 	int rc = best_heuristic(p, all, sizeof(all) / sizeof(all[0]), offsets,
 				&best, &w, err, errlen);
 	if (rc)
 		return rc;
-	rc = minimise(p, opt, limit_of(opt), offsets, best, r, &t0, err,
-		      errlen);
+	solver_budget_spend(&b, sizeof(all) / sizeof(all[0]) *
+				    solver_work_buffers(p->n), 0);
+	rc = search(p, opt, &b, offsets, best, r, err, errlen);
+	r->work = b.work;
 	if (rc)
 		return rc;
 	r->winner = height_of(p, offsets) < best ? "exact" : w;
