@@ -1398,148 +1398,159 @@ static uint64_t est_bytes(uint64_t n, uint64_t pieces, uint64_t pairs,
 	       ((big + 1) * (big + 2) / 2 + 4 * big) * sizeof(uint32_t);
 }
 
-/* Why component c cannot be searched at all (0: it can), into why. */
-static int too_big(const struct est_comp *c, uint64_t cap, char *why,
-		   size_t len)
+static uint64_t mib(uint64_t bytes) { return (bytes + (1 << 20) - 1) >> 20; }
+
+/* What the components chosen so far need, summed. */
+struct need {
+	uint64_t n, pieces, pairs, members, big;
+};
+
+static _Thread_local const struct est *height_ctx;
+
+/* Components by seed height, highest first (then in time order). */
+static int height_cmp(const void *a, const void *b)
 {
+	const struct est_comp *x = &height_ctx->comps[*(const uint32_t *)a];
+	const struct est_comp *y = &height_ctx->comps[*(const uint32_t *)b];
+	if (x->height != y->height)
+		return x->height > y->height ? -1 : 1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/*
+ * Whether the search may also take component c on top of *nd, within the
+ * memory cap, half the work left and half the time left.  0 (and *nd grown),
+ * or the enum solver_stop that refuses it with a sentence in why.
+ */
+static int admit(const struct est_comp *c, struct need *nd, uint64_t cap,
+		 struct solver_budget *b, char *why, size_t len)
+{
+	struct need t = *nd;
+	t.n += c->n;
+	t.pieces += c->pieces;
+	t.pairs += c->pairs;
+	t.members += c->members;
+	if (c->n > t.big)
+		t.big = c->n;
+	uint64_t bytes = est_bytes(t.n, t.pieces, t.pairs, t.members, t.big);
+	uint64_t units = (t.pairs + t.members + SOLVER_UNIT_PAIRS - 1) /
+			 SOLVER_UNIT_PAIRS;
+	uint64_t work_left = solver_budget_work_left(b);
+	double need = (double)(t.pairs + t.members) * BUILD_NS * 1e-9;
+	double left = b->deadline - solver_budget_elapsed(b);
 	if (c->n > MAX_COMPONENT) {
-		snprintf(why, len, "size");
+		snprintf(why, len, "a component of %zu overlapping buffers, over the exact search's limit of %d",
+			 c->n, MAX_COMPONENT);
 		return SOLVER_STOP_SKIPPED;
 	}
 	if (c->pairs > MAX_EDGES) {
-		snprintf(why, len, "pairs");
+		snprintf(why, len, "a component of %zu buffers overlapping in %" PRIu64
+			 " pairs, over the exact search's limit of %" PRIu64,
+			 c->n, c->pairs, (uint64_t)MAX_EDGES);
 		return SOLVER_STOP_SKIPPED;
 	}
-	if (est_bytes(c->n, c->pieces, c->pairs, c->members, c->n) > cap) {
-		snprintf(why, len, "memory");
+	if (bytes > cap) {
+		snprintf(why, len, "searching %" PRIu64 " buffers would need about %" PRIu64
+			 " MiB, over the cap of %" PRIu64 " MiB",
+			 t.n, mib(bytes), mib(cap));
 		return SOLVER_STOP_MEMORY;
 	}
+	if (b->work_limit && units > work_left / 2) {
+		snprintf(why, len, "preparing the search of %" PRIu64 " buffers would cost %" PRIu64
+			 " work units, more than half the %" PRIu64 " left",
+			 t.n, units, work_left);
+		return SOLVER_STOP_WORK;
+	}
+	if (need > left / 2) {
+		snprintf(why, len, "preparing the search of %" PRIu64 " buffers would take about %.2f s, more than half the %.2f s left",
+			 t.n, need, left > 0 ? left : 0.0);
+		return SOLVER_STOP_TIME;
+	}
+	*nd = t;
 	return 0;
 }
 
-static uint64_t mib(uint64_t bytes) { return (bytes + (1 << 20) - 1) >> 20; }
-
 /*
- * Decides what the exact search attempts from offsets (height best), before
- * building anything.  Only components whose seed height is above the lower
- * bound can lower the peak: those are the candidates.  A candidate too big
- * to search (buffers, pairs, memory) caps the height at its own; if that is
- * the peak, nothing is searched.  Then the candidates above every such cap
- * are searched together, unless building their structures would take more
- * than half the time or work left or the memory cap.  Fills keep[] (item
- * indices, *nkeep of them, in index order) or says in r why not.
- * Returns 0 or SOLVER_ENOMEM.
+ * Decides what the exact search attempts from offsets, before building
+ * anything.  The height is the highest component's, and only components
+ * whose seed height is above floor (the lower bound) can lower it: those
+ * are the candidates, taken highest first while they fit (admit()).  The
+ * first that does not caps what the search can reach at its own height, so
+ * the search takes the ones above it; if that is the highest, nothing is
+ * searched and r says why.  Fills keep[] (item indices, *nkeep of them, in
+ * index order) and *units (the work of building them).  Returns 0 or
+ * SOLVER_ENOMEM.
  */
 static int plan(const struct solver_problem *p, const struct solver_options *opt,
-		struct solver_budget *b, const uint64_t *offsets, uint64_t best,
+		struct solver_budget *b, const uint64_t *offsets,
 		uint64_t floor, uint32_t *keep, size_t *nkeep,
-		uint64_t *build_units, struct solver_report *r)
+		uint64_t *units, struct solver_report *r)
 {
 	struct est e;
 	*nkeep = 0;
 	if (estimate(p, offsets, &e))
 		return SOLVER_ENOMEM;
+	uint32_t *cand = malloc((e.ncomps + 1) * sizeof(*cand));
+	if (!cand) {
+		free(e.items);
+		free(e.comps);
+		return SOLVER_ENOMEM;
+	}
+	size_t nc = 0;
+	for (size_t k = 0; k < e.ncomps; k++)
+		if (e.comps[k].height > floor)
+			cand[nc++] = (uint32_t)k;
+	height_ctx = &e;
+	qsort(cand, nc, sizeof(*cand), height_cmp);
 	uint64_t cap = opt->memory_limit ? opt->memory_limit
 					 : SOLVER_DEFAULT_MEMORY_LIMIT;
-	/* the candidates too big for any search cap the height */
-	uint64_t capped = 0;
-	size_t over = 0, largest = 0, worst = 0;
-	int worst_stop = 0;
-	char kind[16] = "", worst_kind[16] = "";
-	for (size_t k = 0; k < e.ncomps; k++) {
-		const struct est_comp *c = &e.comps[k];
-		int why = c->height > floor ? too_big(c, cap, kind, sizeof(kind))
-					    : 0;
-		if (!why)
-			continue;
-		over++;
-		if (c->n > largest)
-			largest = c->n;
-		if (c->height > capped)
-			capped = c->height;
-		if (!worst_stop || c->height > e.comps[worst].height) {
-			worst = k;
-			worst_stop = why;
-			snprintf(worst_kind, sizeof(worst_kind), "%s", kind);
+	struct need nd = { 0 };
+	size_t taken = 0;
+	int stop = 0;
+	char why[sizeof(r->skipped_why)] = "";
+	for (; taken < nc; taken++) {
+		stop = admit(&e.comps[cand[taken]], &nd, cap, b, why,
+			     sizeof(why));
+		if (stop)
+			break;
+	}
+	if (stop && e.comps[cand[taken]].n > MAX_COMPONENT) {
+		size_t over = 0, largest = 0;
+		for (size_t k = 0; k < nc; k++) {
+			size_t m = e.comps[cand[k]].n;
+			over += m > MAX_COMPONENT;
+			largest = m > largest ? m : largest;
 		}
+		snprintf(why, sizeof(why),
+			 "%zu component%s of overlapping buffers over the exact search's limit of %d buffers (the largest has %zu)",
+			 over, over == 1 ? "" : "s", MAX_COMPONENT, largest);
 	}
-	uint64_t n = 0, pieces = 0, pairs = 0, members = 0, big = 0;
-	size_t ncomp = 0;
-	for (size_t k = 0; k < e.ncomps; k++) {
-		const struct est_comp *c = &e.comps[k];
-		if (c->height <= floor || c->height <= capped)
-			continue;
-		ncomp++;
-		n += c->n;
-		pieces += c->pieces;
-		pairs += c->pairs;
-		members += c->members;
-		if (c->n > big)
-			big = c->n;
-	}
-	r->skipped_components = over;
-	const struct est_comp *w = &e.comps[worst];
-	if (over && capped >= best) {
-		/* the peak is where the search cannot go */
-		r->stopped_by = worst_stop;
-		if (strcmp(worst_kind, "size") == 0)
-			snprintf(r->skipped_why, sizeof(r->skipped_why),
-				 "%zu component%s of overlapping buffers over the exact search's limit of %d buffers (the largest has %zu)",
-				 over, over == 1 ? "" : "s", MAX_COMPONENT,
-				 largest);
-		else if (strcmp(worst_kind, "pairs") == 0)
-			snprintf(r->skipped_why, sizeof(r->skipped_why),
-				 "the %zu buffers that define the peak overlap in %" PRIu64
-				 " pairs, over the exact search's limit of %" PRIu64,
-				 w->n, w->pairs, (uint64_t)MAX_EDGES);
-		else
-			snprintf(r->skipped_why, sizeof(r->skipped_why),
-				 "searching the %zu buffers that define the peak would need about %" PRIu64
-				 " MiB, over the cap of %" PRIu64 " MiB",
-				 w->n, mib(est_bytes(w->n, w->pieces, w->pairs,
-						     w->members, w->n)),
-				 mib(cap));
-		goto out;
-	}
-	uint64_t bytes = est_bytes(n, pieces, pairs, members, big);
-	uint64_t units = (pairs + members + SOLVER_UNIT_PAIRS - 1) /
-			 SOLVER_UNIT_PAIRS;
-	double left = b->deadline - solver_budget_elapsed(b);
-	double need = (double)(pairs + members) * BUILD_NS * 1e-9;
-	uint64_t work_left = solver_budget_work_left(b);
-	if (bytes > cap) {
-		r->stopped_by = SOLVER_STOP_MEMORY;
-		snprintf(r->skipped_why, sizeof(r->skipped_why),
-			 "searching the %" PRIu64 " buffers above the lower bound would need about %" PRIu64
-			 " MiB, over the cap of %" PRIu64 " MiB",
-			 n, mib(bytes), mib(cap));
-	} else if (b->work_limit && units > work_left / 2) {
-		r->stopped_by = SOLVER_STOP_WORK;
-		snprintf(r->skipped_why, sizeof(r->skipped_why),
-			 "preparing the search of %" PRIu64 " buffers would cost %" PRIu64
-			 " work units, more than half the %" PRIu64 " left",
-			 n, units, work_left);
-	} else if (need > left / 2) {
-		r->stopped_by = SOLVER_STOP_TIME;
-		snprintf(r->skipped_why, sizeof(r->skipped_why),
-			 "preparing the search of %" PRIu64 " buffers would take about %.2f s, more than half the %.2f s left",
-			 n, need, left > 0 ? left : 0.0);
+	/* those as high as the first refused cannot lower the height */
+	while (taken && taken < nc &&
+	       e.comps[cand[taken - 1]].height <= e.comps[cand[taken]].height)
+		taken--;
+	r->skipped_components = nc - taken;
+	r->searched_components = taken;
+	if (stop)
+		snprintf(r->skipped_why, sizeof(r->skipped_why), "%s", why);
+	if (taken == 0) {
+		r->stopped_by = stop;
 	} else {
-		for (size_t k = 0; k < e.ncomps; k++) {
-			const struct est_comp *c = &e.comps[k];
-			if (c->height <= floor || c->height <= capped)
-				continue;
+		for (size_t k = 0; k < taken; k++) {
+			const struct est_comp *c = &e.comps[cand[k]];
 			memcpy(keep + *nkeep, e.items + c->first,
 			       c->n * sizeof(*keep));
 			*nkeep += c->n;
 		}
 		qsort(keep, *nkeep, sizeof(*keep), u32_cmp);
-		r->searched_components = ncomp;
-		*build_units = units;
-		goto out;
+		/* what admit() counted for them, recounted without the
+		 * refused one */
+		uint64_t pm = 0;
+		for (size_t k = 0; k < taken; k++)
+			pm += e.comps[cand[k]].pairs + e.comps[cand[k]].members;
+		*units = (pm + SOLVER_UNIT_PAIRS - 1) / SOLVER_UNIT_PAIRS;
 	}
-	r->skipped_components = over + ncomp;
-out:
+	free(cand);
 	free(e.items);
 	free(e.comps);
 	return 0;
@@ -1582,7 +1593,7 @@ static int search(const struct solver_problem *p,
 		goto nomem;
 	size_t nkeep;
 	uint64_t units = 0;
-	if (plan(p, opt, b, offsets, best, floor, keep, &nkeep, &units, r)) {
+	if (plan(p, opt, b, offsets, floor, keep, &nkeep, &units, r)) {
 		free(keep);
 		goto nomem;
 	}
