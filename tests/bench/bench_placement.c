@@ -240,6 +240,7 @@ static int run_one(const char *name, const char *csv)
 	char out[512], plan[512];
 	snprintf(out, sizeof(out), "%s/out.json", tmpdir);
 	snprintf(plan, sizeof(plan), "%s/p.plan", tmpdir);
+	fflush(stdout); /* or the child's freopen() writes it again */
 	double t0 = now_s();
 	pid_t pid = fork();
 	if (pid < 0) {
