@@ -1534,7 +1534,8 @@ static int plan(const struct solver_problem *p, const struct solver_options *opt
 	if (stop)
 		snprintf(r->skipped_why, sizeof(r->skipped_why), "%s", why);
 	if (taken == 0) {
-		r->stopped_by = stop;
+		/* no candidate at all: an item of an empty lifetime sits high */
+		r->stopped_by = stop ? stop : SOLVER_STOP_SKIPPED;
 	} else {
 		for (size_t k = 0; k < taken; k++) {
 			const struct est_comp *c = &e.comps[cand[k]];
