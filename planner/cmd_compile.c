@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -18,7 +19,49 @@
 #include "plan.h"
 #include "planfile.h"
 #include "simulate.h"
+#include "solution.h"
 #include "swap.h"
+
+/*
+ * Seconds of limit left to the search: less what the command has spent
+ * since t0 (loading) and a reserve for building, verifying and writing the
+ * plan of n buffers (about 4 us a buffer, at most a quarter of the limit).
+ * Never 0 (0 means the default): the heuristics run whatever is left.
+ */
+static double search_time(double limit, const struct timespec *t0, size_t n)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	double spent = (double)(t.tv_sec - t0->tv_sec) +
+		       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+	double reserve = 4e-6 * (double)n;
+	if (reserve > limit / 4)
+		reserve = limit / 4;
+	double left = limit - spent - reserve;
+	return left > 1e-3 ? left : 1e-3;
+}
+
+/* compile --solution: the placement as MiniMalloc CSV (solution.h),
+ * written under a temporary name and renamed.  Returns the exit status. */
+static int write_solution(const char *solution, const char *path,
+			  const struct trace *t, const struct solver_problem *p,
+			  const uint64_t *off)
+{
+	char err[ERRLEN];
+	struct cli_out o;
+	int status = cli_out_open(&o, solution);
+	if (status)
+		return status;
+	int rc = solution_write_csv(o.f, path, t, p, off, err, sizeof(err));
+	if (rc) {
+		cli_error("--solution '%s': %s", solution, err);
+		cli_out_close(&o, 0);
+		return rc == TRACE_EIO	   ? MP_EXIT_OUTPUT
+		       : rc == TRACE_ENOMEM ? MP_EXIT_INTERNAL
+					    : MP_EXIT_INPUT;
+	}
+	return cli_out_close(&o, 1);
+}
 
 struct progress {
 	int shown;
@@ -159,10 +202,16 @@ int cmd_compile(int argc, char **argv)
 		{ "link", required_argument, NULL, 'l' },
 		{ "swap-strategy", required_argument, NULL, 'w' },
 		{ "trust-holes", no_argument, NULL, 'T' },
+		{ "deterministic", optional_argument, NULL, 'D' },
+		{ "solution", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	int trust_holes = 0;
+	int trust_holes = 0, have_limit = 0;
+	uint64_t work = 0; /* --deterministic: the work limit */
+	const char *solution = NULL;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	const char *out = NULL, *strategy = "auto";
 	const char *budget_s = NULL, *link_s = NULL, *swap_s = "memplan";
 	int have_strategy = 0;
@@ -196,6 +245,16 @@ int cmd_compile(int argc, char **argv)
 			if (cmd_parse_seconds(optarg, &limit))
 				return cli_usage_error("compile: --time-limit '%s' is not a number of seconds above 0",
 						       optarg);
+			have_limit = 1;
+			break;
+		case 'D':
+			work = SOLVER_DEFAULT_WORK_LIMIT;
+			if (optarg && (cli_parse_u64(optarg, &work) || work == 0))
+				return cli_usage_error("compile: --deterministic='%s' is not a number of work units above 0",
+						       optarg);
+			break;
+		case 'S':
+			solution = optarg;
 			break;
 		case 'a':
 			if (cli_parse_size(optarg, &align) || align == 0 ||
@@ -237,6 +296,15 @@ int cmd_compile(int argc, char **argv)
 		return cli_usage_error("compile: --link needs --budget");
 	if (budget_s && trust_holes)
 		return cli_usage_error("compile: --trust-holes and --budget exclude each other");
+	if (budget_s && (work || solution))
+		return cli_usage_error("compile: --%s and --budget exclude each other",
+				       work ? "deterministic" : "solution");
+	if (solution && json && strcmp(solution, "-") == 0)
+		return cli_usage_error("compile: --solution - and --json both want standard output");
+	if (solution && (cli_same_file(argv[optind], solution) ||
+			 strcmp(solution, out) == 0 || cli_same_file(solution, out)))
+		return cli_usage_error("compile: --solution '%s' is the input or the plan: write it elsewhere",
+				       solution);
 	const char *path = argv[optind];
 	if (budget_s)
 		return compile_budget(path, out, budget_s, link_s, swap_s,
@@ -267,7 +335,15 @@ int cmd_compile(int argc, char **argv)
 		goto done;
 	}
 	struct progress g = { 0 };
-	struct solver_options so = { .time_limit = limit };
+	/* the limit is the command's: what loading took, and a reserve for
+	 * building, verifying and writing the plan, come off the search's;
+	 * --deterministic counts work and reads the clock only for an explicit
+	 * --time-limit */
+	struct solver_options so = { .time_limit = limit, .work_limit = work };
+	if (work && !have_limit)
+		so.time_limit = 0;
+	else
+		so.time_limit = search_time(limit, &t0, p.n);
 	if (isatty(2)) {
 		so.progress = show_progress;
 		so.progress_ctx = &g;
@@ -316,6 +392,11 @@ int cmd_compile(int argc, char **argv)
 		status = rc == MP_PLAN_EIO ? MP_EXIT_OUTPUT : MP_EXIT_INTERNAL;
 		goto done;
 	}
+	if (solution) {
+		status = write_solution(solution, path, t, &p, off);
+		if (status)
+			goto done;
+	}
 	double gap = solver_gap_percent(plan.pool_size, plan.lower_bound);
 	const char *winner = r.winner ? r.winner : strategy;
 	if (json) {
@@ -332,13 +413,19 @@ int cmd_compile(int argc, char **argv)
 		json_quote(stdout, strategy);
 		printf(",\"winner\":");
 		json_quote(stdout, winner);
-		printf(",\"timed_out\":%s,\"nodes\":%" PRIu64,
-		       r.timed_out ? "true" : "false", r.nodes);
+		printf(",\"timed_out\":%s,\"stopped_by\":\"%s\",\"work\":%" PRIu64
+		       ",\"nodes\":%" PRIu64,
+		       r.timed_out ? "true" : "false",
+		       solver_stop_name(r.stopped_by), r.work, r.nodes);
 		if (r.skipped_components) {
 			/* only then, so a search that ran reads as it always did */
-			printf(",\"searched\":false,\"skipped_components\":%zu"
-			       ",\"skipped_why\":", r.skipped_components);
+			printf(",\"searched\":%s,\"skipped_components\":%zu"
+			       ",\"skipped_why\":",
+			       r.searched_components ? "true" : "false",
+			       r.skipped_components);
 			json_quote(stdout, r.skipped_why);
+			printf(",\"searched_components\":%zu",
+			       r.searched_components);
 		}
 		printf(",\"seconds\":%.3f,\"align\":%" PRIu64
 		       ",\"fingerprint\":\"0x%016" PRIx64 "\"}\n",
@@ -357,9 +444,14 @@ int cmd_compile(int argc, char **argv)
 		if (strcmp(winner, strategy) != 0)
 			printf(" (winner %s)", winner);
 		printf(", %.2f s\n", r.seconds);
-		if (r.skipped_components)
+		if (r.skipped_components && !r.searched_components)
 			printf("  exact search not run: %s; the pool is the heuristic's\n",
 			       r.skipped_why);
+		else if (r.skipped_components)
+			printf("  exact search of %zu component%s only, %zu not (%s)\n",
+			       r.searched_components,
+			       r.searched_components == 1 ? "" : "s",
+			       r.skipped_components, r.skipped_why);
 	}
 	if (fflush(stdout) != 0)
 		status = MP_EXIT_OUTPUT;

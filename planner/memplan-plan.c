@@ -12,6 +12,7 @@
 static const struct cli_command commands[] = {
 	{ "compile", cmd_compile,
 	  "compile TRACE -o PLAN [--strategy S] [--time-limit SECONDS] "
+	  "[--deterministic[=WORK]] [--solution OUT.csv] "
 	  "[--align A] [--trust-holes] [--max-pool SIZE | --budget SIZE|PCT% "
 	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn]] [--json]",
 	  "place every transient buffer in one pool (with swaps to host "

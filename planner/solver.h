@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "trace.h"
 
@@ -197,13 +198,87 @@ struct solver_progress {
 	double seconds;       /* since the start of solver_solve() */
 };
 
+/*
+ * Why a search ended (solver_report.stopped_by; solver_stop_name() gives
+ * the word compile --json prints).  A heuristic strategy reports
+ * SOLVER_STOP_HEURISTIC; exact and auto one of the others.
+ */
+enum solver_stop {
+	SOLVER_STOP_HEURISTIC = 0, /* no search: a heuristic strategy */
+	SOLVER_STOP_LOWER_BOUND,   /* the answer meets the lower bound */
+	SOLVER_STOP_OPTIMAL,       /* an exhausted search proved it optimal */
+	SOLVER_STOP_TIME,          /* the time limit */
+	SOLVER_STOP_WORK,          /* the work limit (solver_options.work_limit) */
+	SOLVER_STOP_MEMORY,        /* the search would need more than its memory cap */
+	SOLVER_STOP_SKIPPED        /* the search cannot run here (too big, fixed offsets) */
+};
+
+/* "heuristic", "lower_bound", "optimal", "time", "work", "memory", "skipped". */
+const char *solver_stop_name(int stop);
+
+/* The default work limit of a deterministic search (solver_options.work_limit),
+ * and the default cap on the memory of the exact search's structures. */
+#define SOLVER_DEFAULT_WORK_LIMIT UINT64_C(20000)
+#define SOLVER_DEFAULT_MEMORY_LIMIT (UINT64_C(512) << 20)
+
 struct solver_options {
 	double time_limit;    /* seconds for exact and auto; <= 0: the default */
 	const uint64_t *seed; /* exact only: a placement to start from, or NULL */
 	/* Called about four times a second during a search; may be NULL. */
 	void (*progress)(void *ctx, const struct solver_progress *pr);
 	void *progress_ctx;
+	/*
+	 * Counted work instead of seconds (compile --deterministic).  With
+	 * work_limit > 0 a search stops after that many work units (struct
+	 * solver_budget) and reads no clock to decide anything, so the same
+	 * problem gives the same answer whatever the machine's load; the time
+	 * limit then applies only when time_limit > 0 (a safety net: a search
+	 * it ends reports SOLVER_STOP_TIME and is no longer reproducible).
+	 */
+	uint64_t work_limit;
+	/* Bytes the exact search's structures may take, estimated before any
+	 * is built (0: SOLVER_DEFAULT_MEMORY_LIMIT); over it, it does not run. */
+	uint64_t memory_limit;
 };
+
+/*
+ * The budget of one exact or auto call, shared by every phase (heuristics,
+ * improvement, exact search): the clock and the counted work.  A work
+ * unit is about the same CPU time everywhere: one node of the exact
+ * search, SOLVER_UNIT_BUFFERS buffers placed by a heuristic or an
+ * improvement step (solver_work_buffers()), SOLVER_UNIT_PAIRS conflict
+ * pairs or section entries built for the search.  A phase calls
+ * solver_budget_spend() as it goes and stops when it returns nonzero; in
+ * work mode (opt->work_limit > 0) the answer then depends only on the
+ * problem and the limit.
+ */
+#define SOLVER_UNIT_BUFFERS 16
+#define SOLVER_UNIT_PAIRS 1024
+/* The units of placing n buffers once (rounded up). */
+#define solver_work_buffers(n) \
+	(((uint64_t)(n) + SOLVER_UNIT_BUFFERS - 1) / SOLVER_UNIT_BUFFERS)
+struct solver_budget {
+	struct timespec t0; /* start of the call */
+	double deadline;    /* seconds after t0 (HUGE_VAL: none) */
+	uint64_t work;      /* units spent so far */
+	uint64_t work_limit; /* 0: none */
+	int stop;           /* 0, or SOLVER_STOP_TIME / SOLVER_STOP_WORK once over */
+};
+
+/* A budget from opt (time_limit, work_limit) starting now. */
+void solver_budget_init(struct solver_budget *b,
+			const struct solver_options *opt);
+/* Seconds since b->t0. */
+double solver_budget_elapsed(const struct solver_budget *b);
+/*
+ * Spends units of work.  Returns nonzero (and sets b->stop) once the work
+ * limit is passed or, when check_clock, the deadline; without check_clock
+ * only the work is compared (callers read the clock every so often).
+ */
+int solver_budget_spend(struct solver_budget *b, uint64_t units,
+			int check_clock);
+/* Work units left (UINT64_MAX without a work limit). */
+uint64_t solver_budget_work_left(const struct solver_budget *b);
 
 /* What solver_solve() reports. */
 struct solver_report {
@@ -211,15 +286,21 @@ struct solver_report {
 	uint64_t lower_bound; /* solver_lower_bound(), or better if proven */
 	int optimal;          /* 1: no placement is lower (proven) */
 	int timed_out;        /* 1: a search stopped at the time limit */
+	int stopped_by;       /* enum solver_stop: what ended the search */
+	uint64_t work;        /* work units spent (struct solver_budget) */
 	const char *strategy; /* the strategy asked for */
 	const char *winner;   /* for auto: the strategy whose answer won */
 	uint64_t nodes;       /* search nodes explored (0 for heuristics) */
 	double seconds;       /* wall time of the whole call */
-	/* exact and auto: components too big to search.  Over the limit, the
-	 * search does not run at all and the answer is the seed's; 0 and ""
-	 * when it ran (or had nothing to do). */
+	/* exact and auto: components too big to search (over the size, memory,
+	 * time or work the search may spend on them, estimated before building
+	 * anything).  Then the search does not run at all and the answer is
+	 * the seed's; 0 and "" when it ran (or had nothing to do).
+	 * searched_components: those it did search (the ones whose seed
+	 * height is above the lower bound: only they can lower the peak). */
 	size_t skipped_components;
 	char skipped_why[160];
+	size_t searched_components;
 };
 
 /*

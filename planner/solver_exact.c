@@ -48,6 +48,7 @@
 #include "solver.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,9 @@ struct exact {
 	struct timespec t0;
 	double deadline, next_progress;
 	int timed_out, nomem;
+	struct solver_budget *budget; /* the call's clock and work */
+	uint64_t work_end; /* nodes at which the work runs out (UINT64_MAX) */
+	int work_out;      /* the last abort was the work limit's */
 	const struct solver_options *opt;
 	uint64_t progress_best, progress_lb;
 };
@@ -195,8 +199,9 @@ static int edge_cmp(const void *a, const void *b)
 /*
  * Builds conflict edges (both directions, one per item pair, with the
  * largest delta over the pairs of pieces that meet), section covers and
- * per-section totals.  Returns 0, SOLVER_ENOMEM, or 1 when the problem is
- * too big to search.
+ * per-section totals.  Returns 0, SOLVER_ENOMEM, 1 when the problem is
+ * too big to search, or 2 when the deadline passes meanwhile (the sizes
+ * were estimated first, see plan(): neither should happen).
  */
 static int build(struct exact *x)
 {
@@ -267,6 +272,11 @@ static int build(struct exact *x)
 	size_t na = 0;
 	for (size_t k = 0; k < np; k++) {
 		const struct solver_piece *a = &pc[ps[k].piece];
+		if ((k & 1023) == 1023 &&
+		    solver_budget_elapsed(x->budget) >= x->budget->deadline) {
+			rc = 2; /* out of time while preparing */
+			goto out;
+		}
 		size_t keep = 0;
 		for (size_t j = 0; j < na; j++) {
 			const struct solver_piece *b = &pc[active[j]];
@@ -1171,23 +1181,29 @@ static void exact_free(struct exact *x)
 }
 
 /*
- * The anytime minimisation, from the placement in offsets (height *best).
- * Improves offsets in place; fills r->lower_bound (proven), r->optimal,
- * r->timed_out, r->nodes.  Returns 0 or a negative code.
+ * The anytime minimisation, from the placement in offsets (height *best),
+ * within budget b (its nodes are its work).  Improves offsets in place;
+ * fills r->lower_bound (proven), r->optimal, r->timed_out, r->stopped_by,
+ * r->nodes.  plan() has checked that p is worth searching and that its
+ * structures fit the memory cap and the time and work left.  Returns 0 or a
+ * negative code.
  */
-static int minimise_within(const struct solver_problem *p,
-			   const struct solver_options *opt, double limit,
-			   uint64_t max_nodes, uint64_t *offsets, uint64_t best,
-			   struct solver_report *r, const struct timespec *t0,
-			   char *err, size_t errlen)
+static int minimise(const struct solver_problem *p,
+		    const struct solver_options *opt, struct solver_budget *b,
+		    uint64_t *offsets, uint64_t best, struct solver_report *r,
+		    char *err, size_t errlen)
 {
 	struct exact x = { 0 };
-	x.max_nodes = max_nodes ? max_nodes : UINT64_MAX;
+	double limit = b->deadline;
+	/* nodes this search may spend */
+	uint64_t work_total = solver_budget_work_left(b);
+	x.max_nodes = work_total;
 	x.p = p;
 	x.n = p->n;
 	x.opt = opt;
-	x.t0 = *t0;
+	x.t0 = b->t0;
 	x.deadline = limit;
+	x.budget = b;
 	uint64_t lb = solver_lower_bound_aligned(p), g = 0;
 	int windows = 0, fixed = 0;
 	for (size_t i = 0; i < p->n; i++) {
@@ -1212,11 +1228,24 @@ static int minimise_within(const struct solver_problem *p,
 	r->lower_bound = proven;
 	if (best <= proven || fixed || p->n < 2) {
 		r->optimal = best <= proven;
+		r->stopped_by = r->optimal ? SOLVER_STOP_LOWER_BOUND
+					   : SOLVER_STOP_SKIPPED;
 		return 0;
 	}
 	int rc = build(&x);
+	if (rc == 2) { /* the estimate was wrong: keep the heuristic answer */
+		r->skipped_components = 1;
+		r->stopped_by = SOLVER_STOP_TIME;
+		r->timed_out = 1;
+		snprintf(r->skipped_why, sizeof(r->skipped_why),
+			 "the time limit passed while preparing the search of %zu buffers",
+			 p->n);
+		exact_free(&x);
+		return 0;
+	}
 	if (rc == 1) { /* too big to search: keep the heuristic answer */
 		r->skipped_components = 1;
+		r->stopped_by = SOLVER_STOP_SKIPPED;
 		snprintf(r->skipped_why, sizeof(r->skipped_why),
 			 "the %zu buffers overlap in more than %" PRIu64
 			 " pairs, the exact search's limit",
@@ -1238,6 +1267,7 @@ static int minimise_within(const struct solver_problem *p,
 	if (biggest > MAX_COMPONENT) {
 		/* the node orders are sized for the biggest: none is searched */
 		r->skipped_components = over;
+		r->stopped_by = SOLVER_STOP_SKIPPED;
 		snprintf(r->skipped_why, sizeof(r->skipped_why),
 			 "%zu component%s of overlapping buffers over the exact search's limit of %d buffers (the largest has %zu)",
 			 over, over == 1 ? "" : "s", MAX_COMPONENT, biggest);
@@ -1372,11 +1402,20 @@ static int minimise_within(const struct solver_problem *p,
 	if (best > proven && (elapsed(&x) >= limit || x.nodes >= x.max_nodes))
 		r->timed_out = 1;
 	r->nodes = x.nodes;
+	solver_budget_spend(b, x.nodes, 0);
 	/* Exhausted searches prove bounds only where gravity is exact. */
 	r->lower_bound = windows ? align_up(lb, g) : proven;
 	if (r->lower_bound > best)
 		r->lower_bound = best;
 	r->optimal = best <= r->lower_bound;
+	if (r->optimal)
+		r->stopped_by = best <= align_up(lb, g) ? SOLVER_STOP_LOWER_BOUND
+							: SOLVER_STOP_OPTIMAL;
+	else if (work_total != UINT64_MAX && x.nodes >= work_total)
+		r->stopped_by = SOLVER_STOP_WORK;
+	else
+		r->stopped_by = SOLVER_STOP_TIME;
+	r->timed_out = r->stopped_by == SOLVER_STOP_TIME;
 	exact_free(&x);
 	return 0;
 nomem:
@@ -1385,14 +1424,411 @@ nomem:
 		    "out of memory searching %zu buffers", p->n);
 }
 
-/* minimise_within() with no node limit. */
-static int minimise(const struct solver_problem *p,
-		    const struct solver_options *opt, double limit,
-		    uint64_t *offsets, uint64_t best, struct solver_report *r,
-		    const struct timespec *t0, char *err, size_t errlen)
+/* --- what the search may attempt: estimated from sizes, before building --- */
+
+/*
+ * The cost of build() and of the search's arrays, per unit of what plan()
+ * counts: a conflict pair is swept into a 32-byte record, then two 16-byte
+ * edges; a section member is 16 bytes; a piece costs its cover, times and
+ * sweep records, and up to two sections of trees and stamps; an item its
+ * keys, offsets and stamps.  BUILD_NS is what one pair or member costs to
+ * build on one core (measured on the DL-shaped instances of bench_placement,
+ * rounded up): plan() refuses what would take more than half the time left.
+ */
+#define BYTES_PER_PAIR 64
+#define BYTES_PER_MEMBER 16
+#define BYTES_PER_PIECE 600
+#define BYTES_PER_ITEM 160
+#define BUILD_NS 40.0
+
+struct est_comp {
+	size_t first, n;     /* items est.items[first .. first + n) */
+	uint64_t pairs;      /* pairs of pieces that meet in time */
+	uint64_t members;    /* (piece, section) entries */
+	uint64_t pieces;
+	uint64_t height;     /* of the seed placement */
+};
+
+struct est {
+	uint32_t *items;     /* item indices, grouped by component */
+	struct est_comp *comps;
+	size_t ncomps;
+};
+
+struct tstart {
+	int64_t at;
+	uint32_t piece;
+};
+
+static int u32_cmp(const void *a, const void *b)
 {
-	return minimise_within(p, opt, limit, 0, offsets, best, r, t0, err,
-			       errlen);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int tstart_cmp(const void *a, const void *b)
+{
+	const struct tstart *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return (x->piece > y->piece) - (x->piece < y->piece);
+}
+
+/*
+ * Components of p (items whose time spans chain together; an item with
+ * an empty lifetime is left out) with what build() would make of each,
+ * counted without making it: O(P log P) for P pieces.  0 or SOLVER_ENOMEM.
+ */
+static int estimate(const struct solver_problem *p, const uint64_t *offsets,
+		    struct est *e)
+{
+	struct solver_piece *pc = NULL;
+	size_t *fi = NULL;
+	memset(e, 0, sizeof(*e));
+	if (solver_problem_pieces(p, &pc, &fi))
+		return SOLVER_ENOMEM;
+	size_t np = fi[p->n];
+	struct tstart *by = malloc((p->n + np + 1) * sizeof(*by));
+	int64_t *ends = malloc((np + 1) * sizeof(*ends));
+	int64_t *times = malloc((2 * np + 1) * sizeof(*times));
+	uint32_t *comp = malloc((p->n + 1) * sizeof(*comp));
+	e->items = malloc((p->n + 1) * sizeof(*e->items));
+	e->comps = calloc(p->n + 1, sizeof(*e->comps));
+	int rc = SOLVER_ENOMEM;
+	if (!by || !ends || !times || !comp || !e->items || !e->comps)
+		goto out;
+	/* components: items by the start of their first piece */
+	size_t m = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (fi[i + 1] > fi[i])
+			by[m++] = (struct tstart){ pc[fi[i]].lower, (uint32_t)i };
+	qsort(by, m, sizeof(*by), tstart_cmp);
+	int64_t reach = 0;
+	for (size_t k = 0; k < m; k++) {
+		uint32_t i = by[k].piece;
+		int64_t up = pc[fi[i + 1] - 1].upper;
+		if (k == 0 || by[k].at >= reach) {
+			e->comps[e->ncomps++] = (struct est_comp){ k, 0, 0, 0, 0, 0 };
+			reach = up;
+		}
+		struct est_comp *c = &e->comps[e->ncomps - 1];
+		e->items[k] = i;
+		c->n++;
+		comp[i] = (uint32_t)(e->ncomps - 1);
+		if (up > reach)
+			reach = up;
+		uint64_t h = offsets[i] + p->items[i].size;
+		if (h > c->height)
+			c->height = h;
+		c->pieces += fi[i + 1] - fi[i];
+	}
+	/* a component's items in index order, as the search numbers them */
+	for (size_t k = 0; k < e->ncomps; k++) {
+		struct est_comp *c = &e->comps[k];
+		qsort(e->items + c->first, c->n, sizeof(*e->items), u32_cmp);
+	}
+	/* pairs: the pieces a piece meets when it starts (ends come first) */
+	for (size_t i = 0; i < np; i++) {
+		by[i] = (struct tstart){ pc[i].lower, (uint32_t)i };
+		ends[i] = pc[i].upper;
+		times[2 * i] = pc[i].lower;
+		times[2 * i + 1] = pc[i].upper;
+	}
+	qsort(by, np, sizeof(*by), tstart_cmp);
+	qsort(ends, np, sizeof(*ends), solver_time_cmp);
+	qsort(times, 2 * np, sizeof(*times), solver_time_cmp);
+	size_t nt = 0;
+	for (size_t i = 0; i < 2 * np; i++)
+		if (nt == 0 || times[nt - 1] != times[i])
+			times[nt++] = times[i];
+	for (size_t k = 0; k < np; k++) {
+		const struct solver_piece *a = &pc[by[k].piece];
+		size_t gone = solver_time_rank(ends, np, a->lower + 1);
+		struct est_comp *c = &e->comps[comp[a->item]];
+		c->pairs += k - gone;
+		c->members += solver_time_rank(times, nt, a->upper) -
+			      solver_time_rank(times, nt, a->lower);
+	}
+	rc = 0;
+out:
+	free(pc);
+	free(fi);
+	free(by);
+	free(ends);
+	free(times);
+	free(comp);
+	if (rc) {
+		free(e->items);
+		free(e->comps);
+		memset(e, 0, sizeof(*e));
+	}
+	return rc;
+}
+
+/* Bytes the search of a component set needs: n items, P pieces, the given
+ * pairs and members, and node orders for a largest component of big. */
+static uint64_t est_bytes(uint64_t n, uint64_t pieces, uint64_t pairs,
+			  uint64_t members, uint64_t big)
+{
+	return n * BYTES_PER_ITEM + pieces * BYTES_PER_PIECE +
+	       pairs * BYTES_PER_PAIR + members * BYTES_PER_MEMBER +
+	       ((big + 1) * (big + 2) / 2 + 4 * big) * sizeof(uint32_t);
+}
+
+static uint64_t mib(uint64_t bytes) { return (bytes + (1 << 20) - 1) >> 20; }
+
+/* What the components chosen so far need, summed. */
+struct need {
+	uint64_t n, pieces, pairs, members, big;
+};
+
+static _Thread_local const struct est *height_ctx;
+
+/* Components by seed height, highest first (then in time order). */
+static int height_cmp(const void *a, const void *b)
+{
+	const struct est_comp *x = &height_ctx->comps[*(const uint32_t *)a];
+	const struct est_comp *y = &height_ctx->comps[*(const uint32_t *)b];
+	if (x->height != y->height)
+		return x->height > y->height ? -1 : 1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/*
+ * Whether the search may also take component c on top of *nd, within the
+ * memory cap, half the work left and half the time left.  0 (and *nd grown),
+ * or the enum solver_stop that refuses it with a sentence in why.
+ */
+static int admit(const struct est_comp *c, struct need *nd, uint64_t cap,
+		 struct solver_budget *b, char *why, size_t len)
+{
+	struct need t = *nd;
+	t.n += c->n;
+	t.pieces += c->pieces;
+	t.pairs += c->pairs;
+	t.members += c->members;
+	if (c->n > t.big)
+		t.big = c->n;
+	uint64_t bytes = est_bytes(t.n, t.pieces, t.pairs, t.members, t.big);
+	uint64_t units = (t.pairs + t.members + SOLVER_UNIT_PAIRS - 1) /
+			 SOLVER_UNIT_PAIRS;
+	uint64_t work_left = solver_budget_work_left(b);
+	double need = (double)(t.pairs + t.members) * BUILD_NS * 1e-9;
+	double left = b->deadline - solver_budget_elapsed(b);
+	if (c->n > MAX_COMPONENT) {
+		snprintf(why, len, "a component of %zu overlapping buffers, over the exact search's limit of %d",
+			 c->n, MAX_COMPONENT);
+		return SOLVER_STOP_SKIPPED;
+	}
+	if (c->pairs > MAX_EDGES) {
+		snprintf(why, len, "a component of %zu buffers overlapping in %" PRIu64
+			 " pairs, over the exact search's limit of %" PRIu64,
+			 c->n, c->pairs, (uint64_t)MAX_EDGES);
+		return SOLVER_STOP_SKIPPED;
+	}
+	if (bytes > cap) {
+		snprintf(why, len, "searching %" PRIu64 " buffers would need about %" PRIu64
+			 " MiB, over the cap of %" PRIu64 " MiB",
+			 t.n, mib(bytes), mib(cap));
+		return SOLVER_STOP_MEMORY;
+	}
+	if (b->work_limit && units > work_left / 2) {
+		snprintf(why, len, "preparing the search of %" PRIu64 " buffers would cost %" PRIu64
+			 " work units, more than half the %" PRIu64 " left",
+			 t.n, units, work_left);
+		return SOLVER_STOP_WORK;
+	}
+	if (need > left / 2) {
+		snprintf(why, len, "preparing the search of %" PRIu64 " buffers would take about %.2f s, more than half the %.2f s left",
+			 t.n, need, left > 0 ? left : 0.0);
+		return SOLVER_STOP_TIME;
+	}
+	*nd = t;
+	return 0;
+}
+
+/*
+ * Decides what the exact search attempts from offsets, before building
+ * anything.  The height is the highest component's, and only components
+ * whose seed height is above floor (the lower bound) can lower it: those
+ * are the candidates, taken highest first while they fit (admit()).  The
+ * first that does not caps what the search can reach at its own height, so
+ * the search takes the ones above it; if that is the highest, nothing is
+ * searched and r says why.  Fills keep[] (item indices, *nkeep of them, in
+ * index order) and *units (the work of building them).  Returns 0 or
+ * SOLVER_ENOMEM.
+ */
+static int plan(const struct solver_problem *p, const struct solver_options *opt,
+		struct solver_budget *b, const uint64_t *offsets,
+		uint64_t floor, uint32_t *keep, size_t *nkeep,
+		uint64_t *units, struct solver_report *r)
+{
+	struct est e;
+	*nkeep = 0;
+	if (estimate(p, offsets, &e))
+		return SOLVER_ENOMEM;
+	uint32_t *cand = malloc((e.ncomps + 1) * sizeof(*cand));
+	if (!cand) {
+		free(e.items);
+		free(e.comps);
+		return SOLVER_ENOMEM;
+	}
+	size_t nc = 0;
+	for (size_t k = 0; k < e.ncomps; k++)
+		if (e.comps[k].height > floor)
+			cand[nc++] = (uint32_t)k;
+	height_ctx = &e;
+	qsort(cand, nc, sizeof(*cand), height_cmp);
+	uint64_t cap = opt->memory_limit ? opt->memory_limit
+					 : SOLVER_DEFAULT_MEMORY_LIMIT;
+	struct need nd = { 0 };
+	size_t taken = 0;
+	int stop = 0;
+	char why[sizeof(r->skipped_why)] = "";
+	for (; taken < nc; taken++) {
+		stop = admit(&e.comps[cand[taken]], &nd, cap, b, why,
+			     sizeof(why));
+		if (stop)
+			break;
+	}
+	if (stop && e.comps[cand[taken]].n > MAX_COMPONENT) {
+		size_t over = 0, largest = 0;
+		for (size_t k = 0; k < nc; k++) {
+			size_t m = e.comps[cand[k]].n;
+			over += m > MAX_COMPONENT;
+			largest = m > largest ? m : largest;
+		}
+		snprintf(why, sizeof(why),
+			 "%zu component%s of overlapping buffers over the exact search's limit of %d buffers (the largest has %zu)",
+			 over, over == 1 ? "" : "s", MAX_COMPONENT, largest);
+	}
+	/* those as high as the first refused cannot lower the height */
+	while (taken && taken < nc &&
+	       e.comps[cand[taken - 1]].height <= e.comps[cand[taken]].height)
+		taken--;
+	r->skipped_components = nc - taken;
+	r->searched_components = taken;
+	if (stop)
+		snprintf(r->skipped_why, sizeof(r->skipped_why), "%s", why);
+	if (taken == 0) {
+		/* no candidate at all: an item of an empty lifetime sits high */
+		r->stopped_by = stop ? stop : SOLVER_STOP_SKIPPED;
+	} else {
+		for (size_t k = 0; k < taken; k++) {
+			const struct est_comp *c = &e.comps[cand[k]];
+			memcpy(keep + *nkeep, e.items + c->first,
+			       c->n * sizeof(*keep));
+			*nkeep += c->n;
+		}
+		qsort(keep, *nkeep, sizeof(*keep), u32_cmp);
+		/* what admit() counted for them, recounted without the
+		 * refused one */
+		uint64_t pm = 0;
+		for (size_t k = 0; k < taken; k++)
+			pm += e.comps[cand[k]].pairs + e.comps[cand[k]].members;
+		*units = (pm + SOLVER_UNIT_PAIRS - 1) / SOLVER_UNIT_PAIRS;
+	}
+	free(cand);
+	free(e.items);
+	free(e.comps);
+	return 0;
+}
+
+/*
+ * The search behind exact and auto, from offsets (height best): plan()
+ * picks the components worth searching, minimise() searches them (as a
+ * problem of their own when they are not all of p), and their answer goes
+ * back into offsets.  Fills r.  Returns 0 or a negative code.
+ */
+static int search(const struct solver_problem *p,
+		  const struct solver_options *opt, struct solver_budget *b,
+		  uint64_t *offsets, uint64_t best, struct solver_report *r,
+		  char *err, size_t errlen)
+{
+	uint64_t lb = solver_lower_bound(p), g = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->items[i].size > lb)
+			lb = p->items[i].size;
+		g = solver_gcd(g, solver_gcd(p->items[i].size,
+					     p->items[i].align));
+	}
+	uint64_t floor = align_up(lb, g ? g : 1);
+	r->lower_bound = floor < best ? floor : best;
+	int fixed = 0;
+	for (size_t i = 0; i < p->n && !fixed; i++)
+		fixed = p->items[i].fixed_offset != SOLVER_FREE;
+	if (best <= floor || fixed || p->n < 2) {
+		r->optimal = best <= floor;
+		r->stopped_by = r->optimal ? SOLVER_STOP_LOWER_BOUND
+					   : SOLVER_STOP_SKIPPED;
+		if (fixed && !r->optimal)
+			snprintf(r->skipped_why, sizeof(r->skipped_why),
+				 "fixed offsets: the exact search places free buffers only");
+		return 0;
+	}
+	uint32_t *keep = malloc((p->n + 1) * sizeof(*keep));
+	if (!keep)
+		goto nomem;
+	size_t nkeep;
+	uint64_t units = 0;
+	if (plan(p, opt, b, offsets, floor, keep, &nkeep, &units, r)) {
+		free(keep);
+		goto nomem;
+	}
+	if (nkeep == 0) {
+		free(keep);
+		r->timed_out = r->stopped_by == SOLVER_STOP_TIME;
+		return 0;
+	}
+	solver_budget_spend(b, units, 0);
+	size_t skipped = r->skipped_components;
+	int rc;
+	if (nkeep == p->n) {
+		rc = minimise(p, opt, b, offsets, best, r, err, errlen);
+	} else {
+		/* the components worth searching, as a problem of their own
+		 * (items keep pointing into p's holes) */
+		struct solver_problem sub = { 0 };
+		sub.items = malloc(nkeep * sizeof(*sub.items));
+		uint64_t *so = malloc(nkeep * sizeof(*so));
+		if (!sub.items || !so) {
+			free(sub.items);
+			free(so);
+			free(keep);
+			goto nomem;
+		}
+		sub.n = nkeep;
+		uint64_t sbest = 0;
+		for (size_t k = 0; k < nkeep; k++) {
+			sub.items[k] = p->items[keep[k]];
+			so[k] = offsets[keep[k]];
+			if (so[k] + sub.items[k].size > sbest)
+				sbest = so[k] + sub.items[k].size;
+		}
+		rc = minimise(&sub, opt, b, so, sbest, r, err, errlen);
+		for (size_t k = 0; !rc && k < nkeep; k++)
+			offsets[keep[k]] = so[k];
+		free(sub.items);
+		free(so);
+	}
+	free(keep);
+	if (rc)
+		return rc;
+	if (r->skipped_components == 0)
+		r->skipped_components = skipped;
+	uint64_t h = height_of(p, offsets);
+	if (r->lower_bound < floor)
+		r->lower_bound = floor;
+	if (r->lower_bound > h)
+		r->lower_bound = h;
+	r->optimal = h <= r->lower_bound;
+	if (!r->optimal && (r->stopped_by == SOLVER_STOP_OPTIMAL ||
+			    r->stopped_by == SOLVER_STOP_LOWER_BOUND))
+		r->stopped_by = SOLVER_STOP_SKIPPED; /* the rest was too big */
+	return 0;
+nomem:
+	return trace_seterr(err, errlen, SOLVER_ENOMEM,
+		    "out of memory searching %zu buffers", p->n);
 }
 
 /* Runs the heuristics named in names[] and keeps the lowest placement. */
@@ -1424,17 +1860,12 @@ static int best_heuristic(const struct solver_problem *p,
 	return 0;
 }
 
-static double limit_of(const struct solver_options *opt)
-{
-	return opt->time_limit > 0 ? opt->time_limit : SOLVER_DEFAULT_TIME_LIMIT;
-}
-
 int solver_search_exact(const struct solver_problem *p,
 			const struct solver_options *opt, uint64_t *offsets,
 			struct solver_report *r, char *err, size_t errlen)
 {
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct solver_budget b;
+	solver_budget_init(&b, opt);
 	uint64_t best;
 	if (opt->seed) {
 		int rc = solver_check(p, opt->seed, &best, err, errlen);
@@ -1448,42 +1879,51 @@ int solver_search_exact(const struct solver_problem *p,
 					errlen);
 		if (rc)
 			return rc;
+		solver_budget_spend(&b, solver_work_buffers(p->n), 0);
 	}
 	r->winner = "exact";
-	return minimise(p, opt, limit_of(opt), offsets, best, r, &t0, err,
-			errlen);
+	int rc = search(p, opt, &b, offsets, best, r, err, errlen);
+	r->work = b.work;
+	return rc;
 }
 
 int solver_search_auto(const struct solver_problem *p,
 		       const struct solver_options *opt, uint64_t *offsets,
 		       struct solver_report *r, char *err, size_t errlen)
 {
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct solver_budget b;
+	solver_budget_init(&b, opt);
 	static const char *const all[] = { "greedy-size", "best-fit",
 					   "first-fit", "best-gap",
 					   "best-gap-rows" };
 	uint64_t best;
 	const char *w = all[0];
+	/* the heuristics always run to the end, whatever the limits: their
+	 * answer is there even when nothing is left for the search */
 	int rc = best_heuristic(p, all, sizeof(all) / sizeof(all[0]), offsets,
 				&best, &w, err, errlen);
 	if (rc)
 		return rc;
-	rc = minimise(p, opt, limit_of(opt), offsets, best, r, &t0, err,
-		      errlen);
+	solver_budget_spend(&b, sizeof(all) / sizeof(all[0]) *
+				    solver_work_buffers(p->n), 0);
+	rc = search(p, opt, &b, offsets, best, r, err, errlen);
+	r->work = b.work;
 	if (rc)
 		return rc;
 	uint64_t h = height_of(p, offsets);
 	r->winner = h < best ? "exact" : w;
-	/* the time the exact search left goes to the improvement */
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	/* the time or work the exact search left goes to the improvement:
+	 * one step is one greedy run over every buffer */
+	uint64_t per = solver_work_buffers(p->n), wl = solver_budget_work_left(&b);
+	double left = isinf(b.deadline) ? 0 : b.deadline - solver_budget_elapsed(&b);
 	struct solver_improve_limits il = {
-		limit_of(opt) - (double)(now.tv_sec - t0.tv_sec) -
-			(double)(now.tv_nsec - t0.tv_nsec) / 1e9, 0, 0 };
-	uint64_t hi = h;
-	if (h > r->lower_bound && il.seconds > 0) {
-		rc = solver_improve(p, offsets, &hi, &il, NULL, err, errlen);
+		left > 0 ? left : 0,
+		wl == UINT64_MAX ? 0 : wl / (per ? per : 1), 0 };
+	uint64_t hi = h, steps = 0;
+	if (h > r->lower_bound && wl > 0 && (il.seconds > 0 || il.max_steps > 0)) {
+		rc = solver_improve(p, offsets, &hi, &il, &steps, err, errlen);
+		solver_budget_spend(&b, steps * per, 0);
+		r->work = b.work;
 		if (rc)
 			return rc;
 		if (hi < h)
@@ -1511,8 +1951,9 @@ int solver_search_exact_nodes(const struct solver_problem *p,
 		return rc;
 	static const struct solver_options none = { 0 };
 	r->strategy = r->winner = "exact";
-	rc = minimise_within(p, &none, 1e9, max_nodes ? max_nodes : 1,
-			     offsets, best, r, &t0, err, errlen);
+	struct solver_budget b = { .t0 = t0, .deadline = HUGE_VAL,
+				   .work_limit = max_nodes ? max_nodes : 1 };
+	rc = minimise(p, &none, &b, offsets, best, r, err, errlen);
 	if (rc)
 		return rc;
 	r->height = height_of(p, offsets);

@@ -3,8 +3,10 @@
 # tests/bench/run.sh - `make bench`: every benchmark program in
 # $BUILD/bench/, each printing rows of figures, under one heading apiece,
 # then the synthetic zoo's generation time.  Figures, not assertions.
+# bench_placement runs memplan-plan compile as a child per instance (the
+# issue-16 table: large DL-shaped instances, A-K, somas-resnet50).
 BUILD=${BUILD:-build}
-export SHARED_DATA
+export BUILD SHARED_DATA
 echo "memplan bench on $(uname -m), $(nproc) cores, $(date -u +%Y-%m-%d)"
 for b in "$BUILD"/bench/bench_*; do
 	[ -x "$b" ] || continue
