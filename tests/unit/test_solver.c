@@ -695,6 +695,19 @@ static void test_bestgap(void)
 	CHECK_EQ_U64(solver_lower_bound(&p), 16, "best gap: lower bound 16");
 	CHECK_EQ_U64(run("greedy-size", &p, off), 18, "best gap: greedy-size 18");
 	CHECK_EQ_U64(run("best-gap", &p, off), 16, "best gap: reaches 16");
+	/* auto keeps its time limit: a limit already spent runs the first
+	 * heuristic only (on large problems the others take seconds) */
+	{
+		struct solver_report r;
+		struct solver_options o = { .time_limit = 1e-9 };
+		CHECK(solver_solve(&p, "auto", &o, off, &r, err, sizeof(err)) == 0 &&
+			      !strcmp(r.winner, "greedy-size") && r.height == 18,
+		      "auto, no time left: greedy-size's answer alone");
+		o.time_limit = 5;
+		CHECK(solver_solve(&p, "auto", &o, off, &r, err, sizeof(err)) == 0 &&
+			      r.height == 16,
+		      "auto with time: the lower bound");
+	}
 
 	/* nine gaps of 4 bytes below one of exactly 3 (fixed walls of 1 byte
 	 * between them): best-fit weighs only the lowest 8 fitting gaps,
