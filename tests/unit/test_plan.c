@@ -1912,7 +1912,7 @@ static void test_replay_agrees(void)
 			printf("# round %d: %s\n", round, err);
 		} else {
 			int verified = planfile_verify(&p, t, err, sizeof(err)) == 0;
-			struct replay_opts o = { MP_BACKEND_HOST, 1, 0 };
+			struct replay_opts o = { .backend = MP_BACKEND_HOST, .iterations = 1 };
 			struct replay_result res;
 			char why[512];
 			int rr = replay_run(t, path, &o, &res, NULL, NULL, why,

@@ -529,7 +529,7 @@ static void test_order_margin(const char *model, unsigned batch)
 			      &sim, &oc, err, sizeof(err)))
 			continue;
 		uint64_t lost = 0;
-		struct replay_opts ro = { MP_BACKEND_HOST, 1, 0 };
+		struct replay_opts ro = { .backend = MP_BACKEND_HOST, .iterations = 1 };
 		struct replay_result res;
 		char why[512];
 		if (mp_plan_write_file(path, &plan, err, sizeof(err)) == 0) {
