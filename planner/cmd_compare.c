@@ -440,22 +440,6 @@ int cmd_compare(int argc, char **argv)
 		return cli_usage_error("compare: give the traces either with --list or as arguments");
 	if (optind == argc && !header_only && !listfile)
 		return cli_usage_error("compare: expected at least one TRACE (or --list FILE)");
-	struct path_list pl = { 0 };
-	if (listfile) {
-		int st = read_list(listfile, &pl);
-		if (st)
-			return st;
-		argv = pl.paths - optind;
-		argc = optind + (int)pl.n;
-	}
-	{ /* this shard's traces: the K-th of N contiguous blocks, so that the
-	   * shards' outputs, merged in order, list the traces as one run would */
-		size_t n = (size_t)(argc - optind);
-		size_t lo = (size_t)((shard_k - 1) * n / shard_n);
-		size_t hi = (size_t)(shard_k * n / shard_n);
-		argv += lo;
-		argc = optind + (int)(hi - lo);
-	}
 
 	struct compare_job j = { 0 };
 	char *copy = NULL;
@@ -508,6 +492,27 @@ int cmd_compare(int argc, char **argv)
 		return fflush(stdout) == 0 ? MP_EXIT_OK : MP_EXIT_OUTPUT;
 	}
 
+	struct path_list pl = { 0 };
+	if (listfile) {
+		int st = read_list(listfile, &pl);
+		if (st) {
+			free(pl.paths);
+			free(pl.text);
+			free(copy);
+			free(j.strategies);
+			return st;
+		}
+		argv = pl.paths - optind;
+		argc = optind + (int)pl.n;
+	}
+	{ /* this shard's traces: the K-th of N contiguous blocks, so that the
+	   * shards' outputs, merged in order, list the traces as one run would */
+		size_t n = (size_t)(argc - optind);
+		size_t lo = (size_t)((shard_k - 1) * n / shard_n);
+		size_t hi = (size_t)(shard_k * n / shard_n);
+		argv += lo;
+		argc = optind + (int)(hi - lo);
+	}
 	j.nrows = (size_t)(argc - optind);
 	j.rows = calloc(j.nrows ? j.nrows : 1, sizeof(*j.rows));
 	int status = MP_EXIT_OK;
