@@ -222,6 +222,15 @@ static int assign_groups(const struct trace *t, enum timeline_by by,
 	return rc;
 }
 
+/* FNV-1a of a label group's name: its colour key, the same in every chart */
+static uint32_t name_key(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h == TIMELINE_KEY_OTHER ? 0 : h;
+}
+
 /* --- the sweep ------------------------------------------------------------- */
 
 struct change {
@@ -370,10 +379,14 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 		drawn[order[k].group] = (uint32_t)k;
 		tl->groups[k].name = names[order[k].group];
 		tl->groups[k].max_bytes = order[k].max;
+		tl->groups[k].key = o->by == TIMELINE_BY_LABEL ? name_key(names[order[k].group])
+							       : order[k].group;
 		names[order[k].group] = NULL;
 	}
 	if (rc == 0 && tl->has_other && !(tl->groups[ndraw].name = strdup("other")))
 		rc = TRACE_ENOMEM;
+	if (rc == 0 && tl->has_other)
+		tl->groups[ndraw].key = TIMELINE_KEY_OTHER;
 
 	/* pass 2: the steps of the drawn groups */
 	size_t G = tl->ngroups, cap = (distinct < max_points ? distinct : max_points) + 1;

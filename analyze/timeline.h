@@ -27,10 +27,15 @@ enum timeline_axis {
 	TIMELINE_AXIS_TIME = 2, /* the trace's own time clock (imports: abstract units) */
 };
 
+#define TIMELINE_KEY_OTHER UINT32_MAX
+
 struct timeline_group {
 	char *name;          /* owned */
 	uint64_t max_bytes;  /* most bytes it held at once */
 	uint64_t at_peak;    /* bytes it held at the total's peak */
+	/* what its colour follows, the same in every chart: the kind or role
+	 * code, a hash of a label group's name, TIMELINE_KEY_OTHER */
+	uint32_t key;
 };
 
 /* A buffer listed for hovering: one of the largest. */
@@ -82,6 +87,14 @@ void timeline_free(struct timeline *tl);
 /* "kind", "role", "label"; and back (-1 if unknown). */
 const char *timeline_by_name(enum timeline_by by);
 int timeline_by_from_name(const char *s);
+
+/* The colour of group g ("#rrggbb"): fixed per kind and per role, a hash
+ * of the name for label groups, grey for "other" (timeline_svg.c). */
+const char *timeline_color(const struct timeline *tl, size_t g);
+
+/* Whether x labels count from the first event: on the ns axis, and on a
+ * clock far from 0 (epoch times) (timeline_svg.c). */
+int timeline_x_relative(const struct timeline *tl);
 
 /* Index of the step holding x (the last p with x[p] <= x), 0 before all. */
 size_t timeline_step_at(const struct timeline *tl, int64_t x);

@@ -19,17 +19,39 @@
 #define TOP 64.0
 #define BOTTOM 56.0
 
-/* Tableau 10, then grey for "other". */
-static const char *const palette[] = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
-				       "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-				       "#9c755f", "#bab0ac" };
+/*
+ * Colours follow what a group is, never its rank, so a role keeps its colour
+ * from one chart to the next: one colour per role and per kind (Tableau 10),
+ * label groups by a hash of their name over Tableau 20, grey for "other".
+ */
+static const char *const role_colors[TRACE_ROLE_COUNT] = {
+	[TRACE_ROLE_UNKNOWN] = "#9c755f",    [TRACE_ROLE_WEIGHT] = "#4e79a7",
+	[TRACE_ROLE_GRADIENT] = "#f28e2b",   [TRACE_ROLE_OPTIMIZER] = "#b07aa1",
+	[TRACE_ROLE_ACTIVATION] = "#59a14f", [TRACE_ROLE_TEMP] = "#edc948",
+	[TRACE_ROLE_WORKSPACE] = "#76b7b2",  [TRACE_ROLE_INPUT] = "#ff9da7",
+};
+static const char *const kind_colors[TRACE_KIND_COUNT] = {
+	[TRACE_KIND_DEVICE] = "#4e79a7", [TRACE_KIND_ASYNC] = "#f28e2b",
+	[TRACE_KIND_MANAGED] = "#e15759", [TRACE_KIND_HOST] = "#76b7b2",
+	[TRACE_KIND_VMM] = "#59a14f",
+};
+static const char *const label_colors[] = {
+	"#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f", "#8cd17d", "#b6992d",
+	"#f1ce63", "#499894", "#86bcb6", "#e15759", "#ff9d9a", "#79706e", "#d37295",
+	"#fabfd2", "#b07aa1", "#d4a6c8", "#9d7660", "#d7b5a6", "#bab0ac"
+};
 #define OTHER_COLOR "#d3d3d3"
 
-static const char *color(const struct timeline *tl, size_t g)
+const char *timeline_color(const struct timeline *tl, size_t g)
 {
-	if (tl->has_other && g == tl->ngroups - 1)
+	uint32_t key = tl->groups[g].key;
+	if (key == TIMELINE_KEY_OTHER)
 		return OTHER_COLOR;
-	return palette[g % (sizeof(palette) / sizeof(palette[0]))];
+	if (tl->by == TIMELINE_BY_ROLE && key < TRACE_ROLE_COUNT)
+		return role_colors[key];
+	if (tl->by == TIMELINE_BY_KIND && key < TRACE_KIND_COUNT)
+		return kind_colors[key];
+	return label_colors[key % (sizeof(label_colors) / sizeof(label_colors[0]))];
 }
 
 /* --- nice ticks ------------------------------------------------------------ */
@@ -83,25 +105,81 @@ static double py(const struct timeline_frame *fr, uint64_t y)
 	return fr->top + fr->plot_h - fr->plot_h * (double)y / (double)fr->y_max;
 }
 
-/* The x axis: its label and how an x value reads. */
+/*
+ * The x axis reads from the first event (0) on the ns axis, and on the
+ * others when their values are far from 0 (a clock of epoch times), so a
+ * tick never reads 1732546800123 or, summed in doubles, 0.199936.
+ */
+int timeline_x_relative(const struct timeline *tl)
+{
+	double span = (double)(tl->x_max - tl->x_min);
+	return tl->axis == TIMELINE_AXIS_NS ||
+	       fabs((double)tl->x_min) > 1000 * span;
+}
+
+/* One unit of the x labels in axis units: a millisecond on the ns axis. */
+static double x_unit(const struct timeline *tl)
+{
+	return tl->axis == TIMELINE_AXIS_NS ? 1e6 : 1;
+}
+
 static const char *axis_label(const struct timeline *tl)
 {
 	switch (tl->axis) {
 	case TIMELINE_AXIS_NS:
 		return "time into the iteration (ms)";
 	case TIMELINE_AXIS_TIME:
-		return "time (the trace's clock units)";
+		return timeline_x_relative(tl) ? "time from the first event (the trace's clock units)"
+				      : "time (the trace's clock units)";
 	default:
-		return "event sequence number";
+		return timeline_x_relative(tl) ? "events from the first" : "event sequence number";
 	}
 }
 
+/* An x value as its label reads (v in axis units). */
 static void x_text(const struct timeline *tl, double v, char *buf, size_t len)
 {
-	if (tl->axis == TIMELINE_AXIS_NS)
-		snprintf(buf, len, "%g", (v - (double)tl->x_min) / 1e6);
+	double u = x_unit(tl);
+	if (timeline_x_relative(tl))
+		v -= (double)tl->x_min;
+	if (u != 1)
+		snprintf(buf, len, "%g", v / u);
 	else
 		snprintf(buf, len, "%.0f", v);
+}
+
+/*
+ * The x ticks, <g class="xticks">: k whole steps of {1, 2, 5} x 10^n label
+ * units, counted from the first event (relative) or from 0, never summed
+ * in doubles.  The HTML page redraws them this way when zoomed.
+ */
+static void xticks(FILE *f, const struct timeline *tl,
+		   const struct timeline_frame *fr)
+{
+	double u = x_unit(tl), span = (double)(tl->x_max - tl->x_min) / u;
+	double step = axis_tick_step(span / 8);
+	if (tl->axis != TIMELINE_AXIS_NS && step < 1)
+		step = 1;
+	int rel = timeline_x_relative(tl);
+	double k0 = rel ? 0 : ceil((double)tl->x_min / u / step);
+	fprintf(f, "<g class=\"xticks\">\n");
+	for (double k = k0; k <= k0 + 100; k++) {
+		double at = k * step; /* label units, relative or absolute */
+		double off = rel ? at : at - (double)tl->x_min / u;
+		if (off > span * (1 + 1e-9))
+			break;
+		double x = fr->left + fr->plot_w * off / span;
+		char lab[48];
+		if (u != 1)
+			snprintf(lab, sizeof(lab), "%g", at);
+		else
+			snprintf(lab, sizeof(lab), "%.0f", at);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>",
+			x, fr->top + fr->plot_h, x, fr->top + fr->plot_h + 5);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x,
+			fr->top + fr->plot_h + 18, lab);
+	}
+	fprintf(f, "</g>\n");
 }
 
 static void axes(FILE *f, const struct timeline *tl,
@@ -123,22 +201,7 @@ static void axes(FILE *f, const struct timeline *tl,
 			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n",
 				fr->left - 6, y + 4, v / scale, units[u]);
 	}
-	double span = (double)(tl->x_max - tl->x_min), xstep;
-	if (tl->axis == TIMELINE_AXIS_NS)
-		xstep = axis_tick_step(span / 1e6 / 8) * 1e6; /* round milliseconds */
-	else
-		xstep = span / 8 < 1 ? 1 : axis_tick_step(span / 8);
-	double first = tl->axis == TIMELINE_AXIS_NS ? (double)tl->x_min
-						    : ceil((double)tl->x_min / xstep) * xstep;
-	for (double v = first; v <= (double)tl->x_max + xstep * 1e-9; v += xstep) {
-		double x = px(tl, fr, (int64_t)llround(v));
-		char lab[48];
-		x_text(tl, v, lab, sizeof(lab));
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>",
-			x, fr->top + fr->plot_h, x, fr->top + fr->plot_h + 5);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x,
-			fr->top + fr->plot_h + 18, lab);
-	}
+	xticks(f, tl, fr);
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>",
 		fr->left, fr->top + fr->plot_h, fr->left + fr->plot_w, fr->top + fr->plot_h);
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
@@ -156,7 +219,7 @@ static void area(FILE *f, const struct timeline *tl,
 {
 	size_t G = tl->ngroups;
 	fprintf(f, "<path class=\"area\" data-group=\"%zu\" fill=\"%s\" stroke=\"none\" d=\"", g,
-		color(tl, g));
+		timeline_color(tl, g));
 	for (size_t p = 0; p < tl->npoints; p++) {
 		uint64_t lo = 0;
 		for (size_t k = 0; k < g; k++)
@@ -220,7 +283,11 @@ int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 		tl->axis == TIMELINE_AXIS_NS ? "" : tl->axis == TIMELINE_AXIS_SEQ ? "seq" : "time",
 		b, tl->axis == TIMELINE_AXIS_NS ? " ms" : "");
 	axes(f, tl, &fr);
-	fprintf(f, "<g class=\"areas\">\n");
+	/* the areas inside the plot only (the HTML page zooms them in x) */
+	fprintf(f, "<clipPath id=\"memplan-plot\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		   "height=\"%.1f\"/></clipPath>\n",
+		fr.left, fr.top - 20, fr.plot_w, fr.plot_h + 20);
+	fprintf(f, "<g clip-path=\"url(#memplan-plot)\">\n<g class=\"areas\">\n");
 	for (size_t g = 0; g < tl->ngroups; g++)
 		area(f, tl, &fr, g);
 	fprintf(f, "</g>\n");
@@ -231,16 +298,26 @@ int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#c00\" text-anchor=\"%s\">peak %s</text></g>\n",
 		x + (x > fr.left + fr.plot_w / 2 ? -4 : 4), fr.top - 8,
 		x > fr.left + fr.plot_w / 2 ? "end" : "start", hsize(tl->peak, a, sizeof(a)));
-	/* the legend lists the stack top down, as it is drawn */
+	fprintf(f, "</g>\n");
+	/*
+	 * The legend lists the stack top down, as it is drawn, each group with
+	 * what it holds at the peak: the figures add up to the peak (the most
+	 * it ever holds is in the entry's tooltip).
+	 */
 	fprintf(f, "<g class=\"legend\" font-size=\"12\">\n");
 	double lx = fr.left + fr.plot_w + 16, ly = fr.top;
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">%s (most held)</text>\n", lx,
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">%s at the peak</text>\n", lx,
 		ly, timeline_by_name(tl->by));
 	for (size_t i = 0; i < tl->ngroups; i++) {
 		size_t g = tl->ngroups - 1 - i;
 		ly += 18;
+		fprintf(f, "<g class=\"key\" data-group=\"%zu\" data-at-peak=\"%" PRIu64 "\"><title>", g,
+			tl->groups[g].at_peak);
+		xml_escape(f, tl->groups[g].name);
+		fprintf(f, ": %s at the peak, ", hsize(tl->groups[g].at_peak, a, sizeof(a)));
+		fprintf(f, "at most %s</title>", hsize(tl->groups[g].max_bytes, a, sizeof(a)));
 		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>", lx,
-			ly - 10, color(tl, g));
+			ly - 10, timeline_color(tl, g));
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", lx + 18, ly);
 		char nm[40];
 		const char *name = tl->groups[g].name;
@@ -249,7 +326,7 @@ int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 			name = nm;
 		}
 		xml_escape(f, name);
-		fprintf(f, " (%s)</text>\n", hsize(tl->groups[g].max_bytes, a, sizeof(a)));
+		fprintf(f, " (%s)</text></g>\n", hsize(tl->groups[g].at_peak, a, sizeof(a)));
 	}
 	fprintf(f, "</g>\n</svg>\n");
 	return ferror(f) ? -1 : 0;
