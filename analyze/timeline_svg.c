@@ -292,9 +292,9 @@ int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 		area(f, tl, &fr, g);
 	fprintf(f, "</g>\n");
 	double x = px(tl, &fr, tl->peak_x);
-	fprintf(f, "<g class=\"peak\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+	fprintf(f, "<g class=\"peak\" data-peak=\"%" PRIu64 "\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 		   "stroke=\"#c00\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>",
-		x, fr.top - 6, x, fr.top + fr.plot_h);
+		tl->peak, x, fr.top - 6, x, fr.top + fr.plot_h);
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#c00\" text-anchor=\"%s\">peak %s</text></g>\n",
 		x + (x > fr.left + fr.plot_w / 2 ? -4 : 4), fr.top - 8,
 		x > fr.left + fr.plot_w / 2 ? "end" : "start", hsize(tl->peak, a, sizeof(a)));
