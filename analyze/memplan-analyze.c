@@ -457,17 +457,30 @@ static int cmd_timeline(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "points", required_argument, NULL, 'p' },
 		{ "buffers", required_argument, NULL, 'B' },
+		{ "allocator", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct timeline_opts to = { .by = TIMELINE_BY_ROLE, .top = 8,
-				    .max_points = 2000, .max_buffers = 1000 };
+				    .max_points = 2000, .max_buffers = 1000,
+				    .allocator = ALLOCSIM_PYTORCH };
 	const char *out = NULL, *format = NULL;
 	int c, rc;
 	uint64_t v;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:b:n:f:p:B:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:b:n:f:p:B:a:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'a': {
+			enum allocsim_model m = ALLOCSIM_PYTORCH;
+			if (strcmp(optarg, "none") == 0) {
+				to.allocator = -1;
+				break;
+			}
+			if ((rc = parse_allocator("timeline", optarg, &m)))
+				return rc;
+			to.allocator = (int)m;
+			break;
+		}
 		case 'o':
 			out = optarg;
 			break;
@@ -573,7 +586,7 @@ static const struct cli_command commands[] = {
 	  "two traces side by side: figures, groups, buffers that appeared, vanished or resized" },
 	{ "timeline", cmd_timeline,
 	  "timeline [--by kind|role|label] [--top N] [--format svg|html] [--points N] "
-	  "[--buffers N] -o FILE.svg|FILE.html TRACE",
+	  "[--buffers N] [--allocator cudamalloc|pytorch|none] -o FILE.svg|FILE.html TRACE",
 	  "draw memory over the iteration, stacked by group, the peak marked (SVG or HTML)" },
 	{ 0 }
 };

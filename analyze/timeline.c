@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocsim.h"
 #include "report.h"
 
 static const char *const by_names[] = { "kind", "role", "label" };
@@ -36,7 +37,10 @@ void timeline_free(struct timeline *tl)
 	free(tl->x);
 	free(tl->y);
 	free(tl->buffers);
+	free(tl->rx);
+	free(tl->ry);
 	memset(tl, 0, sizeof(*tl));
+	tl->allocator = -1;
 }
 
 size_t timeline_step_at(const struct timeline *tl, int64_t x)
@@ -278,11 +282,77 @@ static int size_cmp(const void *a, const void *b)
 	return (p->id > q->id) - (p->id < q->id);
 }
 
+/* --- the reserved curve ------------------------------------------------------ */
+
+struct reserved_sweep {
+	const struct trace *t;
+	struct timeline *tl;
+	double width; /* of a column, in axis units */
+	size_t cap;
+	int64_t col;
+};
+
+/* One step of the allocator model: a new column starts a step, a change
+ * within the column keeps its most. */
+static void reserved_step(void *ctx, size_t i, uint64_t reserved)
+{
+	struct reserved_sweep *w = ctx;
+	struct timeline *tl = w->tl;
+	int64_t x = tl->x_min;
+	if (i != SIZE_MAX) {
+		const struct trace_event *e = &w->t->events[i];
+		if (tl->axis == TIMELINE_AXIS_NS) {
+			if (e->t_start == TRACE_TIME_NONE)
+				return;
+			x = e->t_start;
+		} else {
+			x = trace_event_clock(w->t, i);
+		}
+		x = x < tl->x_min ? tl->x_min : x > tl->x_max ? tl->x_max : x;
+	}
+	if (reserved > tl->reserved_peak)
+		tl->reserved_peak = reserved;
+	int64_t c = (int64_t)((double)(x - tl->x_min) / w->width);
+	if (tl->nreserved && (c == w->col || tl->nreserved == w->cap)) {
+		if (reserved > tl->ry[tl->nreserved - 1])
+			tl->ry[tl->nreserved - 1] = reserved;
+		return;
+	}
+	w->col = c;
+	tl->rx[tl->nreserved] = x;
+	tl->ry[tl->nreserved++] = reserved;
+}
+
+/*
+ * Replays the allocator model over t into tl's reserved curve (a streamed
+ * trace keeps its allocs and frees, all the model reads).  Returns 0 or a
+ * negative trace_err with a sentence in err.
+ */
+static int reserved_curve(const struct trace *t, int model, size_t max_points,
+			  struct timeline *tl, char *err, size_t errlen)
+{
+	tl->allocator = -1;
+	if (model < 0 || !t->nevents)
+		return 0;
+	struct reserved_sweep w = { t, tl, 0, max_points + 1, -1 };
+	w.width = (double)(tl->x_max - tl->x_min) / (double)max_points;
+	if (!(tl->rx = malloc(w.cap * sizeof(*tl->rx))) ||
+	    !(tl->ry = malloc(w.cap * sizeof(*tl->ry))))
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory building the timeline");
+	struct allocsim_result r;
+	int rc = allocsim_run_each(t, (enum allocsim_model)model, &r, reserved_step, &w, err, errlen);
+	if (rc)
+		return rc;
+	tl->allocator = model;
+	return 0;
+}
+
 int timeline_build(const struct trace *t, const struct report_digest *d,
 		   const struct timeline_opts *o, struct timeline *tl,
 		   char *err, size_t errlen)
 {
 	memset(tl, 0, sizeof(*tl));
+	tl->allocator = -1;
 	if (!t->finished)
 		return trace_seterr(err, errlen, TRACE_EINVAL, "the trace is not finished");
 	tl->by = o->by;
@@ -455,6 +525,7 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 		qsort(tl->buffers, tl->nbuffers, sizeof(*tl->buffers), buf_cmp);
 	}
 
+	int rrc = rc == 0 ? reserved_curve(t, o->allocator, max_points, tl, err, errlen) : 0;
 	for (size_t g = 0; names && g < nnames; g++)
 		free(names[g]);
 	free(names);
@@ -468,6 +539,10 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 	if (rc) {
 		timeline_free(tl);
 		return trace_seterr(err, errlen, rc, "out of memory building the timeline");
+	}
+	if (rrc) {
+		timeline_free(tl);
+		return rrc;
 	}
 	return 0;
 }

@@ -62,6 +62,13 @@ struct timeline {
 	struct timeline_buffer *buffers; /* by group, then x0 */
 	size_t nbuffers;
 	size_t nbuffers_total; /* every buffer with a non-empty lifetime */
+	/* what the allocator model (allocator >= 0) reserves from the device:
+	 * from rx[k] to rx[k+1] it holds ry[k] bytes, the most in each column */
+	int allocator; /* enum allocsim_model, or -1: none drawn */
+	int64_t *rx;
+	uint64_t *ry;
+	size_t nreserved;
+	uint64_t reserved_peak;
 };
 
 struct timeline_opts {
@@ -69,6 +76,8 @@ struct timeline_opts {
 	size_t top;         /* groups drawn by name (1..TIMELINE_MAX_GROUPS - 1) */
 	size_t max_points;  /* steps at most (>= 16) */
 	size_t max_buffers; /* listed for hovering */
+	int allocator;      /* enum allocsim_model whose reserved bytes are
+			     * drawn, or -1 for none */
 };
 
 struct report_digest;

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "allocsim.h"
 #include "axis.h"
 #include "timeline.h"
 #include "xml.h"
@@ -79,11 +80,18 @@ static double size_step(uint64_t max, unsigned *unit)
 	return step;
 }
 
+/* The most bytes drawn: the live peak, or the reserved one above it. */
+static uint64_t most_drawn(const struct timeline *tl)
+{
+	return tl->allocator >= 0 && tl->reserved_peak > tl->peak ? tl->reserved_peak : tl->peak;
+}
+
 void timeline_frame(const struct timeline *tl, struct timeline_frame *fr)
 {
 	unsigned u;
-	double step = size_step(tl->peak, &u);
-	double top = ceil((double)(tl->peak ? tl->peak : 1) / step) * step;
+	uint64_t most = most_drawn(tl);
+	double step = size_step(most, &u);
+	double top = ceil((double)(most ? most : 1) / step) * step;
 	fr->width = PIC_W;
 	fr->height = PIC_H;
 	fr->left = LEFT;
@@ -186,7 +194,7 @@ static void axes(FILE *f, const struct timeline *tl,
 		 const struct timeline_frame *fr)
 {
 	unsigned u;
-	double step = size_step(tl->peak, &u), scale = 1;
+	double step = size_step(most_drawn(tl), &u), scale = 1;
 	for (unsigned k = 0; k < u; k++)
 		scale *= 1024;
 	fprintf(f, "<g class=\"axes\" font-size=\"12\" fill=\"#333\">\n");
@@ -241,6 +249,30 @@ static void area(FILE *f, const struct timeline *tl,
 	fprintf(f, "</title></path>\n");
 }
 
+/*
+ * The allocator model's reserved bytes: a dashed step line over the stack
+ * (the gap between them is what the caching allocator holds unused).  Its
+ * stroke keeps its width when the HTML page stretches the areas to zoom.
+ */
+static void reserved(FILE *f, const struct timeline *tl,
+		     const struct timeline_frame *fr)
+{
+	if (tl->allocator < 0 || !tl->nreserved)
+		return;
+	fprintf(f, "<path class=\"reserved\" data-peak=\"%" PRIu64 "\" fill=\"none\" stroke=\"#222\" "
+		   "stroke-width=\"1.5\" stroke-dasharray=\"5 3\" vector-effect=\"non-scaling-stroke\" d=\"",
+		tl->reserved_peak);
+	fprintf(f, "M%.1f %.1f", px(tl, fr, tl->rx[0]), py(fr, tl->ry[0]));
+	for (size_t k = 0; k < tl->nreserved; k++) {
+		int64_t x1 = k + 1 < tl->nreserved ? tl->rx[k + 1] : tl->x_max;
+		fprintf(f, "H%.1f", px(tl, fr, x1));
+		if (k + 1 < tl->nreserved)
+			fprintf(f, "V%.1f", py(fr, tl->ry[k + 1]));
+	}
+	fprintf(f, "\"><title>reserved from the device (%s allocator model)</title></path>\n",
+		allocsim_name((unsigned)tl->allocator));
+}
+
 /* Human size for the legend and the marker; buf >= 32. */
 static const char *hsize(uint64_t n, char *buf, size_t len)
 {
@@ -290,6 +322,7 @@ int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 	fprintf(f, "<g clip-path=\"url(#memplan-plot)\">\n<g class=\"areas\">\n");
 	for (size_t g = 0; g < tl->ngroups; g++)
 		area(f, tl, &fr, g);
+	reserved(f, tl, &fr);
 	fprintf(f, "</g>\n");
 	double x = px(tl, &fr, tl->peak_x);
 	fprintf(f, "<g class=\"peak\" data-peak=\"%" PRIu64 "\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
@@ -327,6 +360,16 @@ int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 		}
 		xml_escape(f, name);
 		fprintf(f, " (%s)</text></g>\n", hsize(tl->groups[g].at_peak, a, sizeof(a)));
+	}
+	if (tl->allocator >= 0 && tl->nreserved) {
+		ly += 26;
+		fprintf(f, "<g class=\"reserved-key\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			   "stroke=\"#222\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>",
+			lx, ly - 4, lx + 12, ly - 4);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">reserved, %s model</text>", lx + 18, ly,
+			allocsim_name((unsigned)tl->allocator));
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">peak %s</text></g>\n", lx + 18,
+			ly + 16, hsize(tl->reserved_peak, a, sizeof(a)));
 	}
 	fprintf(f, "</g>\n</svg>\n");
 	return ferror(f) ? -1 : 0;

@@ -46,6 +46,29 @@ name=$(grep -o '<path class="area" data-group="2"[^>]*><title>[^<]*</title>' "$T
 [ -n "$name" ] && [ "$(fill "$T/l3.svg" "$name")" = "$(fill "$T/l6.svg" "$name")" ]
 ok $? "label group '$name' keeps its colour with --top 3 and --top 6"
 
+# the caching allocator's reserved bytes: a curve, its peak the summary's
+for model in pytorch cudamalloc; do
+	memplan-analyze timeline --allocator $model -o "$T/rsv.svg" "$T/r8.trace" >/dev/null 2>"$T/err" &&
+		memplan-analyze summary --json "$T/r8.trace" >"$T/sum.json" 2>"$T/err"
+	ok $? "timeline --allocator $model"
+	drawn=$(sed -n 's/.*<path class="reserved" data-peak="\([0-9]*\)".*/\1/p' "$T/rsv.svg")
+	want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["allocators"][sys.argv[2]]["reserved_peak"])' "$T/sum.json" $model 2>/dev/null ||
+		tr ',{' '\n\n' <"$T/sum.json" | sed -n "/\"$model\":/,/reserved_peak/s/.*\"reserved_peak\":\([0-9]*\).*/\1/p" | head -1)
+	[ -n "$drawn" ] && [ "$drawn" = "$want" ]
+	ok $? "  ... the reserved curve peaks where summary says ($drawn = $want)"
+	has "$T/rsv.svg" ">reserved, $model model</text>" "  ... and the legend names it"
+done
+if command -v xmllint >/dev/null 2>&1; then
+	xmllint --noout "$T/rsv.svg"
+	ok $? "  ... the SVG is well-formed"
+fi
+memplan-analyze timeline --allocator none -o "$T/none.svg" "$T/r8.trace" >/dev/null 2>"$T/err"
+ok $? "timeline --allocator none"
+grep -q 'class="reserved"' "$T/none.svg"
+[ $? -ne 0 ]
+ok $? "  ... draws no reserved curve"
+expect 2 "an unknown allocator" memplan-analyze timeline --allocator tcmalloc -o "$T/x.svg" "$T/r8.trace"
+
 # a snapshot's clock is epoch nanoseconds: ticks count from the first event
 memplan-trace import --from pytorch-snapshot --device 0 tests/fuzz/seeds/pickle/snapshot.pickle \
 	-o "$T/snap.trace" >/dev/null 2>"$T/err" &&
