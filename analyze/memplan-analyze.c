@@ -540,6 +540,14 @@ static int cmd_timeline(int argc, char **argv)
 	int scanned;
 	if ((rc = load(path, 0, &t, &d, &scanned, NULL, 0)))
 		return rc;
+	/* the kernel and NVTX lanes need the events a streamed trace drops:
+	 * read whole a trace small enough to hold */
+	if (scanned && d.nevents <= TIMELINE_WHOLE_EVENTS) {
+		scan_digest_free(&d);
+		trace_free(t);
+		if ((rc = load(path, 1, &t, &d, &scanned, NULL, 0)))
+			return rc;
+	}
 	struct timeline tl;
 	rc = timeline_build(t, scanned ? &d : NULL, &to, &tl, err, sizeof(err));
 	if (scanned)

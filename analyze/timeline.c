@@ -39,6 +39,8 @@ void timeline_free(struct timeline *tl)
 	free(tl->buffers);
 	free(tl->rx);
 	free(tl->ry);
+	free(tl->kernels);
+	free(tl->ranges);
 	memset(tl, 0, sizeof(*tl));
 	tl->allocator = -1;
 }
@@ -347,6 +349,108 @@ static int reserved_curve(const struct trace *t, int model, size_t max_points,
 	return 0;
 }
 
+/* --- the lanes ------------------------------------------------------------------ */
+
+/* Where event i starts and ends on the axis; 0 when it has no place. */
+static int event_x(const struct trace *t, const struct timeline *tl, size_t i,
+		   int64_t *x0, int64_t *x1)
+{
+	const struct trace_event *e = &t->events[i];
+	if (tl->axis == TIMELINE_AXIS_NS) {
+		if (e->t_start == TRACE_TIME_NONE)
+			return 0;
+		*x0 = e->t_start;
+		*x1 = e->t_end == TRACE_TIME_NONE || e->t_end < e->t_start ? e->t_start : e->t_end;
+	} else {
+		*x0 = *x1 = trace_event_clock(t, i);
+	}
+	*x0 = *x0 < tl->x_min ? tl->x_min : *x0 > tl->x_max ? tl->x_max : *x0;
+	*x1 = *x1 < *x0 ? *x0 : *x1 > tl->x_max ? tl->x_max : *x1;
+	return 1;
+}
+
+static int span_order(const void *a, const void *b)
+{
+	const struct timeline_span *p = a, *q = b;
+	if (p->depth != q->depth)
+		return p->depth < q->depth ? -1 : 1;
+	int64_t lp = p->x1 - p->x0, lq = q->x1 - q->x0;
+	if (lp != lq)
+		return lp > lq ? -1 : 1;
+	return (p->x0 > q->x0) - (p->x0 < q->x0);
+}
+
+/*
+ * The kernel lane (kernels merged when they touch the same or the next of
+ * max_points columns, so at most max_points bars) and the NVTX lanes
+ * (BEGIN and END marks paired last in, first out; the outermost and then
+ * longest TIMELINE_MAX_RANGES of the first TIMELINE_RANGE_DEPTHS levels).
+ * A streamed trace holds no kernels or marks: no lanes.  0 or TRACE_ENOMEM.
+ */
+static int lanes(const struct trace *t, size_t max_points, struct timeline *tl)
+{
+	size_t nk = 0, nm = 0;
+	for (size_t i = 0; i < t->nevents; i++) {
+		nk += t->events[i].type == TRACE_EV_KERNEL;
+		nm += t->events[i].type == TRACE_EV_MARK;
+	}
+	double width = (double)(tl->x_max - tl->x_min) / (double)max_points;
+	if (nk && !(tl->kernels = malloc((max_points + 2) * sizeof(*tl->kernels))))
+		return TRACE_ENOMEM;
+	int64_t last_col = -2;
+	for (size_t i = 0; nk && i < t->nevents; i++) {
+		int64_t x0, x1;
+		if (t->events[i].type != TRACE_EV_KERNEL || !event_x(t, tl, i, &x0, &x1))
+			continue;
+		int64_t c0 = (int64_t)((double)(x0 - tl->x_min) / width);
+		int64_t c1 = (int64_t)((double)(x1 - tl->x_min) / width);
+		struct timeline_span *k = tl->nkernels ? &tl->kernels[tl->nkernels - 1] : NULL;
+		if (k && (c0 <= last_col + 1 || tl->nkernels == max_points + 2)) {
+			if (x1 > k->x1)
+				k->x1 = x1;
+			k->count++;
+		} else {
+			tl->kernels[tl->nkernels++] =
+				(struct timeline_span){ x0, x1, t->events[i].name, 1, 0 };
+		}
+		if (c1 > last_col)
+			last_col = c1;
+	}
+	if (!nm)
+		return 0;
+	struct timeline_span *open = malloc(nm * sizeof(*open));
+	struct timeline_span *all = malloc(nm * sizeof(*all));
+	if (!open || !all) {
+		free(open);
+		free(all);
+		return TRACE_ENOMEM;
+	}
+	size_t nopen = 0, nall = 0;
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		int64_t x0, x1;
+		if (e->type != TRACE_EV_MARK || !event_x(t, tl, i, &x0, &x1))
+			continue;
+		if (e->aux == TRACE_MARK_BEGIN) {
+			open[nopen] = (struct timeline_span){ x0, x0, e->name, 1, (uint32_t)nopen };
+			nopen++;
+		} else if (e->aux == TRACE_MARK_END && nopen) {
+			struct timeline_span r = open[--nopen];
+			r.x1 = x1;
+			if (r.depth < TIMELINE_RANGE_DEPTHS && r.x1 > r.x0)
+				all[nall++] = r;
+		}
+	}
+	free(open);
+	qsort(all, nall, sizeof(*all), span_order);
+	tl->ranges = all;
+	tl->nranges = nall < TIMELINE_MAX_RANGES ? nall : TIMELINE_MAX_RANGES;
+	for (size_t i = 0; i < tl->nranges; i++)
+		if (all[i].depth + 1 > tl->range_depths)
+			tl->range_depths = all[i].depth + 1;
+	return 0;
+}
+
 int timeline_build(const struct trace *t, const struct report_digest *d,
 		   const struct timeline_opts *o, struct timeline *tl,
 		   char *err, size_t errlen)
@@ -525,6 +629,8 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 		qsort(tl->buffers, tl->nbuffers, sizeof(*tl->buffers), buf_cmp);
 	}
 
+	if (rc == 0)
+		rc = lanes(t, max_points, tl);
 	int rrc = rc == 0 ? reserved_curve(t, o->allocator, max_points, tl, err, errlen) : 0;
 	for (size_t g = 0; names && g < nnames; g++)
 		free(names[g]);

@@ -18,6 +18,9 @@
 #include "trace.h"
 
 #define TIMELINE_MAX_GROUPS 64
+/* memplan-analyze timeline reads a trace of up to this many events whole,
+ * for its kernel and NVTX lanes; a larger one streams, without lanes */
+#define TIMELINE_WHOLE_EVENTS 4000000
 
 enum timeline_by { TIMELINE_BY_KIND = 0, TIMELINE_BY_ROLE, TIMELINE_BY_LABEL };
 
@@ -46,6 +49,20 @@ struct timeline_buffer {
 	uint32_t group;
 };
 
+/*
+ * A bar of a lane under the plot: kernels binned into runs of columns
+ * (count kernels, name the first's), or one NVTX range (count 1) at its
+ * nesting depth.  name is interned in the trace, or NULL.
+ */
+struct timeline_span {
+	int64_t x0, x1;
+	const char *name;
+	uint32_t count, depth;
+};
+
+#define TIMELINE_MAX_RANGES 400 /* NVTX ranges drawn, the outermost first */
+#define TIMELINE_RANGE_DEPTHS 3 /* nesting levels drawn */
+
 struct timeline {
 	enum timeline_by by;
 	enum timeline_axis axis;
@@ -69,6 +86,12 @@ struct timeline {
 	uint64_t *ry;
 	size_t nreserved;
 	uint64_t reserved_peak;
+	/* the lanes: kernels and NVTX ranges, where the trace has them */
+	struct timeline_span *kernels;
+	size_t nkernels;
+	struct timeline_span *ranges;
+	size_t nranges;
+	uint32_t range_depths; /* levels present, 0..TIMELINE_RANGE_DEPTHS */
 };
 
 struct timeline_opts {
@@ -113,6 +136,7 @@ struct timeline_frame {
 	double width, height;             /* the whole picture */
 	double left, top, plot_w, plot_h; /* the plot area */
 	uint64_t y_max;                   /* bytes at the top of the plot */
+	double lanes_top, lanes_h;        /* kernel and NVTX lanes (0: none) */
 };
 void timeline_frame(const struct timeline *tl, struct timeline_frame *fr);
 

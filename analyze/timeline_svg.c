@@ -19,6 +19,8 @@
 #define RIGHT 230.0
 #define TOP 64.0
 #define BOTTOM 56.0
+#define LANE_H 14.0
+#define LANE_GAP 4.0
 
 /*
  * Colours follow what a group is, never its rank, so a role keeps its colour
@@ -93,12 +95,16 @@ void timeline_frame(const struct timeline *tl, struct timeline_frame *fr)
 	double step = size_step(most, &u);
 	double top = ceil((double)(most ? most : 1) / step) * step;
 	fr->width = PIC_W;
-	fr->height = PIC_H;
 	fr->left = LEFT;
 	fr->top = TOP;
 	fr->plot_w = PIC_W - LEFT - RIGHT;
 	fr->plot_h = PIC_H - TOP - BOTTOM;
 	fr->y_max = (uint64_t)top;
+	/* the lanes go under the tick labels; the picture grows by them */
+	fr->lanes_top = TOP + fr->plot_h + 28;
+	fr->lanes_h = (tl->nkernels ? LANE_H + LANE_GAP : 0) +
+		      (double)tl->range_depths * (LANE_H + LANE_GAP);
+	fr->height = PIC_H + fr->lanes_h;
 }
 
 static double px(const struct timeline *tl, const struct timeline_frame *fr,
@@ -273,6 +279,93 @@ static void reserved(FILE *f, const struct timeline *tl,
 		allocsim_name((unsigned)tl->allocator));
 }
 
+/* A light colour for an NVTX range, by its name: the same range reads the
+ * same in every chart. */
+static const char *range_color(const char *name)
+{
+	static const char *const c[] = { "#c6dbef", "#fdd0a2", "#c7e9c0", "#dadaeb",
+					 "#fcbba1", "#d9d9d9" };
+	uint32_t h = 2166136261u;
+	for (const char *p = name ? name : ""; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return c[h % (sizeof(c) / sizeof(c[0]))];
+}
+
+static double lane_y(const struct timeline *tl, const struct timeline_frame *fr,
+		     int kernel, uint32_t depth)
+{
+	double y = fr->lanes_top;
+	if (!kernel && tl->nkernels)
+		y += LANE_H + LANE_GAP;
+	return y + (kernel ? 0 : (double)depth * (LANE_H + LANE_GAP));
+}
+
+/*
+ * The lanes under the plot: kernels (dark, one bar per run of busy
+ * columns) and NVTX ranges (one row per nesting level, named inside when
+ * there is room).  The bars zoom with the areas in the HTML page; the
+ * names carry their range (data-x0, data-x1) so the page can move them.
+ */
+static void lanes(FILE *f, const struct timeline *tl,
+		  const struct timeline_frame *fr)
+{
+	if (!fr->lanes_h)
+		return;
+	fprintf(f, "<clipPath id=\"memplan-lanes\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		   "height=\"%.1f\"/></clipPath>\n",
+		fr->left, fr->lanes_top, fr->plot_w, fr->lanes_h);
+	fprintf(f, "<g class=\"lane-names\" font-size=\"11\" fill=\"#333\" text-anchor=\"end\">");
+	if (tl->nkernels)
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">kernels</text>", fr->left - 6,
+			lane_y(tl, fr, 1, 0) + LANE_H - 3);
+	if (tl->range_depths)
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">NVTX</text>", fr->left - 6,
+			lane_y(tl, fr, 0, 0) + LANE_H - 3);
+	fprintf(f, "</g>\n<g clip-path=\"url(#memplan-lanes)\">\n<g class=\"lanes\">\n");
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f6f6f6\"/>\n",
+		fr->left, fr->lanes_top, fr->plot_w, fr->lanes_h - LANE_GAP);
+	fprintf(f, "<g class=\"kernels\" fill=\"#555\">");
+	for (size_t i = 0; i < tl->nkernels; i++) {
+		const struct timeline_span *k = &tl->kernels[i];
+		double x0 = px(tl, fr, k->x0), w = px(tl, fr, k->x1) - x0;
+		fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\"><title>",
+			x0, lane_y(tl, fr, 1, 0), w < 0.5 ? 0.5 : w, LANE_H);
+		if (k->count == 1)
+			xml_escape(f, k->name ? k->name : "kernel");
+		else {
+			fprintf(f, "%" PRIu32 " kernels, from ", k->count);
+			xml_escape(f, k->name ? k->name : "kernel");
+		}
+		fprintf(f, "</title></rect>");
+	}
+	fprintf(f, "</g>\n<g class=\"ranges\">");
+	for (size_t i = 0; i < tl->nranges; i++) {
+		const struct timeline_span *r = &tl->ranges[i];
+		double x0 = px(tl, fr, r->x0), w = px(tl, fr, r->x1) - x0;
+		fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" "
+			   "stroke=\"#fff\" stroke-width=\"0.5\" vector-effect=\"non-scaling-stroke\"><title>",
+			x0, lane_y(tl, fr, 0, r->depth), w < 0.5 ? 0.5 : w, LANE_H,
+			range_color(r->name));
+		xml_escape(f, r->name ? r->name : "range");
+		fprintf(f, "</title></rect>");
+	}
+	fprintf(f, "</g>\n</g>\n<g class=\"range-names\" font-size=\"10\" fill=\"#333\" "
+		   "text-anchor=\"middle\">");
+	for (size_t i = 0; i < tl->nranges; i++) {
+		const struct timeline_span *r = &tl->ranges[i];
+		double x0 = px(tl, fr, r->x0), x1 = px(tl, fr, r->x1);
+		size_t len = r->name ? strlen(r->name) : 0;
+		fprintf(f, "<text data-x0=\"%" PRId64 "\" data-x1=\"%" PRId64 "\" data-len=\"%zu\" "
+			   "x=\"%.1f\" y=\"%.1f\"%s>",
+			r->x0 - tl->x_min, r->x1 - tl->x_min, len, (x0 + x1) / 2,
+			lane_y(tl, fr, 0, r->depth) + LANE_H - 3,
+			x1 - x0 >= 6.0 * (double)len + 6 ? "" : " visibility=\"hidden\"");
+		xml_escape(f, r->name ? r->name : "");
+		fprintf(f, "</text>");
+	}
+	fprintf(f, "</g>\n</g>\n");
+}
+
 /* Human size for the legend and the marker; buf >= 32. */
 static const char *hsize(uint64_t n, char *buf, size_t len)
 {
@@ -332,6 +425,7 @@ int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 		x + (x > fr.left + fr.plot_w / 2 ? -4 : 4), fr.top - 8,
 		x > fr.left + fr.plot_w / 2 ? "end" : "start", hsize(tl->peak, a, sizeof(a)));
 	fprintf(f, "</g>\n");
+	lanes(f, tl, &fr);
 	/*
 	 * The legend lists the stack top down, as it is drawn, each group with
 	 * what it holds at the peak: the figures add up to the peak (the most

@@ -69,11 +69,25 @@ grep -q 'class="reserved"' "$T/none.svg"
 ok $? "  ... draws no reserved curve"
 expect 2 "an unknown allocator" memplan-analyze timeline --allocator tcmalloc -o "$T/x.svg" "$T/r8.trace"
 
+# the kernel and NVTX lanes, under the plot, where the trace has them
+grep -q '<g class="kernels" fill="#555"><rect ' "$T/r8.svg"
+ok $? "a kernel lane"
+for r in iteration forward backward optimizer; do
+	grep -q "<g class=\"ranges\">.*<title>$r</title>" "$T/r8.svg"
+	ok $? "  ... and the NVTX range '$r'"
+done
+n=$(grep -o '<g class="kernels".*</g>' "$T/r8.svg" | grep -o '<rect ' | wc -l)
+[ "$n" -ge 1 ] && [ "$n" -le 2002 ]
+ok $? "the kernel lane is bounded by the steps ($n bars for 567 kernels)"
+
 # a snapshot's clock is epoch nanoseconds: ticks count from the first event
 memplan-trace import --from pytorch-snapshot --device 0 tests/fuzz/seeds/pickle/snapshot.pickle \
 	-o "$T/snap.trace" >/dev/null 2>"$T/err" &&
 	memplan-analyze timeline -o "$T/snap.svg" "$T/snap.trace" >/dev/null 2>"$T/err"
 ok $? "timeline of a snapshot with epoch times"
+grep -q 'class="lanes"' "$T/snap.svg"
+[ $? -ne 0 ]
+ok $? "  ... no lanes: a snapshot holds no kernels or ranges"
 sed -n '/<g class="xticks">/,/<\/g>/p' "$T/snap.svg" | grep -o '>[^<]*</text>' | tr -d '<>/text' >"$T/ticks"
 [ "$(wc -l <"$T/ticks")" -ge 3 ]
 ok $? "ticks on the x axis ($(tr '\n' ' ' <"$T/ticks"))"

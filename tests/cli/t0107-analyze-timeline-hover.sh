@@ -96,6 +96,9 @@ set -- $(attr view)
 span=$(grep -o '"span":[0-9]*' "$T/r8.html" | cut -d: -f2)
 awk -v a="$1" -v b="$2" -v s="$span" 'BEGIN { exit !(a > 0.24 * s && a < 0.26 * s && b > 0.49 * s && b < 0.51 * s) }'
 ok $? "zoomed into a quarter of the iteration (view $1 to $2 of $span ns)"
+[ "$(attr lanes)" -ge 5 ] && [ -n "$(attr lanes-transform)" ] &&
+	[ "$(attr lanes-transform)" = "$(attr areas-transform)" ]
+ok $? "the kernel and NVTX lanes ($(attr lanes) bars) zoom with the areas"
 echo "$(attr xticks)" | tr ' ' '\n' >"$T/ticks"
 awk -v a="$1" -v b="$2" '
 	{ t[NR] = $1; if ($1 * 1e6 < a - 1 || $1 * 1e6 > b + 1) bad = "tick " $1 " outside" }
