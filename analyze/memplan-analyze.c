@@ -462,7 +462,7 @@ static int cmd_timeline(int argc, char **argv)
 		{ 0 }
 	};
 	struct timeline_opts to = { .by = TIMELINE_BY_ROLE, .top = 8,
-				    .max_points = 2000, .max_buffers = 1000,
+				    .max_points = 2000, .max_buffers = 5000,
 				    .allocator = ALLOCSIM_PYTORCH };
 	const char *out = NULL, *format = NULL;
 	int c, rc;

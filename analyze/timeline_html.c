@@ -190,17 +190,37 @@ static const char *axis_name(enum timeline_axis a)
 	return a == TIMELINE_AXIS_NS ? "ns" : a == TIMELINE_AXIS_TIME ? "time" : "seq";
 }
 
+/* What the stacks may add to the page: each one cut to its first frames,
+ * all of them together bounded. */
+#define STACK_MAX 1024
+#define STACKS_MAX (1024 * 1024)
+
+/* The bytes of s written: whole frames within STACK_MAX. */
+static size_t stack_cut(const char *s)
+{
+	size_t n = strlen(s);
+	if (n <= STACK_MAX)
+		return n;
+	size_t cut = 0;
+	for (size_t i = 0; i < STACK_MAX; i++)
+		if (s[i] == '\n')
+			cut = i;
+	return cut ? cut : STACK_MAX;
+}
+
 /* The index of stack s in stacks (interned: one pointer per text), added
- * if new; -1 for none or no room. */
-static long stack_index(const char **stacks, size_t *n, size_t cap, const char *s)
+ * if new and *room allows; -1 for none or no room. */
+static long stack_index(const char **stacks, size_t *n, size_t *room, const char *s)
 {
 	if (!s || !*s)
 		return -1;
 	for (size_t i = 0; i < *n; i++)
 		if (stacks[i] == s)
 			return (long)i;
-	if (*n == cap)
+	size_t len = stack_cut(s);
+	if (len > *room)
 		return -1;
+	*room -= len;
 	stacks[*n] = s;
 	return (long)(*n)++;
 }
@@ -216,14 +236,14 @@ static int data_json(FILE *f, const struct trace *t, const struct timeline *tl)
 	timeline_frame(tl, &fr);
 	const char **stacks = calloc(tl->nbuffers + 1, sizeof(*stacks));
 	long *sidx = calloc(tl->nbuffers + 1, sizeof(*sidx));
-	size_t nstacks = 0;
+	size_t nstacks = 0, room = STACKS_MAX;
 	if (!stacks || !sidx) {
 		free(stacks);
 		free(sidx);
 		return -1;
 	}
 	for (size_t i = 0; i < tl->nbuffers; i++)
-		sidx[i] = stack_index(stacks, &nstacks, tl->nbuffers,
+		sidx[i] = stack_index(stacks, &nstacks, &room,
 				      t->buffers[tl->buffers[i].id].stack);
 	struct json j;
 	json_init(&j, f);
@@ -280,8 +300,12 @@ static int data_json(FILE *f, const struct trace *t, const struct timeline *tl)
 	}
 	json_array_end(&j);
 	json_array(&j, "stacks");
-	for (size_t i = 0; i < nstacks; i++)
-		json_string(&j, NULL, stacks[i]);
+	for (size_t i = 0; i < nstacks; i++) {
+		size_t len = stack_cut(stacks[i]);
+		char *cut = strndup(stacks[i], len);
+		json_string(&j, NULL, cut ? cut : "");
+		free(cut);
+	}
 	json_array_end(&j);
 	json_u64(&j, "buffers_total", tl->nbuffers_total);
 	json_object_end(&j);
