@@ -73,8 +73,8 @@ status "$T/r8.html" "at=0.97;y=0.5" 560 700
 set -- $(attr window) 0 0
 ww=$1
 set -- $(attr tip) x x x x
-[ "$ww" -gt 0 ] && [ "$1" -ge 0 ] && [ "$3" -le "$ww" ] 2>/dev/null
-ok $? "at the right edge of a $ww px window the tooltip lies inside it ($(attr tip))"
+[ "$ww" -gt 0 ] && [ "$1" -ge 4 ] && [ "$3" -le $((ww - 4)) ] 2>/dev/null
+ok $? "at the right edge of a $ww px window the tooltip lies inside it, 4 px clear ($(attr tip))"
 set -- $(attr svg)
 sl=$1 st=$2 sr=$3 sb=$4
 [ "$sr" -le "$ww" ] 2>/dev/null
