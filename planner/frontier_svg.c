@@ -82,6 +82,25 @@ static void level(FILE *out, const struct frame *fr, double pct, double dy)
 		LEFT, y, LEFT + PLOT_W, y, LEFT + PLOT_W + 4, y + dy, pct);
 }
 
+/*
+ * Writes title escaped, at most max bytes of it: a longer one (a trace in a
+ * deep folder) keeps its end, where the names are, after "...", cut on a
+ * UTF-8 character boundary, so the heading never runs off the picture.
+ */
+static void title_text(FILE *f, const char *title, size_t max)
+{
+	size_t n = strlen(title);
+	if (n <= max) {
+		xml_escape(f, title);
+		return;
+	}
+	const char *s = title + n - (max - 3);
+	while (((unsigned char)*s & 0xC0) == 0x80)
+		s++;
+	fputs("...", f);
+	xml_escape(f, s);
+}
+
 int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 {
 	struct frame fr = { (double)f->lb_noswap, (double)f->lb_noswap, 0 };
@@ -121,7 +140,7 @@ int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
 	fprintf(out, "<text x=\"%.1f\" y=\"24\" font-size=\"16\" font-weight=\"bold\">memplan swap frontier: ",
 		LEFT);
-	xml_escape(out, title);
+	title_text(out, title, 60);
 	fprintf(out, "</text>\n<text x=\"%.1f\" y=\"44\" font-size=\"12\" fill=\"#555\">"
 		     "predicted overhead over the pool on ",
 		LEFT);

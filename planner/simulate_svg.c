@@ -218,6 +218,25 @@ static void legend(FILE *f, const struct sim_result *r, uint64_t pool)
 	fprintf(f, "</g>\n");
 }
 
+/*
+ * Writes title escaped, at most max bytes of it: a longer one (a trace in a
+ * deep folder) keeps its end, where the names are, after "...", cut on a
+ * UTF-8 character boundary, so the heading never runs off the picture.
+ */
+static void title_text(FILE *f, const char *title, size_t max)
+{
+	size_t n = strlen(title);
+	if (n <= max) {
+		xml_escape(f, title);
+		return;
+	}
+	const char *s = title + n - (max - 3);
+	while (((unsigned char)*s & 0xC0) == 0x80)
+		s++;
+	fputs("...", f);
+	xml_escape(f, s);
+}
+
 int sim_write_svg(FILE *f, const struct mp_plan *plan,
 		  const struct sim_result *r, const char *title)
 {
@@ -277,7 +296,7 @@ int sim_write_svg(FILE *f, const struct mp_plan *plan,
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
 	fprintf(f, "<text x=\"%.1f\" y=\"24\" font-size=\"16\" font-weight=\"bold\">memplan simulation: ",
 		LEFT);
-	xml_escape(f, title);
+	title_text(f, title, 70);
 	fprintf(f, "</text>\n<text x=\"%.1f\" y=\"44\" font-size=\"12\" fill=\"#555\">"
 		   "%.3f ms vs %.3f ms without swaps (overhead %.2f%%), stall %.3f ms, "
 		   "%" PRIu32 " swaps; peak resident %s of a %s pool</text>\n",

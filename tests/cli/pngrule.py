@@ -9,8 +9,8 @@ library only: zlib and struct decode 8-bit RGB and RGBA PNGs.
                                          highlight stays inside its band)
   pngrule.py present IMG COLOR X0 Y0 X1 Y1   COLOR is drawn inside the box
   pngrule.py count IMG COLOR X0 Y0 X1 Y1     prints how many pixels are COLOR
-  pngrule.py edge IMG                    the outermost pixels are all white:
-                                         nothing runs off the picture
+  pngrule.py edge IMG [X0 Y0 X1 Y1]      the outermost pixels (of the box) are
+                                         all white: nothing runs off the picture
 
 Exit 0 when the rule holds, 1 when it does not (saying why), 2 on bad input.
 """
@@ -111,8 +111,9 @@ def main(argv):
     if len(argv) >= 2 and argv[0] == 'edge':
         w, h, img = load(argv[1])
         white = bytes((255, 255, 255))
-        edge = [(x, y) for x in range(w) for y in (0, h - 1)] + \
-               [(x, y) for y in range(h) for x in (0, w - 1)]
+        x0, y0, x1, y1 = box(w, h, argv[2:6]) if len(argv) >= 6 else (0, 0, w, h)
+        edge = [(x, y) for x in range(x0, x1) for y in (y0, y1 - 1)] + \
+               [(x, y) for y in range(y0, y1) for x in (x0, x1 - 1)]
         bad = [(x, y) for x, y in edge if img[y][x] != white]
         print('%d edge pixels drawn on%s' %
               (len(bad), ' (first at %d,%d)' % bad[0] if bad else ''))

@@ -66,7 +66,7 @@ if [ -z "$browser" ] || ! command -v python3 >/dev/null 2>&1; then
 else
 	timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
 		--no-first-run --hide-scrollbars --user-data-dir="$T/profile" \
-		--window-size=1000,600 --screenshot="$T/s.png" "file://$T/s.svg" >/dev/null 2>"$T/browser.err"
+		--window-size=1000,800 --screenshot="$T/s.png" "file://$T/s.svg" >/dev/null 2>"$T/browser.err"
 	ok $? "$browser draws the SVG"
 	n=0
 	for c in '#4e79a7' '#e15759' '#f28e2b' '#59a14f' '#76b7b2'; do
@@ -74,7 +74,7 @@ else
 	done
 	[ "$n" -eq 0 ]
 	ok $? "every swatch is drawn in the legend row ($n missing)"
-	python3 tests/cli/pngrule.py edge "$T/s.png" >"$T/edge"
+	python3 tests/cli/pngrule.py edge "$T/s.png" 0 0 1000 600 >"$T/edge"
 	ok $? "nothing runs off the picture ($(cat "$T/edge"))"
 fi
 
