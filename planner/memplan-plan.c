@@ -32,6 +32,7 @@ static const struct cli_command commands[] = {
 	  "[--csv | --json] [-o FILE.svg] [--quiet]",
 	  "sweep budgets down from the lower bound without swaps and tabulate "
 	  "each swap strategy's pool and predicted overhead; -o draws it as SVG" },
+	{ "advise", cmd_advise, "advise TRACE --budget SIZE|PCT% [--link MODEL] [--strategy hybrid|recompute] [--max-overhead PCT] [--json] [--trace-out TRACE]", "per tensor keep, swap to host or recompute for a budget: the decisions per tensor, layer and operator, the predicted pool and overhead; --trace-out writes the trace of the program that recomputes" },
 	{ "inspect", cmd_inspect, "inspect [--csv | --json] PLAN",
 	  "show a plan file: header, sections, entries" },
 	{ "compare", cmd_compare,
