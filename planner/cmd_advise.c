@@ -41,52 +41,6 @@ static int parse_budget(const char *s, uint64_t lb, uint64_t *out)
 
 static const char *const action_names[] = { "keep", "swap", "recompute" };
 
-/* The layer of a label: the module path, its last component dropped
- * ("layer1.0.bn1.out" -> "layer1.0.bn1"). */
-static void layer_of(const char *label, char *buf, size_t len)
-{
-	if (!label) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	const char *dot = strrchr(label, '.');
-	int n = dot ? (int)(dot - label) : (int)strlen(label);
-	snprintf(buf, len, "%.*s", n, label);
-}
-
-/* The operator kind of buffer i: its producer's kernels' first words
- * ("batch_norm_fwd+relu_"), else its first use's, else "-". */
-static void kind_of(const struct recomp_model *m, size_t i, char *buf,
-		    size_t len)
-{
-	const struct trace *t = m->t;
-	const struct recomp_buf *rb = &m->b[i];
-	int64_t ev[RECOMP_MAX_WRITERS];
-	unsigned n = rb->nwriters;
-	memcpy(ev, rb->writer, sizeof(ev));
-	if (n == 0 && t->buffers[i].nuses) {
-		ev[0] = t->uses[t->buffers[i].use0];
-		n = 1;
-	}
-	size_t at = 0;
-	buf[0] = '\0';
-	for (unsigned k = 0; k < n && at + 1 < len; k++) {
-		const char *name = t->events[ev[k]].name;
-		if (!name)
-			name = trace_event_type_name(t->events[ev[k]].type);
-		int w = (int)strcspn(name, " ");
-		int put = snprintf(buf + at, len - at, "%s%.*s", k ? "+" : "",
-				   w, name);
-		if (put < 0)
-			break;
-		at += (size_t)put;
-		if (at >= len)
-			at = len - 1;
-	}
-	if (!buf[0])
-		snprintf(buf, len, "-");
-}
-
 /* One row of an aggregate: a layer or an operator kind. */
 struct agg {
 	char key[96];
@@ -137,8 +91,8 @@ static int aggregate(const struct recomp_model *m,
 		if (m->b[i].item < 0)
 			continue;
 		char layer[96], kind[96];
-		layer_of(m->t->buffers[i].label, layer, sizeof(layer));
-		kind_of(m, i, kind, sizeof(kind));
+		recomp_layer(m->t->buffers[i].label, layer, sizeof(layer));
+		recomp_kind(m, i, kind, sizeof(kind));
 		struct agg *l = agg_find(&r->layers, &r->nlayers, &r->caplayers, layer);
 		struct agg *k = agg_find(&r->kinds, &r->nkinds, &r->capkinds, kind);
 		if (!l || !k)
@@ -186,8 +140,8 @@ static void print_pytorch(const struct recomp_model *m,
 		if (a->action[i] != RECOMP_RECOMPUTE)
 			continue;
 		char layer[96], kind[96];
-		layer_of(m->t->buffers[i].label, layer, sizeof(layer));
-		kind_of(m, i, kind, sizeof(kind));
+		recomp_layer(m->t->buffers[i].label, layer, sizeof(layer));
+		recomp_kind(m, i, kind, sizeof(kind));
 		printf("    \"%s\": \"%s\",\n", layer, kind);
 	}
 	printf("}\n");
@@ -262,8 +216,8 @@ static void print_json(const char *path, const struct link_model *l,
 		if (m->b[i].item < 0)
 			continue;
 		char layer[96], kind[96];
-		layer_of(m->t->buffers[i].label, layer, sizeof(layer));
-		kind_of(m, i, kind, sizeof(kind));
+		recomp_layer(m->t->buffers[i].label, layer, sizeof(layer));
+		recomp_kind(m, i, kind, sizeof(kind));
 		json_object(&j, NULL);
 		json_u64(&j, "buffer", i);
 		json_string(&j, "label", m->t->buffers[i].label);

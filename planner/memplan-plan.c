@@ -14,7 +14,7 @@ static const struct cli_command commands[] = {
 	  "compile TRACE -o PLAN [--strategy S] [--time-limit SECONDS] "
 	  "[--deterministic[=WORK]] [--solution OUT.csv] "
 	  "[--align A] [--trust-holes] [--max-pool SIZE | --budget SIZE|PCT% "
-	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn]] [--json]",
+	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn|recompute|hybrid]] [--json]",
 	  "place every transient buffer in one pool (with swaps to host "
 	  "memory for a --budget) and write the plan file; offsets are "
 	  "256-byte aligned by default, or the buffers' own alignment when "

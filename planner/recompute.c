@@ -277,6 +277,47 @@ int recomp_model_init(struct recomp_model *m, const struct trace *t,
 	return 0;
 }
 
+void recomp_layer(const char *label, char *buf, size_t len)
+{
+	if (!label) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	const char *dot = strrchr(label, '.');
+	int n = dot ? (int)(dot - label) : (int)strlen(label);
+	snprintf(buf, len, "%.*s", n, label);
+}
+
+void recomp_kind(const struct recomp_model *m, size_t i, char *buf, size_t len)
+{
+	const struct trace *t = m->t;
+	const struct recomp_buf *rb = &m->b[i];
+	int64_t ev[RECOMP_MAX_WRITERS];
+	unsigned n = rb->nwriters;
+	memcpy(ev, rb->writer, sizeof(ev));
+	if (n == 0 && t->buffers[i].nuses) {
+		ev[0] = t->uses[t->buffers[i].use0];
+		n = 1;
+	}
+	size_t at = 0;
+	buf[0] = '\0';
+	for (unsigned k = 0; k < n && at + 1 < len; k++) {
+		const char *name = t->events[ev[k]].name;
+		if (!name)
+			name = trace_event_type_name(t->events[ev[k]].type);
+		int w = (int)strcspn(name, " ");
+		int put = snprintf(buf + at, len - at, "%s%.*s", k ? "+" : "", w,
+				   name);
+		if (put < 0)
+			break;
+		at += (size_t)put;
+		if (at >= len)
+			at = len - 1;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
+
 /* --- the choice: a max segment tree with range add over event indexes ---- */
 
 struct rtree {

@@ -106,6 +106,14 @@ int recomp_transform(const struct recomp_model *m, const uint8_t *chosen,
 		     struct trace **out, int64_t **orig, char *err,
 		     size_t errlen);
 
+/* The layer of a label for reports: the module path, its last component
+ * dropped ("layer1.0.bn1.out" -> "layer1.0.bn1"); "-" for none. */
+void recomp_layer(const char *label, char *buf, size_t len);
+/* The operator kind of buffer i for reports: its producer's kernels' first
+ * words joined by '+' ("batch_norm_fwd+relu_"), else its first use's. */
+void recomp_kind(const struct recomp_model *m, size_t i, char *buf,
+		 size_t len);
+
 /* The decisions of an advice, per buffer of the original trace. */
 enum recomp_action { RECOMP_KEEP = 0, RECOMP_SWAP = 1, RECOMP_RECOMPUTE = 2 };
 

@@ -414,8 +414,14 @@ static int bench_large(void)
 	       "pool_GiB", "swaps", "overhd%", "cpu_s", "wall_s", "choose_s",
 	       "place_s", "target");
 	bad = 0;
-	for (size_t s = 0; swap_strategy_at(s); s++) {
-		const char *name = swap_strategy_at(s)->name;
+	/* the strategies that recompute (recompute.h) after the swap ones */
+	static const char *const more[] = { "recompute", "hybrid" };
+	size_t nswap = 0;
+	while (swap_strategy_at(nswap))
+		nswap++;
+	for (size_t s = 0; s < nswap + 2; s++) {
+		const char *name = s < nswap ? swap_strategy_at(s)->name
+					     : more[s - nswap];
 		struct mp_plan plan;
 		struct sim_result sim;
 		struct swap_outcome oc;
