@@ -44,7 +44,8 @@ static int has_word(const char *s, const char *w)
 
 int recomp_kernel_random(const char *name)
 {
-	if (!name)
+	/* a backward kernel applies the mask it is given: deterministic */
+	if (!name || has_word(name, "bwd") || has_word(name, "backward"))
 		return 0;
 	static const char *const words[] = { "dropout", "bernoulli", "rand",
 					     "philox", "curand" };
@@ -76,22 +77,22 @@ static int live_at(const struct trace_buffer *x, int64_t r)
 	       (x->free_ev == TRACE_NONE || x->free_ev > r);
 }
 
-static int is_writer(const struct recomp_buf *rb, int64_t ev)
+static int in_rerun(const struct recomp_buf *rb, int64_t ev)
 {
-	for (unsigned w = 0; w < rb->nwriters; w++)
-		if (rb->writer[w] == ev)
+	for (unsigned w = 0; w < rb->nrerun; w++)
+		if (rb->rerun[w] == ev)
 			return 1;
 	return 0;
 }
 
-/* Made by the writers themselves (its first use is one of them): an output
- * or a temporary of the producer, not an input. */
+/* Made by the re-run itself (its first use is one of the re-run's
+ * kernels): an output, a temporary or a freed input made again. */
 static int internal(const struct trace *t, const struct recomp_buf *rb,
 		    int64_t x)
 {
 	const struct trace_buffer *b = &t->buffers[x];
 	return !trace_buffer_persistent(b) && b->nuses &&
-	       is_writer(rb, t->uses[b->use0]);
+	       in_rerun(rb, t->uses[b->use0]);
 }
 
 static int scratch(const struct trace_buffer *b)
@@ -99,7 +100,7 @@ static int scratch(const struct trace_buffer *b)
 	return b->role == TRACE_ROLE_WORKSPACE && trace_buffer_persistent(b);
 }
 
-/* Was x written by an event other than the writers in (from, to)? */
+/* Was x written by an event other than the re-run's in (from, to)? */
 static int written_between(const struct trace *t, const struct recomp_buf *rb,
 			   int64_t x, int64_t from, int64_t to)
 {
@@ -114,7 +115,7 @@ static int written_between(const struct trace *t, const struct recomp_buf *rb,
 			hi = mid;
 	}
 	for (size_t k = lo; k < b->nuses && (int64_t)u[k] < to; k++)
-		if (!is_writer(rb, u[k]) && (mode_at(t, u[k], x) & TRACE_ACCESS_WRITE))
+		if (!in_rerun(rb, u[k]) && (mode_at(t, u[k], x) & TRACE_ACCESS_WRITE))
 			return 1;
 	return 0;
 }
@@ -134,7 +135,92 @@ static uint64_t bytes_of(const struct recomp_model *m, int64_t x)
 				 : m->t->buffers[x].size;
 }
 
-/* The producer, gap and inputs of buffer i; sets rb->why. */
+/* Is x a temporary of i's re-run: made by it and not live at it? */
+static int temp_of(const struct trace *t, const struct recomp_buf *rb,
+		   size_t i, int64_t x)
+{
+	const struct trace_buffer *xb = &t->buffers[x];
+	return x != (int64_t)i && !scratch(xb) && internal(t, rb, x) &&
+	       !live_at(xb, rb->next_use);
+}
+
+/* The kernels that write x before event before (the first of them its
+ * first use, creating it) into w[*nw]; RECOMP_OK or why not. */
+static int writers_of(const struct trace *t, int64_t x, int64_t before,
+		      int64_t *w, unsigned *nw)
+{
+	const struct trace_buffer *b = &t->buffers[x];
+	const uint32_t *u = t->uses + b->use0;
+	*nw = 0;
+	if (b->nuses == 0 || t->events[u[0]].type != TRACE_EV_KERNEL ||
+	    !(mode_at(t, u[0], x) & TRACE_ACCESS_WRITE))
+		return RECOMP_NO_PRODUCER;
+	for (uint32_t k = 0; k < b->nuses && (int64_t)u[k] < before; k++) {
+		if (!(mode_at(t, u[k], x) & TRACE_ACCESS_WRITE))
+			continue;
+		if (t->events[u[k]].type != TRACE_EV_KERNEL ||
+		    *nw == RECOMP_MAX_WRITERS)
+			return RECOMP_WRITERS;
+		w[(*nw)++] = u[k];
+	}
+	return RECOMP_OK;
+}
+
+/* Adds kernel ev to the re-run, in trace order; -1 when it is full. */
+static int rerun_add(struct recomp_buf *rb, int64_t ev)
+{
+	if (in_rerun(rb, ev))
+		return 0;
+	if (rb->nrerun == RECOMP_MAX_RERUN)
+		return -1;
+	unsigned k = rb->nrerun++;
+	while (k > 0 && rb->rerun[k - 1] > ev) {
+		rb->rerun[k] = rb->rerun[k - 1];
+		k--;
+	}
+	rb->rerun[k] = ev;
+	return 0;
+}
+
+/* Grows i's re-run until every input it reads is resident at it or made
+ * by it: a freed input's producer joins (before the kernel that reads
+ * it), a bounded number of kernels in all.  RECOMP_OK or why not. */
+static int close_rerun(const struct trace *t, struct recomp_buf *rb, size_t i)
+{
+	int64_t r = rb->next_use;
+again:
+	for (unsigned k = 0; k < rb->nrerun; k++) {
+		const struct trace_event *e = &t->events[rb->rerun[k]];
+		if (recomp_kernel_random(e->name))
+			return RECOMP_RANDOM;
+		for (uint32_t a = 0; a < e->nacc; a++) {
+			int64_t x = t->accesses[e->acc0 + a].buffer;
+			const struct trace_buffer *xb = &t->buffers[x];
+			if (x == (int64_t)i || scratch(xb) || internal(t, rb, x))
+				continue;
+			rb->blocker = x;
+			unsigned md = mode_at(t, (size_t)rb->rerun[k], x);
+			if ((md & TRACE_ACCESS_WRITE) && !trace_buffer_persistent(xb))
+				return RECOMP_IN_PLACE;
+			if (live_at(xb, r)) {
+				rb->blocker = -1;
+				continue;
+			}
+			int64_t w[RECOMP_MAX_WRITERS];
+			unsigned nw;
+			if (writers_of(t, x, rb->rerun[k], w, &nw) != RECOMP_OK)
+				return RECOMP_INPUT_FREED;
+			for (unsigned j = 0; j < nw; j++)
+				if (rerun_add(rb, w[j]))
+					return RECOMP_INPUT_FREED;
+			rb->blocker = -1;
+			goto again; /* the order changed: scan it all again */
+		}
+	}
+	return RECOMP_OK;
+}
+
+/* The producer, gap and re-run of buffer i; sets rb->why. */
 static void judge(struct recomp_model *m, size_t i)
 {
 	const struct trace *t = m->t;
@@ -149,13 +235,8 @@ static void judge(struct recomp_model *m, size_t i)
 		return;
 	}
 	const uint32_t *u = t->uses + b->use0;
-	if (b->nuses == 0 || t->events[u[0]].type != TRACE_EV_KERNEL ||
-	    !(mode_at(t, u[0], (int64_t)i) & TRACE_ACCESS_WRITE)) {
-		rb->why = RECOMP_NO_PRODUCER;
-		return;
-	}
 	if (b->nuses < 2) {
-		rb->why = RECOMP_NO_GAP;
+		rb->why = b->nuses ? RECOMP_NO_GAP : RECOMP_NO_PRODUCER;
 		return;
 	}
 	/* the longest idle stretch between two uses */
@@ -173,63 +254,51 @@ static void judge(struct recomp_model *m, size_t i)
 	}
 	rb->last_fwd = u[k];
 	rb->next_use = u[k + 1];
-	for (size_t j = 0; j <= k; j++) {
-		unsigned md = mode_at(t, u[j], (int64_t)i);
-		if (!(md & TRACE_ACCESS_WRITE))
-			continue;
-		if (t->events[u[j]].type != TRACE_EV_KERNEL ||
-		    rb->nwriters == RECOMP_MAX_WRITERS) {
-			rb->why = RECOMP_WRITERS;
-			return;
-		}
-		rb->writer[rb->nwriters++] = u[j];
+	unsigned nw;
+	int why = writers_of(t, (int64_t)i, rb->next_use, rb->writer, &nw);
+	rb->nwriters = (uint8_t)nw;
+	if (why != RECOMP_OK) {
+		rb->why = (uint8_t)why;
+		return;
 	}
-	int64_t r = rb->next_use;
+	for (unsigned w = 0; w < nw; w++)
+		rerun_add(rb, rb->writer[w]);
+	why = close_rerun(t, rb, i);
+	if (why != RECOMP_OK) {
+		rb->why = (uint8_t)why;
+		return;
+	}
 	int64_t seen[32];
 	size_t nseen = 0;
-	for (unsigned w = 0; w < rb->nwriters; w++) {
-		const struct trace_event *e = &t->events[rb->writer[w]];
-		if (recomp_kernel_random(e->name)) {
-			rb->why = RECOMP_RANDOM;
-			return;
-		}
+	for (unsigned w = 0; w < rb->nrerun; w++) {
+		const struct trace_event *e = &t->events[rb->rerun[w]];
 		rb->cost_ns += ev_ns(e);
 		for (uint32_t a = 0; a < e->nacc; a++) {
 			int64_t x = t->accesses[e->acc0 + a].buffer;
-			unsigned md = mode_at(t, (size_t)rb->writer[w], x);
 			const struct trace_buffer *xb = &t->buffers[x];
 			if (x == (int64_t)i || scratch(xb))
 				continue;
-			if (internal(t, rb, x)) {
-				if (live_at(xb, r))
-					continue;
-				size_t s = 0;
-				while (s < nseen && seen[s] != x)
-					s++;
-				if (s < nseen)
-					continue;
-				if (nseen == sizeof(seen) / sizeof(*seen)) {
-					rb->why = RECOMP_UNKNOWN;
+			if (!internal(t, rb, x)) {
+				if (written_between(t, rb, x, rb->rerun[0], rb->next_use)) {
+					rb->blocker = x;
+					rb->why = RECOMP_INPUT_CHANGED;
 					return;
 				}
-				seen[nseen++] = x;
-				rb->temp_bytes += bytes_of(m, x);
 				continue;
 			}
-			rb->blocker = x;
-			if ((md & TRACE_ACCESS_WRITE) && !trace_buffer_persistent(xb)) {
-				rb->why = RECOMP_IN_PLACE;
+			if (!temp_of(t, rb, i, x))
+				continue;
+			size_t s = 0;
+			while (s < nseen && seen[s] != x)
+				s++;
+			if (s < nseen)
+				continue;
+			if (nseen == sizeof(seen) / sizeof(*seen)) {
+				rb->why = RECOMP_UNKNOWN;
 				return;
 			}
-			if (!live_at(xb, r)) {
-				rb->why = RECOMP_INPUT_FREED;
-				return;
-			}
-			if (written_between(t, rb, x, rb->writer[0], r)) {
-				rb->why = RECOMP_INPUT_CHANGED;
-				return;
-			}
-			rb->blocker = -1;
+			seen[nseen++] = x;
+			rb->temp_bytes += bytes_of(m, x);
 		}
 	}
 	rb->why = RECOMP_OK;
@@ -388,45 +457,74 @@ static int cand_cmp(const void *a, const void *b)
 	return (x->buf > y->buf) - (x->buf < y->buf);
 }
 
-/* Would recomputing i meet a chosen buffer: an input (or rewritten
- * output) of i's producer away at i's re-run, or i away at the re-run of
- * a chosen buffer whose producer needs it? */
-static int conflicts(const struct recomp_model *m, const uint8_t *chosen,
-		     size_t i)
+/* Where chosen re-runs need buffers present: per buffer, a list of
+ * re-run points (event indexes). */
+struct needs {
+	int64_t *head, *next, *at;
+	size_t n, cap;
+};
+
+static int needs_push(struct needs *nd, int64_t x, int64_t at)
+{
+	if (nd->n == nd->cap) {
+		size_t cap = nd->cap ? 2 * nd->cap : 256;
+		int64_t *nx = realloc(nd->next, cap * sizeof(*nx));
+		if (!nx)
+			return -1;
+		nd->next = nx;
+		int64_t *na = realloc(nd->at, cap * sizeof(*na));
+		if (!na)
+			return -1;
+		nd->at = na;
+		nd->cap = cap;
+	}
+	nd->at[nd->n] = at;
+	nd->next[nd->n] = nd->head[x];
+	nd->head[x] = (int64_t)nd->n++;
+	return 0;
+}
+
+/* Records what chosen i's re-run needs present: every buffer its kernels
+ * touch but i and its temporaries. */
+static int needs_add(struct needs *nd, const struct recomp_model *m, size_t i)
 {
 	const struct trace *t = m->t;
 	const struct recomp_buf *rb = &m->b[i];
-	for (unsigned w = 0; w < rb->nwriters; w++) {
-		const struct trace_event *e = &t->events[rb->writer[w]];
+	for (unsigned w = 0; w < rb->nrerun; w++) {
+		const struct trace_event *e = &t->events[rb->rerun[w]];
 		for (uint32_t a = 0; a < e->nacc; a++) {
 			int64_t x = t->accesses[e->acc0 + a].buffer;
-			if (x == (int64_t)i || !chosen[x])
+			if (x == (int64_t)i || trace_buffer_persistent(&t->buffers[x]) ||
+			    temp_of(t, rb, i, x))
+				continue;
+			if (needs_push(nd, x, rb->next_use))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Would recomputing i meet a chosen buffer: one its re-run needs, away at
+ * it; or i away at the re-run of a chosen buffer that needs it? */
+static int conflicts(const struct recomp_model *m, const uint8_t *chosen,
+		     const struct needs *nd, size_t i)
+{
+	const struct trace *t = m->t;
+	const struct recomp_buf *rb = &m->b[i];
+	for (unsigned w = 0; w < rb->nrerun; w++) {
+		const struct trace_event *e = &t->events[rb->rerun[w]];
+		for (uint32_t a = 0; a < e->nacc; a++) {
+			int64_t x = t->accesses[e->acc0 + a].buffer;
+			if (x == (int64_t)i || !chosen[x] || temp_of(t, rb, i, x))
 				continue;
 			const struct recomp_buf *xb = &m->b[x];
 			if (xb->last_fwd < rb->next_use && rb->next_use < xb->next_use)
 				return 1;
-			/* two outputs of one producer: one re-run each would
-			 * write the other while it is away */
-			if (rb->writer[0] == xb->writer[0])
-				return 1;
 		}
 	}
-	/* a chosen buffer whose producer reads i: its uses are i's uses */
-	const struct trace_buffer *b = &t->buffers[i];
-	for (uint32_t k = 0; k < b->nuses; k++) {
-		int64_t ev = t->uses[b->use0 + k];
-		const struct trace_event *e = &t->events[ev];
-		if (e->type != TRACE_EV_KERNEL)
-			continue;
-		for (uint32_t a = 0; a < e->nacc; a++) {
-			int64_t c = t->accesses[e->acc0 + a].buffer;
-			if (c == (int64_t)i || !chosen[c] || !is_writer(&m->b[c], ev))
-				continue;
-			if (rb->last_fwd < m->b[c].next_use &&
-			    m->b[c].next_use < rb->next_use)
-				return 1;
-		}
-	}
+	for (int64_t k = nd->head[i]; k >= 0; k = nd->next[k])
+		if (rb->last_fwd < nd->at[k] && nd->at[k] < rb->next_use)
+			return 1;
 	return 0;
 }
 
@@ -448,9 +546,13 @@ uint64_t recomp_choose(const struct recomp_model *m, uint64_t target,
 	struct rtree s = { n, calloc(4 * n, sizeof(int64_t)),
 			   calloc(4 * n, sizeof(int64_t)) };
 	struct cand *c = malloc((m->ncand ? m->ncand : 1) * sizeof(*c));
+	struct needs nd = { malloc((m->n ? m->n : 1) * sizeof(int64_t)), NULL,
+			    NULL, 0, 0 };
 	uint64_t peak = UINT64_MAX;
-	if (!s.mx || !s.add || !c)
+	if (!s.mx || !s.add || !c || !nd.head)
 		goto out;
+	for (size_t i = 0; i < m->n; i++)
+		nd.head[i] = -1;
 	for (size_t k = 0; k < m->p->n; k++) {
 		const struct solver_item *it = &m->p->items[k];
 		const struct trace_buffer *b = &t->buffers[it->buffer];
@@ -465,6 +567,8 @@ uint64_t recomp_choose(const struct recomp_model *m, uint64_t target,
 			continue;
 		if (chosen[i]) {
 			apply(&s, m, i);
+			if (needs_add(&nd, m, i))
+				goto out;
 			continue;
 		}
 		c[nc].per_byte = m->b[i].cost_ns / (double)m->b[i].bytes;
@@ -488,7 +592,7 @@ uint64_t recomp_choose(const struct recomp_model *m, uint64_t target,
 			    rt_max(&s, 1, 0, n, (size_t)rb->next_use,
 				   (size_t)rb->next_use + 1) + (int64_t)rb->temp_bytes >= top)
 				continue;
-			if (conflicts(m, chosen, i))
+			if (conflicts(m, chosen, &nd, i))
 				continue;
 			pick = i;
 			break;
@@ -497,9 +601,14 @@ uint64_t recomp_choose(const struct recomp_model *m, uint64_t target,
 			break;
 		chosen[pick] = 1;
 		apply(&s, m, pick);
+		if (needs_add(&nd, m, pick))
+			goto out;
 	}
 	peak = s.mx[1] > 0 ? (uint64_t)s.mx[1] : 0;
 out:
+	free(nd.head);
+	free(nd.next);
+	free(nd.at);
 	free(s.mx);
 	free(s.add);
 	free(c);
@@ -582,13 +691,11 @@ static int rerun(struct tx *x, size_t i, size_t at)
 	x->cur[i] = nb;
 	int64_t tmp[32], tid[32];
 	size_t ntmp = 0;
-	for (unsigned w = 0; w < rb->nwriters; w++) {
-		const struct trace_event *e = &t->events[rb->writer[w]];
+	for (unsigned w = 0; w < rb->nrerun; w++) {
+		const struct trace_event *e = &t->events[rb->rerun[w]];
 		for (uint32_t a = 0; a < e->nacc; a++) {
 			int64_t b = t->accesses[e->acc0 + a].buffer;
-			const struct trace_buffer *xb = &t->buffers[b];
-			if (b == (int64_t)i || scratch(xb) || !internal(t, rb, b) ||
-			    live_at(xb, rb->next_use))
+			if (!temp_of(t, rb, i, b))
 				continue;
 			size_t s = 0;
 			while (s < ntmp && tmp[s] != b)
@@ -602,8 +709,8 @@ static int rerun(struct tx *x, size_t i, size_t at)
 			tid[ntmp++] = id;
 		}
 	}
-	for (unsigned w = 0; w < rb->nwriters; w++) {
-		const struct trace_event *e = &t->events[rb->writer[w]];
+	for (unsigned w = 0; w < rb->nrerun; w++) {
+		const struct trace_event *e = &t->events[rb->rerun[w]];
 		struct trace_event k = *e;
 		int64_t dur = (int64_t)ev_ns(e);
 		k.seq = trace_next_seq(x->t2);

@@ -8,8 +8,9 @@
  * (recomp_transform()), on which the swap planner makes the plan the
  * runtime follows.  Used by memplan-plan advise and by the `recompute` and
  * `hybrid` strategies of compile, frontier and the bench (swap_plan_ctx()).
- * Invariant: a buffer marked RECOMP_OK has a producer whose inputs are
- * resident and unchanged at the re-run, so the transformed trace finishes.
+ * Invariant: a buffer marked RECOMP_OK has a re-run whose inputs are
+ * resident and unchanged at it (or made again by it, as temporaries), so
+ * the transformed trace finishes.
  */
 #ifndef MEMPLAN_RECOMPUTE_H
 #define MEMPLAN_RECOMPUTE_H
@@ -27,6 +28,10 @@
 /* The kernels that make a buffer before its gap: the one that creates it
  * and those that update it in place (an in-place ReLU after a batch norm). */
 #define RECOMP_MAX_WRITERS 3
+/* The kernels one re-run may run: the producer's, and before them those
+ * of inputs freed by then, made again as temporaries (a bounded chain: a
+ * linear's bf16 weight cast, the scores, scale and mask before a softmax). */
+#define RECOMP_MAX_RERUN 8
 
 /* Why a buffer cannot be recomputed (RECOMP_OK: it can). */
 enum recomp_why {
@@ -49,11 +54,16 @@ struct recomp_buf {
 	uint8_t why;        /* enum recomp_why */
 	uint8_t nwriters;
 	int64_t writer[RECOMP_MAX_WRITERS]; /* event indexes, in order */
+	uint8_t nrerun;
+	int64_t rerun[RECOMP_MAX_RERUN]; /* the kernels the re-run runs, in
+					    trace order: the writers and the
+					    chain of freed inputs' producers */
 	int64_t last_fwd;   /* freed after this event (the use before the gap) */
 	int64_t next_use;   /* re-run just before this event */
 	int64_t blocker;    /* the input that blocks it, or -1 */
-	double cost_ns;     /* the re-run: the writers' durations */
-	uint64_t temp_bytes;/* other outputs of the writers not live at the re-run */
+	double cost_ns;     /* the re-run: its kernels' durations */
+	uint64_t temp_bytes;/* buffers the re-run makes that are not live at it
+			       (the writers' other outputs, freed inputs) */
 	uint64_t bytes;     /* the item's size in the problem */
 	int64_t item;       /* index in the problem, -1 */
 };

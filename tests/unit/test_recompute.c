@@ -69,18 +69,21 @@ static struct trace *hb_done(struct hb *h)
 /*
  * W (persistent) -> k1 (100 us) -> X (100 MB); a 100 MB temporary T for
  * 5 ms; k2 reads X.  Kind 0: as said.  Kind 1: k1 also reads Y, a 10 MB
- * buffer freed right after k1 (the producer's input is gone).  Kind 2: k1
- * is a dropout writing X and its mask M (1 MB).
+ * buffer a host-to-device copy filled, freed right after k1 (the
+ * producer's input is gone, and nothing can make it again).  Kind 2: k1 is
+ * a dropout writing X and its mask M (1 MB).  Kind 3: as 1, but a kernel
+ * k0 (10 us) filled Y: the re-run makes Y again first (a chain).
  */
 static struct trace *chain(int kind)
 {
 	struct hb h = { trace_new(), 0, 0 };
 	int64_t w = hb_buf(&h, 4096, 1);
 	int64_t x = hb_buf(&h, 100 * MB, 0), y = -1, m = -1;
-	if (kind == 1) {
+	if (kind == 1 || kind == 3) {
 		y = hb_buf(&h, 10 * MB, 0);
 		hb_ev(&h, TRACE_EV_ALLOC, y, NULL, 0);
-		hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "fill k0", 10000);
+		hb_ev(&h, kind == 1 ? TRACE_EV_COPY : TRACE_EV_KERNEL, TRACE_NONE,
+		      kind == 1 ? "h2d y" : "fill k0", 10000);
 		trace_add_access(h.t, y, TRACE_ACCESS_WRITE);
 	}
 	hb_ev(&h, TRACE_EV_ALLOC, x, NULL, 0);
@@ -120,6 +123,7 @@ static void test_random_names(void)
 	CHECK(recomp_kernel_random("bernoulli_ m"), "bernoulli is random");
 	CHECK(!recomp_kernel_random("batch_norm_fwd bn1"), "a batch norm is not");
 	CHECK(!recomp_kernel_random(NULL), "no name is not");
+	CHECK(!recomp_kernel_random("native_dropout_bwd d"), "a dropout's backward is not (it is given the mask)");
 }
 
 /* The chain: only recomputation fits 100 MB; its program and plan. */
@@ -238,6 +242,33 @@ static void test_not_recomputable(void)
 		      "  ... so recomputation cannot fit 100 MB");
 		CHECK_STR_HAS(err, "recompute", "  ... saying so");
 		swap_ctx_free(&c);
+		recomp_model_free(&m);
+		solver_problem_free(&p);
+	}
+	trace_free(t);
+
+	t = chain(3);
+	CHECK(t != NULL, "the chain whose freed input a kernel made is valid");
+	if (t && solver_problem_from_trace(t, &p, err, sizeof(err)) == 0) {
+		CHECK(recomp_model_init(&m, t, &p, err, sizeof(err)) == 0, "its model");
+		CHECK(m.b[1].why == RECOMP_OK, "X is recomputable through Y");
+		CHECK(m.b[1].nrerun == 2 && m.b[1].rerun[0] == 1 && m.b[1].rerun[1] == 3,
+		      "  ... re-running k0, then k1");
+		CHECK(m.b[1].cost_ns == 110000, "  ... 10 + 100 us");
+		CHECK_EQ_U64(m.b[1].temp_bytes, 10 * MB, "  ... Y a temporary of the re-run");
+		uint8_t chosen[4] = { 0, 1, 0, 0 };
+		struct trace *t2 = NULL;
+		CHECK(recomp_transform(&m, chosen, &t2, NULL, err, sizeof(err)) == 0,
+		      "  ... its program's trace finishes");
+		if (t2) {
+			CHECK(trace_peak(t2, TRACE_TRANSIENT, NULL) == 110 * MB,
+			      "  ... with Y and X made again at once: 110 MB at the re-run");
+			size_t nk = 0;
+			for (size_t e = 0; e < t2->nevents; e++)
+				nk += t2->events[e].type == TRACE_EV_KERNEL;
+			CHECK_EQ_U64(nk, 6, "  ... two kernels more");
+		}
+		trace_free(t2);
 		recomp_model_free(&m);
 		solver_problem_free(&p);
 	}
