@@ -192,7 +192,8 @@ static void print_text(const char *path, const struct link_model *l,
 	print_pytorch(m, a);
 }
 
-static void print_json(const char *path, const struct link_model *l,
+static void print_json(const char *path, const char *tout,
+		       const struct link_model *l,
 		       uint64_t budget, uint64_t lb,
 		       const struct recomp_model *m,
 		       const struct recomp_advice *a, const struct report *r)
@@ -202,6 +203,7 @@ static void print_json(const char *path, const struct link_model *l,
 	json_object(&j, NULL);
 	json_string(&j, "trace", path);
 	json_string(&j, "strategy", a->strategy);
+	json_string(&j, "trace_out", tout);
 	json_string(&j, "link", l->name);
 	json_u64(&j, "budget", budget);
 	json_u64(&j, "lower_bound_noswap", lb);
@@ -345,9 +347,12 @@ int cmd_advise(int argc, char **argv)
 		goto done;
 	}
 	if (json)
-		print_json(path, &l, budget, lb, &m, &a, &r);
+		print_json(path, tout, &l, budget, lb, &m, &a, &r);
 	else
 		print_text(path, &l, budget, lb, &m, &a, &r);
+	if (tout && !json)
+		printf("%s: the trace of the program that recomputes, %zu buffers, %zu events\n",
+		       tout, a.t2->nbuffers, a.t2->nevents);
 	if (fflush(stdout) != 0) {
 		status = MP_EXIT_OUTPUT;
 		goto done;

@@ -12,6 +12,11 @@ expect 0 "advise --trace-out" memplan-plan advise "$T/r.trace" --budget 65% --li
 cp "$T/out" "$T/a.json"
 [ -s "$T/r2.trace" ]
 ok $? "  ... the trace written"
+has "$T/out" "\"trace_out\":\"$T/r2.trace\"" "  ... its path in the JSON"
+expect 0 "advise --trace-out (text)" memplan-plan advise "$T/r.trace" --budget 65% --link pcie5 --trace-out "$T/r3.trace"
+has "$T/out" "$T/r3.trace: the trace of the program that recomputes" "  ... says what it wrote"
+cmp -s "$T/r2.trace" "$T/r3.trace" || memplan-trace info "$T/r3.trace" >/dev/null
+ok $? "  ... a trace that loads"
 expect 0 "  ... which loads" memplan-trace info "$T/r2.trace"
 
 budget=$(sed 's/.*"budget":\([0-9]*\).*/\1/' "$T/a.json")
