@@ -3,12 +3,14 @@
  * bench_recompute.c - swap, recompute or both (recompute.h): per zoo model
  * (ResNet-50 and VGG-16 at batch 32 and BERT-base at 16, fp32; GPT-2 at 8,
  * bf16; the h200 roofline) on pcie5 and gh200-c2c, the frontier of
- * memplan (swap-only), recompute (recompute-only) and hybrid, every 2.5%
+ * memplan (swap-only), recompute (recompute-only) and hybrid, every 5%
  * of the no-swap lower bound (--step PCT), the largest reduction each
  * reaches within 1% and 2% predicted overhead, and at how many budgets
  * hybrid was predicted no slower than both (dominated); then, for
  * ResNet-50 and GPT-2 on pcie5, the hybrid advice at the budget of its 2%
  * figure per operator kind (the TACO paper's per-layer-type table).
+ * About 120 s of CPU in all (2026-11-25, this 2-core machine: GPT-2 and
+ * ResNet-50 on pcie5 most of it).
  * Usage: bench_recompute [--step PCT] [--model NAME] [--link NAME]; the
  * last two run one row.
  */
@@ -190,7 +192,7 @@ out:
 
 int main(int argc, char **argv)
 {
-	double step = 2.5;
+	double step = 5;
 	const char *only_model = NULL, *only_link = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--step") == 0 && i + 1 < argc) {
