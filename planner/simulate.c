@@ -263,8 +263,7 @@ int sim_run(const struct trace *t, const struct mp_plan *plan,
 	r->nevents = ne;
 	uint64_t k = 0;
 	for (size_t i = 0; i < ne; i++)
-		if (t->events[i].type == TRACE_EV_ALLOC ||
-		    t->events[i].type == TRACE_EV_FREE) {
+		if (trace_event_request(t, &t->events[i])) {
 			if (k >= plan->nrequests) {
 				k++;
 				break;
@@ -398,7 +397,7 @@ int sim_run(const struct trace *t, const struct mp_plan *plan,
 		r->ev_end[i] = cand + (double)(e0 - s0);
 		if (r->ev_end[i] > last_end)
 			last_end = r->ev_end[i];
-		if (e->type != TRACE_EV_ALLOC && e->type != TRACE_EV_FREE)
+		if (!trace_event_request(t, e))
 			continue;
 		for (; ti < ntr && trigs[ti].k == k; ti++) {
 			struct copy *c = &cp[trigs[ti].copy];
