@@ -354,7 +354,7 @@ int cmd_frontier(int argc, char **argv)
 				dup |= strcmp(chosen[k], s) == 0;
 			if (!swap_strategy_find(s) || dup || nchosen == 8) {
 				int st = cli_usage_error(dup ? "frontier: --strategies names '%s' twice"
-							     : "frontier: unknown swap strategy '%s' in --strategies (known: memplan, singa, vdnn)",
+							     : "frontier: unknown swap strategy '%s' in --strategies (known: memplan, singa, vdnn, recompute, hybrid)",
 							 s);
 				free(copy);
 				return st;
