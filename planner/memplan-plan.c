@@ -39,6 +39,9 @@ static const struct cli_command commands[] = {
 	  "[--csv | --json] [--no-header] [--header-only] [--shard K/N] "
 	  "(TRACE... | --list FILE) | compare --merge SHARD...",
 	  "run placement strategies over traces and tabulate pool / lower bound" },
+	{ "link", cmd_link, "link [MODEL] [--json]",
+	  "a link model's bandwidth per GPU, alone and with every GPU on its "
+	  "uplink copying, each way and both ways; without MODEL the presets" },
 	{ 0 }
 };
 
