@@ -39,6 +39,12 @@ static const struct cli_command commands[] = {
 	  "[--csv | --json] [--no-header] [--header-only] [--shard K/N] "
 	  "(TRACE... | --list FILE) | compare --merge SHARD...",
 	  "run placement strategies over traces and tabulate pool / lower bound" },
+	{ "share", cmd_share,
+	  "share TRACE... --device-memory SIZE -o DIR [--link MODEL] "
+	  "[--objective max|sum] [--step PCT] [--json]",
+	  "several workloads on one device: split its memory from each one's "
+	  "frontier at the least worst (or total) predicted overhead, and "
+	  "write one verified plan per workload into DIR" },
 	{ "link", cmd_link, "link [MODEL] [--json]",
 	  "a link model's bandwidth per GPU, alone and with every GPU on its "
 	  "uplink copying, each way and both ways; without MODEL the presets" },
