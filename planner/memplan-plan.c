@@ -14,12 +14,15 @@ static const struct cli_command commands[] = {
 	  "compile TRACE -o PLAN [--strategy S] [--time-limit SECONDS] "
 	  "[--deterministic[=WORK]] [--solution OUT.csv] "
 	  "[--align A] [--trust-holes] [--max-pool SIZE | --budget SIZE|PCT% "
-	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn]] [--json]",
+	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn]] [--json] | "
+	  "compile TRACE --budget SIZE|PCT% --link MODEL,gpus=N --per-gpu "
+	  "-o PREFIX [--json]",
 	  "place every transient buffer in one pool (with swaps to host "
 	  "memory for a --budget) and write the plan file; offsets are "
 	  "256-byte aligned by default, or the buffers' own alignment when "
 	  "more (--align A raises it; a MiniMalloc CSV keeps its own, 1 "
-	  "without --align)" },
+	  "without --align); --per-gpu plans N lock-step GPUs on one link "
+	  "jointly, staggering their copies, into PREFIX.gpuK.plan" },
 	{ "verify", cmd_verify, "verify PLAN TRACE",
 	  "check independently that a plan fits a trace" },
 	{ "simulate", cmd_simulate,
