@@ -103,13 +103,14 @@ int cmd_compile_per_gpu(const char *path, const char *prefix,
 		json_array_end(&j);
 		json_double(&j, "worst_overhead_percent", r.worst);
 		json_double(&j, "lockstep_overhead_percent", r.lockstep);
+		json_double(&j, "best_identical_overhead_percent", r.identical);
 		json_object_end(&j);
 		json_finish(&j);
 	} else {
 		char a[32];
-		printf("%u GPUs on %s at --budget %s each: worst overhead %.2f%%, lock step %.2f%% (%zu candidate plans)\n",
+		printf("%u GPUs on %s at --budget %s each: worst overhead %.2f%%, lock step %.2f%%, the best plan all could share %.2f%% (%zu candidate plans)\n",
 		       r.n, l.name, cli_format_size(budget, a, sizeof(a)), r.worst,
-		       r.lockstep, r.ncandidates);
+		       r.lockstep, r.identical, r.ncandidates);
 		for (unsigned g = 0; g < r.n; g++)
 			printf("  %s: pool %s, %" PRIu32 " swaps (%s), overhead %.2f%%, stall %.3f ms\n",
 			       out[g], cli_format_size(r.plans[g].pool_size, a, sizeof(a)),

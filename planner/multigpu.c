@@ -480,6 +480,68 @@ static int plan_clone(const struct mp_plan *a, struct mp_plan *b)
 	return rc ? TRACE_ENOMEM : 0;
 }
 
+/*
+ * b: a copy of a with each swap's triggers moved within what its bytes
+ * allow: the swap-in earlier by in_f of the way to the first request after
+ * which no other buffer holds them, the swap-out later by out_f of the way
+ * to the last request before one takes them (the same bytes and tensors,
+ * at shifted moments).  A swap whose request has other swaps stays.  0 when
+ * b differs from a and verifies against t (b is the caller's); 1 when
+ * nothing moved or it does not verify (b empty); <0 out of memory.
+ */
+static int plan_shift(const struct trace *t, const struct mp_plan *a,
+		      double in_f, double out_f, struct mp_plan *b)
+{
+	if (plan_clone(a, b))
+		return TRACE_ENOMEM;
+	int moved = 0;
+	for (uint32_t j = 0; j < b->nswaps; j++) {
+		struct mp_plan_swap *w = &b->swaps[j];
+		if ((j && b->swaps[j - 1].request == w->request) ||
+		    (j + 1 < b->nswaps && b->swaps[j + 1].request == w->request))
+			continue;
+		const struct mp_plan_alloc *me = &b->allocs[w->request];
+		uint64_t lo = me->offset + w->src_offset, hi = lo + w->bytes;
+		uint64_t last_free = w->out_at + 1, first_reuse = w->in_at;
+		int stuck_in = 0, stuck_out = 0;
+		for (uint32_t x = 0; x < b->nallocs; x++) {
+			const struct mp_plan_alloc *o = &b->allocs[x];
+			if (x == w->request || o->offset == MP_PLAN_PASS_THROUGH ||
+			    o->offset >= hi || o->offset + o->size <= lo)
+				continue;
+			uint64_t xu = o->upper == MP_PLAN_NO_FREE ? UINT64_MAX : o->upper;
+			if (xu <= w->out_at || o->lower >= w->in_at)
+				continue;
+			/* o holds the bytes inside the hole */
+			if (o->lower <= w->out_at)
+				stuck_out = 1;
+			else if (o->lower < first_reuse)
+				first_reuse = o->lower;
+			if (xu > w->in_at)
+				stuck_in = 1;
+			else if (xu > last_free)
+				last_free = xu;
+		}
+		uint64_t in = w->in_at, out = w->out_at;
+		if (!stuck_in && last_free < w->in_at)
+			in = w->in_at - (uint64_t)(in_f * (double)(w->in_at - last_free));
+		if (!stuck_out && first_reuse > w->out_at + 1)
+			out = w->out_at + (uint64_t)(out_f * (double)(first_reuse - 1 - w->out_at));
+		if (out >= in || (in == w->in_at && out == w->out_at))
+			continue;
+		w->in_at = in;
+		w->out_at = out;
+		moved = 1;
+	}
+	char why[256];
+	if (!moved || planfile_verify(b, t, why, sizeof(why))) {
+		mp_plan_free(b);
+		memset(b, 0, sizeof(*b));
+		return 1;
+	}
+	return 0;
+}
+
 struct eval {
 	const struct trace *t;
 	const struct link_model *l;
@@ -560,6 +622,7 @@ int mgpu_plan(const struct trace *t, const struct solver_problem *p,
 			struct link_model lv = *l;
 			lv.gpus = views[vi];
 			struct cand *x = &c[nc];
+			memset(x, 0, sizeof(*x));
 			struct sim_result sim;
 			struct swap_outcome oc;
 			char e2[512];
@@ -594,7 +657,65 @@ int mgpu_plan(const struct trace *t, const struct solver_problem *p,
 				cand_free(x);
 				break;
 			}
-			nc++;
+			size_t base = nc++;
+			/* the same swaps at shifted moments */
+			static const double shift[][2] = { { 1, 0 }, { 0.5, 0 },
+							   { 0, 1 }, { 1, 1 } };
+			static const char *const shift_name[] = {
+				"in early", "in earlier", "out late", "in early, out late" };
+			for (size_t v = 0; v < 4 && !rc && si == 0; v++) {
+				if (nc == cap) {
+					struct cand *nw = realloc(c, 2 * cap * sizeof(*c));
+					if (!nw) {
+						rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+						break;
+					}
+					c = e.c = nw;
+					cap *= 2;
+				}
+				struct cand *y = &c[nc];
+				memset(y, 0, sizeof(*y));
+				int sr = plan_shift(t, &c[base].plan, shift[v][0],
+						    shift[v][1], &y->plan);
+				if (sr < 0) {
+					rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+					break;
+				}
+				if (sr)
+					continue;
+				int dup = 0;
+				for (size_t k = 0; k < nc && !dup; k++)
+					dup = same_plan(&c[k].plan, &y->plan);
+				if (dup) {
+					mp_plan_free(&y->plan);
+					continue;
+				}
+				snprintf(y->about, sizeof(y->about), "%s for %u of %u, %s",
+					 strategies[si], views[vi], n, shift_name[v]);
+				/* its own prediction, on the view it was made for */
+				struct sim_result ys;
+				rc = sim_run(t, &y->plan, &lv, &ys, err, errlen);
+				if (!rc && sim_attach_timing(&y->plan, &ys))
+					rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+				if (!rc)
+					sim_free(&ys);
+				if (!rc)
+					rc = gates_of(t, &y->plan, &y->gates, err, errlen);
+				if (rc) {
+					cand_free(y);
+					break;
+				}
+				nc++;
+			}
+			if (nc + 3 >= cap) {
+				struct cand *nw = realloc(c, 2 * cap * sizeof(*c));
+				if (!nw) {
+					rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+					break;
+				}
+				c = e.c = nw;
+				cap *= 2;
+			}
 		}
 	if (rc)
 		goto out;
@@ -620,6 +741,29 @@ int mgpu_plan(const struct trace *t, const struct solver_problem *p,
 	r->lockstep = worst;
 	memcpy(r->lock, e.out, n * sizeof(*e.out));
 	memcpy(r->gpus, e.out, n * sizeof(*e.out));
+	/* the best plan all GPUs could share, where the descent starts */
+	r->identical = worst;
+	unsigned start = (unsigned)lockstep;
+	for (size_t k = 0; k < nc && !rc; k++) {
+		if (k == lockstep)
+			continue;
+		for (unsigned g = 0; g < n; g++)
+			cur[g] = (unsigned)k;
+		double w, s;
+		rc = evaluate(&e, cur, &w, &s, err, errlen);
+		if (!rc && (w < worst - 1e-9 ||
+			    (w <= worst + 1e-9 && s < total - 1e-9))) {
+			worst = w;
+			total = s;
+			start = (unsigned)k;
+			memcpy(r->gpus, e.out, n * sizeof(*e.out));
+		}
+	}
+	if (rc)
+		goto out;
+	r->identical = worst;
+	for (unsigned g = 0; g < n; g++)
+		cur[g] = start;
 	/* each GPU in turn takes the candidate that lowers (worst, total) */
 	for (int round = 0; round < MGPU_ROUNDS; round++) {
 		int changed = 0;

@@ -44,6 +44,9 @@ struct mgpu_result {
 	struct mgpu_gpu *gpus;     /* [n]: each one's figures, jointly */
 	double worst, lockstep;    /* worst overhead of the plans, and of n
 				      copies of the lock-step plan, percent */
+	double identical;          /* the least worst overhead of n copies of
+				      any one candidate (staggering's share
+				      of the gain is identical - worst) */
 	struct mgpu_gpu *lock;     /* [n]: the lock-step run's GPUs */
 	size_t ncandidates;        /* plans tried per GPU */
 	unsigned *choice;          /* [n]: the candidate each GPU follows */
@@ -55,9 +58,11 @@ struct mgpu_result {
  * GPUs at budget bytes each.  The lock-step plan is the one swap_plan()
  * makes for l as it is (every GPU assumed to copy all the time, 1/N of the
  * uplink); the candidates are swap plans made for views of the link with
- * 1, 2, 4, ... N GPUs sharing it, with each swap strategy; each GPU in
- * turn takes the candidate that lowers the worst joint overhead (then the
- * total), starting from all lock step, until a round changes nothing.
+ * 1, 2, 4, ... N GPUs sharing it, with each swap strategy, and memplan's
+ * at shifted moments (plan_shift(): swap-ins earlier, swap-outs later, as
+ * far as the bytes allow).  Starting from the best candidate all GPUs
+ * could share, each GPU in turn takes the candidate that lowers the worst
+ * joint overhead (then the total), until a round changes nothing.
  * Never worse than lock step.  Every plan passed planfile_verify() and
  * carries its device (g) and the timing of its own simulation.  Returns 0
  * and *r (free with mgpu_result_free); SWAP_ENOFIT when no plan fits the
