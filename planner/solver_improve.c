@@ -39,8 +39,12 @@
 /* Round windows hold WINDOW_MIN items, then 4x, 16x, then all of them. */
 #define WINDOW_MIN 256
 #define WINDOW_STEPS 4
-/* A squeeze tries this many random entries of its blockers. */
+/* A squeeze tries this many random entries of its blockers... */
 #define SQUEEZE_TRIES 24
+/* ...on problems of at least this many items (the largest window: below,
+ * whole-problem rounds are cheap, and on random problems do better per
+ * step). */
+#define SQUEEZE_MIN_ITEMS (WINDOW_MIN * 16)
 
 /* One round's subproblem and search state. */
 struct improve {
@@ -643,15 +647,15 @@ int solver_improve(const struct solver_problem *p, uint64_t *offsets,
 	struct budget bud = { lim, t0, 0, 0 };
 	/* the size order with start ties, squeezes while they gain, then
 	 * the rounds */
-	struct squeeze sq;
+	struct squeeze sq = { 0 };
 	double t = elapsed_since(&t0);
-	rc = squeeze_new(&sq, p);
+	rc = p->n >= SQUEEZE_MIN_ITEMS ? squeeze_new(&sq, p) : 1;
 	t = elapsed_since(&t0) - t; /* setup counts as a step */
 	if (t > bud.step)
 		bud.step = t;
 	if (rc == 0 && !out_of_budget(&bud))
 		rc = size_start_order(&sq, p, offsets, &best, &bud);
-	while (rc >= 0 && best > lb && !out_of_budget(&bud) &&
+	while (rc >= 0 && sq.o && best > lb && !out_of_budget(&bud) &&
 	       (rc = squeeze(&sq, p, offsets, &best, lb, SQUEEZE_TRIES, &rng,
 			     &bud)) > 0)
 		;
