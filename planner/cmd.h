@@ -28,6 +28,7 @@ int cmd_simulate(int argc, char **argv);
 int cmd_frontier(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
 
 /* --- cmd_args.c: what the commands make of their arguments alike --------- */
 

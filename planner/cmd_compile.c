@@ -237,7 +237,7 @@ int cmd_compile(int argc, char **argv)
 			break;
 		case 'w':
 			if (!swap_strategy_find(optarg))
-				return cli_usage_error("compile: unknown --swap-strategy '%s' (known: memplan, singa, vdnn)",
+				return cli_usage_error("compile: unknown --swap-strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid)",
 						       optarg);
 			swap_s = optarg;
 			break;

@@ -14,7 +14,7 @@ static const struct cli_command commands[] = {
 	  "compile TRACE -o PLAN [--strategy S] [--time-limit SECONDS] "
 	  "[--deterministic[=WORK]] [--solution OUT.csv] "
 	  "[--align A] [--trust-holes] [--max-pool SIZE | --budget SIZE|PCT% "
-	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn]] [--json]",
+	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn|recompute|hybrid]] [--json]",
 	  "place every transient buffer in one pool (with swaps to host "
 	  "memory for a --budget) and write the plan file; offsets are "
 	  "256-byte aligned by default, or the buffers' own alignment when "
@@ -32,6 +32,7 @@ static const struct cli_command commands[] = {
 	  "[--csv | --json] [-o FILE.svg] [--quiet]",
 	  "sweep budgets down from the lower bound without swaps and tabulate "
 	  "each swap strategy's pool and predicted overhead; -o draws it as SVG" },
+	{ "advise", cmd_advise, "advise TRACE --budget SIZE|PCT% [--link MODEL] [--strategy hybrid|recompute] [--max-overhead PCT] [--json] [--trace-out TRACE]", "per tensor keep, swap to host or recompute for a budget: the decisions per tensor, layer and operator, the predicted pool and overhead; --trace-out writes the trace of the program that recomputes" },
 	{ "inspect", cmd_inspect, "inspect [--csv | --json] PLAN",
 	  "show a plan file: header, sections, entries" },
 	{ "compare", cmd_compare,

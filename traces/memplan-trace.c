@@ -51,6 +51,9 @@ static int save_or_die(const struct trace *t, const char *path)
 struct info {
 	size_t persistent, transient, by_type[TRACE_EV_COUNT];
 	uint64_t persistent_bytes;
+	size_t bypass;          /* buffers whose requests bypass the runtime */
+	uint64_t bypass_bytes;
+	const char *bypass_source; /* the first of their sources */
 	int64_t seq_lo, seq_hi, t_lo, t_hi;
 	uint64_t peak, lower_bound, host_peak;
 	int64_t peak_at, lb_at;
@@ -68,6 +71,12 @@ static void gather(const struct trace *t, struct info *in)
 			in->persistent_bytes += t->buffers[i].size;
 		} else {
 			in->transient++;
+		}
+		if (t->buffers[i].bypass) {
+			in->bypass++;
+			in->bypass_bytes += t->buffers[i].size;
+			if (!in->bypass_source)
+				in->bypass_source = t->buffers[i].source;
 		}
 	}
 	for (size_t i = 0; i < t->nevents; i++) {
@@ -101,9 +110,10 @@ static void info_json(const char *path, const struct trace *t,
 		json_quote(stdout, t->meta[i].value);
 	}
 	printf("},\"buffers\":%zu,\"persistent\":%zu,\"transient\":%zu,"
-	       "\"persistent_bytes\":%" PRIu64 ",\"events\":%zu,",
+	       "\"persistent_bytes\":%" PRIu64 ",\"bypass_buffers\":%zu,"
+	       "\"bypass_bytes\":%" PRIu64 ",\"events\":%zu,",
 	       t->nbuffers, in->persistent, in->transient, in->persistent_bytes,
-	       t->nevents);
+	       in->bypass, in->bypass_bytes, t->nevents);
 	printf("\"events_by_type\":{");
 	for (unsigned k = 0; k < TRACE_EV_COUNT; k++)
 		printf("%s\"%s\":%zu", k ? "," : "", trace_event_type_name(k),
@@ -174,6 +184,10 @@ static void info_text(const char *path, const struct trace *t,
 	       t->clock == TRACE_CLOCK_TIME ? "time" : "seq", in->peak_at);
 	printf("lower bound:  %s (%" PRIu64 " bytes; transient buffers, any single pool)\n",
 	       cli_format_size(in->lower_bound, b, sizeof(b)), in->lower_bound);
+	if (in->bypass)
+		printf("bypassing:    %zu buffers (%s) asked for by libraries with their own CUDA runtime (%s): plans pass them by\n",
+		       in->bypass, cli_format_size(in->bypass_bytes, a, sizeof(a)),
+		       in->bypass_source ? in->bypass_source : "source unknown");
 	if (in->host_peak)
 		printf("host memory:  %s (%" PRIu64 " bytes) at most, pinned; not in the figures above\n",
 		       cli_format_size(in->host_peak, b, sizeof(b)), in->host_peak);
