@@ -84,6 +84,7 @@ struct im {
 	int64_t node_id;
 	char node_name[80];
 	char field[96];
+	int rc; /* the code of the error reported, for callers up the stack */
 	struct op *ops;
 	size_t nops, capops;
 	struct ref *refs;
@@ -113,6 +114,7 @@ static int bad(struct im *im, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int bad(struct im *im, const char *fmt, ...)
 {
+	im->rc = TRACE_EFORMAT;
 	if (!im->err || !im->errlen)
 		return TRACE_EFORMAT;
 	int n;
@@ -134,6 +136,7 @@ static int bad(struct im *im, const char *fmt, ...)
 
 static int nomem(struct im *im)
 {
+	im->rc = TRACE_ENOMEM;
 	return trace_seterr(im->err, im->errlen, TRACE_ENOMEM,
 			    "cannot read execution trace '%s': out of memory", im->name);
 }
@@ -505,7 +508,7 @@ static int typed_value(struct im *im, const char *type, const char *tend,
 		if (i >= v->len)
 			return bad(im, "the list has %" PRIu32 " values but more types", v->len);
 		if (typed_value(im, s, e, &v->u.kids[i], mode, flags, depth + 1))
-			return -1;
+			return im->rc;
 		i++;
 	}
 	if (v->len > ET_LIST_CUT)
@@ -559,7 +562,7 @@ static int side(struct im *im, const char *side_name, const struct jv *vals,
 		}
 		if (typed_value(im, ty->u.s, ty->u.s + ty->len, &vals->u.kids[i], mode,
 				flags, 0))
-			return -1;
+			return im->rc;
 	}
 	return 0;
 }
@@ -598,13 +601,13 @@ static int read_node(struct im *im, const struct jv *n, size_t index)
 	if (!pv)
 		pv = jv_get(n, "parent");
 	if (pv && want_int(im, pv, pv == jv_get(n, "ctrl_deps") ? "ctrl_deps" : "parent", 0, &parent))
-		return -1;
+		return im->rc;
 	if (parent != id->u.i && map_set(&im->parents, (uint64_t)parent, 1))
 		return nomem(im);
 	const struct jv *rv = attr(n, "rf_id");
 	if (rv) {
 		if (want_int(im, rv, "rf_id", 0, &v))
-			return -1;
+			return im->rc;
 		rf = v;
 	}
 	im->nodes++;
@@ -674,7 +677,7 @@ static int read_node(struct im *im, const struct jv *n, size_t index)
 	int out_overload = dot && (!paren || dot < paren) && strncmp(dot, ".out", 4) == 0;
 	if (side(im, "inputs", iv, it, have ? args : NULL, nargs, 0, inplace, out_overload) ||
 	    side(im, "outputs", ov, ot, have ? rets : NULL, nrets, 1, inplace, out_overload))
-		return -1;
+		return im->rc;
 	size_t k = im->nrefs - o->ref0;
 	if (k > UINT32_MAX)
 		return bad(im, "more than 2^32 tensors");
@@ -1565,11 +1568,11 @@ int et_import(const char *et_path, const char *kineto_path, int device,
 	      struct trace **out, char *err, size_t errlen)
 {
 	struct zinput *ze = NULL, *zk = NULL;
-	int rc = zin_open(et_path, "cannot open execution trace", &ze, err, errlen);
+	int rc = zin_open(et_path, "execution trace", &ze, err, errlen);
 	if (rc)
 		return rc;
 	if (kineto_path &&
-	    (rc = zin_open(kineto_path, "cannot open profiler trace", &zk, err, errlen))) {
+	    (rc = zin_open(kineto_path, "profiler trace", &zk, err, errlen))) {
 		zin_close(ze);
 		return rc;
 	}

@@ -333,8 +333,12 @@ static int read_string(struct json_reader *r)
 				return -1;
 			continue;
 		}
-		if (c != '\\')
-			continue; /* refilled buffer: take the next run */
+		if (c != '\\') {
+			/* a plain byte that came with a refill of the buffer */
+			if (sput(r, (const char[]){ (char)c }, 1))
+				return -1;
+			continue;
+		}
 		c = getb(r);
 		unsigned cp;
 		switch (c) {

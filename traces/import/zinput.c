@@ -36,7 +36,7 @@ static long zfail(struct zinput *z, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static long zfail(struct zinput *z, const char *fmt, ...)
 {
-	int n = snprintf(z->err, sizeof(z->err), "%s '%s': ", z->what, z->path);
+	int n = snprintf(z->err, sizeof(z->err), "cannot read %s '%s': ", z->what, z->path);
 	if (n > 0 && (size_t)n < sizeof(z->err)) {
 		va_list ap;
 		va_start(ap, fmt);
@@ -210,7 +210,9 @@ int zin_open(const char *path, const char *what, struct zinput **out,
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	z->what = what;
 	z->path = path;
-	int rc = trace_open_input(path, what, &z->f, err, errlen);
+	char open_what[96];
+	snprintf(open_what, sizeof(open_what), "cannot open %s", what);
+	int rc = trace_open_input(path, open_what, &z->f, err, errlen);
 	if (rc) {
 		free(z);
 		return rc;
@@ -278,7 +280,7 @@ int zin_finish(struct zinput *z, char *err, size_t errlen)
 		return trace_seterr(err, errlen, TRACE_EFORMAT, "%s", z->err);
 	if (got == TAR_BLOCK && !all_zero(z->head, TAR_BLOCK))
 		return trace_seterr(err, errlen, TRACE_EFORMAT,
-				    "%s '%s': the tar archive holds more than one file: give the file itself",
+				    "cannot read %s '%s': the tar archive holds more than one file: give the file itself",
 				    z->what, z->path);
 	return 0;
 }

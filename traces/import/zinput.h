@@ -15,7 +15,8 @@ struct zinput; /* opaque */
 
 /*
  * Opens path (a regular file only) and looks through its wrapping.  what
- * names the file in messages ("execution trace").  Returns 0 and *out, or
+ * names the file in messages ("execution trace": "cannot read
+ * execution trace 'x': ...").  Returns 0 and *out, or
  * TRACE_EIO / TRACE_EFORMAT / TRACE_ENOMEM with one sentence in err.
  */
 int zin_open(const char *path, const char *what, struct zinput **out,
