@@ -50,6 +50,10 @@ struct op {
 	uint32_t nref;
 	int64_t key;      /* with a profiler trace: its end time, ns */
 	int64_t t0, t1;   /* GPU time of its kernels */
+	uint64_t bytes;   /* bytes its copies or memsets moved */
+	uint8_t type;     /* KERNEL, or COPY/MEMSET when that is all it ran */
+	uint8_t aux;
+	int bwd;          /* run by autograd for a forward thread (fw_tid) */
 };
 
 struct gen {              /* one buffer's life on one storage */
@@ -58,9 +62,12 @@ struct gen {              /* one buffer's life on one storage */
 	int64_t alloc_mem, free_mem; /* profiler memory events, -1 none */
 	int64_t buf;          /* trace buffer id, -1 none */
 	int32_t device;
+	int used_bwd;         /* an op of the backward pass reaches it */
+	int64_t next;         /* the first op after its birth that reaches it */
 };
 
-/* u64 -> i64 open addressing, -1 = absent */
+/* u64 -> i64 open addressing; values are >= 0, a negative one marks an
+ * empty slot (so no value may be set negative) */
 struct map {
 	uint64_t *k;
 	int64_t *v;
@@ -68,7 +75,12 @@ struct map {
 };
 
 struct cpuop { int64_t ts, end, tid, rf, ext, parent; const char *name; };
-struct kern { int64_t corr, ts, end; };
+struct kern {
+	int64_t corr, ts, end;
+	uint64_t bytes;  /* memcpy/memset: args "bytes" */
+	uint8_t type;    /* TRACE_EV_KERNEL, _COPY or _MEMSET */
+	uint8_t aux;     /* COPY: enum trace_copy_kind, from the name */
+};
 struct rt { int64_t corr, ext; };
 struct mem { int64_t ts, tid, bytes, total_res; uint64_t addr; size_t ev; };
 
@@ -610,6 +622,13 @@ static int read_node(struct im *im, const struct jv *n, size_t index)
 			return im->rc;
 		rf = v;
 	}
+	int bwd = 0;
+	const struct jv *fv = attr(n, "fw_tid");
+	if (fv) {
+		if (want_int(im, fv, "fw_tid", 0, &v))
+			return im->rc;
+		bwd = v != 0;
+	}
 	im->nodes++;
 	if (root_name(name->u.s))
 		return 0;
@@ -667,7 +686,7 @@ static int read_node(struct im *im, const struct jv *n, size_t index)
 		return nomem(im);
 	struct op *o = &im->ops[im->nops];
 	*o = (struct op){ .id = id->u.i, .rf_id = rf, .ref0 = im->nrefs,
-			  .t0 = TRACE_TIME_NONE, .t1 = TRACE_TIME_NONE };
+			  .t0 = TRACE_TIME_NONE, .t1 = TRACE_TIME_NONE, .bwd = bwd };
 	if (!(o->name = trace_intern(im->t, name->u.s)))
 		return nomem(im);
 	/* the overload is in the schema only ("aten::add.out(...)") */
@@ -894,12 +913,23 @@ static int k_event(struct im *im, const struct jv *e, size_t ev)
 		im->rt[im->nrt++] = r;
 	} else if (strcmp(c, "kernel") == 0 || strcmp(c, "gpu_memcpy") == 0 ||
 		   strcmp(c, "gpu_memset") == 0) {
-		struct kern k;
-		int64_t dur;
+		struct kern k = { .type = TRACE_EV_KERNEL };
+		int64_t dur, bytes;
 		if (k_time(im, e, ev, name, "ts", &k.ts) ||
 		    k_time(im, e, ev, name, "dur", &dur) ||
-		    k_int(im, args, ev, name, "correlation", &k.corr, 1))
+		    k_int(im, args, ev, name, "correlation", &k.corr, 1) ||
+		    k_int(im, args, ev, name, "bytes", &bytes, 0))
 			return TRACE_EFORMAT;
+		if (c[4] == 'm') { /* gpu_memcpy, gpu_memset */
+			k.type = c[7] == 'c' ? TRACE_EV_COPY : TRACE_EV_MEMSET;
+			k.bytes = bytes > 0 ? (uint64_t)bytes : 0;
+			/* Kineto names copies "Memcpy HtoD (Pinned -> Device)" */
+			k.aux = strstr(name, "HtoD") ? TRACE_COPY_H2D
+				: strstr(name, "DtoH") ? TRACE_COPY_D2H
+				: strstr(name, "DtoD") ? TRACE_COPY_D2D
+				: strstr(name, "PtoP") ? TRACE_COPY_P2P
+				: strstr(name, "HtoH") ? TRACE_COPY_H2H : TRACE_COPY_UNKNOWN;
+		}
 		if (dur < 0)
 			return kbad(im, ev, name, "dur", "negative");
 		k.end = k.ts + dur;
@@ -962,7 +992,7 @@ static int new_gen(struct im *im, int64_t born, int64_t *out)
 	if (GROW(im->gens, im->capgens, im->ngens + 1))
 		return nomem(im);
 	im->gens[im->ngens] = (struct gen){ .born = born, .last = born,
-		.alloc_mem = -1, .free_mem = -1, .buf = -1 };
+		.alloc_mem = -1, .free_mem = -1, .buf = -1, .next = -1 };
 	*out = (int64_t)im->ngens++;
 	return 0;
 }
@@ -1007,7 +1037,10 @@ static int resolve(struct im *im)
 				struct gen *ge = &im->gens[g];
 				if (r->end > ge->size)
 					ge->size = r->end;
+				if (ge->next < 0 && (int64_t)i != ge->born)
+					ge->next = (int64_t)i;
 				ge->last = (int64_t)i;
+				ge->used_bwd |= o->bwd;
 				r->sid = g;
 			}
 	}
@@ -1097,6 +1130,17 @@ static int join_kineto(struct im *im)
 	int64_t *t1 = t0 + im->ncpu + 1;
 	for (size_t i = 0; i < im->ncpu; i++)
 		t0[i] = INT64_MAX, t1[i] = INT64_MIN;
+	/* what the op ran: 0 nothing yet, else a kern type (mixed: KERNEL) */
+	uint8_t *ktype = calloc(im->ncpu + 1, 3);
+	uint64_t *kbytes = calloc(im->ncpu + 1, sizeof(uint64_t));
+	if (!ktype || !kbytes) {
+		free(ktype);
+		free(kbytes);
+		free(t0);
+		rc = nomem(im);
+		goto out;
+	}
+	uint8_t *kaux = ktype + im->ncpu + 1;
 	for (size_t i = 0; i < im->nkern; i++) {
 		int64_t x = map_get(&corr, (uint64_t)im->kern[i].corr);
 		int64_t c = x < 0 ? -1 : map_get(&ext, (uint64_t)x);
@@ -1106,6 +1150,12 @@ static int join_kineto(struct im *im)
 			t0[c] = im->kern[i].ts;
 		if (im->kern[i].end > t1[c])
 			t1[c] = im->kern[i].end;
+		const struct kern *k = &im->kern[i];
+		if (!ktype[c])
+			ktype[c] = (uint8_t)(k->type + 1), kaux[c] = k->aux;
+		else if (ktype[c] != k->type + 1 || kaux[c] != k->aux)
+			ktype[c] = TRACE_EV_KERNEL + 1;
+		kbytes[c] += k->bytes;
 	}
 	/* operators: their place (end of the cpu_op) and GPU time */
 	int64_t last = INT64_MIN;
@@ -1123,15 +1173,24 @@ static int join_kineto(struct im *im)
 				o->t0 = t0[c];
 				o->t1 = t1[c];
 			}
+			if (ktype[c] && ktype[c] - 1 != TRACE_EV_KERNEL) {
+				o->type = (uint8_t)(ktype[c] - 1);
+				o->aux = kaux[c];
+				o->bytes = kbytes[c];
+			}
 		}
 		last = o->key;
 		if (o->rf_id >= 0 && map_set(&etrf, (uint64_t)o->rf_id, (int64_t)i)) {
 			free(t0);
+			free(ktype);
+			free(kbytes);
 			rc = nomem(im);
 			goto out;
 		}
 	}
 	free(t0);
+	free(ktype);
+	free(kbytes);
 	/* allocations to the fresh outputs of the operator that made them */
 	for (size_t m = 0; m < im->nmem; m++) {
 		struct mem *me = &im->mem[m];
@@ -1180,6 +1239,20 @@ static int cmp_item(const void *a, const void *b)
 	return (x->ord > y->ord) - (x->ord < y->ord);
 }
 
+static int add_buf_role(struct im *im, uint64_t size, uint64_t rounded,
+			uint64_t addr, const char *label, uint8_t role, int64_t *id)
+{
+	struct trace_buffer b = { .size = size, .rounded = rounded, .addr = addr,
+				  .align = ALIGN, .fixed_offset = TRACE_NONE,
+				  .stream = TRACE_NONE, .device = im->device < 0 ? 0 : im->device,
+				  .kind = TRACE_KIND_DEVICE, .label = label, .role = role };
+	int64_t r = trace_add_buffer(im->t, &b);
+	if (r < 0)
+		return nomem(im);
+	*id = r;
+	return 0;
+}
+
 static uint64_t round_up(uint64_t n)
 {
 	return (n + ALIGN - 1) / ALIGN * ALIGN;
@@ -1188,15 +1261,56 @@ static uint64_t round_up(uint64_t n)
 static int add_buf(struct im *im, uint64_t size, uint64_t rounded, uint64_t addr,
 		   const char *label, int64_t *id)
 {
-	struct trace_buffer b = { .size = size, .rounded = rounded, .addr = addr,
-				  .align = ALIGN, .fixed_offset = TRACE_NONE,
-				  .stream = TRACE_NONE, .device = im->device < 0 ? 0 : im->device,
-				  .kind = TRACE_KIND_DEVICE, .label = label };
-	int64_t r = trace_add_buffer(im->t, &b);
-	if (r < 0)
-		return nomem(im);
-	*id = r;
-	return 0;
+	return add_buf_role(im, size, rounded, addr, label, TRACE_ROLE_UNKNOWN, id);
+}
+
+static int h2d(const struct op *o)
+{
+	return o->type == TRACE_EV_COPY && o->aux == TRACE_COPY_H2D;
+}
+
+/*
+ * Roles the operators tell: a buffer filled from the host as it is made
+ * (its maker, or the first op after it, ran only a host-to-device copy:
+ * aten::to's empty_strided and copy_) is an input; another that a forward
+ * operator made and the backward pass reaches is an activation (saved for
+ * backward), what vDNN-style offload moves.
+ */
+static uint8_t gen_role(const struct im *im, const struct gen *g)
+{
+	if (g->born < 0)
+		return TRACE_ROLE_UNKNOWN;
+	if (h2d(&im->ops[g->born]) || (g->next >= 0 && h2d(&im->ops[g->next])))
+		return TRACE_ROLE_INPUT;
+	return !im->ops[g->born].bwd && g->used_bwd ? TRACE_ROLE_ACTIVATION
+						   : TRACE_ROLE_UNKNOWN;
+}
+
+/*
+ * Allocations and frees on the GPU's clock.  The profiler stamps them with
+ * the host's time, which runs ahead of the device; in stream order an
+ * allocation takes effect where the kernels launched before it end.  So
+ * each alloc and free gets the latest end of the kernels before it (the
+ * first kernel's start before any), as the zoo times its own; without any
+ * kernel time they keep none.
+ */
+static void stream_times(struct trace *t)
+{
+	int64_t now = TRACE_TIME_NONE;
+	for (size_t i = 0; i < t->nevents && now == TRACE_TIME_NONE; i++)
+		if (t->events[i].type >= TRACE_EV_KERNEL && t->events[i].type <= TRACE_EV_MEMSET)
+			now = t->events[i].t_start;
+	for (size_t i = 0; i < t->nevents; i++) {
+		struct trace_event *e = &t->events[i];
+		if (e->type == TRACE_EV_KERNEL || e->type == TRACE_EV_COPY ||
+		    e->type == TRACE_EV_MEMSET) {
+			if (e->t_end != TRACE_TIME_NONE && (now == TRACE_TIME_NONE || e->t_end > now))
+				now = e->t_end;
+		} else {
+			e->t_start = now;
+			e->t_end = now;
+		}
+	}
 }
 
 static int push_item(struct item **it, size_t *n, size_t *cap, struct item x)
@@ -1224,14 +1338,15 @@ static int build(struct im *im, int kineto)
 		struct gen *ge = &im->gens[g];
 		if (kineto && ge->alloc_mem >= 0) {
 			const struct mem *m = &im->mem[ge->alloc_mem];
-			if ((rc = add_buf(im, (uint64_t)m->bytes, (uint64_t)m->bytes, m->addr,
-					  im->ops[ge->born].name, &ge->buf)))
+			if ((rc = add_buf_role(im, (uint64_t)m->bytes, (uint64_t)m->bytes, m->addr,
+					       im->ops[ge->born].name, gen_role(im, ge), &ge->buf)))
 				goto out;
 		} else if (ge->size > 0) {
 			if (kineto && ge->born >= 0)
 				im->unmatched_out++;
-			if ((rc = add_buf(im, ge->size, round_up(ge->size), 0,
-					  ge->born >= 0 ? im->ops[ge->born].name : NULL, &ge->buf)))
+			if ((rc = add_buf_role(im, ge->size, round_up(ge->size), 0,
+					       ge->born >= 0 ? im->ops[ge->born].name : NULL,
+					       gen_role(im, ge), &ge->buf)))
 				goto out;
 		}
 	}
@@ -1278,20 +1393,25 @@ static int build(struct im *im, int kineto)
 				}
 				bufkey0[b] = me->ts;
 			} else {
+				/* INT64_MAX: freed (a negative value would empty the slot) */
 				int64_t b = map_get(&open, me->addr);
+				if (b == INT64_MAX)
+					b = -1;
 				if (b >= 0) {
-					if (map_set(&open, me->addr, -2)) {
+					if (map_set(&open, me->addr, INT64_MAX)) {
 						rc = nomem(im);
 						break;
 					}
 				} else {
 					/* a buffer from before the window: an ET storage
-					 * of that block size seen last before it, or new */
+					 * of that size (or block size), seen last before
+					 * the free, or a new buffer */
 					uint64_t sz = (uint64_t)-me->bytes;
 					for (size_t g = 0; g < im->ngens && b < 0; g++) {
 						struct gen *ge = &im->gens[g];
 						if (ge->buf >= 0 && ge->alloc_mem < 0 && ge->free_mem < 0 &&
-						    ge->born < 0 && round_up(ge->size) == sz &&
+						    ge->born < 0 &&
+						    (ge->size == sz || round_up(ge->size) == sz) &&
 						    im->ops[ge->last].key < me->ts) {
 							ge->free_mem = (int64_t)m;
 							b = ge->buf;
@@ -1378,7 +1498,9 @@ static int build(struct im *im, int kineto)
 			continue;
 		}
 		struct op *o = &im->ops[x->idx];
-		e.type = TRACE_EV_KERNEL;
+		e.type = o->type ? o->type : TRACE_EV_KERNEL;
+		e.aux = o->aux;
+		e.bytes = o->bytes;
 		e.name = o->name;
 		e.t_start = o->t0;
 		e.t_end = o->t1;
@@ -1416,6 +1538,8 @@ static int build(struct im *im, int kineto)
 	}
 	free(stamp);
 	free(slot);
+	if (kineto)
+		stream_times(im->t);
 	goto out;
 oom2:
 	free(stamp);
