@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "import_et.h"
 #include "import_nsys.h"
 #include "import_snapshot.h"
 #include "input.h"
@@ -236,7 +237,7 @@ static int cmd_info(int argc, char **argv)
 
 /* --- import / export ----------------------------------------------------- */
 
-#define IMPORT_FORMATS "minimalloc-csv, pytorch-snapshot, nsys-sqlite"
+#define IMPORT_FORMATS "minimalloc-csv, pytorch-snapshot, nsys-sqlite, pytorch-et"
 
 static int cmd_import(int argc, char **argv)
 {
@@ -245,17 +246,20 @@ static int cmd_import(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "kineto", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *from = NULL, *out = NULL;
+	const char *from = NULL, *out = NULL, *kineto = NULL;
 	int device = SNAPSHOT_ANY_DEVICE, c;
 	int64_t pid = NSYS_ANY_PID;
 	uint64_t v;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:d:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:d:p:k:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			from = optarg;
+		else if (c == 'k')
+			kineto = optarg;
 		else if (c == 'o')
 			out = optarg;
 		else if (c == 'd') {
@@ -286,12 +290,20 @@ static int cmd_import(int argc, char **argv)
 	int rc;
 	if (pid != NSYS_ANY_PID && strcmp(from, "nsys-sqlite") != 0)
 		return cli_usage_error("import: --pid applies to nsys-sqlite");
+	if (kineto && strcmp(from, "pytorch-et") != 0)
+		return cli_usage_error("import: --kineto applies to pytorch-et");
+	if (kineto && cli_same_file(kineto, out))
+		return cli_usage_error("import: the output '%s' is the profiler trace: write the trace elsewhere",
+				       out);
 	if (strcmp(from, "minimalloc-csv") == 0) {
 		if (device != SNAPSHOT_ANY_DEVICE)
-			return cli_usage_error("import: --device applies to pytorch-snapshot and nsys-sqlite");
+			return cli_usage_error("import: --device applies to pytorch-snapshot, nsys-sqlite and pytorch-et");
 		rc = mmcsv_import(argv[optind], &t, err, sizeof(err));
 	} else if (strcmp(from, "pytorch-snapshot") == 0) {
 		rc = snapshot_import(argv[optind], device, &t, err, sizeof(err));
+	} else if (strcmp(from, "pytorch-et") == 0) {
+		rc = et_import(argv[optind], kineto, device < 0 ? ET_ANY_DEVICE : device,
+			       &t, err, sizeof(err));
 	} else if (strcmp(from, "nsys-sqlite") == 0) {
 		rc = nsys_import_process(argv[optind], device < 0 ? NSYS_ANY_DEVICE : device,
 					 pid, &t, err, sizeof(err));
@@ -574,7 +586,7 @@ static const struct cli_command commands[] = {
 	{ "info", cmd_info, "info [--json] TRACE",
 	  "show what a trace holds: source, counts, span, peak, lower bound" },
 	{ "import", cmd_import,
-	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite IN -o TRACE [--device N] [--pid P]",
+	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite|pytorch-et IN -o TRACE [--device N] [--pid P] [--kineto KINETO]",
 	  "convert another tool's file into a trace" },
 	{ "export", cmd_export, "export --to minimalloc-csv TRACE [-o OUT]",
 	  "write a trace in another tool's format (stdout by default)" },
