@@ -58,6 +58,24 @@ int cmd_load_problem(const char *path, uint64_t *align, int keep_holes,
  */
 int cmd_pick_link(const char *spec, const struct trace *t,
 		  struct link_model *l);
+/* The spec cmd_pick_link() parses: spec, or the default's name. */
+const char *cmd_link_spec(const char *spec, const struct trace *t);
+
+struct mp_plan;
+/*
+ * The link to judge plan on: --link spec when given (with a warning when
+ * the plan records another), else the plan's LINK section (the link its
+ * swaps were planned for), else cmd_pick_link()'s default.  *source gets
+ * the words for where it came from.  Returns 0, or prints the error and
+ * returns an exit status.
+ */
+int cmd_plan_link(const char *spec, const struct mp_plan *plan,
+		  const struct trace *t, struct link_model *l,
+		  const char **source);
+
+/* 0 when spec fits a plan's LINK section (MP_PLAN_LINK_LEN - 1 printable
+ * ASCII characters at most), else prints a usage error and returns 2. */
+int cmd_link_storable(const char *spec);
 
 /* The exit status of a failed solver_*() call, and of a failed swap_plan()
  * or frontier_sweep(). */

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "cmd.h"
 #include "input.h"
+#include "plan.h"
 #include "planfile.h"
 #include "swap.h"
 
@@ -68,21 +69,59 @@ int cmd_load_problem(const char *path, uint64_t *align, int keep_holes,
 	return 0;
 }
 
+const char *cmd_link_spec(const char *spec, const struct trace *t)
+{
+	if (spec)
+		return spec;
+	return trace_get_meta(t, "bandwidth_h2d") &&
+			       trace_get_meta(t, "bandwidth_d2h")
+		       ? "measured"
+		       : "pcie5";
+}
+
 int cmd_pick_link(const char *spec, const struct trace *t,
 		  struct link_model *l)
 {
 	char err[ERRLEN];
-	const char *s = spec;
-	if (!s)
-		s = trace_get_meta(t, "bandwidth_h2d") &&
-				    trace_get_meta(t, "bandwidth_d2h")
-			    ? "measured"
-			    : "pcie5";
+	const char *s = cmd_link_spec(spec, t);
 	if (link_parse(s, t, l, err, sizeof(err)) == 0)
 		return 0;
 	cli_error("%s", err);
 	return spec && strncmp(spec, "measured", 8) != 0 ? MP_EXIT_USAGE
 							 : MP_EXIT_INPUT;
+}
+
+int cmd_plan_link(const char *spec, const struct mp_plan *plan,
+		  const struct trace *t, struct link_model *l,
+		  const char **source)
+{
+	char err[ERRLEN];
+	if (!spec && plan->has_link) {
+		*source = "the plan's link";
+		if (link_parse(plan->link, t, l, err, sizeof(err)) == 0)
+			return 0;
+		cli_error("the plan's link '%s': %s", plan->link, err);
+		return MP_EXIT_INPUT;
+	}
+	if (spec && plan->has_link && strcmp(spec, plan->link) != 0)
+		cli_warn("--link '%s' overrides the plan's link '%s', which its swaps were planned for",
+			 spec, plan->link);
+	*source = spec ? "--link"
+		       : "the default: the plan records no link";
+	return cmd_pick_link(spec, t, l);
+}
+
+int cmd_link_storable(const char *spec)
+{
+	size_t n = strlen(spec);
+	if (n >= MP_PLAN_LINK_LEN)
+		return cli_usage_error("--link '%.40s...' is %zu characters long; the plan stores at most %d",
+				       spec, n, MP_PLAN_LINK_LEN - 1);
+	for (size_t i = 0; i < n; i++)
+		if (spec[i] < 0x20 || spec[i] > 0x7e)
+			return cli_usage_error("--link: character %zu is not printable ASCII",
+					       i + 1);
+	return 0;
 }
 
 int cmd_solver_exit(int rc)

@@ -130,6 +130,8 @@ static int compile_budget(const char *path, const char *out,
 		goto done;
 	}
 	status = cmd_pick_link(link_s, t, &l);
+	if (!status && link_s)
+		status = cmd_link_storable(link_s);
 	if (status)
 		goto done;
 	int rc = swap_plan(t, &p, &l, swap_s, budget, placer, align, &plan,
@@ -140,6 +142,9 @@ static int compile_budget(const char *path, const char *out,
 		status = cmd_swap_exit(rc);
 		goto done;
 	}
+	/* the LINK section: what simulate and inspect judge the plan by */
+	snprintf(plan.link, sizeof(plan.link), "%s", cmd_link_spec(link_s, t));
+	plan.has_link = 1;
 	rc = mp_plan_write_file(out, &plan, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);

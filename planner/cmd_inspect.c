@@ -79,6 +79,11 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 	if (p->has_streams)
 		printf("streams:      %" PRIu32 " (STREAMS: the runtime checks each request's stream against the trace's)\n",
 		       mp_plan_stream_count(p));
+	if (p->has_link)
+		printf("link:         %s (LINK: the link its swaps were planned for; simulate uses it)\n",
+		       p->link);
+	else if (p->nswaps)
+		printf("link:         not recorded (simulate assumes the trace's measured link, else pcie5)\n");
 	printf("\nsections:\n  %-3s %-11s %-9s %10s %10s %8s %6s\n", "#", "type",
 	       "flags", "offset", "length", "entries", "size");
 	for (size_t i = 0; i < nsec && i < 16; i++)
@@ -186,6 +191,11 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 	printf(",\"streams\":");
 	if (p->has_streams)
 		printf("%" PRIu32, mp_plan_stream_count(p));
+	else
+		printf("null");
+	printf(",\"link\":");
+	if (p->has_link)
+		json_quote(stdout, p->link);
 	else
 		printf("null");
 	printf("},\"allocs\":[");
