@@ -29,6 +29,11 @@ int cmd_frontier(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 
+/* What each one's --help lists: every option, its meaning and default. */
+extern const char cmd_compile_options[], cmd_verify_options[],
+	cmd_simulate_options[], cmd_frontier_options[], cmd_inspect_options[],
+	cmd_compare_options[];
+
 /* --- cmd_args.c: what the commands make of their arguments alike --------- */
 
 /* --time-limit: seconds above 0, at most 10^6.  0 and *out, or -1. */
@@ -76,6 +81,32 @@ int cmd_plan_link(const char *spec, const struct mp_plan *plan,
 /* 0 when spec fits a plan's LINK section (MP_PLAN_LINK_LEN - 1 printable
  * ASCII characters at most), else prints a usage error and returns 2. */
 int cmd_link_storable(const char *spec);
+
+/* --- budgets (compile) ---------------------------------------------------- */
+
+/*
+ * --budget s: a size, or PCT% of lb, the lower bound of the transient
+ * buffers without swaps (the persistent ones, weights and optimizer state,
+ * are not in it).  A bare number up to 100 is refused as ambiguous ("did
+ * you mean 70%?").  0 and *out, or prints the usage error and returns 2.
+ */
+int cmd_parse_budget(const char *s, uint64_t lb, uint64_t *out);
+
+/* The bytes of t's buffers that outlive the iteration (weights, optimizer
+ * state): never in the pool, always on the device (as planfile_build()
+ * counts them into META). */
+uint64_t cmd_persistent_bytes(const struct trace *t);
+
+/* --device-budget s, everything on the device, into the pool's budget: s
+ * less persistent.  0 and *out; 2 (usage) when s is not a size; 1 when the
+ * persistent bytes alone take s (each with its message printed). */
+int cmd_device_budget(const char *s, uint64_t persistent, uint64_t *out);
+
+/* After "no plan fits": the least budget any swap plan can fit (the swap
+ * floor, an infinitely fast link's link bound, swapbound.h) when it can be
+ * computed, and where to look (frontier), as indented stderr lines. */
+void cmd_explain_no_fit(const struct trace *t, const char *path, uint64_t lb,
+			uint64_t budget);
 
 /* The exit status of a failed solver_*() call, and of a failed swap_plan()
  * or frontier_sweep(). */

@@ -239,6 +239,12 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 	printf("]}\n");
 }
 
+const char cmd_inspect_options[] =
+	"      --csv                the planned requests as MiniMalloc CSV\n"
+	"      --json               every field and entry as one JSON object\n"
+	"                           (default: a text summary, the first 10 entries)\n"
+	"  -h, --help               this text\n";
+
 int cmd_inspect(int argc, char **argv)
 {
 	static const struct option opts[] = { { "csv", no_argument, NULL, 'c' },

@@ -140,6 +140,15 @@ static void simulate_text(const char *ppath, const char *tpath,
 	}
 }
 
+const char cmd_simulate_options[] =
+	"  -l, --link MODEL[,KEY=VALUE...]  the link to simulate over (default: the\n"
+	"                           link the plan records, else measured when the trace\n"
+	"                           has bandwidths, else pcie5); overriding the plan's\n"
+	"                           own link is said on stderr\n"
+	"  -j, --json               print the result as one JSON object\n"
+	"  -o, --output FILE.svg    also draw the lanes and memory as SVG\n"
+	"  -h, --help               this text\n";
+
 int cmd_simulate(int argc, char **argv)
 {
 	static const struct option opts[] = {

@@ -13,32 +13,37 @@ static const struct cli_command commands[] = {
 	{ "compile", cmd_compile,
 	  "compile TRACE -o PLAN [--strategy S] [--time-limit SECONDS] "
 	  "[--deterministic[=WORK]] [--solution OUT.csv] "
-	  "[--align A] [--trust-holes] [--max-pool SIZE | --budget SIZE|PCT% "
+	  "[--align A] [--trust-holes] [--max-pool SIZE | "
+	  "(--budget SIZE|PCT% | --device-budget SIZE) [--max-overhead P] "
 	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn]] [--json]",
 	  "place every transient buffer in one pool (with swaps to host "
 	  "memory for a --budget) and write the plan file; offsets are "
 	  "256-byte aligned by default, or the buffers' own alignment when "
 	  "more (--align A raises it; a MiniMalloc CSV keeps its own, 1 "
-	  "without --align)" },
+	  "without --align)",
+	  cmd_compile_options },
 	{ "verify", cmd_verify, "verify PLAN TRACE",
-	  "check independently that a plan fits a trace" },
+	  "check independently that a plan fits a trace", cmd_verify_options },
 	{ "simulate", cmd_simulate,
 	  "simulate PLAN TRACE [--link MODEL] [--json] [-o FILE.svg]",
 	  "predict a plan's iteration time on a link: overhead, stalls, "
-	  "peak resident bytes; -o draws the lanes and memory as SVG" },
+	  "peak resident bytes; -o draws the lanes and memory as SVG",
+	  cmd_simulate_options },
 	{ "frontier", cmd_frontier,
 	  "frontier TRACE [--link MODEL] [--strategies LIST] "
 	  "[--steps N | --step PCT] [--from PCT] [--to PCT] [--placer S] "
 	  "[--csv | --json] [-o FILE.svg] [--quiet]",
 	  "sweep budgets down from the lower bound without swaps and tabulate "
-	  "each swap strategy's pool and predicted overhead; -o draws it as SVG" },
+	  "each swap strategy's pool and predicted overhead; -o draws it as SVG",
+	  cmd_frontier_options },
 	{ "inspect", cmd_inspect, "inspect [--csv | --json] PLAN",
-	  "show a plan file: header, sections, entries" },
+	  "show a plan file: header, sections, entries", cmd_inspect_options },
 	{ "compare", cmd_compare,
 	  "compare [--strategies LIST] [-j N] [--time-limit SECONDS] "
 	  "[--csv | --json] [--no-header] [--header-only] [--shard K/N] "
 	  "(TRACE... | --list FILE) | compare --merge SHARD...",
-	  "run placement strategies over traces and tabulate pool / lower bound" },
+	  "run placement strategies over traces and tabulate pool / lower bound",
+	  cmd_compare_options },
 	{ 0 }
 };
 
