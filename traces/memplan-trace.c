@@ -577,8 +577,8 @@ static const char slice_options[] =
 	"  -i, --iteration N        the N-th iteration (1, 2, ...)\n"
 	"  -r, --range NAME         iterations are the NVTX ranges named NAME\n"
 	"      --auto               iterations are the trace's detected period\n"
-	"      --from-time T        a time window from T (ns, or with a unit: us, ms, s)\n"
-	"      --to-time U          ... to U\n"
+	"      --from-time T        the events starting in [T, U), in the trace's time\n"
+	"      --to-time U          unit (ns for imports), an integer\n"
 	"                           (default: none; say which iteration)\n"
 	"  -o, --output OUT         the trace to write (required)\n"
 	"  -h, --help               this text\n";
