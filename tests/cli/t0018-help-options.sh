@@ -24,10 +24,10 @@ options() {
 	/^(static )?int (cmd_[a-z_]+|main)\(/ {
 		fn = $0; sub(/^(static )?int /, "", fn); sub(/\(.*/, "", fn)
 	}
-	match($0, /\{ *"[a-z0-9-]+", *(no|required|optional)_argument, *NULL, *[^ }]+/) {
+	match($0, /\{ *"[a-z0-9-]+", *(no|required|optional)_argument, *(NULL|0), *[^ }]+/) {
 		e = substr($0, RSTART, RLENGTH)
 		split(e, f, "\"")
-		letter = e; sub(/.*NULL, */, "", letter)
+		letter = e; sub(/.*_argument, *(NULL|0), */, "", letter)
 		if (letter ~ /^'"'"'.'"'"'$/) letter = substr(letter, 2, 1); else letter = "-"
 		opt[fn] = opt[fn] " " f[2] ":" letter
 	}
