@@ -582,20 +582,60 @@ static int cmd_timeline(int argc, char **argv)
 
 /* --- table ------------------------------------------------------------------ */
 
+/* What each subcommand's --help lists: every option, meaning and default. */
+static const char summary_options[] =
+	"  -n, --top N              groups and buffers shown (default 10; 0 for all)\n"
+	"  -j, --json               one JSON object (default: text)\n"
+	"  -a, --allocator A        only this allocator model: cudamalloc or pytorch\n"
+	"                           (default: both)\n"
+	"  -h, --help               this text\n";
+static const char check_options[] =
+	"  -p, --max-peak SIZE      exit 1 when the peak of live bytes passes SIZE\n"
+	"  -r, --max-reserved SIZE  exit 1 when the allocator model's reserved peak\n"
+	"                           passes SIZE\n"
+	"  -a, --allocator A        with --max-reserved: cudamalloc or pytorch\n"
+	"                           (default pytorch)\n"
+	"  -b, --baseline OLD_TRACE exit 1 when the peak or the lower bound grew past\n"
+	"                           the old trace's by more than --tolerance\n"
+	"  -t, --tolerance PCT      with --baseline: growth allowed (default 0)\n"
+	"  -J, --junit FILE         also write the verdicts as JUnit XML\n"
+	"  -j, --json               one JSON object (default: text)\n"
+	"                           (one limit at least: --max-peak, --max-reserved or\n"
+	"                           --baseline)\n"
+	"  -h, --help               this text\n";
+static const char diff_options[] =
+	"  -n, --top N              buffers listed per change (default 10; 0 for all)\n"
+	"  -j, --json               one JSON object (default: text)\n"
+	"  -h, --help               this text\n";
+static const char timeline_options[] =
+	"  -o, --output FILE        the picture to write, .svg or .html (required)\n"
+	"  -b, --by G               group by kind, role or label (default role)\n"
+	"  -n, --top N              groups drawn, the rest as other (default 8)\n"
+	"  -f, --format F           svg or html (default: from the file's name)\n"
+	"  -p, --points N           steps drawn (default 2000)\n"
+	"  -B, --buffers N          html: buffers that show on hover (default 5000)\n"
+	"  -a, --allocator A        reserved-memory curve of cudamalloc, pytorch or\n"
+	"                           none (default pytorch)\n"
+	"  -h, --help               this text\n";
+
 static const struct cli_command commands[] = {
 	{ "summary", cmd_summary,
 	  "summary [--top N] [--json] [--allocator cudamalloc|pytorch] TRACE",
-	  "where the memory goes: peak, lower bound, live at the peak, swappable room, allocators" },
+	  "where the memory goes: peak, lower bound, live at the peak, swappable room, allocators",
+	  summary_options },
 	{ "check", cmd_check,
 	  "check [--max-peak SIZE] [--max-reserved SIZE [--allocator cudamalloc|pytorch]] "
 	  "[--baseline OLD_TRACE [--tolerance PCT]] [--junit FILE] [--json] TRACE",
-	  "CI gate: exit 1 when the trace passes a limit, 0 when it is within all" },
+	  "CI gate: exit 1 when the trace passes a limit, 0 when it is within all",
+	  check_options },
 	{ "diff", cmd_diff, "diff [--top N] [--json] A B",
-	  "two traces side by side: figures, groups, buffers that appeared, vanished or resized" },
+	  "two traces side by side: figures, groups, buffers that appeared, vanished or resized",
+	  diff_options },
 	{ "timeline", cmd_timeline,
 	  "timeline [--by kind|role|label] [--top N] [--format svg|html] [--points N] "
 	  "[--buffers N] [--allocator cudamalloc|pytorch|none] -o FILE.svg|FILE.html TRACE",
-	  "draw memory over the iteration, stacked by group, the peak marked (SVG or HTML)" },
+	  "draw memory over the iteration, stacked by group, the peak marked (SVG or HTML)",
+	  timeline_options },
 	{ 0 }
 };
 

@@ -33,7 +33,7 @@
 #define ERRLEN 1024
 
 static const char usage_text[] =
-	"usage: memplan-capture [-o TRACE] [--iteration N] [--range NAME] [--force] [--] PROGRAM [ARGS...]\n"
+	"usage: memplan-capture [-o TRACE] [--iteration N] [--range NAME] [--force] [--quiet] [--] PROGRAM [ARGS...]\n"
 	"Runs PROGRAM with memplan's CUPTI injection library and records its CUDA\n"
 	"allocations, kernels (with the buffers they touch), copies and memsets into\n"
 	"TRACE (default: capture.trace).\n"
@@ -45,6 +45,7 @@ static const char usage_text[] =
 	"                       cudaProfilerStart/Stop ranges; without -n: its first one\n"
 	"  -q, --quiet          no summary line\n"
 	"  -h, --help           this text\n"
+	"      --version        the version\n"
 	"Without -n and -r the whole run is recorded, with its marks.\n"
 	"Exit status: 0 trace written; 1 the program failed (trace kept, maybe\n"
 	"incomplete); 2 usage; 3 the program could not be started, never used CUDA,\n"

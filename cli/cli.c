@@ -40,13 +40,19 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The subcommand cli_dispatch() is running, for cli_usage_error(). */
+static const char *running;
+
 int cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vmsg("error", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "try '%s --help'\n", cli_progname);
+	if (running)
+		fprintf(stderr, "try '%s %s --help'\n", cli_progname, running);
+	else
+		fprintf(stderr, "try '%s --help'\n", cli_progname);
 	return MP_EXIT_USAGE;
 }
 
@@ -143,6 +149,9 @@ void cli_print_usage(FILE *f, const struct cli_command *cmd)
 	fprintf(f, "usage: %s %s\n", cli_progname, cmd->usage);
 	if (cmd->summary)
 		fprintf(f, "%s\n", cmd->summary);
+	if (cmd->options)
+		fprintf(f, "\noptions:\n%s", cmd->options);
+	fprintf(f, "\n'man %s' has the details.\n", cli_progname);
 }
 
 static void print_help(FILE *f, const struct cli_command *table,
@@ -176,8 +185,7 @@ int cli_option_error(int c, const char *cmd)
 		cli_print_usage(stdout, found);
 		return MP_EXIT_OK;
 	}
-	return cli_usage_error("%s: bad option (see '%s %s --help')", cmd,
-			       cli_progname, cmd);
+	return cli_usage_error("%s: bad option", cmd);
 }
 
 int cli_dispatch(const struct cli_command *table, int argc, char **argv,
@@ -201,8 +209,12 @@ int cli_dispatch(const struct cli_command *table, int argc, char **argv,
 		return MP_EXIT_OK;
 	}
 	const struct cli_command *c = find_command(table, name);
-	if (c)
-		return c->run(argc - 1, argv + 1);
+	if (c) {
+		running = c->name;
+		int rc = c->run(argc - 1, argv + 1);
+		running = NULL;
+		return rc;
+	}
 	return cli_usage_error("unknown command '%s'", name);
 }
 

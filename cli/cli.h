@@ -29,7 +29,9 @@ void cli_error(const char *fmt, ...)
 /* "memplan-x: warning: <fmt>" on stderr. */
 void cli_warn(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
-/* Usage error: prints the message and "try '<prog> --help'"; returns MP_EXIT_USAGE. */
+/* Usage error: prints the message and "try '<prog> --help'" (within a
+ * subcommand cli_dispatch() runs, "try '<prog> <cmd> --help'"); returns
+ * MP_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
@@ -70,6 +72,10 @@ struct cli_command {
 	int (*run)(int argc, char **argv); /* argv[0] is the subcommand */
 	const char *usage;                 /* one line, after the program name */
 	const char *summary;
+	/* what --help adds: each option, its meaning and default, one
+	 * "  -x, --name ARG  meaning (default ...)" entry a line or more;
+	 * NULL for a command without options */
+	const char *options;
 };
 
 /*
@@ -86,7 +92,7 @@ int cli_dispatch(const struct cli_command *table, int argc, char **argv,
  */
 int cli_option_error(int c, const char *cmd);
 
-/* Prints "usage: <prog> <cmd->usage>" and the summary to f. */
+/* Prints "usage: <prog> <cmd->usage>", the summary and the options to f. */
 void cli_print_usage(FILE *f, const struct cli_command *cmd);
 
 /*

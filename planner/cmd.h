@@ -33,12 +33,17 @@ int cmd_link(int argc, char **argv);
 int cmd_share(int argc, char **argv);
 
 /* compile --per-gpu (cmd_pergpu.c): the joint plans of the link's GPUs,
- * PREFIX.gpuK.plan each; parse_budget is compile's --budget parser.
+ * PREFIX.gpuK.plan each;
  * Returns the exit status. */
 int cmd_compile_per_gpu(const char *path, const char *prefix,
 			const char *link_s, uint64_t align,
-			int (*parse_budget)(const char *, uint64_t, uint64_t *),
 			const char *budget_s, int json);
+
+/* What each one's --help lists: every option, its meaning and default. */
+extern const char cmd_compile_options[], cmd_verify_options[],
+	cmd_simulate_options[], cmd_frontier_options[], cmd_inspect_options[],
+	cmd_compare_options[], cmd_advise_options[], cmd_share_options[],
+	cmd_link_options[];
 
 /* --- cmd_args.c: what the commands make of their arguments alike --------- */
 
@@ -69,6 +74,51 @@ int cmd_load_problem(const char *path, uint64_t *align, int keep_holes,
  */
 int cmd_pick_link(const char *spec, const struct trace *t,
 		  struct link_model *l);
+/* The spec cmd_pick_link() parses: spec, or the default's name. */
+const char *cmd_link_spec(const char *spec, const struct trace *t);
+
+struct mp_plan;
+/*
+ * The link to judge plan on: --link spec when given (with a warning when
+ * the plan records another), else the plan's LINK section (the link its
+ * swaps were planned for), else cmd_pick_link()'s default.  *source gets
+ * the words for where it came from.  Returns 0, or prints the error and
+ * returns an exit status.
+ */
+int cmd_plan_link(const char *spec, const struct mp_plan *plan,
+		  const struct trace *t, struct link_model *l,
+		  const char **source);
+
+/* 0 when spec fits a plan's LINK section (MP_PLAN_LINK_LEN - 1 printable
+ * ASCII characters at most), else prints a usage error and returns 2. */
+int cmd_link_storable(const char *spec);
+
+/* --- budgets (compile) ---------------------------------------------------- */
+
+/*
+ * --budget s: a size, or PCT% of lb, the lower bound of the transient
+ * buffers without swaps (the persistent ones, weights and optimizer state,
+ * are not in it).  A bare number up to 100 is refused as ambiguous ("did
+ * you mean 70%?").  0 and *out, or prints the usage error and returns 2.
+ */
+int cmd_parse_budget(const char *cmd, const char *s, uint64_t lb,
+		     uint64_t *out);
+
+/* The bytes of t's buffers that outlive the iteration (weights, optimizer
+ * state): never in the pool, always on the device (as planfile_build()
+ * counts them into META). */
+uint64_t cmd_persistent_bytes(const struct trace *t);
+
+/* --device-budget s, everything on the device, into the pool's budget: s
+ * less persistent.  0 and *out; 2 (usage) when s is not a size; 1 when the
+ * persistent bytes alone take s (each with its message printed). */
+int cmd_device_budget(const char *s, uint64_t persistent, uint64_t *out);
+
+/* After "no plan fits": the least budget any swap plan can fit (the swap
+ * floor, an infinitely fast link's link bound, swapbound.h) when it can be
+ * computed, and where to look (frontier), as indented stderr lines. */
+void cmd_explain_no_fit(const struct trace *t, const char *path, uint64_t lb,
+			uint64_t budget);
 
 /* The exit status of a failed solver_*() call, and of a failed swap_plan()
  * or frontier_sweep(). */

@@ -20,25 +20,6 @@
 #include "recompute.h"
 #include "tracedb.h"
 
-/* --budget SIZE or PCT% of the lower bound without swaps, as compile's. */
-static int parse_budget(const char *s, uint64_t lb, uint64_t *out)
-{
-	size_t n = strlen(s);
-	if (n > 1 && s[n - 1] == '%') {
-		char buf[32], *end;
-		if (n - 1 >= sizeof(buf))
-			return -1;
-		memcpy(buf, s, n - 1);
-		buf[n - 1] = '\0';
-		double v = strtod(buf, &end);
-		if (end == buf || *end || !(v > 0) || v > 100)
-			return -1;
-		*out = (uint64_t)((double)lb * v / 100.0);
-		return 0;
-	}
-	return cli_parse_size(s, out);
-}
-
 static const char *const action_names[] = { "keep", "swap", "recompute" };
 
 /* One row of an aggregate: a layer or an operator kind. */
@@ -253,6 +234,19 @@ static void print_json(const char *path, const char *tout,
 	json_finish(&j);
 }
 
+const char cmd_advise_options[] =
+	"  -b, --budget SIZE|PCT%   the memory budget of the pool, as compile's\n"
+	"                           (required)\n"
+	"  -l, --link MODEL         the host<->device link (default measured when the\n"
+	"                           trace has bandwidths, else pcie5)\n"
+	"  -s, --strategy S         hybrid (keep, swap or recompute per tensor) or\n"
+	"                           recompute (recompute only) (default hybrid)\n"
+	"  -x, --max-overhead P     exit 1 when the advice is predicted more than P%\n"
+	"                           slower (default: no limit)\n"
+	"  -T, --trace-out TRACE    also write the trace of the program that recomputes\n"
+	"  -j, --json               print the result as one JSON object\n"
+	"  -h, --help               this text\n";
+
 int cmd_advise(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -313,11 +307,9 @@ int cmd_advise(int argc, char **argv)
 	if (status)
 		goto done;
 	uint64_t lb = solver_lower_bound(&p);
-	if (parse_budget(budget_s, lb, &budget)) {
-		status = cli_usage_error("advise: --budget '%s' is not a size or a percentage from 0 to 100%%",
-					 budget_s);
+	status = cmd_parse_budget("advise", budget_s, lb, &budget);
+	if (status)
 		goto done;
-	}
 	status = cmd_pick_link(link_s, t, &l);
 	if (status)
 		goto done;

@@ -5,6 +5,7 @@
  * placement problem, the --link chosen, and the exit status a library's
  * failure gets.  Everything here prints at most the one error line.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,10 @@
 #include "cli.h"
 #include "cmd.h"
 #include "input.h"
+#include "plan.h"
 #include "planfile.h"
 #include "swap.h"
+#include "swapbound.h"
 
 int cmd_parse_seconds(const char *s, double *out)
 {
@@ -68,21 +71,155 @@ int cmd_load_problem(const char *path, uint64_t *align, int keep_holes,
 	return 0;
 }
 
+const char *cmd_link_spec(const char *spec, const struct trace *t)
+{
+	if (spec)
+		return spec;
+	return trace_get_meta(t, "bandwidth_h2d") &&
+			       trace_get_meta(t, "bandwidth_d2h")
+		       ? "measured"
+		       : "pcie5";
+}
+
 int cmd_pick_link(const char *spec, const struct trace *t,
 		  struct link_model *l)
 {
 	char err[ERRLEN];
-	const char *s = spec;
-	if (!s)
-		s = trace_get_meta(t, "bandwidth_h2d") &&
-				    trace_get_meta(t, "bandwidth_d2h")
-			    ? "measured"
-			    : "pcie5";
+	const char *s = cmd_link_spec(spec, t);
 	if (link_parse(s, t, l, err, sizeof(err)) == 0)
 		return 0;
 	cli_error("%s", err);
 	return spec && strncmp(spec, "measured", 8) != 0 ? MP_EXIT_USAGE
 							 : MP_EXIT_INPUT;
+}
+
+int cmd_plan_link(const char *spec, const struct mp_plan *plan,
+		  const struct trace *t, struct link_model *l,
+		  const char **source)
+{
+	char err[ERRLEN];
+	if (!spec && plan->has_link) {
+		*source = "the plan's link";
+		if (link_parse(plan->link, t, l, err, sizeof(err)) == 0)
+			return 0;
+		cli_error("the plan's link '%s': %s", plan->link, err);
+		return MP_EXIT_INPUT;
+	}
+	if (spec && plan->has_link && strcmp(spec, plan->link) != 0)
+		cli_warn("--link '%s' overrides the plan's link '%s', which its swaps were planned for",
+			 spec, plan->link);
+	*source = spec ? "--link"
+		       : "the default: the plan records no link";
+	return cmd_pick_link(spec, t, l);
+}
+
+int cmd_link_storable(const char *spec)
+{
+	size_t n = strlen(spec);
+	if (n >= MP_PLAN_LINK_LEN)
+		return cli_usage_error("--link '%.40s...' is %zu characters long; the plan stores at most %d",
+				       spec, n, MP_PLAN_LINK_LEN - 1);
+	for (size_t i = 0; i < n; i++)
+		if (spec[i] < 0x20 || spec[i] > 0x7e)
+			return cli_usage_error("--link: character %zu is not printable ASCII",
+					       i + 1);
+	return 0;
+}
+
+/* A bare number: digits and at most one point, nothing else. */
+static int bare_number(const char *s)
+{
+	int digits = 0, points = 0;
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9')
+			digits++;
+		else if (*s == '.')
+			points++;
+		else
+			return 0;
+	}
+	return digits && points <= 1;
+}
+
+int cmd_parse_budget(const char *cmd, const char *s, uint64_t lb,
+		     uint64_t *out)
+{
+	size_t n = strlen(s);
+	if (n > 1 && s[n - 1] == '%') {
+		char buf[32];
+		if (n - 1 >= sizeof(buf))
+			goto bad;
+		memcpy(buf, s, n - 1);
+		buf[n - 1] = '\0';
+		char *end;
+		double v = strtod(buf, &end);
+		if (end == buf || *end || !(v > 0) || v > 100)
+			goto bad;
+		*out = (uint64_t)((double)lb * v / 100.0);
+		return 0;
+	}
+	/* "70" is far more likely 70% than 70 bytes */
+	if (bare_number(s) && strtod(s, NULL) <= 100)
+		return cli_usage_error("%s: --budget %s: did you mean %s%%? (a bare number up to 100 is ambiguous: write %s%% for a percentage of the lower bound without swaps, or %sB for bytes)",
+				       cmd, s, s, s, s);
+	if (cli_parse_size(s, out) == 0)
+		return 0;
+bad:
+	return cli_usage_error("%s: --budget '%s' is not a size or a percentage from 0 to 100%%",
+			       cmd, s);
+}
+
+uint64_t cmd_persistent_bytes(const struct trace *t)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < t->nbuffers; i++)
+		if (trace_buffer_persistent(&t->buffers[i]))
+			sum += t->buffers[i].size;
+	return sum;
+}
+
+int cmd_device_budget(const char *s, uint64_t persistent, uint64_t *out)
+{
+	uint64_t dev;
+	char a[32], b[32];
+	if (cli_parse_size(s, &dev))
+		return cli_usage_error("compile: --device-budget '%s' is not a size",
+				       s);
+	if (persistent >= dev) {
+		cli_error("no plan fits --device-budget %s: the buffers that outlive the iteration (weights, optimizer state) alone take %s (%" PRIu64 " bytes), leaving nothing for the pool",
+			  cli_format_size(dev, a, sizeof(a)),
+			  cli_format_size(persistent, b, sizeof(b)), persistent);
+		return MP_EXIT_LIMIT;
+	}
+	*out = dev - persistent;
+	return 0;
+}
+
+void cmd_explain_no_fit(const struct trace *t, const char *path, uint64_t lb,
+			uint64_t budget)
+{
+	struct link_model inf;
+	struct swap_bound b;
+	char err[ERRLEN], a[32], c[32];
+	memset(&b, 0, sizeof(b));
+	if (link_parse("infinite", NULL, &inf, err, sizeof(err)) == 0 &&
+	    swapbound_compute(t, &inf, 0, &b, err, sizeof(err)) == 0 &&
+	    b.computed && lb) {
+		double pct = 100.0 * (double)b.bytes / (double)lb;
+		if (budget < b.bytes)
+			fprintf(stderr,
+				"  no budget below the swap floor of this trace, %s (%.1f%% of the lower bound without swaps, %s), can fit: no swap plan holds less, on any link\n",
+				cli_format_size(b.bytes, a, sizeof(a)), pct,
+				cli_format_size(lb, c, sizeof(c)));
+		else
+			fprintf(stderr,
+				"  the swap floor of this trace is %s (%.1f%% of the lower bound without swaps, %s): no plan holds less on any link; this budget is above it, but the strategy's swaps do not reach it\n",
+				cli_format_size(b.bytes, a, sizeof(a)), pct,
+				cli_format_size(lb, c, sizeof(c)));
+	}
+	fprintf(stderr,
+		"  'memplan-plan frontier %s' shows which budgets each swap strategy fits, and at what overhead\n",
+		path);
 }
 
 int cmd_solver_exit(int rc)

@@ -358,6 +358,21 @@ static int compare_merge(char **paths, size_t n, int header)
 	return status;
 }
 
+const char cmd_compare_options[] =
+	"      --strategies LIST    placement strategies, comma-separated (default:\n"
+	"                           every one, up to eight)\n"
+	"  -j, --jobs N             traces planned at once (default: the CPUs)\n"
+	"  -t, --time-limit SECONDS per trace and strategy (default 1)\n"
+	"      --csv                one row per trace and strategy\n"
+	"      --json               one JSON object (default: a table)\n"
+	"      --no-header          CSV without its header line\n"
+	"      --header-only        only the CSV header line\n"
+	"      --shard K/N          the K-th of N contiguous blocks of the traces\n"
+	"                           (default 1/1)\n"
+	"      --list FILE          the traces, one path a line, instead of arguments\n"
+	"      --merge              merge the CSV or JSON outputs of shards into one\n"
+	"  -h, --help               this text\n";
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {

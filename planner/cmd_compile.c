@@ -67,6 +67,9 @@ struct progress {
 	int shown;
 };
 
+/* Long options without a letter. */
+enum { OPT_DEVICE_BUDGET = 0x100, OPT_MAX_OVERHEAD };
+
 /* The search's progress, on one stderr line rewritten in place. */
 static void show_progress(void *ctx, const struct solver_progress *pr)
 {
@@ -86,28 +89,17 @@ static void show_progress(void *ctx, const struct solver_progress *pr)
 	g->shown = 1;
 }
 
-/* --budget SIZE or PCT (of the lower bound without swaps, 1 to 100). */
-static int parse_budget(const char *s, uint64_t lb, uint64_t *out)
-{
-	size_t n = strlen(s);
-	if (n > 1 && s[n - 1] == '%') {
-		char buf[32];
-		if (n - 1 >= sizeof(buf))
-			return -1;
-		memcpy(buf, s, n - 1);
-		buf[n - 1] = '\0';
-		char *end;
-		double v = strtod(buf, &end);
-		if (end == buf || *end || !(v > 0) || v > 100)
-			return -1;
-		*out = (uint64_t)((double)lb * v / 100.0);
-		return 0;
-	}
-	return cli_parse_size(s, out);
-}
+/* A plan predicted this much slower than the trace gets a warning. */
+#define COMPILE_WARN_OVERHEAD 25.0
+
+/* --budget / --device-budget and what compile_budget() checks the plan by. */
+struct budget_args {
+	const char *budget_s, *device_s; /* one of them */
+	double max_overhead;             /* --max-overhead, or < 0 */
+};
 
 static int compile_budget(const char *path, const char *out,
-			  const char *budget_s, const char *link_s,
+			  const struct budget_args *ba, const char *link_s,
 			  const char *swap_s, const char *placer,
 			  uint64_t align, int json)
 {
@@ -124,22 +116,46 @@ static int compile_budget(const char *path, const char *out,
 	if (status)
 		goto done;
 	uint64_t lb = solver_lower_bound(&p), budget;
-	if (parse_budget(budget_s, lb, &budget)) {
-		status = cli_usage_error("compile: --budget '%s' is not a size or a percentage from 0 to 100%%",
-					 budget_s);
+	uint64_t persistent = cmd_persistent_bytes(t);
+	status = ba->device_s ? cmd_device_budget(ba->device_s, persistent, &budget)
+			      : cmd_parse_budget("compile", ba->budget_s, lb, &budget);
+	if (status)
 		goto done;
-	}
 	status = cmd_pick_link(link_s, t, &l);
+	if (!status && link_s)
+		status = cmd_link_storable(link_s);
 	if (status)
 		goto done;
 	int rc = swap_plan(t, &p, &l, swap_s, budget, placer, align, &plan,
 			   &sim, &oc, err, sizeof(err));
 	if (rc) {
-		cli_error("no plan fits --budget %" PRIu64 " bytes for trace '%s': %s",
-			  budget, path, err);
+		char a[32];
+		cli_error("no plan fits --%s %s (%" PRIu64 " bytes%s, %.1f%% of the lower bound without swaps) for trace '%s': %s",
+			  ba->device_s ? "device-budget" : "budget",
+			  cli_format_size(ba->device_s ? budget + persistent : budget,
+					  a, sizeof(a)),
+			  ba->device_s ? budget + persistent : budget,
+			  ba->device_s ? " less the persistent buffers" : "",
+			  lb ? 100.0 * (double)budget / (double)lb : 0.0, path,
+			  err);
+		if (rc == SWAP_ENOFIT)
+			cmd_explain_no_fit(t, path, lb, budget);
 		status = cmd_swap_exit(rc);
 		goto done;
 	}
+	double over = sim_overhead(&sim);
+	if (ba->max_overhead >= 0 && over > ba->max_overhead) {
+		cli_error("the plan for trace '%s' is predicted %.2f%% slower than the trace over %s, above --max-overhead %g%%; no plan written (a larger budget costs less: 'memplan-plan frontier %s' shows how much)",
+			  path, over, l.name, ba->max_overhead, path);
+		status = MP_EXIT_LIMIT;
+		goto done;
+	}
+	if (ba->max_overhead < 0 && over > COMPILE_WARN_OVERHEAD)
+		cli_warn("the plan is predicted %.2f%% slower than the trace over %s (--max-overhead P refuses such plans; 'memplan-plan frontier %s' shows the overhead of each budget)",
+			 over, l.name, path);
+	/* the LINK section: what simulate and inspect judge the plan by */
+	snprintf(plan.link, sizeof(plan.link), "%s", cmd_link_spec(link_s, t));
+	plan.has_link = 1;
 	rc = mp_plan_write_file(out, &plan, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
@@ -164,9 +180,12 @@ static int compile_budget(const char *path, const char *out,
 		json_quote(stdout, placer);
 		printf(",\"base_ns\":%.0f,\"iter_ns\":%.0f,\"stall_ns\":%.0f"
 		       ",\"overhead_percent\":%.4f,\"peak\":%" PRIu64
-		       ",\"attempts\":%u,\"seconds\":%.3f}\n",
+		       ",\"attempts\":%u,\"seconds\":%.3f,\"persistent\":%" PRIu64
+		       ",\"device_bytes\":%" PRIu64 "}\n",
 		       sim.base_ns, sim.iter_ns, sim.stall_ns, sim_overhead(&sim),
-		       sim.peak, oc.attempts, oc.choose_s + oc.place_s);
+		       sim.peak, oc.attempts, oc.choose_s + oc.place_s,
+		       plan.persistent_bytes,
+		       plan.pool_size + plan.persistent_bytes);
 	} else {
 		char a[32], b[32], c2[32], d[32];
 		printf("%s: pool %s (%" PRIu64 ") for budget %s, %.1f%% below the lower bound %s; "
@@ -178,6 +197,11 @@ static int compile_budget(const char *path, const char *out,
 		       cli_format_size(oc.swapped, d, sizeof(d)), swap_s, l.name,
 		       sim.iter_ns / 1e6, sim.base_ns / 1e6, sim_overhead(&sim),
 		       sim.stall_ns / 1e6);
+		printf("%s: the device holds pool %s + persistent %s (weights, optimizer state: not in the budget) = %s\n",
+		       out, cli_format_size(plan.pool_size, a, sizeof(a)),
+		       cli_format_size(plan.persistent_bytes, b, sizeof(b)),
+		       cli_format_size(plan.pool_size + plan.persistent_bytes,
+				       c2, sizeof(c2)));
 	}
 	if (fflush(stdout) != 0)
 		status = MP_EXIT_OUTPUT;
@@ -188,6 +212,47 @@ done:
 	trace_free(t);
 	return status;
 }
+
+const char cmd_compile_options[] =
+	"  -o, --output PLAN        the plan file to write (required)\n"
+	"  -s, --strategy S         placement strategy (default auto; with --budget,\n"
+	"                           best-fit); 'memplan-plan compare --help' lists them\n"
+	"  -t, --time-limit SECONDS the whole command's time, searches included\n"
+	"                           (default 1)\n"
+	"      --deterministic[=WORK]  count work instead of time, the same plan on\n"
+	"                           every machine (default WORK 20000)\n"
+	"      --solution OUT.csv   also write the placement as MiniMalloc CSV\n"
+	"  -a, --align A            raise every offset's alignment to A, a power of two\n"
+	"                           (default: 256, or the buffers' own when more; 1 for\n"
+	"                           a MiniMalloc CSV)\n"
+	"      --trust-holes        place over the trace's own holes (a placement study;\n"
+	"                           default: holes stay resident)\n"
+	"  -m, --max-pool SIZE      exit 1, writing nothing, when the pool exceeds SIZE\n"
+	"                           (default: no limit)\n"
+	"  -b, --budget SIZE|PCT%   plan swaps to host memory so that the pool fits SIZE\n"
+	"                           bytes (units: KiB, MiB, GiB, KB, MB, GB, B), or PCT%\n"
+	"                           of the lower bound of the transient buffers without\n"
+	"                           swaps (weights and optimizer state are not in it:\n"
+	"                           they stay on the device besides the pool); a bare\n"
+	"                           number up to 100 is refused as ambiguous (default:\n"
+	"                           no budget, no swaps)\n"
+	"      --device-budget SIZE everything the device holds: the pool's budget is\n"
+	"                           SIZE less the persistent buffers (weights, optimizer\n"
+	"                           state); instead of --budget\n"
+	"      --max-overhead P     with a budget: exit 1, writing nothing, when the plan\n"
+	"                           is predicted more than P% slower than the trace\n"
+	"                           (default: no limit; above 25% a warning)\n"
+	"  -l, --link MODEL[,KEY=VALUE...]  with a budget: the host<->device link the\n"
+	"                           swaps are planned for, stored in the plan (presets\n"
+	"                           and keys: 'memplan-plan link'; default measured\n"
+	"                           when the trace has bandwidths, else pcie5)\n"
+	"  -w, --swap-strategy S    with a budget: memplan, singa, vdnn, recompute or\n"
+	"                           hybrid (default memplan)\n"
+	"  -P, --per-gpu            with --budget and --link MODEL,gpus=N: plan the N\n"
+	"                           lock-step GPUs of the link jointly, writing\n"
+	"                           PLAN.gpuK.plan for each (default: one plan)\n"
+	"  -j, --json               print the result as one JSON object\n"
+	"  -h, --help               this text\n";
 
 int cmd_compile(int argc, char **argv)
 {
@@ -205,9 +270,12 @@ int cmd_compile(int argc, char **argv)
 		{ "deterministic", optional_argument, NULL, 'D' },
 		{ "solution", required_argument, NULL, 'S' },
 		{ "per-gpu", no_argument, NULL, 'P' },
+		{ "device-budget", required_argument, NULL, OPT_DEVICE_BUDGET },
+		{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	struct budget_args ba = { NULL, NULL, -1 };
 	int trust_holes = 0, have_limit = 0;
 	uint64_t work = 0; /* --deterministic: the work limit */
 	const char *solution = NULL;
@@ -233,6 +301,20 @@ int cmd_compile(int argc, char **argv)
 		case 'b':
 			budget_s = optarg;
 			break;
+		case OPT_DEVICE_BUDGET:
+			ba.device_s = optarg;
+			break;
+		case OPT_MAX_OVERHEAD: {
+			char *end;
+			ba.max_overhead = strtod(optarg, &end);
+			if (end != optarg && *end == '%')
+				end++;
+			if (end == optarg || *end || !(ba.max_overhead >= 0) ||
+			    ba.max_overhead > 1e6)
+				return cli_usage_error("compile: --max-overhead '%s' is not a percentage from 0 up",
+						       optarg);
+			break;
+		}
 		case 'l':
 			link_s = optarg;
 			break;
@@ -295,6 +377,14 @@ int cmd_compile(int argc, char **argv)
 		return cli_usage_error("compile: unknown strategy '%s' (known: %s)",
 				       strategy, names);
 	}
+	if (budget_s && ba.device_s)
+		return cli_usage_error("compile: --budget and --device-budget exclude each other");
+	if (ba.device_s && !budget_s)
+		budget_s = ba.device_s; /* the budget's checks below apply */
+	else
+		ba.budget_s = budget_s;
+	if (ba.max_overhead >= 0 && !budget_s)
+		return cli_usage_error("compile: --max-overhead needs --budget or --device-budget");
 	if (budget_s && have_max)
 		return cli_usage_error("compile: --budget and --max-pool exclude each other");
 	if (!budget_s && link_s)
@@ -314,10 +404,10 @@ int cmd_compile(int argc, char **argv)
 	if (per_gpu && (!budget_s || !link_s || have_swap || have_strategy))
 		return cli_usage_error("compile: --per-gpu needs --budget and --link MODEL,gpus=N, and chooses the swap strategy and placement itself");
 	if (per_gpu)
-		return cmd_compile_per_gpu(path, out, link_s, align, parse_budget,
-					   budget_s, json);
+		return cmd_compile_per_gpu(path, out, link_s, align, budget_s,
+					   json);
 	if (budget_s)
-		return compile_budget(path, out, budget_s, link_s, swap_s,
+		return compile_budget(path, out, &ba, link_s, swap_s,
 				      have_strategy ? strategy : "best-fit",
 				      align, json);
 	char err[ERRLEN];

@@ -244,6 +244,23 @@ static void frontier_text(const char *path, const char *placer,
 	}
 }
 
+const char cmd_frontier_options[] =
+	"  -l, --link MODEL[,KEY=VALUE...]  the host<->device link (default measured\n"
+	"                           when the trace has bandwidths, else pcie5)\n"
+	"      --strategies LIST    swap strategies, comma-separated (default memplan,\n"
+	"                           singa, vdnn)\n"
+	"      --steps N            N budgets evenly from --from to --to\n"
+	"      --step PCT           budgets PCT apart (default 5)\n"
+	"      --from PCT           the first budget, % of the lower bound without swaps\n"
+	"                           (default 100)\n"
+	"      --to PCT             stop above this budget (default 0)\n"
+	"      --placer S           placement heuristic (default best-fit)\n"
+	"      --csv                one row per budget and strategy\n"
+	"      --json               one JSON object (default: a table)\n"
+	"  -o, --output FILE.svg    also draw the frontier as SVG\n"
+	"  -q, --quiet              no progress line per budget on stderr\n"
+	"  -h, --help               this text\n";
+
 int cmd_frontier(int argc, char **argv)
 {
 	static const struct option opts[] = {

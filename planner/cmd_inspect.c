@@ -79,6 +79,11 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 	if (p->has_streams)
 		printf("streams:      %" PRIu32 " (STREAMS: the runtime checks each request's stream against the trace's)\n",
 		       mp_plan_stream_count(p));
+	if (p->has_link)
+		printf("link:         %s (LINK: the link its swaps were planned for; simulate uses it)\n",
+		       p->link);
+	else if (p->nswaps)
+		printf("link:         not recorded (simulate assumes the trace's measured link, else pcie5)\n");
 	printf("\nsections:\n  %-3s %-11s %-9s %10s %10s %8s %6s\n", "#", "type",
 	       "flags", "offset", "length", "entries", "size");
 	for (size_t i = 0; i < nsec && i < 16; i++)
@@ -188,6 +193,11 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 		printf("%" PRIu32, mp_plan_stream_count(p));
 	else
 		printf("null");
+	printf(",\"link\":");
+	if (p->has_link)
+		json_quote(stdout, p->link);
+	else
+		printf("null");
 	printf("},\"allocs\":[");
 	for (uint32_t i = 0; i < p->nallocs; i++) {
 		const struct mp_plan_alloc *e = &p->allocs[i];
@@ -228,6 +238,12 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 	}
 	printf("]}\n");
 }
+
+const char cmd_inspect_options[] =
+	"      --csv                the planned requests as MiniMalloc CSV\n"
+	"      --json               every field and entry as one JSON object\n"
+	"                           (default: a text summary, the first 10 entries)\n"
+	"  -h, --help               this text\n";
 
 int cmd_inspect(int argc, char **argv)
 {

@@ -31,6 +31,10 @@ static void json_rate(struct json *j, const char *key, double r)
 		json_double(j, key, r);
 }
 
+const char cmd_link_options[] =
+	"  -j, --json               print the figures as one JSON object\n"
+	"  -h, --help               this text\n";
+
 int cmd_link(int argc, char **argv)
 {
 	static const struct option opts[] = {

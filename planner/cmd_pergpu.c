@@ -21,7 +21,6 @@
 
 int cmd_compile_per_gpu(const char *path, const char *prefix,
 			const char *link_s, uint64_t align,
-			int (*parse_budget)(const char *, uint64_t, uint64_t *),
 			const char *budget_s, int json)
 {
 	struct trace *t = NULL;
@@ -35,11 +34,10 @@ int cmd_compile_per_gpu(const char *path, const char *prefix,
 	if (status)
 		goto done;
 	uint64_t budget;
-	if (parse_budget(budget_s, solver_lower_bound(&p), &budget)) {
-		status = cli_usage_error("compile: --budget '%s' is not a size or a percentage from 0 to 100%%",
-					 budget_s);
+	status = cmd_parse_budget("compile", budget_s, solver_lower_bound(&p),
+				  &budget);
+	if (status)
 		goto done;
-	}
 	status = cmd_pick_link(link_s, t, &l);
 	if (status)
 		goto done;

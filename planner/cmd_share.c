@@ -104,6 +104,17 @@ static int say_nofit(const struct share_job *jobs, char **paths, size_t n,
 	return MP_EXIT_LIMIT;
 }
 
+const char cmd_share_options[] =
+	"  -d, --device-memory SIZE the device's memory, persistent bytes included\n"
+	"                           (required)\n"
+	"  -o, --output DIR         the folder of plans, one per trace (required)\n"
+	"  -l, --link MODEL         the host<->device link (default pcie5)\n"
+	"      --objective max|sum  least worst, or least total, predicted overhead\n"
+	"                           (default max)\n"
+	"  -s, --step PCT           the frontier's budget step, 0.5 to 50 (default 5)\n"
+	"  -j, --json               print the result as one JSON object\n"
+	"  -h, --help               this text\n";
+
 int cmd_share(int argc, char **argv)
 {
 	static const struct option opts[] = {

@@ -32,7 +32,8 @@ static void json_ns(struct json *j, const char *key, double v)
 
 static void simulate_json(const char *ppath, const char *tpath,
 			  const struct trace *t, const struct mp_plan *plan,
-			  const struct link_model *l, const struct sim_result *r,
+			  const struct link_model *l, const char *source,
+			  const struct sim_result *r,
 			  const uint64_t *clock, const size_t *top, size_t ntop)
 {
 	struct json j;
@@ -41,6 +42,11 @@ static void simulate_json(const char *ppath, const char *tpath,
 	json_string(&j, "plan", ppath);
 	json_string(&j, "trace", tpath);
 	json_string(&j, "link", l->name);
+	json_string(&j, "link_source", source);
+	if (plan->has_link)
+		json_string(&j, "plan_link", plan->link);
+	else
+		json_null(&j, "plan_link");
 	json_u64(&j, "pool", plan->pool_size);
 	json_u64(&j, "swaps", plan->nswaps);
 	json_ns(&j, "base_ns", r->base_ns);
@@ -97,13 +103,14 @@ static void simulate_json(const char *ppath, const char *tpath,
 
 static void simulate_text(const char *ppath, const char *tpath,
 			  const struct trace *t, const struct mp_plan *plan,
-			  const struct link_model *l, const struct sim_result *r,
+			  const struct link_model *l, const char *source,
+			  const struct sim_result *r,
 			  const uint64_t *clock, const size_t *top, size_t ntop)
 {
 	char a[32], b[32], c[32];
-	printf("%s on %s over %s: %.3f ms vs %.3f ms without swaps, overhead %.2f%%\n",
-	       ppath, tpath, l->name, r->iter_ns / 1e6, r->base_ns / 1e6,
-	       sim_overhead(r));
+	printf("%s on %s over %s (%s): %.3f ms vs %.3f ms without swaps, overhead %.2f%%\n",
+	       ppath, tpath, l->name, source, r->iter_ns / 1e6,
+	       r->base_ns / 1e6, sim_overhead(r));
 	printf("swaps:  %" PRIu32 " (%s out, %s in)\n", plan->nswaps,
 	       cli_format_size(r->d2h_bytes, a, sizeof(a)),
 	       cli_format_size(r->h2d_bytes, b, sizeof(b)));
@@ -132,6 +139,15 @@ static void simulate_text(const char *ppath, const char *tpath,
 		       s->in ? "swap-in" : "swap-out", s->at / 1e6, s->ns / 1e6);
 	}
 }
+
+const char cmd_simulate_options[] =
+	"  -l, --link MODEL[,KEY=VALUE...]  the link to simulate over (default: the\n"
+	"                           link the plan records, else measured when the trace\n"
+	"                           has bandwidths, else pcie5); overriding the plan's\n"
+	"                           own link is said on stderr\n"
+	"  -j, --json               print the result as one JSON object\n"
+	"  -o, --output FILE.svg    also draw the lanes and memory as SVG\n"
+	"  -h, --help               this text\n";
 
 int cmd_simulate(int argc, char **argv)
 {
@@ -194,7 +210,8 @@ int cmd_simulate(int argc, char **argv)
 		}
 		goto done;
 	}
-	status = cmd_pick_link(link_s, t, &l);
+	const char *source;
+	status = cmd_plan_link(link_s, &plan, t, &l, &source);
 	if (status)
 		goto done;
 	rc = sim_run(t, &plan, &l, &r, err, sizeof(err));
@@ -229,9 +246,11 @@ int cmd_simulate(int argc, char **argv)
 	size_t top[SIM_TOP_STALLS];
 	size_t ntop = stalls_longest(&r, top, SIM_TOP_STALLS);
 	if (json)
-		simulate_json(ppath, tpath, t, &plan, &l, &r, clock, top, ntop);
+		simulate_json(ppath, tpath, t, &plan, &l, source, &r, clock, top,
+			      ntop);
 	else
-		simulate_text(ppath, tpath, t, &plan, &l, &r, clock, top, ntop);
+		simulate_text(ppath, tpath, t, &plan, &l, source, &r, clock, top,
+			      ntop);
 	if (fflush(stdout) != 0)
 		status = MP_EXIT_OUTPUT;
 done:

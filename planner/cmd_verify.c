@@ -14,6 +14,9 @@
 #include "plan.h"
 #include "planfile.h"
 
+const char cmd_verify_options[] =
+	"  -h, --help               this text\n";
+
 int cmd_verify(int argc, char **argv)
 {
 	static const struct option opts[] = { { "help", no_argument, NULL, 'h' },

@@ -13,7 +13,8 @@ static const struct cli_command commands[] = {
 	{ "compile", cmd_compile,
 	  "compile TRACE -o PLAN [--strategy S] [--time-limit SECONDS] "
 	  "[--deterministic[=WORK]] [--solution OUT.csv] "
-	  "[--align A] [--trust-holes] [--max-pool SIZE | --budget SIZE|PCT% "
+	  "[--align A] [--trust-holes] [--max-pool SIZE | "
+	  "(--budget SIZE|PCT% | --device-budget SIZE) [--max-overhead P] "
 	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn|recompute|hybrid]] [--json] | "
 	  "compile TRACE --budget SIZE|PCT% --link MODEL,gpus=N --per-gpu "
 	  "-o PREFIX [--json]",
@@ -22,36 +23,43 @@ static const struct cli_command commands[] = {
 	  "256-byte aligned by default, or the buffers' own alignment when "
 	  "more (--align A raises it; a MiniMalloc CSV keeps its own, 1 "
 	  "without --align); --per-gpu plans N lock-step GPUs on one link "
-	  "jointly, staggering their copies, into PREFIX.gpuK.plan" },
+	  "jointly, staggering their copies, into PREFIX.gpuK.plan",
+	  cmd_compile_options },
 	{ "verify", cmd_verify, "verify PLAN TRACE",
-	  "check independently that a plan fits a trace" },
+	  "check independently that a plan fits a trace", cmd_verify_options },
 	{ "simulate", cmd_simulate,
 	  "simulate PLAN TRACE [--link MODEL] [--json] [-o FILE.svg]",
 	  "predict a plan's iteration time on a link: overhead, stalls, "
-	  "peak resident bytes; -o draws the lanes and memory as SVG" },
+	  "peak resident bytes; -o draws the lanes and memory as SVG",
+	  cmd_simulate_options },
 	{ "frontier", cmd_frontier,
 	  "frontier TRACE [--link MODEL] [--strategies LIST] "
 	  "[--steps N | --step PCT] [--from PCT] [--to PCT] [--placer S] "
 	  "[--csv | --json] [-o FILE.svg] [--quiet]",
 	  "sweep budgets down from the lower bound without swaps and tabulate "
-	  "each swap strategy's pool and predicted overhead; -o draws it as SVG" },
-	{ "advise", cmd_advise, "advise TRACE --budget SIZE|PCT% [--link MODEL] [--strategy hybrid|recompute] [--max-overhead PCT] [--json] [--trace-out TRACE]", "per tensor keep, swap to host or recompute for a budget: the decisions per tensor, layer and operator, the predicted pool and overhead; --trace-out writes the trace of the program that recomputes" },
+	  "each swap strategy's pool and predicted overhead; -o draws it as SVG",
+	  cmd_frontier_options },
+	{ "advise", cmd_advise, "advise TRACE --budget SIZE|PCT% [--link MODEL] [--strategy hybrid|recompute] [--max-overhead PCT] [--json] [--trace-out TRACE]", "per tensor keep, swap to host or recompute for a budget: the decisions per tensor, layer and operator, the predicted pool and overhead; --trace-out writes the trace of the program that recomputes",
+	  cmd_advise_options },
 	{ "inspect", cmd_inspect, "inspect [--csv | --json] PLAN",
-	  "show a plan file: header, sections, entries" },
+	  "show a plan file: header, sections, entries", cmd_inspect_options },
 	{ "compare", cmd_compare,
 	  "compare [--strategies LIST] [-j N] [--time-limit SECONDS] "
 	  "[--csv | --json] [--no-header] [--header-only] [--shard K/N] "
 	  "(TRACE... | --list FILE) | compare --merge SHARD...",
-	  "run placement strategies over traces and tabulate pool / lower bound" },
+	  "run placement strategies over traces and tabulate pool / lower bound",
+	  cmd_compare_options },
 	{ "share", cmd_share,
 	  "share TRACE... --device-memory SIZE -o DIR [--link MODEL] "
 	  "[--objective max|sum] [--step PCT] [--json]",
 	  "several workloads on one device: split its memory from each one's "
 	  "frontier at the least worst (or total) predicted overhead, and "
-	  "write one verified plan per workload into DIR" },
+	  "write one verified plan per workload into DIR",
+	  cmd_share_options },
 	{ "link", cmd_link, "link [MODEL] [--json]",
 	  "a link model's bandwidth per GPU, alone and with every GPU on its "
-	  "uplink copying, each way and both ways; without MODEL the presets" },
+	  "uplink copying, each way and both ways; without MODEL the presets",
+	  cmd_link_options },
 	{ 0 }
 };
 

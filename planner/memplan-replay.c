@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "plan.h"
 #include "replay.h"
 #include "tracedb.h"
 
@@ -68,9 +69,24 @@ static void report(void *ctx, const char *text)
 		r->n++;
 }
 
+/* The link the plan at path was planned for (its LINK section) into buf,
+ * or "" when it records none (or cannot be read again). */
+static void plan_link(const char *path, char *buf, size_t len)
+{
+	struct mp_plan p;
+	char err[ERRLEN];
+	buf[0] = '\0';
+	if (mp_plan_read_file(path, &p, err, sizeof(err)) == 0) {
+		snprintf(buf, len, "%s", p.link);
+		mp_plan_free(&p);
+	}
+}
+
 static void print_json(const char *ppath, const char *tpath, int backend,
 		       const struct replay_result *res, const struct reports *r)
 {
+	char link[MP_PLAN_LINK_LEN];
+	plan_link(ppath, link, sizeof(link));
 	struct json j;
 	json_init(&j, stdout);
 	json_object(&j, NULL);
@@ -84,6 +100,10 @@ static void print_json(const char *ppath, const char *tpath, int backend,
 	json_u64(&j, "checks", res->checks);
 	json_u64(&j, "bytes_checked", res->bytes_checked);
 	json_u64(&j, "problems", res->problems);
+	if (link[0])
+		json_string(&j, "plan_link", link);
+	else
+		json_null(&j, "plan_link");
 	json_array(&j, "reports");
 	for (size_t i = 0; i < r->n; i++)
 		json_string(&j, NULL, r->text[i]);
@@ -213,8 +233,14 @@ int main(int argc, char **argv)
 	       ppath, res.problems ? "invalid" : "valid", res.iterations,
 	       res.followed, res.requests, res.stats.planned_allocs, res.checks,
 	       res.bytes_checked, res.stats.swaps_out, res.problems);
-	if (stats)
+	if (stats) {
+		char link[MP_PLAN_LINK_LEN];
+		plan_link(ppath, link, sizeof(link));
+		if (link[0])
+			printf("plan_link        %14s  # the link the plan's swaps were planned for (swapin_late and swapout_late count where this run's copies were slower)\n",
+			       link);
 		mp_stats_print(&res.stats, stdout, 0);
+	}
 	if (fflush(stdout) != 0)
 		return MP_EXIT_OUTPUT;
 	return res.problems ? MP_EXIT_LIMIT : MP_EXIT_OK;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "alloc_clock.h"
+#include "link.h"
 
 static int plan_resident_peak(const struct mp_plan *plan,
 			      const struct trace *t, uint64_t *peak, char *err,
@@ -867,6 +868,22 @@ static int verify_streams(const struct mp_plan *plan, const struct trace *t,
 	return rc;
 }
 
+/* The LINK section, when the plan has one: a spec the link model parses
+ * against t ("measured" reads t's meta), as simulate will parse it. */
+static int verify_link(const struct mp_plan *plan, const struct trace *t,
+		       char *err, size_t errlen)
+{
+	if (!plan->has_link)
+		return 0;
+	struct link_model l;
+	char why[384];
+	if (link_parse(plan->link, t, &l, why, sizeof(why)) == 0)
+		return 0;
+	return invalid(err, errlen,
+		       "the plan's LINK section '%s' is not a link of this trace: %s",
+		       plan->link, why);
+}
+
 int planfile_verify(const struct mp_plan *plan, const struct trace *t,
 		    char *err, size_t errlen)
 {
@@ -882,6 +899,8 @@ int planfile_verify(const struct mp_plan *plan, const struct trace *t,
 	rc = verify_requests(plan, t, err, errlen);
 	if (!rc)
 		rc = verify_streams(plan, t, err, errlen);
+	if (!rc)
+		rc = verify_link(plan, t, err, errlen);
 	if (!rc)
 		rc = verify_swap_uses(plan, t, err, errlen);
 	if (!rc)

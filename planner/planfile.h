@@ -79,7 +79,8 @@ int planfile_build_swaps(const struct trace *t, const struct solver_problem *p,
  * Checks plan against finished trace t, independently of the solver: the
  * plan's own consistency; the request count and fingerprint recomputed from
  * t's alloc events; every entry's size, buffer and clock ordinals; the
- * STREAMS section, when there is one, recomputed from t; every
+ * STREAMS section, when there is one, recomputed from t; the LINK
+ * section's spec, when there is one, parsed against t (link_parse); every
  * planned buffer transient, its offset a multiple of the pool's and its own
  * alignment, and inside the pool; no two planned buffers resident at the same
  * time (lifetimes, and the swaps' holes: a swapped buffer leaves its bytes

@@ -54,6 +54,9 @@ static struct {
 	int state[MAX_DEVICES];
 	mp_runtime *rt[MAX_DEVICES];
 	mp_runtime *open[MAX_DEVICES]; /* the open ones, nopen of them */
+	/* per open one, the line naming its plan's link (LINK section) for
+	 * the statistics at exit; "" when the plan records none */
+	char link_line[MAX_DEVICES][MP_PLAN_LINK_LEN + 256];
 	int nopen;
 	int stats; /* 0 none, 1 text, 2 json */
 } g = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -94,6 +97,9 @@ static void print_stats(void)
 	}
 	fprintf(stderr, "memplan: statistics at exit%s\n",
 		g.disabled ? " (disabled: the real allocator served everything)" : "");
+	for (int i = 0; i < g.nopen; i++)
+		if (g.link_line[i][0])
+			fprintf(stderr, "%s\n", g.link_line[i]);
 	mp_stats_print(&s, stderr, 0);
 }
 
@@ -219,7 +225,11 @@ static void open_device(int d)
 	o.verbose = g.verbose;
 	o.match = g.match;
 	o.on_unsafe = g.on_unsafe;
-	char err[512];
+	char err[512], line[sizeof(g.link_line[0])] = "";
+	if (g.plans[i].has_link) /* the runtime takes the plan over */
+		snprintf(line, sizeof(line),
+			 "memplan: plan '%.200s' was planned for link '%s' (swapin_late and swapout_late count where this machine's copies were slower)",
+			 g.paths[i], g.plans[i].link);
 	mp_runtime *rt = runtime_open_plan(&g.plans[i], g.be, &o, err, sizeof(err));
 	if (!rt) {
 		say("plan '%s': %s: device %d runs on the real allocator", g.paths[i],
@@ -234,6 +244,7 @@ static void open_device(int d)
 	g.paths[i] = NULL; /* a plan opens once */
 	g.rt[d] = rt;
 	g.open[g.nopen] = rt;
+	memcpy(g.link_line[g.nopen], line, sizeof(line));
 	__atomic_store_n(&g.nopen, g.nopen + 1, __ATOMIC_RELEASE);
 	if (g.any)
 		for (int e = 0; e < MAX_DEVICES; e++)

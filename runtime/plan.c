@@ -424,6 +424,32 @@ static int check_streams(const struct mp_plan *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* The link spec: named by the planner's link model, which the runtime
+ * does not parse; what any reader may rely on is its form. */
+static int check_link(const struct mp_plan *p, char *err, size_t errlen)
+{
+	if (!p->has_link) {
+		if (p->link[0])
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "LINK: a spec for a plan without a link (has_link is 0)");
+		return 0;
+	}
+	size_t n = strnlen(p->link, MP_PLAN_LINK_LEN);
+	if (n == MP_PLAN_LINK_LEN)
+		return seterr(err, errlen, MP_PLAN_EFORMAT,
+			      "LINK field spec: no terminating NUL within %d bytes",
+			      MP_PLAN_LINK_LEN);
+	if (n == 0)
+		return seterr(err, errlen, MP_PLAN_EFORMAT,
+			      "LINK field spec: empty (a plan without a link has no LINK section)");
+	for (size_t i = 0; i < n; i++)
+		if (p->link[i] < 0x20 || p->link[i] > 0x7e)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "LINK field spec: byte %zu is not printable ASCII",
+				      i);
+	return 0;
+}
+
 uint32_t mp_plan_stream_count(const struct mp_plan *p)
 {
 	uint32_t n = 0;
@@ -463,7 +489,9 @@ int mp_plan_validate(const struct mp_plan *p, char *err, size_t errlen)
 		rc = check_swaps(p, err, errlen);
 	if (!rc)
 		rc = check_timing(p, err, errlen);
-	return rc ? rc : check_streams(p, err, errlen);
+	if (!rc)
+		rc = check_streams(p, err, errlen);
+	return rc ? rc : check_link(p, err, errlen);
 }
 
 /* --- encoding -------------------------------------------------------------- */
@@ -484,8 +512,9 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 		return seterr(err, errlen, MP_PLAN_EINVAL,
 			      "refusing to write an invalid plan: %s", why);
 	/* META, ALLOCS, SWAPS; SWAP_TIMING when the plan has timing, STREAMS
-	 * when it has streams (both optional: older readers skip them) */
-	enum { MAXSEC = 5 };
+	 * when it has streams, LINK when it has a link (all optional: older
+	 * readers skip them) */
+	enum { MAXSEC = 6 };
 	uint32_t type[MAXSEC], sflags[MAXSEC], count[MAXSEC], esize[MAXSEC];
 	size_t length[MAXSEC], at[MAXSEC];
 	uint32_t nsec = 0;
@@ -510,6 +539,8 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 	if (p->has_streams)
 		PLAN_SECTION(MP_PLAN_SECTION_STREAMS, 0, p->nallocs,
 			     MP_PLAN_STREAM_SIZE);
+	if (p->has_link)
+		PLAN_SECTION(MP_PLAN_SECTION_LINK, 0, 1, MP_PLAN_LINK_SIZE);
 #undef PLAN_SECTION
 	size_t total = MP_PLAN_HEADER_SIZE + nsec * MP_PLAN_SECTION_SIZE;
 	for (uint32_t i = 0; i < nsec; i++) {
@@ -517,8 +548,15 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 		total = at[i] + length[i];
 	}
 	size_t meta_at = at[0], allocs_at = at[1], swaps_at = at[2];
-	size_t timing_at = p->has_timing ? at[3] : 0;
-	size_t streams_at = p->has_streams ? at[nsec - 1] : 0;
+	size_t timing_at = 0, streams_at = 0, link_at = 0;
+	for (uint32_t i = 3; i < nsec; i++) {
+		if (type[i] == MP_PLAN_SECTION_SWAP_TIMING)
+			timing_at = at[i];
+		else if (type[i] == MP_PLAN_SECTION_STREAMS)
+			streams_at = at[i];
+		else if (type[i] == MP_PLAN_SECTION_LINK)
+			link_at = at[i];
+	}
 	unsigned char *b = calloc(1, total);
 	if (!b)
 		return seterr(err, errlen, MP_PLAN_ENOMEM,
@@ -588,6 +626,8 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 		put32(e, p->streams[i]);
 		put32(e + 4, 0); /* reserved */
 	}
+	if (p->has_link) /* the spec, then zeros (calloc) */
+		memcpy(b + link_at, p->link, strlen(p->link));
 	put32(b + MP_PLAN_CHECKSUM_AT, mp_plan_checksum(b, total));
 	*buf = b;
 	*len = total;
@@ -626,6 +666,8 @@ const char *mp_plan_section_name(uint32_t type)
 		return "SWAP_TIMING";
 	case MP_PLAN_SECTION_STREAMS:
 		return "STREAMS";
+	case MP_PLAN_SECTION_LINK:
+		return "LINK";
 	default:
 		return "unknown";
 	}
@@ -905,6 +947,35 @@ static int decode_streams(const unsigned char *buf, const struct section *s,
 	return 0;
 }
 
+/* One entry of at least MP_PLAN_LINK_SIZE bytes: the spec, its NUL, zeros
+ * to the end of the first MP_PLAN_LINK_SIZE (a longer entry's later bytes
+ * are a later version's fields); the spec's bytes are checked by
+ * mp_plan_validate. */
+static int decode_link(const unsigned char *buf, const struct section *s,
+		       struct mp_plan *p, char *err, size_t errlen)
+{
+	if (s->count != 1 || s->esize < MP_PLAN_LINK_SIZE)
+		return seterr(err, errlen, MP_PLAN_EFORMAT,
+			      "section %u (LINK), field count: expected one entry of at least %d bytes, found %u of %u",
+			      s->index, MP_PLAN_LINK_SIZE, s->count, s->esize);
+	const unsigned char *e = buf + s->offset;
+	size_t n = 0;
+	while (n < MP_PLAN_LINK_SIZE && e[n])
+		n++;
+	if (n == MP_PLAN_LINK_SIZE)
+		return seterr(err, errlen, MP_PLAN_EFORMAT,
+			      "LINK field spec: no terminating NUL within %d bytes",
+			      MP_PLAN_LINK_SIZE);
+	for (size_t i = n; i < MP_PLAN_LINK_SIZE; i++)
+		if (e[i])
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "LINK field spec: byte %zu, after the spec's NUL, is 0x%02x, not 0",
+				      i, e[i]);
+	memcpy(p->link, e, n);
+	p->has_link = 1;
+	return 0;
+}
+
 int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 		   char *err, size_t errlen)
 {
@@ -919,10 +990,10 @@ int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 		return seterr(err, errlen, MP_PLAN_ENOMEM,
 			      "out of memory reading %u sections", nsec);
 	rc = decode_table(buf, len, nsec, table, sec, err, errlen);
-	const struct section *known[MP_PLAN_SECTION_STREAMS + 1] = { NULL };
+	const struct section *known[MP_PLAN_SECTION_LINK + 1] = { NULL };
 	for (uint32_t i = 0; i < nsec && !rc; i++) {
 		uint32_t t = sec[i].type;
-		if (t >= MP_PLAN_SECTION_META && t <= MP_PLAN_SECTION_STREAMS) {
+		if (t >= MP_PLAN_SECTION_META && t <= MP_PLAN_SECTION_LINK) {
 			if (known[t])
 				rc = seterr(err, errlen, MP_PLAN_EFORMAT,
 					    "section %u: a second %s section (the first is section %u)",
@@ -955,6 +1026,9 @@ int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 	if (!rc && known[MP_PLAN_SECTION_STREAMS])
 		rc = decode_streams(buf, known[MP_PLAN_SECTION_STREAMS], out,
 				    err, errlen);
+	if (!rc && known[MP_PLAN_SECTION_LINK])
+		rc = decode_link(buf, known[MP_PLAN_SECTION_LINK], out, err,
+				 errlen);
 	free(sec);
 	if (!rc) {
 		out->version = get32(buf + 8);

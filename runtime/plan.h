@@ -29,6 +29,7 @@
 #define MP_PLAN_SWAP_SIZE 56
 #define MP_PLAN_SWAP_TIMING_SIZE 32
 #define MP_PLAN_STREAM_SIZE 8
+#define MP_PLAN_LINK_SIZE 128
 #define MP_PLAN_CHECKSUM_AT 28 /* byte offset of the header's checksum */
 
 /* Error codes: the same values as the trace library's, so that commands map
@@ -49,6 +50,7 @@ enum mp_plan_section {
 	MP_PLAN_SECTION_SWAPS = 3,
 	MP_PLAN_SECTION_SWAP_TIMING = 4, /* optional, advisory */
 	MP_PLAN_SECTION_STREAMS = 5,     /* optional: the runtime checks it */
+	MP_PLAN_SECTION_LINK = 6,        /* optional, advisory */
 };
 /* Section flag: a reader that does not know the type must refuse the file;
  * with the flag clear, such a reader skips the section. */
@@ -77,6 +79,8 @@ enum mp_plan_section {
 #define MP_PLAN_NO_FREE UINT64_MAX
 
 #define MP_PLAN_STRATEGY_LEN 32 /* bytes of the strategy name, NUL included */
+/* Bytes of the LINK section's spec, NUL included: its one entry's size. */
+#define MP_PLAN_LINK_LEN MP_PLAN_LINK_SIZE
 
 /*
  * One allocation request of the iteration, in request order.  lower and upper
@@ -170,6 +174,13 @@ struct mp_plan {
 	 * MP_PLAN_STREAM_UNKNOWN; without it, NULL: nothing to check */
 	uint32_t *streams;
 	uint32_t has_streams;
+	/* the LINK section: with has_link, the link spec the swaps were
+	 * planned for, as memplan-plan compile --link takes it (1 to
+	 * MP_PLAN_LINK_LEN - 1 printable ASCII bytes, NUL-terminated, zeros
+	 * after); the planner parses it, the runtime only shows it; without
+	 * it, link[0] is 0: the plan does not say */
+	char link[MP_PLAN_LINK_LEN];
+	uint32_t has_link;
 };
 
 /*
@@ -204,7 +215,8 @@ uint32_t mp_plan_checksum(const unsigned char *buf, size_t len);
  * fingerprint equal to the sizes'; the lower bound not above the pool; the
  * strategy name; every swap inside its request's lifetime, its buffer and the
  * host staging area; with timing, known flags and the slacks they void at 0;
- * with streams, each ordinal at most one above those before it.
+ * with streams, each ordinal at most one above those before it; with a
+ * link, its spec printable ASCII, NUL-terminated, zeros after.
  * Returns 0 or MP_PLAN_EFORMAT (or MP_PLAN_ENOMEM) with
  * a sentence naming the field and entry in err.
  */
@@ -245,8 +257,8 @@ struct mp_plan_section_info {
 	uint32_t count, entry_size;
 };
 
-/* "META", "ALLOCS", "SWAPS", "SWAP_TIMING", "STREAMS", or "unknown": a
- * section type's name. */
+/* "META", "ALLOCS", "SWAPS", "SWAP_TIMING", "STREAMS", "LINK", or
+ * "unknown": a section type's name. */
 const char *mp_plan_section_name(uint32_t type);
 
 /*

@@ -582,22 +582,70 @@ static int cmd_slice(int argc, char **argv)
 
 /* --- table --------------------------------------------------------------- */
 
+/* What each subcommand's --help lists: every option, meaning and default. */
+static const char info_options[] =
+	"  -j, --json               one JSON object (default: text)\n"
+	"  -h, --help               this text\n";
+static const char import_options[] =
+	"  -f, --from FORMAT        the input's format: minimalloc-csv,\n"
+	"                           pytorch-snapshot, nsys-sqlite or pytorch-et\n"
+	"                           (required)\n"
+	"  -o, --output TRACE       the trace to write (required)\n"
+	"  -d, --device N           pytorch-snapshot, nsys-sqlite: the device to take\n"
+	"                           (default: the only one with a history)\n"
+	"  -p, --pid P              nsys-sqlite: the process to take (default: the\n"
+	"                           only one with memory events on the device)\n"
+	"  -k, --kineto FILE        pytorch-et: the profiler's Chrome/Kineto trace of\n"
+	"                           the same window, for real allocations, frees and\n"
+	"                           GPU times (default: none; sizes and frees inferred)\n"
+	"  -h, --help               this text\n";
+static const char export_options[] =
+	"  -t, --to FORMAT          the output's format: minimalloc-csv (required)\n"
+	"  -o, --output OUT         the file to write (default: standard output)\n"
+	"  -h, --help               this text\n";
+static const char slice_options[] =
+	"  -i, --iteration N        the N-th iteration (1, 2, ...)\n"
+	"  -r, --range NAME         iterations are the NVTX ranges named NAME\n"
+	"      --auto               iterations are the trace's detected period\n"
+	"      --from-time T        the events starting in [T, U), in the trace's time\n"
+	"      --to-time U          unit (ns for imports), an integer\n"
+	"                           (default: none; say which iteration)\n"
+	"  -o, --output OUT         the trace to write (required)\n"
+	"  -h, --help               this text\n";
+static const char synth_options[] =
+	"  -m, --model M            the model (required; --list shows them)\n"
+	"  -b, --batch B            the batch size (required)\n"
+	"  -d, --dtype T            fp32, fp16 or bf16 (default fp32)\n"
+	"  -D, --device D           h200, h100, a100 or v100 (default h200)\n"
+	"  -s, --seq-len N          transformers: tokens per sample (default: the\n"
+	"                           model's)\n"
+	"  -O, --optimizer O        sgd or adam (default: sgd with momentum for CNNs,\n"
+	"                           adam for transformers)\n"
+	"  -o, --output TRACE       the trace to write (required)\n"
+	"  -l, --list               list the models, devices and types\n"
+	"  -h, --help               this text\n";
+
 static const struct cli_command commands[] = {
 	{ "info", cmd_info, "info [--json] TRACE",
-	  "show what a trace holds: source, counts, span, peak, lower bound" },
+	  "show what a trace holds: source, counts, span, peak, lower bound",
+	  info_options },
 	{ "import", cmd_import,
 	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite|pytorch-et IN -o TRACE [--device N] [--pid P] [--kineto KINETO]",
-	  "convert another tool's file into a trace" },
+	  "convert another tool's file into a trace",
+	  import_options },
 	{ "export", cmd_export, "export --to minimalloc-csv TRACE [-o OUT]",
-	  "write a trace in another tool's format (stdout by default)" },
+	  "write a trace in another tool's format (stdout by default)",
+	  export_options },
 	{ "slice", cmd_slice,
 	  "slice TRACE (--iteration N [--range NAME | --auto] | --range NAME | "
 	  "--from-time T --to-time U) -o OUT",
-	  "cut one iteration out of a trace of many (by ranges, time, or the detected period)" },
+	  "cut one iteration out of a trace of many (by ranges, time, or the detected period)",
+	  slice_options },
 	{ "synth", cmd_synth,
 	  "synth --model M --batch B [--dtype fp32|fp16|bf16] [--device h200|h100|a100|v100] "
 	  "[--seq-len N] [--optimizer sgd|adam] -o TRACE | synth --list",
-	  "write one training iteration of a model from the synthetic zoo" },
+	  "write one training iteration of a model from the synthetic zoo",
+	  synth_options },
 	{ 0 }
 };
 

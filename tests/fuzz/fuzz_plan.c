@@ -6,7 +6,8 @@
  * it is, and with its size field and checksum repaired, so that mutations reach the
  * section table and entry checks behind the CRC.  Seeds are real plans,
  * one of them with the optional SWAP_TIMING section (timing.plan); compiled
- * plans carry the optional STREAMS section.
+ * plans carry the optional STREAMS section, swap plans the optional LINK
+ * section (link.plan, seeds.sh).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@ static void one(const unsigned char *buf, size_t len)
 	int rc = mp_plan_decode(buf, len, &p, err, sizeof(err));
 	if (rc) {
 		if (err[0] == '\0' || p.allocs || p.swaps || p.nallocs ||
-		    p.timing || p.has_timing || p.streams || p.has_streams)
+		    p.timing || p.has_timing || p.streams || p.has_streams ||
+		    p.has_link || p.link[0])
 			abort(); /* a refusal says why and leaves nothing */
 		return;
 	}
@@ -44,6 +46,7 @@ static void one(const unsigned char *buf, size_t len)
 	if (q.nallocs != p.nallocs || q.nswaps != p.nswaps ||
 	    q.pool_size != p.pool_size || q.fingerprint != p.fingerprint ||
 	    q.has_timing != p.has_timing || q.has_streams != p.has_streams ||
+	    q.has_link != p.has_link || strcmp(q.link, p.link) != 0 ||
 	    mp_plan_stream_count(&q) != mp_plan_stream_count(&p))
 		abort();
 	/* a stream ordinal never reaches the count of entries */

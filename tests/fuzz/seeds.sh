@@ -23,6 +23,8 @@ cp "$seeds/trace/"*.trace "$seeds/scan/" 2>/dev/null
 # Seeds for the plan loader: plans compiled from those traces.
 "$MEMPLAN_BIN/memplan-plan" compile --strategy greedy-size \
 	"$seeds/trace/alexnet.trace" -o "$seeds/plan/alexnet.plan" >/dev/null 2>&1
+"$MEMPLAN_BIN/memplan-plan" compile --budget 90% --link gh200-c2c \
+	"$seeds/trace/alexnet.trace" -o "$seeds/plan/link.plan" >/dev/null 2>&1
 # Seeds for the snapshot unpickler and the nsys reader: pickles and exports
 # written by the generators of the import tests (python3, when there is one).
 if command -v python3 >/dev/null 2>&1; then

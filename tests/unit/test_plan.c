@@ -2179,6 +2179,197 @@ static void test_streams_trace(void)
 	trace_free(t);
 }
 
+/* The optional LINK section: the link spec a swap plan was made for,
+ * written when the plan has one, read back byte for byte, every malformed
+ * form refused, older plans without it loading as before. */
+static void test_link_format(void)
+{
+	struct mp_plan p, q;
+	unsigned char *buf = NULL, *buf2 = NULL, *b;
+	size_t len = 0, len2 = 0, n;
+	sample_plan(&p);
+	static const char spec[] = "gh200-c2c,gpus=2";
+	strcpy(p.link, spec);
+	p.has_link = 1;
+	int rc = mp_plan_encode(&p, &buf, &len, err, sizeof(err));
+	CHECK(rc == 0, "encode a plan with a link");
+	if (rc) {
+		printf("# %s\n", err);
+		mp_plan_free(&p);
+		return;
+	}
+	CHECK_EQ_U64(len, 64 + 4 * 32 + 96 + 6 * 48 + 56 + 128,
+		     "  ... one more table entry and one 128-byte entry");
+	const unsigned char *e = buf + 64 + 3 * 32;
+	CHECK(get32(e) == MP_PLAN_SECTION_LINK && get32(e + 4) == 0 &&
+		      get64(e + 16) == 128 && get32(e + 24) == 1 && get32(e + 28) == 128,
+	      "  ... type 6, not required (older readers skip it), one entry of 128 bytes");
+	size_t at = (size_t)get64(e + 8);
+	int zeros = 1;
+	for (size_t i = sizeof(spec) - 1; i < 128; i++)
+		zeros &= buf[at + i] == 0;
+	CHECK(memcmp(buf + at, spec, sizeof(spec) - 1) == 0 && zeros,
+	      "  ... the spec's bytes, then zeros");
+	rc = mp_plan_decode(buf, len, &q, err, sizeof(err));
+	CHECK(rc == 0 && same_plan(&p, &q) && q.has_link &&
+		      strcmp(q.link, spec) == 0 && !q.has_streams,
+	      "decode gives back the spec");
+	CHECK(rc == 0 && mp_plan_encode(&q, &buf2, &len2, err, sizeof(err)) == 0 &&
+		      len2 == len && memcmp(buf, buf2, len) == 0,
+	      "  ... and encoding it again gives the same bytes");
+	free(buf2);
+	if (rc == 0)
+		mp_plan_free(&q);
+	CHECK(strcmp(mp_plan_section_name(MP_PLAN_SECTION_LINK), "LINK") == 0,
+	      "the section's name");
+
+	unsigned char *c = malloc(len);
+	int all = 1;
+	for (size_t i = 0; i < len; i++) {
+		memcpy(c, buf, len);
+		c[i] ^= 0x40;
+		if (mp_plan_decode(c, len, &q, err, sizeof(err)) == 0) {
+			all = 0;
+			mp_plan_free(&q);
+		}
+	}
+	CHECK(all, "every single-byte corruption of a plan with a link is refused");
+	all = 1;
+	for (n = 0; n < len; n++)
+		if (mp_plan_decode(buf, n, &q, err, sizeof(err)) == 0) {
+			all = 0;
+			mp_plan_free(&q);
+		}
+	CHECK(all, "every truncation of a plan with a link is refused");
+	free(c);
+
+	struct tsec s[8];
+	CHECK_EQ_U64(split(buf, s), 4, "split: four sections");
+	b = assemble(s, 3, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && !q.has_link &&
+		      q.link[0] == '\0' && q.nallocs == 6,
+	      "the same plan without LINK (an older plan) loads, without a link");
+	mp_plan_free(&q);
+	free(b);
+	struct tsec r[4] = { s[3], s[1], s[0], s[2] };
+	b = assemble(r, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && q.has_link,
+	      "LINK may come first");
+	mp_plan_free(&q);
+	free(b);
+	struct tsec t[5] = { s[0], s[1], s[2], s[3], s[3] };
+	b = assemble(t, 5, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "a second LINK section is refused",
+		(const char *const[]){ "second LINK", NULL });
+	t[3].flags = MP_PLAN_SECTION_REQUIRED;
+	b = assemble(t, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && q.has_link,
+	      "LINK marked required loads too (this reader knows it)");
+	mp_plan_free(&q);
+	free(b);
+	t[3].flags = 0;
+
+	/* every malformed form */
+	unsigned char d[3 * 160];
+	memset(d, 0, sizeof(d));
+	memcpy(d, spec, sizeof(spec) - 1);
+	t[3] = (struct tsec){ 6, 0, 2, 128, d, 256 };
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "two LINK entries are refused",
+		(const char *const[]){ "section 3 (LINK)", "count", "one entry", NULL });
+	t[3] = (struct tsec){ 6, 0, 0, 128, d, 0 };
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "no LINK entry is refused",
+		(const char *const[]){ "section 3 (LINK)", "count", NULL });
+	t[3] = (struct tsec){ 6, 0, 1, 64, d, 64 };
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "an entry shorter than 128 bytes is refused",
+		(const char *const[]){ "LINK", "at least 128 bytes", NULL });
+	t[3] = (struct tsec){ 6, 0, 1, 160, d, 160 };
+	d[150] = 7; /* a later version's field */
+	b = assemble(t, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && q.has_link &&
+		      strcmp(q.link, spec) == 0,
+	      "a longer entry (a later version's) loads: the spec is its first 128 bytes");
+	mp_plan_free(&q);
+	free(b);
+	d[150] = 0;
+	t[3] = (struct tsec){ 6, 0, 1, 128, d, 128 };
+	d[100] = 'x';
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "a byte after the spec's NUL that is not 0 is refused",
+		(const char *const[]){ "LINK field spec", "byte 100", "not 0", NULL });
+	d[100] = 0;
+	memset(d, 'a', 128);
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "a spec of 128 bytes without a NUL is refused",
+		(const char *const[]){ "LINK field spec", "no terminating NUL", NULL });
+	memset(d, 0, 128);
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "an empty spec is refused",
+		(const char *const[]){ "LINK field spec", "empty", NULL });
+	memcpy(d, "pcie5\n", 6);
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "a spec with a control byte is refused",
+		(const char *const[]){ "LINK field spec", "byte 5", "printable", NULL });
+	d[5] = (unsigned char)0xe9;
+	b = assemble(t, 4, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "a spec with a byte above 0x7e is refused",
+		(const char *const[]){ "LINK field spec", "byte 5", NULL });
+	memset(d, 'a', 127);
+	d[127] = 0;
+	b = assemble(t, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 &&
+		      strlen(q.link) == 127,
+	      "a spec of 127 bytes (the most) loads");
+	mp_plan_free(&q);
+	free(b);
+
+	/* in memory */
+	p.link[0] = '\0';
+	CHECK(mp_plan_validate(&p, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "a plan with has_link and an empty spec is invalid");
+	p.has_link = 0;
+	strcpy(p.link, "pcie5");
+	CHECK(mp_plan_validate(&p, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "  ... and so is a spec without has_link");
+	memset(p.link, 'b', sizeof(p.link));
+	p.has_link = 1;
+	CHECK(mp_plan_encode(&p, &buf2, &len2, err, sizeof(err)) == MP_PLAN_EINVAL &&
+		      buf2 == NULL,
+	      "  ... and a spec without a NUL is not written");
+	free(buf);
+	mp_plan_free(&p);
+}
+
+/* planfile: verify parses a plan's link against its trace. */
+static void test_link_trace(void)
+{
+	static const struct hb b[] = {
+		{ 100, 8, 0, 5 }, { 50, 8, 1, 3 }, { 60, 8, 2, 6 },
+	};
+	struct trace *t = hand_trace(b, 3, NULL, 0);
+	if (!t)
+		return;
+	struct mp_plan p;
+	CHECK(plan_of(t, "best-fit", 1, &p) == 0 && !p.has_link,
+	      "a plan without swaps has no LINK section");
+	strcpy(p.link, "gh200-c2c,gpus=2");
+	p.has_link = 1;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
+	      "a plan with a link the model knows verifies");
+	strcpy(p.link, "nvlink9");
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "a link the model does not know does not verify");
+	CHECK_STR_HAS(err, "LINK section 'nvlink9'", "  ... naming the section and the spec");
+	strcpy(p.link, "measured");
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "'measured' against a trace that measured nothing does not verify");
+	CHECK_STR_HAS(err, "bandwidth_h2d", "  ... naming the meta key");
+	mp_plan_free(&p);
+	trace_free(t);
+}
+
 int main(void)
 {
 	test_fingerprint();
@@ -2199,6 +2390,8 @@ int main(void)
 	test_hand();
 	test_streams_format();
 	test_streams_trace();
+	test_link_format();
+	test_link_trace();
 	test_random();
 	test_replay_agrees();
 	return tap_done();
