@@ -23,8 +23,9 @@ expect 3 "advise on a missing trace" memplan-plan advise "$T/none.trace" --budge
 printf 'not a trace' >"$T/bad.trace"
 expect 3 "advise on a file that is no trace" memplan-plan advise "$T/bad.trace" --budget 50%
 expect 1 "advise for 1 byte: nothing fits" memplan-plan advise "$T/a.trace" --budget 1B
-expect 2 "advise --budget 1: did you mean 1%?" memplan-plan advise "$T/a.trace" --budget 1
 has "$T/err" "no advice fits" "  ... saying so"
+expect 2 "advise --budget 1: did you mean 1%?" memplan-plan advise "$T/a.trace" --budget 1
+has "$T/err" "did you mean 1%?" "  ... asking"
 expect 4 "advise --trace-out into a missing folder" memplan-plan advise "$T/a.trace" --budget 90% --trace-out "$T/no/such/dir/x.trace"
 expect 2 "compile --swap-strategy bogus" memplan-plan compile "$T/a.trace" --budget 50% --swap-strategy bogus -o "$T/x.plan"
 has "$T/err" "recompute, hybrid" "  ... naming the recomputing strategies"
