@@ -11,7 +11,7 @@
 
 static const struct cli_command commands[] = {
 	{ "compile", cmd_compile,
-	  "compile TRACE -o PLAN [--strategy S] [--time-limit SECONDS] "
+	  "compile TRACE... -o PLAN [--cycle] [--strategy S] [--time-limit SECONDS] "
 	  "[--deterministic[=WORK]] [--solution OUT.csv] "
 	  "[--align A] [--trust-holes] [--max-pool SIZE | --budget SIZE|PCT% "
 	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn]] [--json]",
@@ -19,9 +19,11 @@ static const struct cli_command commands[] = {
 	  "memory for a --budget) and write the plan file; offsets are "
 	  "256-byte aligned by default, or the buffers' own alignment when "
 	  "more (--align A raises it; a MiniMalloc CSV keeps its own, 1 "
-	  "without --align)" },
-	{ "verify", cmd_verify, "verify PLAN TRACE",
-	  "check independently that a plan fits a trace" },
+	  "without --align); --cycle: the TRACEs take turns in one process "
+	  "and share one pool" },
+	{ "verify", cmd_verify, "verify PLAN TRACE...",
+	  "check independently that a plan fits a trace (a cycle plan: its "
+	  "traces, in order)" },
 	{ "simulate", cmd_simulate,
 	  "simulate PLAN TRACE [--link MODEL] [--json] [-o FILE.svg]",
 	  "predict a plan's iteration time on a link: overhead, stalls, "

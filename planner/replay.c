@@ -120,6 +120,10 @@ struct rp {
 	void (*progress)(void *, double);
 	void *progress_ctx;
 	unsigned iterations;
+	const uint64_t *turns; /* where each workload's turn begins (k) */
+	size_t nturns;
+	uint64_t turns_own[MP_PLAN_MAX_WORKLOADS]; /* the plan's, by default */
+	int all_followed;   /* every turn so far in this iteration */
 };
 
 static void problem(struct rp *r, const char *fmt, ...)
@@ -335,6 +339,31 @@ static void check_resident(struct rp *r, int64_t b, size_t ev)
 	}
 }
 
+/* The end of a turn (or of the iteration): did the runtime follow it? */
+static void turn_end(struct rp *r, size_t turn)
+{
+	if (mp_iteration_end(r->rt))
+		return;
+	char why[400], whose[48] = "";
+	if (!mp_last_problem(r->rt, why, sizeof(why)))
+		snprintf(why, sizeof(why), "no reason given");
+	if (r->nturns > 1)
+		snprintf(whose, sizeof(whose), " (turn %zu of the cycle)", turn);
+	r->all_followed = 0;
+	problem(r, "iteration %u%s: the runtime did not follow the plan to its end: %s",
+		r->it, whose, why);
+}
+
+/* Before request r->k (of the cycle): a new workload's turn begins there. */
+static void next_turn(struct rp *r, size_t *turn)
+{
+	while (*turn + 1 < r->nturns && r->turns[*turn + 1] == r->k) {
+		turn_end(r, *turn);
+		++*turn;
+		mp_iteration_begin(r->rt);
+	}
+}
+
 static void do_alloc(struct rp *r, int64_t b, int in_iteration)
 {
 	const struct trace_buffer *tb = &r->t->buffers[b];
@@ -380,12 +409,16 @@ static void iteration(struct rp *r)
 		if (t->buffers[b].alloc_ev == TRACE_NONE && !r->ptr[b])
 			do_alloc(r, (int64_t)b, 0);
 	r->k = 0;
+	r->all_followed = 1;
+	size_t turn = 0;
 	mp_iteration_begin(r->rt);
 	for (size_t i = 0; i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
 		if (r->progress && (i & 0xffff) == 0xffff)
 			r->progress(r->progress_ctx,
 				    (r->it + (double)i / (double)t->nevents) / r->iterations);
+		if (e->type == TRACE_EV_ALLOC || e->type == TRACE_EV_FREE)
+			next_turn(r, &turn);
 		if (e->type == TRACE_EV_ALLOC) {
 			do_alloc(r, e->buffer, 1);
 			continue;
@@ -407,15 +440,8 @@ static void iteration(struct rp *r)
 				fill(r, x->buffer);
 		}
 	}
-	if (mp_iteration_end(r->rt)) {
-		r->res->followed++;
-	} else {
-		char why[400];
-		if (!mp_last_problem(r->rt, why, sizeof(why)))
-			snprintf(why, sizeof(why), "no reason given");
-		problem(r, "iteration %u: the runtime did not follow the plan to its end: %s",
-			r->it, why);
-	}
+	turn_end(r, turn);
+	r->res->followed += r->all_followed;
 	/* buffers the iteration leaves live go, outside it */
 	for (size_t b = 0; b < t->nbuffers; b++)
 		if (t->buffers[b].free_ev == TRACE_NONE &&
@@ -476,6 +502,14 @@ int replay_run(const struct trace *t, const char *plan_path,
 			.progress = opt->progress, .progress_ctx = opt->progress_ctx,
 			.iterations = opt->iterations };
 	r.pool = mp_pool(rt, NULL);
+	/* the workloads' turns: the caller's, or the plan's own */
+	r.turns = opt->turns;
+	r.nturns = opt->turns ? opt->nturns : r.plan->nworkloads;
+	if (!opt->turns)
+		for (uint32_t w = 0; w < r.plan->nworkloads; w++)
+			r.turns_own[w] = r.plan->workloads[w].first_request;
+	if (!opt->turns)
+		r.turns = r.turns_own;
 	size_t nb = t->nbuffers ? t->nbuffers : 1;
 	r.ptr = calloc(nb, sizeof(*r.ptr));
 	r.entry = malloc(nb * sizeof(*r.entry));

@@ -100,6 +100,21 @@ MP_API void mp_iteration_begin(mp_runtime *rt);
 MP_API int mp_iteration_end(mp_runtime *rt);
 
 /*
+ * Workloads taking turns (a plan compiled with memplan-plan compile
+ * --cycle: train then evaluate, a GAN's two steps, models served in turn)
+ * share one pool; each workload's iteration follows its part of the plan,
+ * and the pool is empty between two.  mp_iteration_begin() begins the
+ * workload the cycle has next (the one after the last begun, 0 first);
+ * mp_workload_begin() names it (0-based, in the order of the traces given
+ * to compile), and returns 0, or -1 when the plan has no such workload (the
+ * iteration then goes to the real allocator).  Recognised iterations start
+ * at the first requests of any workload, the cycle's next one tried first.
+ * A plan without a cycle has one workload.
+ */
+MP_API int mp_workload_begin(mp_runtime *rt, unsigned workload);
+MP_API unsigned mp_workload_count(const mp_runtime *rt);
+
+/*
  * Serves a request of size bytes to be used on stream (a cudaStream_t, NULL
  * for the default stream; ignored by the host backend): the pool offset the
  * plan gives this request when it matches, else the real allocator.  Returns
@@ -134,6 +149,7 @@ MP_API void *mp_pool(const mp_runtime *rt, size_t *size);
 	X(pool_frees, "frees of pool pointers")                              \
 	X(real_frees, "frees handed to the real allocator")                  \
 	X(iterations, "iterations followed from their first request")        \
+	X(out_of_order, "of those, iterations of a workload other than the one the cycle had next") \
 	X(completed, "iterations followed to their last request")            \
 	X(skipped, "iterations recognised but served by the real allocator (pool still in use)") \
 	X(divergences, "iterations that stopped matching the plan")          \
