@@ -118,12 +118,13 @@ int cycle_trace(struct trace *const *in, size_t n, struct trace **out,
 		if (!u->finished)
 			return trace_seterr(err, errlen, TRACE_EINVAL,
 					    "workload %zu: the trace is not finished", w);
+		/* what a trace cannot be to take a turn: the input's fault */
 		if (u->clock != TRACE_CLOCK_SEQ)
-			return trace_seterr(err, errlen, TRACE_EINVAL,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 					    "workload %zu: the trace's lifetimes are on a time clock (a placement problem, not a program's requests): a cycle needs the requests in order",
 					    w);
 		if (!allocs)
-			return trace_seterr(err, errlen, TRACE_EINVAL,
+			return trace_seterr(err, errlen, TRACE_EFORMAT,
 					    "workload %zu: the trace has no allocation request, so the runtime could not recognise its turn",
 					    w);
 	}
@@ -158,11 +159,11 @@ int cycle_trace(struct trace *const *in, size_t n, struct trace **out,
 		char why[512];
 		rc = trace_finish(t, why, sizeof(why));
 		if (rc)
-			trace_seterr(err, errlen, rc == TRACE_ENOMEM ? rc : TRACE_EINVAL,
+			trace_seterr(err, errlen, rc == TRACE_ENOMEM ? rc : TRACE_EFORMAT,
 				     "the traces of the cycle do not make one trace: %s",
 				     why);
 		if (rc && rc != TRACE_ENOMEM)
-			rc = TRACE_EINVAL;
+			rc = TRACE_EFORMAT;
 	}
 	if (rc) {
 		trace_free(t);

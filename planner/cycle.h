@@ -34,9 +34,10 @@ struct cycle {
  * the seq clock) into a new finished trace *out: buffers renumbered in
  * order, each trace's events after the previous one's (seqs and GPU times
  * shifted), accesses and holes with them, the meta of the first.  Fills
- * *cy (cycle_free() it).  Returns 0, TRACE_EINVAL (a trace on a time clock,
- * one with no allocation request, too many) or TRACE_ENOMEM with a sentence
- * naming the trace by its 0-based position; *out NULL on failure.
+ * *cy (cycle_free() it).  Returns 0, TRACE_EFORMAT (a trace on a time
+ * clock, one with no allocation request), TRACE_EINVAL (no trace, too many,
+ * one not finished) or TRACE_ENOMEM with a sentence naming the trace by its
+ * 0-based position; *out NULL on failure.
  */
 int cycle_trace(struct trace *const *in, size_t n, struct trace **out,
 		struct cycle *cy, char *err, size_t errlen);
