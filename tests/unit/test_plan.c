@@ -8,7 +8,9 @@
  * verified; broken plans caught; the verifier's sweep against
  * solver_check() on random traces with holes; the optional SWAP_TIMING
  * section (round trip, refusals, older plans without it) and the
- * simulator's figures it records (sim_attach_timing on a timed trace).
+ * simulator's figures it records (sim_attach_timing on a timed trace);
+ * the optional CYCLE section and cycle plans of zoo mixes (pool, verify,
+ * replay in order and out of it).
  */
 #include <errno.h>
 #include <stdio.h>

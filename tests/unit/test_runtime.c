@@ -12,7 +12,8 @@
  * request that contradicts them (STREAMS), the ordering each swap and reuse
  * asks of the backend (a logging backend; a copy-in waits for its
  * borrowers' frees alone; record_stream's side streams), every kind of bad
- * plan file, and many
+ * plan file, a cycle of two workloads taking turns (explicit, named,
+ * recognised, out of order, a malformed cycle refused), and many
  * threads allocating at once (--threads: that alone, longer, for `make check-threads` under
  * ThreadSanitizer).
  */
@@ -1390,21 +1391,25 @@ static void test_cycle(void)
 
 struct worker {
 	mp_runtime *rt;
-	int id, rounds, bad;
+	int id, rounds, bad, cycle;
 };
 
 static void *work(void *arg)
 {
 	struct worker *w = arg;
-	static const size_t sizes[] = { 64 * KiB, 32 * KiB, 64 * KiB, 16 * KiB, 4000 };
+	static const size_t sizes[] = { 64 * KiB, 32 * KiB, 64 * KiB, 16 * KiB,
+					4000, 96 * KiB };
 	uint64_t x = 0x9e3779b97f4a7c15ull * (uint64_t)(w->id + 1);
 	for (int i = 0; i < w->rounds; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		if (w->id == 0 && x % 7 == 0) {
-			mp_iteration_begin(w->rt);
+			if (w->cycle && x % 3 == 0)
+				mp_workload_begin(w->rt, (unsigned)(x >> 8) % 3);
+			else
+				mp_iteration_begin(w->rt);
 			continue;
 		}
-		size_t n = sizes[x % 5];
+		size_t n = sizes[x % (w->cycle ? 6 : 5)];
 		void *p = mp_alloc(w->rt, n, NULL);
 		if (!p) {
 			w->bad++;
@@ -1424,16 +1429,20 @@ static void *work(void *arg)
  * gets planned offsets, and frees in planned order, so no two live buffers
  * can share bytes.  (A swap assumes the trace's uses as well, which threads
  * using their buffers at will do not follow.) */
-static void test_threads(int rounds)
+static void test_threads(int rounds, int cycle)
 {
 	struct mp_plan p;
-	make_plan(&p, 0, 0, 0);
-	/* without its swap, C cannot sit over A (both live at request 2):
-	 * it goes above everything, so the plan is one planfile_verify
-	 * would pass (A+B+C = 160K at request 2) */
-	p.allocs[2].offset = 112 * KiB;
-	p.pool_size = 176 * KiB;
-	p.lower_bound = 160 * KiB;
+	if (cycle) { /* two workloads: turns begun, named and recognised */
+		make_cycle(&p);
+	} else {
+		make_plan(&p, 0, 0, 0);
+		/* without its swap, C cannot sit over A (both live at request
+		 * 2): it goes above everything, so the plan is one
+		 * planfile_verify would pass (A+B+C = 160K at request 2) */
+		p.allocs[2].offset = 112 * KiB;
+		p.pool_size = 176 * KiB;
+		p.lower_bound = 160 * KiB;
+	}
 	mp_runtime *rt = open_host(write_plan("threads.plan", &p), 1);
 	if (!rt)
 		return;
@@ -1441,7 +1450,7 @@ static void test_threads(int rounds)
 	pthread_t th[N];
 	struct worker w[N];
 	for (int i = 0; i < N; i++) {
-		w[i] = (struct worker){ rt, i, rounds, 0 };
+		w[i] = (struct worker){ rt, i, rounds, 0, cycle };
 		pthread_create(&th[i], NULL, work, &w[i]);
 	}
 	int bad = 0;
@@ -1449,7 +1458,8 @@ static void test_threads(int rounds)
 		pthread_join(th[i], NULL);
 		bad += w[i].bad;
 	}
-	CHECK(bad == 0, "8 threads allocating at once: no buffer lost its bytes");
+	CHECK(bad == 0, cycle ? "8 threads allocating at once over a cycle plan: no buffer lost its bytes"
+			      : "8 threads allocating at once: no buffer lost its bytes");
 	struct mp_stats s;
 	mp_stats_get(rt, &s);
 	printf("# %llu planned, %llu real, %llu divergences, %llu iterations\n",
@@ -1488,7 +1498,8 @@ int main(int argc, char **argv)
 		test_bad_input();
 		test_cycle();
 	}
-	test_threads(threads_only ? 5000 : 20000);
+	test_threads(threads_only ? 5000 : 20000, 0);
+	test_threads(threads_only ? 5000 : 20000, 1);
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
