@@ -36,6 +36,12 @@
  * Event queries only feed the statistics (late copies); they never decide
  * an ordering.  While a CUDA stream capture is under way the runtime makes
  * no call of its own on any stream (capture_alloc, capture_free).
+ *
+ * Workloads taking turns (a CYCLE section) are segments of the clock
+ * (seg_begin, seg_end); each turn is an iteration of its own that ends at
+ * its segment's end, and since no entry lives across a segment's end, the
+ * rule above (a followed iteration starts on an empty pool) covers them
+ * unchanged.  A plan without a cycle is one segment, the whole clock.
  */
 #include "runtime.h"
 
