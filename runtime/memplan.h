@@ -133,7 +133,9 @@ MP_API int mp_owns(const mp_runtime *rt, const void *ptr);
 MP_API void *mp_pool(const mp_runtime *rt, size_t *size);
 
 /*
- * The statistics, defined once: X(name, description).  Counts since the
+ * The statistics, defined once: X(name, description); new ones go last,
+ * so that a program built with an older header reads the ones it knows.
+ * Counts since the
  * runtime was opened; bytes are requested sizes.  The late counts come from
  * non-blocking event queries at the moment named (the copy may end a
  * microsecond later): they say where the program may have stalled, never
@@ -149,7 +151,6 @@ MP_API void *mp_pool(const mp_runtime *rt, size_t *size);
 	X(pool_frees, "frees of pool pointers")                              \
 	X(real_frees, "frees handed to the real allocator")                  \
 	X(iterations, "iterations followed from their first request")        \
-	X(out_of_order, "of those, iterations of a workload other than the one the cycle had next") \
 	X(completed, "iterations followed to their last request")            \
 	X(skipped, "iterations recognised but served by the real allocator (pool still in use)") \
 	X(divergences, "iterations that stopped matching the plan")          \
@@ -162,7 +163,8 @@ MP_API void *mp_pool(const mp_runtime *rt, size_t *size);
 	X(sync_swapins, "swap-ins issued on a divergence, waited for by the host") \
 	X(stream_waits, "stream waits on events the runtime inserted")        \
 	X(captured, "requests made during a CUDA stream capture, passed to the real allocator") \
-	X(capture_kept, "frees during a stream capture kept from reuse (the graph may use the memory)")
+	X(capture_kept, "frees during a stream capture kept from reuse (the graph may use the memory)") \
+	X(out_of_order, "iterations followed of a workload other than the one the cycle had next")
 
 #define MP_STATS_FIELD(name, desc) uint64_t name;
 struct mp_stats {
