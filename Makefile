@@ -58,7 +58,8 @@ endif
 SQLITE_CFLAGS := $(shell pkg-config --cflags sqlite3 2>/dev/null)
 SQLITE_LIBS   := $(or $(shell pkg-config --libs sqlite3 2>/dev/null),-lsqlite3)
 MP_CFLAGS += $(SQLITE_CFLAGS)
-LIBS := $(SQLITE_LIBS) -lm -lpthread
+# zlib (zlib1g-dev): gzipped profiler traces (traces/import/zinput.c)
+LIBS := $(SQLITE_LIBS) -lz -lm -lpthread
 
 ifneq ($(V),1)
 Q = @

@@ -807,6 +807,13 @@ void allocsim_result(const struct allocsim *s, struct allocsim_result *r)
 int allocsim_run(const struct trace *t, enum allocsim_model model,
 		 struct allocsim_result *r, char *err, size_t errlen)
 {
+	return allocsim_run_each(t, model, r, NULL, NULL, err, errlen);
+}
+
+int allocsim_run_each(const struct trace *t, enum allocsim_model model,
+		      struct allocsim_result *r, allocsim_step_fn *step,
+		      void *ctx, char *err, size_t errlen)
+{
 	struct allocsim *s;
 	int rc = allocsim_new(model, &s);
 	if (rc)
@@ -828,10 +835,14 @@ int allocsim_run(const struct trace *t, enum allocsim_model model,
 		if (b->alloc_ev == TRACE_NONE)
 			rc = allocsim_alloc(s, b->id, b->size, b->stream, start);
 	}
+	if (rc == 0 && step)
+		step(ctx, SIZE_MAX, s->reserved);
 	for (size_t i = 0; rc == 0 && i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
 		if (e->type == TRACE_EV_MARK && allocsim_is_release_mark(e->name)) {
 			rc = allocsim_release(s, trace_event_clock(t, i));
+			if (rc == 0 && step)
+				step(ctx, i, s->reserved);
 			continue;
 		}
 		if (e->type != TRACE_EV_ALLOC && e->type != TRACE_EV_FREE)
@@ -843,6 +854,8 @@ int allocsim_run(const struct trace *t, enum allocsim_model model,
 		rc = e->type == TRACE_EV_ALLOC
 			     ? allocsim_alloc(s, b->id, b->size, b->stream, at)
 			     : allocsim_free(s, b->id, at);
+		if (rc == 0 && step)
+			step(ctx, i, s->reserved);
 	}
 	if (rc) {
 		allocsim_destroy(s);

@@ -115,4 +115,15 @@ static inline int allocsim_simulates(unsigned kind)
 int allocsim_run(const struct trace *t, enum allocsim_model model,
 		 struct allocsim_result *r, char *err, size_t errlen);
 
+/*
+ * allocsim_run, calling step(ctx, i, reserved) after event i changed the
+ * simulation (an alloc, a free, a release): the bytes reserved from the
+ * device then; first with i = SIZE_MAX, once the buffers live at the start
+ * are allocated.  The timeline draws the reserved curve with it.
+ */
+typedef void allocsim_step_fn(void *ctx, size_t event, uint64_t reserved);
+int allocsim_run_each(const struct trace *t, enum allocsim_model model,
+		      struct allocsim_result *r, allocsim_step_fn *step,
+		      void *ctx, char *err, size_t errlen);
+
 #endif

@@ -457,17 +457,30 @@ static int cmd_timeline(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "points", required_argument, NULL, 'p' },
 		{ "buffers", required_argument, NULL, 'B' },
+		{ "allocator", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct timeline_opts to = { .by = TIMELINE_BY_ROLE, .top = 8,
-				    .max_points = 2000, .max_buffers = 1000 };
+				    .max_points = 2000, .max_buffers = 5000,
+				    .allocator = ALLOCSIM_PYTORCH };
 	const char *out = NULL, *format = NULL;
 	int c, rc;
 	uint64_t v;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:b:n:f:p:B:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:b:n:f:p:B:a:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'a': {
+			enum allocsim_model m = ALLOCSIM_PYTORCH;
+			if (strcmp(optarg, "none") == 0) {
+				to.allocator = -1;
+				break;
+			}
+			if ((rc = parse_allocator("timeline", optarg, &m)))
+				return rc;
+			to.allocator = (int)m;
+			break;
+		}
 		case 'o':
 			out = optarg;
 			break;
@@ -527,6 +540,14 @@ static int cmd_timeline(int argc, char **argv)
 	int scanned;
 	if ((rc = load(path, 0, &t, &d, &scanned, NULL, 0)))
 		return rc;
+	/* the kernel and NVTX lanes need the events a streamed trace drops:
+	 * read whole a trace small enough to hold */
+	if (scanned && d.nevents <= TIMELINE_WHOLE_EVENTS) {
+		scan_digest_free(&d);
+		trace_free(t);
+		if ((rc = load(path, 1, &t, &d, &scanned, NULL, 0)))
+			return rc;
+	}
 	struct timeline tl;
 	rc = timeline_build(t, scanned ? &d : NULL, &to, &tl, err, sizeof(err));
 	if (scanned)
@@ -573,7 +594,7 @@ static const struct cli_command commands[] = {
 	  "two traces side by side: figures, groups, buffers that appeared, vanished or resized" },
 	{ "timeline", cmd_timeline,
 	  "timeline [--by kind|role|label] [--top N] [--format svg|html] [--points N] "
-	  "[--buffers N] -o FILE.svg|FILE.html TRACE",
+	  "[--buffers N] [--allocator cudamalloc|pytorch|none] -o FILE.svg|FILE.html TRACE",
 	  "draw memory over the iteration, stacked by group, the peak marked (SVG or HTML)" },
 	{ 0 }
 };

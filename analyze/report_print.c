@@ -96,6 +96,14 @@ static void print_source(FILE *f, const struct trace *t)
 	else if (trace_get_meta(t, "source_file"))
 		fprintf(f, " (%s)", trace_get_meta(t, "source_file"));
 	fputc('\n', f);
+	/* an import that had to guess (an execution trace without profiler
+	 * memory events): the figures below rest on it */
+	const char *inf = trace_get_meta(t, "inferred");
+	if (inf)
+		fprintf(f, "inferred:       %s%s%s\n",
+			strstr(inf, "sizes") ? "sizes (from tensor views: a lower bound)" : "",
+			strstr(inf, "sizes") && strstr(inf, "frees") ? ", " : "",
+			strstr(inf, "frees") ? "frees (after each buffer's last use)" : "");
 }
 
 int report_print_text(FILE *f, const char *path, const struct trace *t,

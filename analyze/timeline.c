@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocsim.h"
 #include "report.h"
 
 static const char *const by_names[] = { "kind", "role", "label" };
@@ -36,7 +37,12 @@ void timeline_free(struct timeline *tl)
 	free(tl->x);
 	free(tl->y);
 	free(tl->buffers);
+	free(tl->rx);
+	free(tl->ry);
+	free(tl->kernels);
+	free(tl->ranges);
 	memset(tl, 0, sizeof(*tl));
+	tl->allocator = -1;
 }
 
 size_t timeline_step_at(const struct timeline *tl, int64_t x)
@@ -222,6 +228,15 @@ static int assign_groups(const struct trace *t, enum timeline_by by,
 	return rc;
 }
 
+/* FNV-1a of a label group's name: its colour key, the same in every chart */
+static uint32_t name_key(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h == TIMELINE_KEY_OTHER ? 0 : h;
+}
+
 /* --- the sweep ------------------------------------------------------------- */
 
 struct change {
@@ -269,11 +284,179 @@ static int size_cmp(const void *a, const void *b)
 	return (p->id > q->id) - (p->id < q->id);
 }
 
+/* --- the reserved curve ------------------------------------------------------ */
+
+struct reserved_sweep {
+	const struct trace *t;
+	struct timeline *tl;
+	double width; /* of a column, in axis units */
+	size_t cap;
+	int64_t col;
+};
+
+/* One step of the allocator model: a new column starts a step, a change
+ * within the column keeps its most. */
+static void reserved_step(void *ctx, size_t i, uint64_t reserved)
+{
+	struct reserved_sweep *w = ctx;
+	struct timeline *tl = w->tl;
+	int64_t x = tl->x_min;
+	if (i != SIZE_MAX) {
+		const struct trace_event *e = &w->t->events[i];
+		if (tl->axis == TIMELINE_AXIS_NS) {
+			if (e->t_start == TRACE_TIME_NONE)
+				return;
+			x = e->t_start;
+		} else {
+			x = trace_event_clock(w->t, i);
+		}
+		x = x < tl->x_min ? tl->x_min : x > tl->x_max ? tl->x_max : x;
+	}
+	if (reserved > tl->reserved_peak)
+		tl->reserved_peak = reserved;
+	int64_t c = (int64_t)((double)(x - tl->x_min) / w->width);
+	if (tl->nreserved && (c == w->col || tl->nreserved == w->cap)) {
+		if (reserved > tl->ry[tl->nreserved - 1])
+			tl->ry[tl->nreserved - 1] = reserved;
+		return;
+	}
+	w->col = c;
+	tl->rx[tl->nreserved] = x;
+	tl->ry[tl->nreserved++] = reserved;
+}
+
+/*
+ * Replays the allocator model over t into tl's reserved curve (a streamed
+ * trace keeps its allocs and frees, all the model reads).  Returns 0 or a
+ * negative trace_err with a sentence in err.
+ */
+static int reserved_curve(const struct trace *t, int model, size_t max_points,
+			  struct timeline *tl, char *err, size_t errlen)
+{
+	tl->allocator = -1;
+	if (model < 0 || !t->nevents)
+		return 0;
+	struct reserved_sweep w = { t, tl, 0, max_points + 1, -1 };
+	w.width = (double)(tl->x_max - tl->x_min) / (double)max_points;
+	if (!(tl->rx = malloc(w.cap * sizeof(*tl->rx))) ||
+	    !(tl->ry = malloc(w.cap * sizeof(*tl->ry))))
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory building the timeline");
+	struct allocsim_result r;
+	int rc = allocsim_run_each(t, (enum allocsim_model)model, &r, reserved_step, &w, err, errlen);
+	if (rc)
+		return rc;
+	tl->allocator = model;
+	return 0;
+}
+
+/* --- the lanes ------------------------------------------------------------------ */
+
+/* Where event i starts and ends on the axis; 0 when it has no place. */
+static int event_x(const struct trace *t, const struct timeline *tl, size_t i,
+		   int64_t *x0, int64_t *x1)
+{
+	const struct trace_event *e = &t->events[i];
+	if (tl->axis == TIMELINE_AXIS_NS) {
+		if (e->t_start == TRACE_TIME_NONE)
+			return 0;
+		*x0 = e->t_start;
+		*x1 = e->t_end == TRACE_TIME_NONE || e->t_end < e->t_start ? e->t_start : e->t_end;
+	} else {
+		*x0 = *x1 = trace_event_clock(t, i);
+	}
+	*x0 = *x0 < tl->x_min ? tl->x_min : *x0 > tl->x_max ? tl->x_max : *x0;
+	*x1 = *x1 < *x0 ? *x0 : *x1 > tl->x_max ? tl->x_max : *x1;
+	return 1;
+}
+
+static int span_order(const void *a, const void *b)
+{
+	const struct timeline_span *p = a, *q = b;
+	if (p->depth != q->depth)
+		return p->depth < q->depth ? -1 : 1;
+	int64_t lp = p->x1 - p->x0, lq = q->x1 - q->x0;
+	if (lp != lq)
+		return lp > lq ? -1 : 1;
+	return (p->x0 > q->x0) - (p->x0 < q->x0);
+}
+
+/*
+ * The kernel lane (kernels merged when they touch the same or the next of
+ * max_points columns, so at most max_points bars) and the NVTX lanes
+ * (BEGIN and END marks paired last in, first out; the outermost and then
+ * longest TIMELINE_MAX_RANGES of the first TIMELINE_RANGE_DEPTHS levels).
+ * A streamed trace holds no kernels or marks: no lanes.  0 or TRACE_ENOMEM.
+ */
+static int lanes(const struct trace *t, size_t max_points, struct timeline *tl)
+{
+	size_t nk = 0, nm = 0;
+	for (size_t i = 0; i < t->nevents; i++) {
+		nk += t->events[i].type == TRACE_EV_KERNEL;
+		nm += t->events[i].type == TRACE_EV_MARK;
+	}
+	double width = (double)(tl->x_max - tl->x_min) / (double)max_points;
+	if (nk && !(tl->kernels = malloc((max_points + 2) * sizeof(*tl->kernels))))
+		return TRACE_ENOMEM;
+	int64_t last_col = -2;
+	for (size_t i = 0; nk && i < t->nevents; i++) {
+		int64_t x0, x1;
+		if (t->events[i].type != TRACE_EV_KERNEL || !event_x(t, tl, i, &x0, &x1))
+			continue;
+		int64_t c0 = (int64_t)((double)(x0 - tl->x_min) / width);
+		int64_t c1 = (int64_t)((double)(x1 - tl->x_min) / width);
+		struct timeline_span *k = tl->nkernels ? &tl->kernels[tl->nkernels - 1] : NULL;
+		if (k && (c0 <= last_col + 1 || tl->nkernels == max_points + 2)) {
+			if (x1 > k->x1)
+				k->x1 = x1;
+			k->count++;
+		} else {
+			tl->kernels[tl->nkernels++] =
+				(struct timeline_span){ x0, x1, t->events[i].name, 1, 0 };
+		}
+		if (c1 > last_col)
+			last_col = c1;
+	}
+	if (!nm)
+		return 0;
+	struct timeline_span *open = malloc(nm * sizeof(*open));
+	struct timeline_span *all = malloc(nm * sizeof(*all));
+	if (!open || !all) {
+		free(open);
+		free(all);
+		return TRACE_ENOMEM;
+	}
+	size_t nopen = 0, nall = 0;
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		int64_t x0, x1;
+		if (e->type != TRACE_EV_MARK || !event_x(t, tl, i, &x0, &x1))
+			continue;
+		if (e->aux == TRACE_MARK_BEGIN) {
+			open[nopen] = (struct timeline_span){ x0, x0, e->name, 1, (uint32_t)nopen };
+			nopen++;
+		} else if (e->aux == TRACE_MARK_END && nopen) {
+			struct timeline_span r = open[--nopen];
+			r.x1 = x1;
+			if (r.depth < TIMELINE_RANGE_DEPTHS && r.x1 > r.x0)
+				all[nall++] = r;
+		}
+	}
+	free(open);
+	qsort(all, nall, sizeof(*all), span_order);
+	tl->ranges = all;
+	tl->nranges = nall < TIMELINE_MAX_RANGES ? nall : TIMELINE_MAX_RANGES;
+	for (size_t i = 0; i < tl->nranges; i++)
+		if (all[i].depth + 1 > tl->range_depths)
+			tl->range_depths = all[i].depth + 1;
+	return 0;
+}
+
 int timeline_build(const struct trace *t, const struct report_digest *d,
 		   const struct timeline_opts *o, struct timeline *tl,
 		   char *err, size_t errlen)
 {
 	memset(tl, 0, sizeof(*tl));
+	tl->allocator = -1;
 	if (!t->finished)
 		return trace_seterr(err, errlen, TRACE_EINVAL, "the trace is not finished");
 	tl->by = o->by;
@@ -370,10 +553,14 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 		drawn[order[k].group] = (uint32_t)k;
 		tl->groups[k].name = names[order[k].group];
 		tl->groups[k].max_bytes = order[k].max;
+		tl->groups[k].key = o->by == TIMELINE_BY_LABEL ? name_key(names[order[k].group])
+							       : order[k].group;
 		names[order[k].group] = NULL;
 	}
 	if (rc == 0 && tl->has_other && !(tl->groups[ndraw].name = strdup("other")))
 		rc = TRACE_ENOMEM;
+	if (rc == 0 && tl->has_other)
+		tl->groups[ndraw].key = TIMELINE_KEY_OTHER;
 
 	/* pass 2: the steps of the drawn groups */
 	size_t G = tl->ngroups, cap = (distinct < max_points ? distinct : max_points) + 1;
@@ -442,6 +629,9 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 		qsort(tl->buffers, tl->nbuffers, sizeof(*tl->buffers), buf_cmp);
 	}
 
+	if (rc == 0)
+		rc = lanes(t, max_points, tl);
+	int rrc = rc == 0 ? reserved_curve(t, o->allocator, max_points, tl, err, errlen) : 0;
 	for (size_t g = 0; names && g < nnames; g++)
 		free(names[g]);
 	free(names);
@@ -455,6 +645,10 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 	if (rc) {
 		timeline_free(tl);
 		return trace_seterr(err, errlen, rc, "out of memory building the timeline");
+	}
+	if (rrc) {
+		timeline_free(tl);
+		return rrc;
 	}
 	return 0;
 }

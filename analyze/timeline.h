@@ -18,6 +18,9 @@
 #include "trace.h"
 
 #define TIMELINE_MAX_GROUPS 64
+/* memplan-analyze timeline reads a trace of up to this many events whole,
+ * for its kernel and NVTX lanes; a larger one streams, without lanes */
+#define TIMELINE_WHOLE_EVENTS 4000000
 
 enum timeline_by { TIMELINE_BY_KIND = 0, TIMELINE_BY_ROLE, TIMELINE_BY_LABEL };
 
@@ -27,10 +30,15 @@ enum timeline_axis {
 	TIMELINE_AXIS_TIME = 2, /* the trace's own time clock (imports: abstract units) */
 };
 
+#define TIMELINE_KEY_OTHER UINT32_MAX
+
 struct timeline_group {
 	char *name;          /* owned */
 	uint64_t max_bytes;  /* most bytes it held at once */
 	uint64_t at_peak;    /* bytes it held at the total's peak */
+	/* what its colour follows, the same in every chart: the kind or role
+	 * code, a hash of a label group's name, TIMELINE_KEY_OTHER */
+	uint32_t key;
 };
 
 /* A buffer listed for hovering: one of the largest. */
@@ -40,6 +48,20 @@ struct timeline_buffer {
 	int64_t x0, x1; /* on the axis: from its alloc to its free */
 	uint32_t group;
 };
+
+/*
+ * A bar of a lane under the plot: kernels binned into runs of columns
+ * (count kernels, name the first's), or one NVTX range (count 1) at its
+ * nesting depth.  name is interned in the trace, or NULL.
+ */
+struct timeline_span {
+	int64_t x0, x1;
+	const char *name;
+	uint32_t count, depth;
+};
+
+#define TIMELINE_MAX_RANGES 400 /* NVTX ranges drawn, the outermost first */
+#define TIMELINE_RANGE_DEPTHS 3 /* nesting levels drawn */
 
 struct timeline {
 	enum timeline_by by;
@@ -57,6 +79,19 @@ struct timeline {
 	struct timeline_buffer *buffers; /* by group, then x0 */
 	size_t nbuffers;
 	size_t nbuffers_total; /* every buffer with a non-empty lifetime */
+	/* what the allocator model (allocator >= 0) reserves from the device:
+	 * from rx[k] to rx[k+1] it holds ry[k] bytes, the most in each column */
+	int allocator; /* enum allocsim_model, or -1: none drawn */
+	int64_t *rx;
+	uint64_t *ry;
+	size_t nreserved;
+	uint64_t reserved_peak;
+	/* the lanes: kernels and NVTX ranges, where the trace has them */
+	struct timeline_span *kernels;
+	size_t nkernels;
+	struct timeline_span *ranges;
+	size_t nranges;
+	uint32_t range_depths; /* levels present, 0..TIMELINE_RANGE_DEPTHS */
 };
 
 struct timeline_opts {
@@ -64,6 +99,8 @@ struct timeline_opts {
 	size_t top;         /* groups drawn by name (1..TIMELINE_MAX_GROUPS - 1) */
 	size_t max_points;  /* steps at most (>= 16) */
 	size_t max_buffers; /* listed for hovering */
+	int allocator;      /* enum allocsim_model whose reserved bytes are
+			     * drawn, or -1 for none */
 };
 
 struct report_digest;
@@ -83,6 +120,14 @@ void timeline_free(struct timeline *tl);
 const char *timeline_by_name(enum timeline_by by);
 int timeline_by_from_name(const char *s);
 
+/* The colour of group g ("#rrggbb"): fixed per kind and per role, a hash
+ * of the name for label groups, grey for "other" (timeline_svg.c). */
+const char *timeline_color(const struct timeline *tl, size_t g);
+
+/* Whether x labels count from the first event: on the ns axis, and on a
+ * clock far from 0 (epoch times) (timeline_svg.c). */
+int timeline_x_relative(const struct timeline *tl);
+
 /* Index of the step holding x (the last p with x[p] <= x), 0 before all. */
 size_t timeline_step_at(const struct timeline *tl, int64_t x);
 
@@ -91,6 +136,7 @@ struct timeline_frame {
 	double width, height;             /* the whole picture */
 	double left, top, plot_w, plot_h; /* the plot area */
 	uint64_t y_max;                   /* bytes at the top of the plot */
+	double lanes_top, lanes_h;        /* kernel and NVTX lanes (0: none) */
 };
 void timeline_frame(const struct timeline *tl, struct timeline_frame *fr);
 

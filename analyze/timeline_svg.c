@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "allocsim.h"
 #include "axis.h"
 #include "timeline.h"
 #include "xml.h"
@@ -18,18 +19,42 @@
 #define RIGHT 230.0
 #define TOP 64.0
 #define BOTTOM 56.0
+#define LANE_H 14.0
+#define LANE_GAP 4.0
 
-/* Tableau 10, then grey for "other". */
-static const char *const palette[] = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
-				       "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-				       "#9c755f", "#bab0ac" };
+/*
+ * Colours follow what a group is, never its rank, so a role keeps its colour
+ * from one chart to the next: one colour per role and per kind (Tableau 10),
+ * label groups by a hash of their name over Tableau 20, grey for "other".
+ */
+static const char *const role_colors[TRACE_ROLE_COUNT] = {
+	[TRACE_ROLE_UNKNOWN] = "#9c755f",    [TRACE_ROLE_WEIGHT] = "#4e79a7",
+	[TRACE_ROLE_GRADIENT] = "#f28e2b",   [TRACE_ROLE_OPTIMIZER] = "#b07aa1",
+	[TRACE_ROLE_ACTIVATION] = "#59a14f", [TRACE_ROLE_TEMP] = "#edc948",
+	[TRACE_ROLE_WORKSPACE] = "#76b7b2",  [TRACE_ROLE_INPUT] = "#ff9da7",
+};
+static const char *const kind_colors[TRACE_KIND_COUNT] = {
+	[TRACE_KIND_DEVICE] = "#4e79a7", [TRACE_KIND_ASYNC] = "#f28e2b",
+	[TRACE_KIND_MANAGED] = "#e15759", [TRACE_KIND_HOST] = "#76b7b2",
+	[TRACE_KIND_VMM] = "#59a14f",
+};
+static const char *const label_colors[] = {
+	"#4e79a7", "#a0cbe8", "#f28e2b", "#ffbe7d", "#59a14f", "#8cd17d", "#b6992d",
+	"#f1ce63", "#499894", "#86bcb6", "#e15759", "#ff9d9a", "#79706e", "#d37295",
+	"#fabfd2", "#b07aa1", "#d4a6c8", "#9d7660", "#d7b5a6", "#bab0ac"
+};
 #define OTHER_COLOR "#d3d3d3"
 
-static const char *color(const struct timeline *tl, size_t g)
+const char *timeline_color(const struct timeline *tl, size_t g)
 {
-	if (tl->has_other && g == tl->ngroups - 1)
+	uint32_t key = tl->groups[g].key;
+	if (key == TIMELINE_KEY_OTHER)
 		return OTHER_COLOR;
-	return palette[g % (sizeof(palette) / sizeof(palette[0]))];
+	if (tl->by == TIMELINE_BY_ROLE && key < TRACE_ROLE_COUNT)
+		return role_colors[key];
+	if (tl->by == TIMELINE_BY_KIND && key < TRACE_KIND_COUNT)
+		return kind_colors[key];
+	return label_colors[key % (sizeof(label_colors) / sizeof(label_colors[0]))];
 }
 
 /* --- nice ticks ------------------------------------------------------------ */
@@ -57,18 +82,29 @@ static double size_step(uint64_t max, unsigned *unit)
 	return step;
 }
 
+/* The most bytes drawn: the live peak, or the reserved one above it. */
+static uint64_t most_drawn(const struct timeline *tl)
+{
+	return tl->allocator >= 0 && tl->reserved_peak > tl->peak ? tl->reserved_peak : tl->peak;
+}
+
 void timeline_frame(const struct timeline *tl, struct timeline_frame *fr)
 {
 	unsigned u;
-	double step = size_step(tl->peak, &u);
-	double top = ceil((double)(tl->peak ? tl->peak : 1) / step) * step;
+	uint64_t most = most_drawn(tl);
+	double step = size_step(most, &u);
+	double top = ceil((double)(most ? most : 1) / step) * step;
 	fr->width = PIC_W;
-	fr->height = PIC_H;
 	fr->left = LEFT;
 	fr->top = TOP;
 	fr->plot_w = PIC_W - LEFT - RIGHT;
 	fr->plot_h = PIC_H - TOP - BOTTOM;
 	fr->y_max = (uint64_t)top;
+	/* the lanes go under the tick labels; the picture grows by them */
+	fr->lanes_top = TOP + fr->plot_h + 28;
+	fr->lanes_h = (tl->nkernels ? LANE_H + LANE_GAP : 0) +
+		      (double)tl->range_depths * (LANE_H + LANE_GAP);
+	fr->height = PIC_H + fr->lanes_h;
 }
 
 static double px(const struct timeline *tl, const struct timeline_frame *fr,
@@ -83,32 +119,88 @@ static double py(const struct timeline_frame *fr, uint64_t y)
 	return fr->top + fr->plot_h - fr->plot_h * (double)y / (double)fr->y_max;
 }
 
-/* The x axis: its label and how an x value reads. */
+/*
+ * The x axis reads from the first event (0) on the ns axis, and on the
+ * others when their values are far from 0 (a clock of epoch times), so a
+ * tick never reads 1732546800123 or, summed in doubles, 0.199936.
+ */
+int timeline_x_relative(const struct timeline *tl)
+{
+	double span = (double)(tl->x_max - tl->x_min);
+	return tl->axis == TIMELINE_AXIS_NS ||
+	       fabs((double)tl->x_min) > 1000 * span;
+}
+
+/* One unit of the x labels in axis units: a millisecond on the ns axis. */
+static double x_unit(const struct timeline *tl)
+{
+	return tl->axis == TIMELINE_AXIS_NS ? 1e6 : 1;
+}
+
 static const char *axis_label(const struct timeline *tl)
 {
 	switch (tl->axis) {
 	case TIMELINE_AXIS_NS:
 		return "time into the iteration (ms)";
 	case TIMELINE_AXIS_TIME:
-		return "time (the trace's clock units)";
+		return timeline_x_relative(tl) ? "time from the first event (the trace's clock units)"
+				      : "time (the trace's clock units)";
 	default:
-		return "event sequence number";
+		return timeline_x_relative(tl) ? "events from the first" : "event sequence number";
 	}
 }
 
+/* An x value as its label reads (v in axis units). */
 static void x_text(const struct timeline *tl, double v, char *buf, size_t len)
 {
-	if (tl->axis == TIMELINE_AXIS_NS)
-		snprintf(buf, len, "%g", (v - (double)tl->x_min) / 1e6);
+	double u = x_unit(tl);
+	if (timeline_x_relative(tl))
+		v -= (double)tl->x_min;
+	if (u != 1)
+		snprintf(buf, len, "%g", v / u);
 	else
 		snprintf(buf, len, "%.0f", v);
+}
+
+/*
+ * The x ticks, <g class="xticks">: k whole steps of {1, 2, 5} x 10^n label
+ * units, counted from the first event (relative) or from 0, never summed
+ * in doubles.  The HTML page redraws them this way when zoomed.
+ */
+static void xticks(FILE *f, const struct timeline *tl,
+		   const struct timeline_frame *fr)
+{
+	double u = x_unit(tl), span = (double)(tl->x_max - tl->x_min) / u;
+	double step = axis_tick_step(span / 8);
+	if (tl->axis != TIMELINE_AXIS_NS && step < 1)
+		step = 1;
+	int rel = timeline_x_relative(tl);
+	double k0 = rel ? 0 : ceil((double)tl->x_min / u / step);
+	fprintf(f, "<g class=\"xticks\">\n");
+	for (double k = k0; k <= k0 + 100; k++) {
+		double at = k * step; /* label units, relative or absolute */
+		double off = rel ? at : at - (double)tl->x_min / u;
+		if (off > span * (1 + 1e-9))
+			break;
+		double x = fr->left + fr->plot_w * off / span;
+		char lab[48];
+		if (u != 1)
+			snprintf(lab, sizeof(lab), "%g", at);
+		else
+			snprintf(lab, sizeof(lab), "%.0f", at);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>",
+			x, fr->top + fr->plot_h, x, fr->top + fr->plot_h + 5);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x,
+			fr->top + fr->plot_h + 18, lab);
+	}
+	fprintf(f, "</g>\n");
 }
 
 static void axes(FILE *f, const struct timeline *tl,
 		 const struct timeline_frame *fr)
 {
 	unsigned u;
-	double step = size_step(tl->peak, &u), scale = 1;
+	double step = size_step(most_drawn(tl), &u), scale = 1;
 	for (unsigned k = 0; k < u; k++)
 		scale *= 1024;
 	fprintf(f, "<g class=\"axes\" font-size=\"12\" fill=\"#333\">\n");
@@ -123,22 +215,7 @@ static void axes(FILE *f, const struct timeline *tl,
 			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n",
 				fr->left - 6, y + 4, v / scale, units[u]);
 	}
-	double span = (double)(tl->x_max - tl->x_min), xstep;
-	if (tl->axis == TIMELINE_AXIS_NS)
-		xstep = axis_tick_step(span / 1e6 / 8) * 1e6; /* round milliseconds */
-	else
-		xstep = span / 8 < 1 ? 1 : axis_tick_step(span / 8);
-	double first = tl->axis == TIMELINE_AXIS_NS ? (double)tl->x_min
-						    : ceil((double)tl->x_min / xstep) * xstep;
-	for (double v = first; v <= (double)tl->x_max + xstep * 1e-9; v += xstep) {
-		double x = px(tl, fr, (int64_t)llround(v));
-		char lab[48];
-		x_text(tl, v, lab, sizeof(lab));
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>",
-			x, fr->top + fr->plot_h, x, fr->top + fr->plot_h + 5);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x,
-			fr->top + fr->plot_h + 18, lab);
-	}
+	xticks(f, tl, fr);
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>",
 		fr->left, fr->top + fr->plot_h, fr->left + fr->plot_w, fr->top + fr->plot_h);
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
@@ -156,7 +233,7 @@ static void area(FILE *f, const struct timeline *tl,
 {
 	size_t G = tl->ngroups;
 	fprintf(f, "<path class=\"area\" data-group=\"%zu\" fill=\"%s\" stroke=\"none\" d=\"", g,
-		color(tl, g));
+		timeline_color(tl, g));
 	for (size_t p = 0; p < tl->npoints; p++) {
 		uint64_t lo = 0;
 		for (size_t k = 0; k < g; k++)
@@ -176,6 +253,117 @@ static void area(FILE *f, const struct timeline *tl,
 	fprintf(f, "Z\"><title>");
 	xml_escape(f, tl->groups[g].name);
 	fprintf(f, "</title></path>\n");
+}
+
+/*
+ * The allocator model's reserved bytes: a dashed step line over the stack
+ * (the gap between them is what the caching allocator holds unused).  Its
+ * stroke keeps its width when the HTML page stretches the areas to zoom.
+ */
+static void reserved(FILE *f, const struct timeline *tl,
+		     const struct timeline_frame *fr)
+{
+	if (tl->allocator < 0 || !tl->nreserved)
+		return;
+	fprintf(f, "<path class=\"reserved\" data-peak=\"%" PRIu64 "\" fill=\"none\" stroke=\"#222\" "
+		   "stroke-width=\"1.5\" stroke-dasharray=\"5 3\" vector-effect=\"non-scaling-stroke\" d=\"",
+		tl->reserved_peak);
+	fprintf(f, "M%.1f %.1f", px(tl, fr, tl->rx[0]), py(fr, tl->ry[0]));
+	for (size_t k = 0; k < tl->nreserved; k++) {
+		int64_t x1 = k + 1 < tl->nreserved ? tl->rx[k + 1] : tl->x_max;
+		fprintf(f, "H%.1f", px(tl, fr, x1));
+		if (k + 1 < tl->nreserved)
+			fprintf(f, "V%.1f", py(fr, tl->ry[k + 1]));
+	}
+	fprintf(f, "\"><title>reserved from the device (%s allocator model)</title></path>\n",
+		allocsim_name((unsigned)tl->allocator));
+}
+
+/* A light colour for an NVTX range, by its name: the same range reads the
+ * same in every chart. */
+static const char *range_color(const char *name)
+{
+	static const char *const c[] = { "#c6dbef", "#fdd0a2", "#c7e9c0", "#dadaeb",
+					 "#fcbba1", "#d9d9d9" };
+	uint32_t h = 2166136261u;
+	for (const char *p = name ? name : ""; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return c[h % (sizeof(c) / sizeof(c[0]))];
+}
+
+static double lane_y(const struct timeline *tl, const struct timeline_frame *fr,
+		     int kernel, uint32_t depth)
+{
+	double y = fr->lanes_top;
+	if (!kernel && tl->nkernels)
+		y += LANE_H + LANE_GAP;
+	return y + (kernel ? 0 : (double)depth * (LANE_H + LANE_GAP));
+}
+
+/*
+ * The lanes under the plot: kernels (dark, one bar per run of busy
+ * columns) and NVTX ranges (one row per nesting level, named inside when
+ * there is room).  The bars zoom with the areas in the HTML page; the
+ * names carry their range (data-x0, data-x1) so the page can move them.
+ */
+static void lanes(FILE *f, const struct timeline *tl,
+		  const struct timeline_frame *fr)
+{
+	if (!fr->lanes_h)
+		return;
+	fprintf(f, "<clipPath id=\"memplan-lanes\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		   "height=\"%.1f\"/></clipPath>\n",
+		fr->left, fr->lanes_top, fr->plot_w, fr->lanes_h);
+	fprintf(f, "<g class=\"lane-names\" font-size=\"11\" fill=\"#333\" text-anchor=\"end\">");
+	if (tl->nkernels)
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">kernels</text>", fr->left - 6,
+			lane_y(tl, fr, 1, 0) + LANE_H - 3);
+	if (tl->range_depths)
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">NVTX</text>", fr->left - 6,
+			lane_y(tl, fr, 0, 0) + LANE_H - 3);
+	fprintf(f, "</g>\n<g clip-path=\"url(#memplan-lanes)\">\n<g class=\"lanes\">\n");
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f6f6f6\"/>\n",
+		fr->left, fr->lanes_top, fr->plot_w, fr->lanes_h - LANE_GAP);
+	fprintf(f, "<g class=\"kernels\" fill=\"#555\">");
+	for (size_t i = 0; i < tl->nkernels; i++) {
+		const struct timeline_span *k = &tl->kernels[i];
+		double x0 = px(tl, fr, k->x0), w = px(tl, fr, k->x1) - x0;
+		fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\"><title>",
+			x0, lane_y(tl, fr, 1, 0), w < 0.5 ? 0.5 : w, LANE_H);
+		if (k->count == 1)
+			xml_escape(f, k->name ? k->name : "kernel");
+		else {
+			fprintf(f, "%" PRIu32 " kernels, from ", k->count);
+			xml_escape(f, k->name ? k->name : "kernel");
+		}
+		fprintf(f, "</title></rect>");
+	}
+	fprintf(f, "</g>\n<g class=\"ranges\">");
+	for (size_t i = 0; i < tl->nranges; i++) {
+		const struct timeline_span *r = &tl->ranges[i];
+		double x0 = px(tl, fr, r->x0), w = px(tl, fr, r->x1) - x0;
+		fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" "
+			   "stroke=\"#fff\" stroke-width=\"0.5\" vector-effect=\"non-scaling-stroke\"><title>",
+			x0, lane_y(tl, fr, 0, r->depth), w < 0.5 ? 0.5 : w, LANE_H,
+			range_color(r->name));
+		xml_escape(f, r->name ? r->name : "range");
+		fprintf(f, "</title></rect>");
+	}
+	fprintf(f, "</g>\n</g>\n<g class=\"range-names\" font-size=\"10\" fill=\"#333\" "
+		   "text-anchor=\"middle\">");
+	for (size_t i = 0; i < tl->nranges; i++) {
+		const struct timeline_span *r = &tl->ranges[i];
+		double x0 = px(tl, fr, r->x0), x1 = px(tl, fr, r->x1);
+		size_t len = r->name ? strlen(r->name) : 0;
+		fprintf(f, "<text data-x0=\"%" PRId64 "\" data-x1=\"%" PRId64 "\" data-len=\"%zu\" "
+			   "x=\"%.1f\" y=\"%.1f\"%s>",
+			r->x0 - tl->x_min, r->x1 - tl->x_min, len, (x0 + x1) / 2,
+			lane_y(tl, fr, 0, r->depth) + LANE_H - 3,
+			x1 - x0 >= 6.0 * (double)len + 6 ? "" : " visibility=\"hidden\"");
+		xml_escape(f, r->name ? r->name : "");
+		fprintf(f, "</text>");
+	}
+	fprintf(f, "</g>\n</g>\n");
 }
 
 /* Human size for the legend and the marker; buf >= 32. */
@@ -220,27 +408,43 @@ int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 		tl->axis == TIMELINE_AXIS_NS ? "" : tl->axis == TIMELINE_AXIS_SEQ ? "seq" : "time",
 		b, tl->axis == TIMELINE_AXIS_NS ? " ms" : "");
 	axes(f, tl, &fr);
-	fprintf(f, "<g class=\"areas\">\n");
+	/* the areas inside the plot only (the HTML page zooms them in x) */
+	fprintf(f, "<clipPath id=\"memplan-plot\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		   "height=\"%.1f\"/></clipPath>\n",
+		fr.left, fr.top - 20, fr.plot_w, fr.plot_h + 20);
+	fprintf(f, "<g clip-path=\"url(#memplan-plot)\">\n<g class=\"areas\">\n");
 	for (size_t g = 0; g < tl->ngroups; g++)
 		area(f, tl, &fr, g);
+	reserved(f, tl, &fr);
 	fprintf(f, "</g>\n");
 	double x = px(tl, &fr, tl->peak_x);
-	fprintf(f, "<g class=\"peak\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+	fprintf(f, "<g class=\"peak\" data-peak=\"%" PRIu64 "\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 		   "stroke=\"#c00\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>",
-		x, fr.top - 6, x, fr.top + fr.plot_h);
+		tl->peak, x, fr.top - 6, x, fr.top + fr.plot_h);
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#c00\" text-anchor=\"%s\">peak %s</text></g>\n",
 		x + (x > fr.left + fr.plot_w / 2 ? -4 : 4), fr.top - 8,
 		x > fr.left + fr.plot_w / 2 ? "end" : "start", hsize(tl->peak, a, sizeof(a)));
-	/* the legend lists the stack top down, as it is drawn */
+	fprintf(f, "</g>\n");
+	lanes(f, tl, &fr);
+	/*
+	 * The legend lists the stack top down, as it is drawn, each group with
+	 * what it holds at the peak: the figures add up to the peak (the most
+	 * it ever holds is in the entry's tooltip).
+	 */
 	fprintf(f, "<g class=\"legend\" font-size=\"12\">\n");
 	double lx = fr.left + fr.plot_w + 16, ly = fr.top;
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">%s (most held)</text>\n", lx,
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">%s at the peak</text>\n", lx,
 		ly, timeline_by_name(tl->by));
 	for (size_t i = 0; i < tl->ngroups; i++) {
 		size_t g = tl->ngroups - 1 - i;
 		ly += 18;
+		fprintf(f, "<g class=\"key\" data-group=\"%zu\" data-at-peak=\"%" PRIu64 "\"><title>", g,
+			tl->groups[g].at_peak);
+		xml_escape(f, tl->groups[g].name);
+		fprintf(f, ": %s at the peak, ", hsize(tl->groups[g].at_peak, a, sizeof(a)));
+		fprintf(f, "at most %s</title>", hsize(tl->groups[g].max_bytes, a, sizeof(a)));
 		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>", lx,
-			ly - 10, color(tl, g));
+			ly - 10, timeline_color(tl, g));
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", lx + 18, ly);
 		char nm[40];
 		const char *name = tl->groups[g].name;
@@ -249,7 +453,17 @@ int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 			name = nm;
 		}
 		xml_escape(f, name);
-		fprintf(f, " (%s)</text>\n", hsize(tl->groups[g].max_bytes, a, sizeof(a)));
+		fprintf(f, " (%s)</text></g>\n", hsize(tl->groups[g].at_peak, a, sizeof(a)));
+	}
+	if (tl->allocator >= 0 && tl->nreserved) {
+		ly += 26;
+		fprintf(f, "<g class=\"reserved-key\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			   "stroke=\"#222\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>",
+			lx, ly - 4, lx + 12, ly - 4);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">reserved, %s model</text>", lx + 18, ly,
+			allocsim_name((unsigned)tl->allocator));
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">peak %s</text></g>\n", lx + 18,
+			ly + 16, hsize(tl->reserved_peak, a, sizeof(a)));
 	}
 	fprintf(f, "</g>\n</svg>\n");
 	return ferror(f) ? -1 : 0;

@@ -7,6 +7,7 @@
 # library, and the translation test that builds CUPTI callback data.
 
 CAP_PLAIN_SRC := capture/live.c capture/argscan.c capture/recorder.c \
+		 capture/allocsource.c \
 		 capture/select.c
 CAP_PLAIN_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CAP_PLAIN_SRC))
 CAP_BIN       := $(BUILD)/bin/memplan-capture

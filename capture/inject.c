@@ -262,6 +262,10 @@ static void finish(int from_exit)
 	else if (st.truncated)
 		status("warning %llu kernel argument words or buffers were over the scan limits",
 		       (unsigned long long)st.truncated);
+	if (st.bypassing)
+		status("note %llu of %llu allocations with a known source came from libraries with their own CUDA runtime: plans pass them by",
+		       (unsigned long long)st.bypassing,
+		       (unsigned long long)st.sources);
 	g.r = NULL;
 	pthread_mutex_unlock(&g.mu);
 }
@@ -356,6 +360,15 @@ static int start(void)
 				       (int)kinds[i], cupti_error(rc));
 			else
 				g.kinds_on[i] = 1;
+		}
+		/* which shared object asked for each allocation: requests of
+		 * libraries with their own cudart never reach the runtime */
+		if ((rc = cuptiActivityEnableAllocationSource(1)) == CUPTI_SUCCESS) {
+			recorder_meta(g.r, "capture.allocation_source", "on");
+		} else {
+			recorder_meta(g.r, "capture.allocation_source", "unavailable");
+			status("warning allocation sources unavailable (%s): allocations by libraries with their own CUDA runtime cannot be told apart",
+			       cupti_error(rc));
 		}
 		cuptiActivityFlushPeriod(500);
 	} else {

@@ -43,6 +43,7 @@ enum rec_type {
 	R_TIME,
 	R_META,
 	R_ALIAS, /* corr: an event's id, c: a second id its GPU record may carry */
+	R_SOURCE, /* corr: an allocation's id, name: its source, aux: bypass */
 };
 
 struct rec {
@@ -177,6 +178,7 @@ struct late_slot {
 	uint32_t corr; /* 0: empty */
 	uint8_t timed;
 	int64_t seq;
+	int64_t buffer; /* an allocation's buffer, else TRACE_NONE */
 	int64_t start, end;
 };
 
@@ -315,7 +317,8 @@ static struct late_slot *late_find(struct recorder *r, uint32_t corr)
 }
 
 /* Remembers that the event seq, written without times, has id corr. */
-static void late_remember(struct recorder *r, uint32_t corr, int64_t seq)
+static void late_remember(struct recorder *r, uint32_t corr, int64_t seq,
+			  int64_t buffer)
 {
 	if (!corr)
 		return;
@@ -343,7 +346,8 @@ static void late_remember(struct recorder *r, uint32_t corr, int64_t seq)
 		j = (j + 1) & (r->nlate - 1);
 	if (!r->late[j].corr)
 		r->late_used++;
-	r->late[j] = (struct late_slot){ .corr = corr, .seq = seq };
+	r->late[j] = (struct late_slot){ .corr = corr, .seq = seq,
+					 .buffer = buffer };
 }
 
 static void write_pev(struct recorder *r, struct pev *p)
@@ -351,8 +355,10 @@ static void write_pev(struct recorder *r, struct pev *p)
 	if (r->werr)
 		return;
 	if (p->has_event && p->corr && !p->timed) {
-		late_remember(r, p->corr, p->e.seq);
-		late_remember(r, p->alias, p->e.seq);
+		int64_t b = p->has_buf && p->e.type == TRACE_EV_ALLOC
+				    ? p->b.id : TRACE_NONE;
+		late_remember(r, p->corr, p->e.seq, b);
+		late_remember(r, p->alias, p->e.seq, b);
 	}
 	int rc = 0;
 	if (p->has_buf) {
@@ -570,10 +576,27 @@ static void handle(struct recorder *r, const struct rec *x)
 		} else if (!p) {
 			struct late_slot *l = late_find(r, x->corr);
 			if (l)
-				late_remember(r, x->c, l->seq);
+				late_remember(r, x->c, l->seq, l->buffer);
 		}
 		return;
 	}
+	case R_SOURCE:
+		p = ctab_find(r, x->corr, NULL);
+		if (p && p->has_buf && p->e.type == TRACE_EV_ALLOC) {
+			p->b.source = name_of(&r->names, x->name);
+			p->b.bypass = x->aux ? 1 : 0;
+		} else if (!p) {
+			/* written already: its row gets the source now */
+			struct late_slot *l = late_find(r, x->corr);
+			if (l && l->buffer != TRACE_NONE && !r->werr)
+				wfail(r, trace_writer_buffer_source(
+						 r->w, l->buffer,
+						 name_of(&r->names, x->name),
+						 x->aux));
+		}
+		r->st.sources++;
+		r->st.bypassing += x->aux != 0;
+		return;
 	case R_TIME:
 		p = ctab_find(r, x->corr, NULL);
 		if (!p) {
@@ -1161,6 +1184,26 @@ void recorder_gpu_time(struct recorder *r, uint32_t corr, int64_t start,
 	int st = live_state(r);
 	if (st == ST_IDLE)
 		return;
+	pthread_rwlock_rdlock(&r->lock);
+	if (atomic_load(&r->closing) || atomic_load(&r->disabled)) {
+		pthread_rwlock_unlock(&r->lock);
+		return;
+	}
+	uint64_t t = reserve(r, 1);
+	pthread_rwlock_unlock(&r->lock);
+	put(r, t, &x);
+}
+
+void recorder_source(struct recorder *r, uint32_t corr, const char *source,
+		     int bypass)
+{
+	if (corr == 0 || !source || !*source)
+		return;
+	uint32_t n = recorder_intern(r, source);
+	if (!n || live_state(r) == ST_IDLE)
+		return;
+	struct rec x = { .type = R_SOURCE, .corr = corr, .name = n,
+			 .aux = (uint8_t)(bypass != 0) };
 	pthread_rwlock_rdlock(&r->lock);
 	if (atomic_load(&r->closing) || atomic_load(&r->disabled)) {
 		pthread_rwlock_unlock(&r->lock);

@@ -50,6 +50,8 @@ struct recorder_stats {
 	uint64_t missed_frees;  /* allocations replaced without a free */
 	uint64_t truncated;     /* argument words or accesses over the limits */
 	uint64_t full_waits;    /* times a caller waited on a full queue */
+	uint64_t sources;       /* allocations whose source object came */
+	uint64_t bypassing;     /* of them, those that bypass the runtime */
 };
 
 /*
@@ -144,6 +146,11 @@ void recorder_mark(struct recorder *r, uint32_t name, unsigned aux);
 void recorder_gpu_time(struct recorder *r, uint32_t corr, int64_t start,
 		       int64_t end);
 /* A meta key/value for the trace (copied). */
+/* The shared object that asked for the allocation with correlation id corr
+ * (CUPTI's allocation source), and whether its requests bypass memplan's
+ * runtime (allocsource.h).  May come after the allocation is written. */
+void recorder_source(struct recorder *r, uint32_t corr, const char *source,
+		     int bypass);
 void recorder_meta(struct recorder *r, const char *key, const char *value);
 
 /*

@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include "translate.h"
 
+#include "allocsource.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -1536,6 +1538,14 @@ void translate_activity(struct translate *t, const CUpti_Activity *a)
 	}
 	case CUPTI_ACTIVITY_KIND_MEMORY2: {
 		const CUpti_ActivityMemory4 *m = (const CUpti_ActivityMemory4 *)a;
+		/* before the time: the allocation still waits in the ring */
+		if (m->memoryOperationType ==
+			    CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION &&
+		    m->source && m->source[0]) {
+			enum allocsource_verdict v = allocsource_verdict(m->source);
+			recorder_source(t->r, m->correlationId, m->source,
+					v == ALLOCSOURCE_BYPASSES);
+		}
 		gpu_time(t, m->correlationId, m->timestamp, m->timestamp);
 		return;
 	}

@@ -28,6 +28,17 @@ int cmd_simulate(int argc, char **argv);
 int cmd_frontier(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
+int cmd_link(int argc, char **argv);
+int cmd_share(int argc, char **argv);
+
+/* compile --per-gpu (cmd_pergpu.c): the joint plans of the link's GPUs,
+ * PREFIX.gpuK.plan each; parse_budget is compile's --budget parser.
+ * Returns the exit status. */
+int cmd_compile_per_gpu(const char *path, const char *prefix,
+			const char *link_s, uint64_t align,
+			int (*parse_budget)(const char *, uint64_t, uint64_t *),
+			const char *budget_s, int json);
 
 /* --- cmd_args.c: what the commands make of their arguments alike --------- */
 

@@ -276,6 +276,7 @@ int cmd_compile(int argc, char **argv)
 		{ "deterministic", optional_argument, NULL, 'D' },
 		{ "solution", required_argument, NULL, 'S' },
 		{ "cycle", no_argument, NULL, 'C' },
+		{ "per-gpu", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -289,7 +290,7 @@ int cmd_compile(int argc, char **argv)
 	int have_strategy = 0;
 	double limit = SOLVER_DEFAULT_TIME_LIMIT;
 	uint64_t align = 1, max_pool = 0;
-	int json = 0, c, have_max = 0;
+	int json = 0, c, have_max = 0, per_gpu = 0, have_swap = 0;
 	char names[256];
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:s:t:a:m:jb:l:w:h", opts, NULL)) != -1) {
@@ -309,9 +310,13 @@ int cmd_compile(int argc, char **argv)
 			break;
 		case 'w':
 			if (!swap_strategy_find(optarg))
-				return cli_usage_error("compile: unknown --swap-strategy '%s' (known: memplan, singa, vdnn)",
+				return cli_usage_error("compile: unknown --swap-strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid)",
 						       optarg);
 			swap_s = optarg;
+			have_swap = 1;
+			break;
+		case 'P':
+			per_gpu = 1;
 			break;
 		case 't':
 			if (cmd_parse_seconds(optarg, &limit))
@@ -360,9 +365,10 @@ int cmd_compile(int argc, char **argv)
 		if (argc - optind > MP_PLAN_MAX_WORKLOADS)
 			return cli_usage_error("compile: --cycle takes at most %d traces",
 					       MP_PLAN_MAX_WORKLOADS);
-		if (solution || trust_holes)
+		if (solution || trust_holes || per_gpu)
 			return cli_usage_error("compile: --cycle and --%s exclude each other",
-					       solution ? "solution" : "trust-holes");
+					       solution ? "solution" :
+					       per_gpu ? "per-gpu" : "trust-holes");
 		for (int i = optind; i < argc; i++)
 			if (cli_same_file(argv[i], out ? out : ""))
 				return cli_usage_error("compile: the output '%s' is the input trace: write the plan elsewhere",
@@ -396,6 +402,11 @@ int cmd_compile(int argc, char **argv)
 		return cli_usage_error("compile: --solution '%s' is the input or the plan: write it elsewhere",
 				       solution);
 	const char *path = argv[optind];
+	if (per_gpu && (!budget_s || !link_s || have_swap || have_strategy))
+		return cli_usage_error("compile: --per-gpu needs --budget and --link MODEL,gpus=N, and chooses the swap strategy and placement itself");
+	if (per_gpu)
+		return cmd_compile_per_gpu(path, out, link_s, align, parse_budget,
+					   budget_s, json);
 	if (budget_s)
 		return compile_budget(path, out, budget_s, link_s, swap_s,
 				      have_strategy ? strategy : "best-fit",

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmd.h"
@@ -39,17 +40,32 @@ static double pct_of(uint64_t pool, uint64_t lb)
 
 struct frontier_show {
 	int quiet;
+	int tty;       /* stderr is a terminal: one line, rewritten */
+	double secs;   /* spent so far */
 };
 
-/* One stderr line per budget: what each strategy predicts there. */
+/*
+ * Progress after each budget.  On a terminal, one line rewritten in place
+ * and erased at the end (frontier_progress_end), so the table shows once;
+ * otherwise (a log) one line per budget with what each strategy predicts.
+ */
 static void frontier_progress(void *ctx, const struct frontier *f, size_t i)
 {
-	const struct frontier_show *sh = ctx;
+	struct frontier_show *sh = ctx;
 	if (sh->quiet)
 		return;
 	const struct frontier_row *r = &f->rows[i];
 	char a[32];
 	double secs = 0;
+	if (sh->tty) {
+		for (size_t s = 0; s < f->nstrategies; s++)
+			sh->secs += r->cells[s].seconds;
+		fprintf(stderr, "\r%s: frontier: budget %.4g%% (%s) planned, %zu so far [%.1f s]\033[K",
+			cli_progname, r->percent, cli_format_size(r->budget, a, sizeof(a)),
+			i + 1, sh->secs);
+		fflush(stderr);
+		return;
+	}
 	fprintf(stderr, "%s: frontier: budget %.4g%% (%s):", cli_progname,
 		r->percent, cli_format_size(r->budget, a, sizeof(a)));
 	for (size_t s = 0; s < f->nstrategies; s++) {
@@ -61,6 +77,14 @@ static void frontier_progress(void *ctx, const struct frontier *f, size_t i)
 		secs += c->seconds;
 	}
 	fprintf(stderr, " [%.2f s]\n", secs);
+}
+
+static void frontier_progress_end(const struct frontier_show *sh)
+{
+	if (!sh->quiet && sh->tty) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
 }
 
 static void frontier_csv(const struct frontier *f)
@@ -330,7 +354,7 @@ int cmd_frontier(int argc, char **argv)
 				dup |= strcmp(chosen[k], s) == 0;
 			if (!swap_strategy_find(s) || dup || nchosen == 8) {
 				int st = cli_usage_error(dup ? "frontier: --strategies names '%s' twice"
-							     : "frontier: unknown swap strategy '%s' in --strategies (known: memplan, singa, vdnn)",
+							     : "frontier: unknown swap strategy '%s' in --strategies (known: memplan, singa, vdnn, recompute, hybrid)",
 							 s);
 				free(copy);
 				return st;
@@ -367,7 +391,9 @@ int cmd_frontier(int argc, char **argv)
 		.progress = frontier_progress,
 		.progress_ctx = &sh,
 	};
+	sh.tty = isatty(STDERR_FILENO);
 	int rc = frontier_sweep(t, &p, &l, &o, &f, err, sizeof(err));
+	frontier_progress_end(&sh);
 	if (rc) {
 		cli_error("cannot sweep the swap frontier of trace '%s': %s", path, err);
 		status = cmd_swap_exit(rc);

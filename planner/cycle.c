@@ -69,9 +69,11 @@ static int append(struct trace *t, const struct trace *u, size_t w,
 		e.t_end = shifted(e.t_end, dt);
 		if (e.buffer != TRACE_NONE)
 			e.buffer += base;
-		if (e.type == TRACE_EV_ALLOC)
+		/* the allocator clock counts requests alone (not bypass) */
+		int req = trace_event_request(u, &u->events[i]);
+		if (req && e.type == TRACE_EV_ALLOC)
 			mp_plan_fp_update(&fp, u->buffers[u->events[i].buffer].size);
-		k += e.type == TRACE_EV_ALLOC || e.type == TRACE_EV_FREE;
+		k += req;
 		if (trace_add_event(t, &e) < 0)
 			return TRACE_ENOMEM;
 		for (uint32_t a = 0; a < u->events[i].nacc; a++) {
@@ -114,7 +116,8 @@ int cycle_trace(struct trace *const *in, size_t n, struct trace **out,
 		const struct trace *u = in[w];
 		size_t allocs = 0;
 		for (size_t i = 0; i < u->nevents; i++)
-			allocs += u->events[i].type == TRACE_EV_ALLOC;
+			allocs += u->events[i].type == TRACE_EV_ALLOC &&
+				  trace_event_request(u, &u->events[i]);
 		if (!u->finished)
 			return trace_seterr(err, errlen, TRACE_EINVAL,
 					    "workload %zu: the trace is not finished", w);

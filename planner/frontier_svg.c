@@ -82,6 +82,25 @@ static void level(FILE *out, const struct frame *fr, double pct, double dy)
 		LEFT, y, LEFT + PLOT_W, y, LEFT + PLOT_W + 4, y + dy, pct);
 }
 
+/*
+ * Writes title escaped, at most max bytes of it: a longer one (a trace in a
+ * deep folder) keeps its end, where the names are, after "...", cut on a
+ * UTF-8 character boundary, so the heading never runs off the picture.
+ */
+static void title_text(FILE *f, const char *title, size_t max)
+{
+	size_t n = strlen(title);
+	if (n <= max) {
+		xml_escape(f, title);
+		return;
+	}
+	const char *s = title + n - (max - 3);
+	while (((unsigned char)*s & 0xC0) == 0x80)
+		s++;
+	fputs("...", f);
+	xml_escape(f, s);
+}
+
 int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 {
 	struct frame fr = { (double)f->lb_noswap, (double)f->lb_noswap, 0 };
@@ -121,7 +140,7 @@ int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
 	fprintf(out, "<text x=\"%.1f\" y=\"24\" font-size=\"16\" font-weight=\"bold\">memplan swap frontier: ",
 		LEFT);
-	xml_escape(out, title);
+	title_text(out, title, 60);
 	fprintf(out, "</text>\n<text x=\"%.1f\" y=\"44\" font-size=\"12\" fill=\"#555\">"
 		     "predicted overhead over the pool on ",
 		LEFT);
@@ -132,14 +151,14 @@ int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 
 	/* axes and ticks */
 	fprintf(out, "<g class=\"axes\" font-size=\"12\" fill=\"#333\">\n");
-	for (double v = 0; v <= fr.y_hi * (1 + 1e-9); v += ystep) {
-		double y = py(&fr, v);
+	for (double k = 0; k * ystep <= fr.y_hi * (1 + 1e-9); k++) {
+		double v = k * ystep, y = py(&fr, v);
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>"
 			     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
 			LEFT, y, LEFT + PLOT_W, y, LEFT - 6, y + 4, v);
 	}
-	for (double v = ceil(fr.x_lo / xstep) * xstep; v <= fr.x_hi; v += xstep) {
-		double x = px(&fr, v);
+	for (double k = ceil(fr.x_lo / xstep); k * xstep <= fr.x_hi; k++) {
+		double v = k * xstep, x = px(&fr, v);
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>"
 			     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
 			x, TOP + PLOT_H, x, TOP + PLOT_H + 5, x, TOP + PLOT_H + 18,
@@ -187,21 +206,56 @@ int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 			fprintf(out, "\"/>");
 		}
 		fprintf(out, "\n");
-		for (size_t j = 0; j < n; j++) {
-			const struct frontier_row *r = &f->rows[pt[j].row];
-			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\">"
-				     "<title>%s at budget %.4g%%: pool %s, overhead %.2f%%</title></circle>\n",
-				px(&fr, pt[j].x), py(&fr, pt[j].y), col, f->strategies[s],
-				r->percent, cli_format_size((uint64_t)pt[j].x, a, sizeof(a)),
-				pt[j].y);
+		/*
+		 * One marker per distinct plan: budgets that give the same pool
+		 * and overhead share it, and say so (a bigger marker, "x N" and
+		 * the budgets in its tooltip), so one dot never hides 33 budgets.
+		 */
+		size_t distinct = 0;
+		for (size_t j = 0; j < n;) {
+			size_t e = j + 1;
+			while (e < n && pt[e].x == pt[j].x && pt[e].y == pt[j].y)
+				e++;
+			double lo = 100, hi = 0;
+			for (size_t k = j; k < e; k++) {
+				double pc = f->rows[pt[k].row].percent;
+				lo = pc < lo ? pc : lo;
+				hi = pc > hi ? pc : hi;
+			}
+			double cx = px(&fr, pt[j].x), cy = py(&fr, pt[j].y);
+			fprintf(out, "<circle class=\"plan\" data-budgets=\"%zu\" cx=\"%.1f\" cy=\"%.1f\" "
+				     "r=\"%.1f\" fill=\"%s\"%s><title>%s",
+				e - j, cx, cy, e - j > 1 ? 5.5 : 3.5, col,
+				e - j > 1 ? " stroke=\"#fff\" stroke-width=\"1.5\"" : "",
+				f->strategies[s]);
+			if (e - j > 1)
+				fprintf(out, ": the same plan at %zu budgets, %.4g%% to %.4g%%", e - j,
+					lo, hi);
+			else
+				fprintf(out, " at budget %.4g%%", lo);
+			fprintf(out, ": pool %s, overhead %.2f%%</title></circle>",
+				cli_format_size((uint64_t)pt[j].x, a, sizeof(a)), pt[j].y);
+			if (e - j > 1)
+				fprintf(out, "<text class=\"same\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+					     "fill=\"%s\">&#215;%zu</text>",
+					cx + 8, cy - 6, col, e - j);
+			fprintf(out, "\n");
+			distinct++;
+			j = e;
 		}
 		/* the legend: a line, a marker and the name */
-		double ly = TOP + 10 + 22.0 * (double)s, lx = LEFT + PLOT_W + 40;
+		double ly = TOP + 10 + 34.0 * (double)s, lx = LEFT + PLOT_W + 40;
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>"
 			     "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>"
-			     "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s (%zu fit)</text></g>\n",
+			     "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s (%zu fit",
 			lx, ly, lx + 24, ly, col, lx + 12, ly, col, lx + 30, ly + 4,
 			f->strategies[s], n);
+		fprintf(out, ")</text>");
+		if (distinct < n)
+			fprintf(out, "<text class=\"same\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">"
+				     "%zu distinct plan%s</text>",
+				lx + 30, ly + 17, distinct, distinct == 1 ? "" : "s");
+		fprintf(out, "</g>\n");
 	}
 	free(pt);
 	fprintf(out, "</svg>\n");

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * link.c - presets and the spec parser of the host<->device link model
- * (link.h).  The preset bandwidths are effective rates of pinned copies,
- * about 80% of the per-direction figure of each specification (90% for
- * NVLink-C2C); memplan-plan(1) lists them with their sources.
+ * (link.h).  The single-link preset bandwidths are effective rates of
+ * pinned copies, about 80% of the per-direction figure of each
+ * specification (90% for NVLink-C2C); the topology presets (dgx2,
+ * hgx-pcie5) carry measured per-GPU figures with the GPUs copying alone and
+ * all at once, their sources in the about line; memplan-plan(1) and
+ * memplan-plan link list them.
  */
 #include "link.h"
 
@@ -16,21 +19,33 @@
 struct preset {
 	const char *name, *about;
 	double h2d, d2h, latency_us, shared;
+	/* the uplink; 0: the GPUs share the one link */
+	double up_h2d, up_d2h, up_shared;
+	unsigned ports;
 };
 
 static const struct preset presets[] = {
 	{ "pcie3", "PCIe 3.0 x16: 15.75 GB/s per direction, 12 GB/s effective, 10 us, shared 50/50",
-	  12.0, 12.0, 10.0, 0.5 },
+	  12.0, 12.0, 10.0, 0.5, 0, 0, 0, 1 },
 	{ "pcie4", "PCIe 4.0 x16: 31.5 GB/s per direction, 25 GB/s effective, 10 us, shared 50/50",
-	  25.0, 25.0, 10.0, 0.5 },
+	  25.0, 25.0, 10.0, 0.5, 0, 0, 0, 1 },
 	{ "pcie5", "PCIe 5.0 x16: 63 GB/s per direction, 50 GB/s effective, 10 us, shared 50/50",
-	  50.0, 50.0, 10.0, 0.5 },
+	  50.0, 50.0, 10.0, 0.5, 0, 0, 0, 1 },
 	{ "gh200-c2c", "NVLink-C2C of GH200: 450 GB/s per direction, 400 GB/s effective, 5 us, full duplex",
-	  400.0, 400.0, 5.0, 1.0 },
+	  400.0, 400.0, 5.0, 1.0, 0, 0, 0, 1 },
 	{ "measured", "the bandwidth_h2d and bandwidth_d2h the capture measured, 10 us, shared 50/50",
-	  0, 0, 10.0, 0.5 },
+	  0, 0, 10.0, 0.5, 0, 0, 0, 1 },
 	{ "infinite", "no cost at all (the ideal a swap plan is measured against)",
-	  0, 0, 0, 1.0 },
+	  0, 0, 0, 1.0, 0, 0, 0, 1 },
+	/* 16 x 12 GB/s alone, 3 GB/s each with all 16 copying: 48 GB/s
+	 * through the host side each way */
+	{ "dgx2", "DGX-2, 16 V100 on PCIe 3.0 switches: 12 GB/s per GPU alone, 3 GB/s each with all 16 copying (48 GB/s shared each way), 10 us, shared 50/50; source: the measurements memplan issue 18 cites (\"12 -> 3 GB/s per GPU when all sixteen copy at once\"), after Kim et al. 2018 on shared-PCIe swapping",
+	  12.0, 12.0, 10.0, 0.5, 48.0, 48.0, 0.5, 16 },
+	/* H2D keeps 55 with 8 copying: 440 shared; D2H drops to 44-45: 356
+	 * shared; both ways each GPU keeps half its link and the root ports
+	 * half theirs: 27.5 H2D, 22.25 D2H, inside the measured 22-35 */
+	{ "hgx-pcie5", "8-GPU PCIe Gen5 HGX: H2D 55 GB/s per GPU alone and with all 8 copying (440 GB/s shared), D2H 55 alone and 44.5 each with all copying (356 GB/s shared), both directions 27.5 and 22.25 each with all copying (measured 22-35), 10 us; source: nvbandwidth host_to_device/device_to_host/bidirectional memcpy_ce runs on 8 GPUs as memplan issue 18 cites them (cf. NVIDIA/nvbandwidth issue 11 for the bidirectional derate)",
+	  55.0, 55.0, 10.0, 0.5, 440.0, 356.0, 0.5, 8 },
 };
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
 
@@ -99,6 +114,13 @@ int link_parse(const char *spec, const struct trace *t, struct link_model *l,
 	l->latency_ns = p->latency_us * 1e3;
 	l->shared = p->shared;
 	l->gpus = 1;
+	l->up_h2d_gbs = p->up_h2d;
+	l->up_d2h_gbs = p->up_d2h;
+	l->up_shared = p->up_shared;
+	l->ports = p->ports;
+	/* without an uplink the GPUs share the one link: it follows the
+	 * per-GPU figures, overrides included, until the spec names one */
+	int own_up = p->up_h2d > 0, own_up_share = p->up_shared > 0;
 	if (strcmp(p->name, "measured") == 0) {
 		int rc = measured(t, "bandwidth_h2d", &l->h2d_gbs, err, errlen);
 		if (!rc)
@@ -110,11 +132,12 @@ int link_parse(const char *spec, const struct trace *t, struct link_model *l,
 	while (*s == ',') {
 		s++;
 		char key[16], val[48];
+#define LINK_KEYS "h2d, d2h, latency, duplex, share, gpus, uplink, uplink-h2d, uplink-d2h, uplink-share, ports"
 		size_t kl = strcspn(s, "="), all = strcspn(s, ",");
 		if (kl >= all || kl == 0 || kl >= sizeof(key) ||
 		    all - kl - 1 >= sizeof(val))
 			return trace_seterr(err, errlen, TRACE_EINVAL,
-					    "--link '%s': '%.*s' is not KEY=VALUE (keys: h2d, d2h, latency, duplex, share, gpus)",
+					    "--link '%s': '%.*s' is not KEY=VALUE (keys: " LINK_KEYS ")",
 					    spec, (int)(all > 48 ? 48 : all), s);
 		memcpy(key, s, kl);
 		key[kl] = '\0';
@@ -141,24 +164,59 @@ int link_parse(const char *spec, const struct trace *t, struct link_model *l,
 			bad = parse_num(val, 0.01, 1, &v);
 			if (!bad)
 				l->shared = v;
-		} else if (strcmp(key, "gpus") == 0) {
+		} else if (strcmp(key, "gpus") == 0 || strcmp(key, "ports") == 0) {
 			bad = parse_num(val, 1, 1024, &v) || v != floor(v);
 			if (!bad)
-				l->gpus = (unsigned)v;
+				*(key[0] == 'g' ? &l->gpus : &l->ports) = (unsigned)v;
+		} else if (strcmp(key, "uplink") == 0 ||
+			   strcmp(key, "uplink-h2d") == 0 ||
+			   strcmp(key, "uplink-d2h") == 0) {
+			bad = parse_num(val, 0.001, 1e6, &v);
+			if (!bad && key[6] != '-')
+				l->up_h2d_gbs = l->up_d2h_gbs = v;
+			else if (!bad)
+				*(key[7] == 'h' ? &l->up_h2d_gbs : &l->up_d2h_gbs) = v;
+			if (!bad && !own_up) {
+				/* naming one way keeps the other at the link's */
+				if (key[6] == '-' && key[7] == 'h')
+					l->up_d2h_gbs = l->d2h_gbs;
+				else if (key[6] == '-')
+					l->up_h2d_gbs = l->h2d_gbs;
+				own_up = 1;
+			}
+		} else if (strcmp(key, "uplink-share") == 0) {
+			bad = parse_num(val, 0.01, 1, &v);
+			if (!bad) {
+				l->up_shared = v;
+				own_up_share = 1;
+			}
 		} else {
 			return trace_seterr(err, errlen, TRACE_EINVAL,
-					    "--link '%s': unknown key '%s' (keys: h2d, d2h, latency, duplex, share, gpus)",
+					    "--link '%s': unknown key '%s' (keys: " LINK_KEYS ")",
 					    spec, key);
 		}
 		if (bad)
 			return trace_seterr(err, errlen, TRACE_EINVAL,
-					    "--link '%s': %s '%s' is out of range (h2d and d2h: GB/s from 0.001 to 1e5; latency: microseconds from 0 to 1e6; duplex: full or shared; share: 0.01 to 1; gpus: 1 to 1024)",
+					    "--link '%s': %s '%s' is out of range (h2d and d2h: GB/s from 0.001 to 1e5; latency: microseconds from 0 to 1e6; duplex: full or shared; share and uplink-share: 0.01 to 1; gpus and ports: whole numbers from 1 to 1024; uplink: GB/s from 0.001 to 1e6)",
 					    spec, key, val);
 		s += all;
 	}
 	if (*s)
 		return trace_seterr(err, errlen, TRACE_EINVAL,
 				    "--link '%s': unexpected text '%s'", spec, s);
+	if (!own_up) {
+		l->up_h2d_gbs = l->h2d_gbs;
+		l->up_d2h_gbs = l->d2h_gbs;
+	}
+	if (!own_up_share)
+		l->up_shared = l->shared;
+	if (l->ports < l->gpus)
+		l->ports = l->gpus;
+	if ((l->h2d_gbs == 0) != (l->up_h2d_gbs == 0) ||
+	    (l->d2h_gbs == 0) != (l->up_d2h_gbs == 0))
+		return trace_seterr(err, errlen, TRACE_EINVAL,
+				    "--link '%s': an uplink needs finite per-GPU rates (name h2d and d2h, or leave the uplink out)",
+				    spec);
 	snprintf(l->name, sizeof(l->name), "%s", spec);
 	return 0;
 }
@@ -168,14 +226,27 @@ int link_is_infinite(const struct link_model *l)
 	return l->h2d_gbs == 0 && l->d2h_gbs == 0 && l->latency_ns == 0;
 }
 
-double link_rate(const struct link_model *l, enum link_dir dir, int both)
+double link_rate_with(const struct link_model *l, enum link_dir dir,
+		      int own_both, unsigned active, int up_both)
 {
 	double r = dir == LINK_H2D ? l->h2d_gbs : l->d2h_gbs;
+	double u = dir == LINK_H2D ? l->up_h2d_gbs : l->up_d2h_gbs;
 	if (r == 0)
 		return 0;
-	if (both)
+	if (own_both)
 		r *= l->shared;
-	return r / (l->gpus ? l->gpus : 1);
+	if (u > 0) {
+		u *= up_both ? l->up_shared : 1.0;
+		u /= active ? active : 1;
+		if (u < r)
+			r = u;
+	}
+	return r;
+}
+
+double link_rate(const struct link_model *l, enum link_dir dir, int both)
+{
+	return link_rate_with(l, dir, both, l->gpus ? l->gpus : 1, both);
 }
 
 double link_copy_ns(const struct link_model *l, enum link_dir dir,

@@ -14,13 +14,16 @@ static const struct cli_command commands[] = {
 	  "compile TRACE... -o PLAN [--cycle] [--strategy S] [--time-limit SECONDS] "
 	  "[--deterministic[=WORK]] [--solution OUT.csv] "
 	  "[--align A] [--trust-holes] [--max-pool SIZE | --budget SIZE|PCT% "
-	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn]] [--json]",
+	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn|recompute|hybrid]] [--json] | "
+	  "compile TRACE --budget SIZE|PCT% --link MODEL,gpus=N --per-gpu "
+	  "-o PREFIX [--json]",
 	  "place every transient buffer in one pool (with swaps to host "
 	  "memory for a --budget) and write the plan file; offsets are "
 	  "256-byte aligned by default, or the buffers' own alignment when "
 	  "more (--align A raises it; a MiniMalloc CSV keeps its own, 1 "
-	  "without --align); --cycle: the TRACEs take turns in one process "
-	  "and share one pool" },
+	  "without --align); --per-gpu plans N lock-step GPUs on one link "
+	  "jointly, staggering their copies, into PREFIX.gpuK.plan; --cycle: "
+	  "the TRACEs take turns in one process and share one pool" },
 	{ "verify", cmd_verify, "verify PLAN TRACE...",
 	  "check independently that a plan fits a trace (a cycle plan: its "
 	  "traces, in order)" },
@@ -34,6 +37,7 @@ static const struct cli_command commands[] = {
 	  "[--csv | --json] [-o FILE.svg] [--quiet]",
 	  "sweep budgets down from the lower bound without swaps and tabulate "
 	  "each swap strategy's pool and predicted overhead; -o draws it as SVG" },
+	{ "advise", cmd_advise, "advise TRACE --budget SIZE|PCT% [--link MODEL] [--strategy hybrid|recompute] [--max-overhead PCT] [--json] [--trace-out TRACE]", "per tensor keep, swap to host or recompute for a budget: the decisions per tensor, layer and operator, the predicted pool and overhead; --trace-out writes the trace of the program that recomputes" },
 	{ "inspect", cmd_inspect, "inspect [--csv | --json] PLAN",
 	  "show a plan file: header, sections, entries" },
 	{ "compare", cmd_compare,
@@ -41,6 +45,15 @@ static const struct cli_command commands[] = {
 	  "[--csv | --json] [--no-header] [--header-only] [--shard K/N] "
 	  "(TRACE... | --list FILE) | compare --merge SHARD...",
 	  "run placement strategies over traces and tabulate pool / lower bound" },
+	{ "share", cmd_share,
+	  "share TRACE... --device-memory SIZE -o DIR [--link MODEL] "
+	  "[--objective max|sum] [--step PCT] [--json]",
+	  "several workloads on one device: split its memory from each one's "
+	  "frontier at the least worst (or total) predicted overhead, and "
+	  "write one verified plan per workload into DIR" },
+	{ "link", cmd_link, "link [MODEL] [--json]",
+	  "a link model's bandwidth per GPU, alone and with every GPU on its "
+	  "uplink copying, each way and both ways; without MODEL the presets" },
 	{ 0 }
 };
 

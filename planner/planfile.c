@@ -44,6 +44,8 @@ static int trace_stream_ordinals(const struct trace *t, uint32_t *out,
 	uint32_t nids = 0, cap = 0, k = 0;
 	for (size_t i = 0; i < t->nevents && k < n; i++) {
 		const struct trace_event *e = &t->events[i];
+		if (!trace_event_request(t, e))
+			continue;
 		if (e->type != TRACE_EV_ALLOC)
 			continue;
 		int64_t s = alloc_stream(t, e);
@@ -146,6 +148,8 @@ int planfile_build_swaps(const struct trace *t, const struct solver_problem *p,
 	uint64_t k = 0, nallocs = 0;
 	for (size_t i = 0; i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
+		if (!trace_event_request(t, e))
+			continue;
 		if (e->type == TRACE_EV_ALLOC) {
 			alloc_at[e->buffer] = k++;
 			nallocs++;
@@ -174,6 +178,8 @@ int planfile_build_swaps(const struct trace *t, const struct solver_problem *p,
 	uint32_t n = 0;
 	for (size_t i = 0; i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
+		if (!trace_event_request(t, e))
+			continue;
 		if (e->type != TRACE_EV_ALLOC)
 			continue;
 		const struct trace_buffer *b = &t->buffers[e->buffer];
@@ -433,6 +439,8 @@ static int verify_requests(const struct mp_plan *plan, const struct trace *t,
 	uint64_t clock = 0;
 	for (size_t i = 0; i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
+		if (!trace_event_request(t, e))
+			continue;
 		if (e->type == TRACE_EV_ALLOC) {
 			mp_plan_fp_update(&fp, t->buffers[e->buffer].size);
 			clock++;
@@ -466,6 +474,8 @@ static int verify_requests(const struct mp_plan *plan, const struct trace *t,
 	/* free ordinals first, in a pass of their own */
 	for (size_t i = 0; i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
+		if (!trace_event_request(t, e))
+			continue;
 		if (e->type == TRACE_EV_FREE)
 			ord[e->buffer] = k;
 		if (e->type == TRACE_EV_ALLOC || e->type == TRACE_EV_FREE)
@@ -474,6 +484,8 @@ static int verify_requests(const struct mp_plan *plan, const struct trace *t,
 	k = 0;
 	for (size_t i = 0; i < t->nevents && !rc; i++) {
 		const struct trace_event *e = &t->events[i];
+		if (!trace_event_request(t, e))
+			continue;
 		if (e->type == TRACE_EV_FREE)
 			k++;
 		if (e->type != TRACE_EV_ALLOC)
@@ -572,8 +584,7 @@ static int planned_rects(const struct mp_plan *plan, const struct trace *t,
 	}
 	uint64_t k = 0;
 	for (size_t i = 0; i < t->nevents && k < plan->nrequests; i++)
-		if (t->events[i].type == TRACE_EV_ALLOC ||
-		    t->events[i].type == TRACE_EV_FREE)
+		if (trace_event_request(t, &t->events[i]))
 			kclock[k++] = trace_event_clock(t, i);
 	int rc = 0;
 	size_t nk = 0, sj = 0;
@@ -688,8 +699,7 @@ static int verify_swap_uses(const struct mp_plan *plan, const struct trace *t,
 				    plan->nswaps);
 	uint64_t k = 0;
 	for (size_t i = 0; i < t->nevents && k < plan->nrequests; i++)
-		if (t->events[i].type == TRACE_EV_ALLOC ||
-		    t->events[i].type == TRACE_EV_FREE)
+		if (trace_event_request(t, &t->events[i]))
 			ev[k++] = (uint32_t)i;
 	int rc = 0;
 	for (uint32_t j = 0; j < plan->nswaps && !rc; j++) {

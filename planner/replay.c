@@ -415,7 +415,8 @@ static void iteration(struct rp *r)
 	const struct trace *t = r->t;
 	/* buffers live at the start exist before it (again, if it freed them) */
 	for (size_t b = 0; b < t->nbuffers; b++)
-		if (t->buffers[b].alloc_ev == TRACE_NONE && !r->ptr[b])
+		if (t->buffers[b].alloc_ev == TRACE_NONE && !r->ptr[b] &&
+		    !t->buffers[b].bypass)
 			do_alloc(r, (int64_t)b, 0);
 	r->k = 0;
 	r->shift = r->kshift[0];
@@ -427,6 +428,9 @@ static void iteration(struct rp *r)
 		if (r->progress && (i & 0xffff) == 0xffff)
 			r->progress(r->progress_ctx,
 				    (r->it + (double)i / (double)t->nevents) / r->iterations);
+		if ((e->type == TRACE_EV_ALLOC || e->type == TRACE_EV_FREE) &&
+		    !trace_event_request(t, e))
+			continue; /* its library's own allocator serves it */
 		if (e->type == TRACE_EV_ALLOC || e->type == TRACE_EV_FREE)
 			next_turn(r, &turn);
 		if (e->type == TRACE_EV_ALLOC) {
@@ -481,7 +485,7 @@ static void map_turns(struct rp *r)
 	size_t j = 0;
 	for (size_t i = 0; i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
-		if (e->type != TRACE_EV_ALLOC && e->type != TRACE_EV_FREE)
+		if (!trace_event_request(t, e))
 			continue;
 		while (j + 1 < r->nturns && r->turns[j + 1] <= k)
 			j++;
@@ -497,7 +501,7 @@ static void map_turns(struct rp *r)
 	int first = 1;
 	for (size_t i = 0; i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
-		if (e->type != TRACE_EV_ALLOC && e->type != TRACE_EV_FREE)
+		if (!trace_event_request(t, e))
 			continue;
 		int turn = first;
 		while (j + 1 < r->nturns && r->turns[j + 1] <= k) {
@@ -591,8 +595,7 @@ int replay_run(const struct trace *t, const char *plan_path,
 	r.filled = calloc(nb, sizeof(*r.filled));
 	r.swap0 = calloc((size_t)r.plan->nallocs + 1, sizeof(*r.swap0));
 	for (size_t i = 0; i < t->nevents; i++)
-		r.nkclock += t->events[i].type == TRACE_EV_ALLOC ||
-			     t->events[i].type == TRACE_EV_FREE;
+		r.nkclock += trace_event_request(t, &t->events[i]);
 	r.kclock = malloc(((size_t)r.nkclock + 1) * sizeof(*r.kclock));
 	r.chunk = r.host ? NULL : malloc(CHUNK);
 	rc = 0;
@@ -606,8 +609,7 @@ int replay_run(const struct trace *t, const char *plan_path,
 	 * claim more requests: those lie past the end) */
 	uint64_t nk = 0;
 	for (size_t i = 0; i < t->nevents; i++)
-		if (t->events[i].type == TRACE_EV_ALLOC ||
-		    t->events[i].type == TRACE_EV_FREE)
+		if (trace_event_request(t, &t->events[i]))
 			r.kclock[nk++] = trace_event_clock(t, i);
 	for (size_t b = 0; b < t->nbuffers; b++)
 		r.entry[b] = NONE32;

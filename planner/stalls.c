@@ -48,8 +48,7 @@ uint64_t *stalls_clock(const struct trace *t)
 	uint64_t k = 0;
 	for (size_t i = 0; i < t->nevents; i++) {
 		clock[i] = k;
-		k += t->events[i].type == TRACE_EV_ALLOC ||
-		     t->events[i].type == TRACE_EV_FREE;
+		k += trace_event_request(t, &t->events[i]);
 	}
 	return clock;
 }

@@ -203,7 +203,8 @@ int swap_plan_entries(const struct swap_ctx *c, const struct swap_op *ops,
 	}
 	uint64_t r = 0;
 	for (size_t i = 0; i < t->nevents; i++)
-		if (t->events[i].type == TRACE_EV_ALLOC)
+		if (t->events[i].type == TRACE_EV_ALLOC &&
+		    trace_event_request(t, &t->events[i]))
 			req[t->events[i].buffer] = r++;
 	/* staging is a placement problem of its own: a slot is busy from the
 	 * swap-out through the request of the swap-in (planfile_verify) */

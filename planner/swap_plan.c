@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "planfile.h"
+#include "recompute.h"
 #include "simulate.h"
 
 static double now_s(void)
@@ -542,8 +543,11 @@ int swap_plan_ctx(const struct swap_ctx *c, const char *name,
 	memset(oc, 0, sizeof(*oc));
 	if (!st)
 		return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
-				    "unknown swap strategy '%s' (known: memplan, singa, vdnn)",
+				    "unknown swap strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid)",
 				    name);
+	if (recomp_is_strategy(name))
+		return recomp_plan_ctx(c, name, budget, placer, align, plan,
+				       sim, oc, err, errlen);
 	if (strcmp(name, "memplan") != 0)
 		return plan_one(c, st, NULL, budget, NULL, 0, name,
 				budget, placer, align, plan, sim, oc, err,

@@ -11,7 +11,7 @@
 
 int trace_buffer_poolable(const struct trace_buffer *b)
 {
-	return !trace_buffer_persistent(b) &&
+	return !trace_buffer_persistent(b) && !b->bypass &&
 	       (b->kind == TRACE_KIND_DEVICE || b->kind == TRACE_KIND_ASYNC);
 }
 
@@ -135,8 +135,7 @@ int alloc_clock_build(struct alloc_clock *k, const struct trace *t,
 				    t->nevents);
 	size_t n = 0;
 	for (size_t i = 0; i < t->nevents; i++)
-		n += t->events[i].type == TRACE_EV_ALLOC ||
-		     t->events[i].type == TRACE_EV_FREE;
+		n += trace_event_request(t, &t->events[i]);
 	k->n = n;
 	k->ev = malloc((n ? n : 1) * sizeof(*k->ev));
 	k->t = malloc((n ? n : 1) * sizeof(*k->t));
@@ -155,7 +154,7 @@ int alloc_clock_build(struct alloc_clock *k, const struct trace *t,
 		const struct trace_event *e = &t->events[i];
 		k->first_after[i] = (uint32_t)r;
 		prev = ev_start(t, i, prev);
-		if (e->type != TRACE_EV_ALLOC && e->type != TRACE_EV_FREE) {
+		if (!trace_event_request(t, e)) {
 			int64_t end = ev_end(t, i, prev);
 			if (end > k->t_last)
 				k->t_last = end;

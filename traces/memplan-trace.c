@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "import_et.h"
 #include "import_nsys.h"
 #include "import_snapshot.h"
 #include "input.h"
@@ -51,6 +52,9 @@ static int save_or_die(const struct trace *t, const char *path)
 struct info {
 	size_t persistent, transient, by_type[TRACE_EV_COUNT];
 	uint64_t persistent_bytes;
+	size_t bypass;          /* buffers whose requests bypass the runtime */
+	uint64_t bypass_bytes;
+	const char *bypass_source; /* the first of their sources */
 	int64_t seq_lo, seq_hi, t_lo, t_hi;
 	uint64_t peak, lower_bound, host_peak;
 	int64_t peak_at, lb_at;
@@ -68,6 +72,12 @@ static void gather(const struct trace *t, struct info *in)
 			in->persistent_bytes += t->buffers[i].size;
 		} else {
 			in->transient++;
+		}
+		if (t->buffers[i].bypass) {
+			in->bypass++;
+			in->bypass_bytes += t->buffers[i].size;
+			if (!in->bypass_source)
+				in->bypass_source = t->buffers[i].source;
 		}
 	}
 	for (size_t i = 0; i < t->nevents; i++) {
@@ -101,9 +111,10 @@ static void info_json(const char *path, const struct trace *t,
 		json_quote(stdout, t->meta[i].value);
 	}
 	printf("},\"buffers\":%zu,\"persistent\":%zu,\"transient\":%zu,"
-	       "\"persistent_bytes\":%" PRIu64 ",\"events\":%zu,",
+	       "\"persistent_bytes\":%" PRIu64 ",\"bypass_buffers\":%zu,"
+	       "\"bypass_bytes\":%" PRIu64 ",\"events\":%zu,",
 	       t->nbuffers, in->persistent, in->transient, in->persistent_bytes,
-	       t->nevents);
+	       in->bypass, in->bypass_bytes, t->nevents);
 	printf("\"events_by_type\":{");
 	for (unsigned k = 0; k < TRACE_EV_COUNT; k++)
 		printf("%s\"%s\":%zu", k ? "," : "", trace_event_type_name(k),
@@ -174,6 +185,10 @@ static void info_text(const char *path, const struct trace *t,
 	       t->clock == TRACE_CLOCK_TIME ? "time" : "seq", in->peak_at);
 	printf("lower bound:  %s (%" PRIu64 " bytes; transient buffers, any single pool)\n",
 	       cli_format_size(in->lower_bound, b, sizeof(b)), in->lower_bound);
+	if (in->bypass)
+		printf("bypassing:    %zu buffers (%s) asked for by libraries with their own CUDA runtime (%s): plans pass them by\n",
+		       in->bypass, cli_format_size(in->bypass_bytes, a, sizeof(a)),
+		       in->bypass_source ? in->bypass_source : "source unknown");
 	if (in->host_peak)
 		printf("host memory:  %s (%" PRIu64 " bytes) at most, pinned; not in the figures above\n",
 		       cli_format_size(in->host_peak, b, sizeof(b)), in->host_peak);
@@ -222,7 +237,7 @@ static int cmd_info(int argc, char **argv)
 
 /* --- import / export ----------------------------------------------------- */
 
-#define IMPORT_FORMATS "minimalloc-csv, pytorch-snapshot, nsys-sqlite"
+#define IMPORT_FORMATS "minimalloc-csv, pytorch-snapshot, nsys-sqlite, pytorch-et"
 
 static int cmd_import(int argc, char **argv)
 {
@@ -231,17 +246,20 @@ static int cmd_import(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "kineto", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *from = NULL, *out = NULL;
+	const char *from = NULL, *out = NULL, *kineto = NULL;
 	int device = SNAPSHOT_ANY_DEVICE, c;
 	int64_t pid = NSYS_ANY_PID;
 	uint64_t v;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:d:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:d:p:k:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			from = optarg;
+		else if (c == 'k')
+			kineto = optarg;
 		else if (c == 'o')
 			out = optarg;
 		else if (c == 'd') {
@@ -272,12 +290,20 @@ static int cmd_import(int argc, char **argv)
 	int rc;
 	if (pid != NSYS_ANY_PID && strcmp(from, "nsys-sqlite") != 0)
 		return cli_usage_error("import: --pid applies to nsys-sqlite");
+	if (kineto && strcmp(from, "pytorch-et") != 0)
+		return cli_usage_error("import: --kineto applies to pytorch-et");
+	if (kineto && cli_same_file(kineto, out))
+		return cli_usage_error("import: the output '%s' is the profiler trace: write the trace elsewhere",
+				       out);
 	if (strcmp(from, "minimalloc-csv") == 0) {
 		if (device != SNAPSHOT_ANY_DEVICE)
-			return cli_usage_error("import: --device applies to pytorch-snapshot and nsys-sqlite");
+			return cli_usage_error("import: --device applies to pytorch-snapshot, nsys-sqlite and pytorch-et");
 		rc = mmcsv_import(argv[optind], &t, err, sizeof(err));
 	} else if (strcmp(from, "pytorch-snapshot") == 0) {
 		rc = snapshot_import(argv[optind], device, &t, err, sizeof(err));
+	} else if (strcmp(from, "pytorch-et") == 0) {
+		rc = et_import(argv[optind], kineto, device < 0 ? ET_ANY_DEVICE : device,
+			       &t, err, sizeof(err));
 	} else if (strcmp(from, "nsys-sqlite") == 0) {
 		rc = nsys_import_process(argv[optind], device < 0 ? NSYS_ANY_DEVICE : device,
 					 pid, &t, err, sizeof(err));
@@ -560,7 +586,7 @@ static const struct cli_command commands[] = {
 	{ "info", cmd_info, "info [--json] TRACE",
 	  "show what a trace holds: source, counts, span, peak, lower bound" },
 	{ "import", cmd_import,
-	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite IN -o TRACE [--device N] [--pid P]",
+	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite|pytorch-et IN -o TRACE [--device N] [--pid P] [--kineto KINETO]",
 	  "convert another tool's file into a trace" },
 	{ "export", cmd_export, "export --to minimalloc-csv TRACE [-o OUT]",
 	  "write a trace in another tool's format (stdout by default)" },

@@ -203,6 +203,10 @@ int64_t trace_add_buffer(struct trace *t, const struct trace_buffer *b)
 	d->stack = trace_intern(t, b->stack);
 	if (b->stack && !d->stack)
 		return TRACE_ENOMEM;
+	d->source = trace_intern(t, b->source);
+	if (b->source && !d->source)
+		return TRACE_ENOMEM;
+	d->bypass = b->bypass ? 1 : 0;
 	d->alloc_ev = d->free_ev = TRACE_NONE;
 	d->use0 = d->nuses = d->hole0 = d->nholes = 0;
 	t->finished = 0;

@@ -141,6 +141,12 @@ struct trace_buffer {
 	const char *label;    /* NULL or interned in the trace */
 	const char *stack;    /* call stack at the allocation, one frame a line,
 				 innermost first; NULL or interned */
+	const char *source;   /* the shared object that asked for it (CUPTI's
+				 allocation source); NULL or interned */
+	uint8_t bypass;       /* 1: its requests never reach memplan's runtime
+				 (a library with its own static cudart, or
+				 the driver API): not poolable, and off the
+				 runtime's request clock (alloc_clock.h) */
 
 	/* Derived by trace_finish(); not stored. */
 	int64_t alloc_ev;   /* event index of the alloc, TRACE_NONE: live at start */
@@ -314,6 +320,20 @@ int trace_finish(struct trace *t, char *err, size_t errlen);
 static inline int trace_buffer_persistent(const struct trace_buffer *b)
 {
 	return b->alloc_ev == TRACE_NONE || b->free_ev == TRACE_NONE;
+}
+
+/*
+ * True if event e of t is a request on the allocator clock, the one the
+ * runtime counts: an alloc or a free of a buffer whose requests reach it
+ * (not bypass).  Plans, verify, replay, the simulator and the swap planner
+ * all count requests with it.
+ */
+static inline int trace_event_request(const struct trace *t,
+				      const struct trace_event *e)
+{
+	return (e->type == TRACE_EV_ALLOC || e->type == TRACE_EV_FREE) &&
+	       !(e->buffer >= 0 && (uint64_t)e->buffer < t->nbuffers &&
+		 t->buffers[e->buffer].bypass);
 }
 
 /*

@@ -33,6 +33,8 @@ static const char schema_sql[] =
 	"CREATE TABLE names(id INTEGER PRIMARY KEY, name TEXT NOT NULL);"
 	"CREATE TABLE buffer_stacks(buffer INTEGER PRIMARY KEY,"
 	" stack INTEGER NOT NULL);"
+	"CREATE TABLE buffer_sources(buffer INTEGER PRIMARY KEY,"
+	" source INTEGER NOT NULL, bypass INTEGER NOT NULL);"
 	"CREATE TABLE events(seq INTEGER NOT NULL, type INTEGER NOT NULL,"
 	" buffer INTEGER, stream INTEGER, t_start INTEGER, t_end INTEGER,"
 	" bytes INTEGER, flops INTEGER, aux INTEGER NOT NULL, name INTEGER);"
@@ -82,6 +84,7 @@ struct trace_writer {
 	char *tmppath;  /* where we write (== path in stream mode) */
 	unsigned flags;
 	sqlite3_stmt *ins_meta, *ins_buffer, *ins_hole, *ins_name, *ins_stack;
+	sqlite3_stmt *ins_source;
 	size_t batch; /* rows in the open transaction */
 	struct name_slot *names;
 	size_t nslots, nnames;
@@ -309,6 +312,8 @@ static int prepare_all(struct trace_writer *w)
 		  "INSERT INTO names VALUES(?1,?2)" },
 		{ offsetof(struct trace_writer, ins_stack),
 		  "INSERT INTO buffer_stacks VALUES(?1,?2)" },
+		{ offsetof(struct trace_writer, ins_source),
+		  "INSERT OR REPLACE INTO buffer_sources VALUES(?1,?2,?3)" },
 	};
 	for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++) {
 		sqlite3_stmt **st = (sqlite3_stmt **)((char *)w + stmts[i].off);
@@ -325,7 +330,7 @@ static void finalize_all(struct trace_writer *w)
 {
 	sqlite3_stmt **all[] = { &w->ins_meta,	   &w->ins_buffer,
 				 &w->ins_hole,	   &w->ins_name,
-				 &w->ins_stack,
+				 &w->ins_stack,	   &w->ins_source,
 				 &w->events.one,   &w->events.many,
 				 &w->accesses.one, &w->accesses.many };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
@@ -443,6 +448,8 @@ int trace_writer_buffer(struct trace_writer *w, const struct trace_buffer *b)
 	else
 		sqlite3_bind_null(st, 11);
 	int rc = wstep(w, st, "insert into buffers");
+	if (!rc && b->source)
+		rc = trace_writer_buffer_source(w, b->id, b->source, b->bypass);
 	if (rc || !b->stack)
 		return rc;
 	/* stacks repeat across buffers: stored once, in names */
@@ -452,6 +459,19 @@ int trace_writer_buffer(struct trace_writer *w, const struct trace_buffer *b)
 	sqlite3_bind_int64(w->ins_stack, 1, b->id);
 	sqlite3_bind_int64(w->ins_stack, 2, id);
 	return wstep(w, w->ins_stack, "insert into buffer_stacks");
+}
+
+int trace_writer_buffer_source(struct trace_writer *w, int64_t buffer,
+			       const char *source, int bypass)
+{
+	/* a few shared objects allocate everything: stored once, in names */
+	int64_t id = name_id(w, source);
+	if (id < 0)
+		return (int)id;
+	sqlite3_bind_int64(w->ins_source, 1, buffer);
+	sqlite3_bind_int64(w->ins_source, 2, id);
+	sqlite3_bind_int(w->ins_source, 3, bypass ? 1 : 0);
+	return wstep(w, w->ins_source, "insert into buffer_sources");
 }
 
 int trace_writer_event(struct trace_writer *w, const struct trace_event *e)
@@ -910,6 +930,25 @@ static int load_names(struct loader *l, struct trace *t, const char ***names,
 	return rc;
 }
 
+/* 1 if the file has table name, 0 if not, or a TRACE_E* code. */
+static int has_table(struct loader *l, const char *name)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(l->db,
+				    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+				    -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return lsql(l, rc);
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return lsql(l, rc);
+	return 1;
+}
+
 /*
  * The optional table buffer_stacks (added within schema version 1: a file
  * without it has no stacks, and readers that do not know it ignore it).
@@ -918,17 +957,9 @@ static int load_stacks(struct loader *l, struct trace *t, const char **names,
 		       size_t nnames)
 {
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(l->db,
-				    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'buffer_stacks'",
-				    -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return lsql(l, rc);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
-		return 0;
-	if (rc != SQLITE_ROW)
-		return lsql(l, rc);
+	int rc = has_table(l, "buffer_stacks");
+	if (rc <= 0)
+		return rc;
 	if ((rc = lprepare(l, "buffer_stacks",
 			   "SELECT buffer, stack FROM buffer_stacks ORDER BY rowid", &st)))
 		return rc;
@@ -946,6 +977,51 @@ static int load_stacks(struct loader *l, struct trace *t, const char **names,
 			break;
 		}
 		t->buffers[b].stack = names[s - 1];
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * The optional table buffer_sources (within schema version 1, as
+ * buffer_stacks): the shared object that asked for each buffer, and whether
+ * its requests bypass memplan's runtime (trace.h).
+ */
+static int load_sources(struct loader *l, struct trace *t, const char **names,
+			size_t nnames)
+{
+	sqlite3_stmt *st;
+	int rc = has_table(l, "buffer_sources");
+	if (rc <= 0)
+		return rc;
+	if ((rc = lprepare(l, "buffer_sources",
+			   "SELECT buffer, source, bypass FROM buffer_sources ORDER BY rowid",
+			   &st)))
+		return rc;
+	while ((rc = lstep(l, st)) > 0) {
+		int64_t b, s, y;
+		if ((rc = col_int(l, st, 0, 0, 0, 0, &b)) ||
+		    (rc = col_int(l, st, 1, 0, 0, 1, &s)) ||
+		    (rc = col_int(l, st, 2, 0, 0, 0, &y)))
+			break;
+		if ((uint64_t)b >= t->nbuffers || (uint64_t)s > nnames ||
+		    y > 1) {
+			int f = (uint64_t)b >= t->nbuffers ? 0
+				: (uint64_t)s > nnames	   ? 1
+							   : 2;
+			static const char *const what[] = {
+				"is not a buffer of the trace",
+				"is not the id of a name", "is neither 0 nor 1"
+			};
+			rc = lerr(l, TRACE_EFORMAT,
+				  "table buffer_sources, row %zu, field %s: %lld %s",
+				  l->row, sqlite3_column_name(st, f),
+				  (long long)(f == 0 ? b : f == 1 ? s : y),
+				  what[f]);
+			break;
+		}
+		t->buffers[b].source = names[s - 1];
+		t->buffers[b].bypass = (uint8_t)y;
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -1161,7 +1237,8 @@ int tracedb_load_head(struct sqlite3 *db, const char *path, struct trace *t,
 	if ((rc = load_meta(&l, t, version)) == 0 &&
 	    (rc = load_buffers(&l, t)) == 0 &&
 	    (rc = load_names(&l, t, names, nnames)) == 0 &&
-	    (rc = load_stacks(&l, t, *names, *nnames)) == 0)
+	    (rc = load_stacks(&l, t, *names, *nnames)) == 0 &&
+	    (rc = load_sources(&l, t, *names, *nnames)) == 0)
 		rc = load_holes(&l, t);
 	if (rc) {
 		free(*names);

@@ -41,6 +41,10 @@ int trace_writer_open(struct trace_writer **out, const char *path,
 int trace_writer_meta(struct trace_writer *w, const char *key,
 		      const char *value);
 int trace_writer_buffer(struct trace_writer *w, const struct trace_buffer *b);
+/* Records (again, replacing) the allocation source of buffer (trace.h's
+ * source and bypass), for writers that learn it after the buffer. */
+int trace_writer_buffer_source(struct trace_writer *w, int64_t buffer,
+			       const char *source, int bypass);
 int trace_writer_event(struct trace_writer *w, const struct trace_event *e);
 int trace_writer_access(struct trace_writer *w, int64_t seq, int64_t buffer,
 			unsigned mode);

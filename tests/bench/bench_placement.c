@@ -8,7 +8,10 @@
  * Instances: three large DL-shaped MiniMalloc CSVs generated here (the
  * sizes of MindSpore's PanGu-2.6B and IOPDDL's S_1 and Y_1, which are not
  * shipped: same shape of workload, not the same instances), then A-K and
- * somas-resnet50 from $SHARED_DATA/placement when present.
+ * somas-resnet50 from $SHARED_DATA/placement when present, then any CSV
+ * named with --csv NAME=PATH (PanGu-2.6B, which is not shipped).
+ * --deterministic[=W] passes compile's work limit instead of the time limit
+ * (the same pools under any load: what to compare on a busy machine).
  * --write DIR only writes the generated CSVs (for profiling by hand).
  */
 #define _GNU_SOURCE
@@ -233,6 +236,7 @@ static void json_str(const char *js, const char *key, char *out, size_t len)
 }
 
 static const char *plan_bin, *limit_arg = "2";
+static const char *work_arg; /* "--deterministic[=W]", or NULL */
 static char tmpdir[256];
 
 static int run_one(const char *name, const char *csv)
@@ -250,8 +254,12 @@ static int run_one(const char *name, const char *csv)
 	if (pid == 0) {
 		if (!freopen(out, "w", stdout))
 			_exit(127);
-		execl(plan_bin, plan_bin, "compile", csv, "-o", plan,
-		      "--time-limit", limit_arg, "--json", (char *)NULL);
+		if (work_arg)
+			execl(plan_bin, plan_bin, "compile", csv, "-o", plan,
+			      work_arg, "--json", (char *)NULL);
+		else
+			execl(plan_bin, plan_bin, "compile", csv, "-o", plan,
+			      "--time-limit", limit_arg, "--json", (char *)NULL);
 		_exit(127);
 	}
 	int st;
@@ -289,13 +297,21 @@ static int run_one(const char *name, const char *csv)
 int main(int argc, char **argv)
 {
 	const char *write_dir = NULL;
+	const char *extra[8];
+	size_t nextra = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--write") == 0 && i + 1 < argc) {
 			write_dir = argv[++i];
 		} else if (strcmp(argv[i], "--time-limit") == 0 && i + 1 < argc) {
 			limit_arg = argv[++i];
+		} else if (strcmp(argv[i], "--deterministic") == 0 ||
+			   strncmp(argv[i], "--deterministic=", 16) == 0) {
+			work_arg = argv[i];
+		} else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc &&
+			   strchr(argv[i + 1], '=') && nextra < 8) {
+			extra[nextra++] = argv[++i];
 		} else if (strcmp(argv[i], "--help") == 0) {
-			printf("usage: bench_placement [--time-limit S] [--write DIR]\n");
+			printf("usage: bench_placement [--time-limit S | --deterministic[=W]] [--csv NAME=PATH]... [--write DIR]\n");
 			return 0;
 		} else if (strcmp(argv[i], "--quick") == 0) {
 			/* make bench's BENCH_ARGS: the table is quick already */
@@ -329,8 +345,12 @@ int main(int argc, char **argv)
 		perror("mkdtemp");
 		return 1;
 	}
-	printf("compile --time-limit %s --json per instance, one child process each (wall, CPU: user + system, RSS: peak)\n",
-	       limit_arg);
+	if (work_arg)
+		printf("compile %s --json per instance, one child process each (wall, CPU: user + system, RSS: peak)\n",
+		       work_arg);
+	else
+		printf("compile --time-limit %s --json per instance, one child process each (wall, CPU: user + system, RSS: peak)\n",
+		       limit_arg);
 	printf("%-16s %7s %16s %16s %8s %-12s %-11s %7s %7s %8s\n", "instance",
 	       "buffers", "lower_bound", "pool", "ratio", "winner",
 	       "stopped_by", "wall_s", "cpu_s", "rss_mib");
@@ -356,6 +376,13 @@ int main(int argc, char **argv)
 			continue;
 		}
 		bad |= run_one(shared[k], path);
+	}
+	for (size_t k = 0; k < nextra; k++) {
+		char name[64];
+		const char *eq = strchr(extra[k], '=');
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - extra[k]),
+			 extra[k]);
+		bad |= run_one(name, eq + 1);
 	}
 	snprintf(path, sizeof(path), "%s/out.json", tmpdir);
 	remove(path);

@@ -17,7 +17,8 @@
  * red<=1% over (d), and whether memplan dominated vdnn and singa (no more
  * predicted overhead at every budget where one of them fits).  Then the
  * time of one swap_plan() per strategy at one budget on a trace of at least
- * 10^5 events (consecutive GPT-2 iterations in one trace).
+ * 10^5 events (consecutive GPT-2 iterations in one trace), recompute and
+ * hybrid (recompute.h) included.
  * Budgets: the whole range every 5% of the lower bound (all strategies, for
  * the dominance), then every 1.25% (--step PCT; --quick 2.5%, the coarse
  * step four times the fine one) within 5% of the lowest coarse budget where
@@ -25,7 +26,8 @@
  * finer everywhere would cost minutes when the memplan search is slow.
  * In all about 80 s of CPU on this 2-core machine (2026-11-22, commit
  * 8750fd0: memplan's search is most of it).
- * Usage: bench_swap [--quick] [--step PCT]; other arguments are refused.
+ * Usage: bench_swap [--quick] [--step PCT] [--large: the timing alone];
+ * other arguments are refused.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -414,8 +416,14 @@ static int bench_large(void)
 	       "pool_GiB", "swaps", "overhd%", "cpu_s", "wall_s", "choose_s",
 	       "place_s", "target");
 	bad = 0;
-	for (size_t s = 0; swap_strategy_at(s); s++) {
-		const char *name = swap_strategy_at(s)->name;
+	/* the strategies that recompute (recompute.h) after the swap ones */
+	static const char *const more[] = { "recompute", "hybrid" };
+	size_t nswap = 0;
+	while (swap_strategy_at(nswap))
+		nswap++;
+	for (size_t s = 0; s < nswap + 2; s++) {
+		const char *name = s < nswap ? swap_strategy_at(s)->name
+					     : more[s - nswap];
 		struct mp_plan plan;
 		struct sim_result sim;
 		struct swap_outcome oc;
@@ -455,9 +463,12 @@ out:
 int main(int argc, char **argv)
 {
 	double fine = 1.25;
+	int large_only = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			fine = 2.5;
+		} else if (strcmp(argv[i], "--large") == 0) {
+			large_only = 1;
 		} else if (strcmp(argv[i], "--step") == 0 && i + 1 < argc) {
 			char *end;
 			fine = strtod(argv[++i], &end);
@@ -467,7 +478,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: bench_swap [--quick] [--step PCT]\n");
+			printf("usage: bench_swap [--quick] [--step PCT] [--large]\n");
 			return 0;
 		} else {
 			fprintf(stderr, "bench_swap: error: unknown option '%s'\n", argv[i]);
@@ -476,6 +487,8 @@ int main(int argc, char **argv)
 	}
 	double coarse = 4 * fine;
 	int bad = 0;
+	if (large_only) /* the 10^5-event timing alone */
+		return bench_large() != 0;
 	double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
 	printf("zoo swap frontier: budgets every %.4g%% of the lower bound, every %.4g%% around where memplan's overhead passes 1%% and 2%%; best-fit placement\n",
 	       coarse, fine);

@@ -25,3 +25,29 @@ for spec in "alexnet 128" "vgg16 32" "resnet50 32" "inception_v3 32" "bert-base 
 	awk -v m="$1" -v b="$2" -v a="$t0" -v z="$t1" 'BEGIN { printf "%-14s %6s %10.3f\n", m, b, z - a }'
 done
 rm -f "/tmp/memplan-bench-$$.trace"
+
+# Importing a PyTorch execution trace of BENCH_ET_NODES nodes (default 10^6,
+# about 0.9 GB of JSON, written by tests/import/make_et.py): wall time and,
+# where /usr/bin/time is, the peak resident memory of the import.
+echo
+echo "== pytorch-et import (memplan-trace import --from pytorch-et)"
+et_nodes=${BENCH_ET_NODES:-1000000}
+et=/tmp/memplan-bench-$$.et.json
+if command -v python3 >/dev/null 2>&1 &&
+	python3 tests/import/make_et.py 1.1.1 "$et" --big "$et_nodes"; then
+	printf '%-10s %12s %10s %14s\n' nodes json_bytes seconds peak_rss_kib
+	t0=$(date +%s.%N)
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f '%M' -o "$et.rss" "$BUILD/bin/memplan-trace" import --from pytorch-et \
+			"$et" -o "$et.trace" >/dev/null
+	else
+		"$BUILD/bin/memplan-trace" import --from pytorch-et "$et" -o "$et.trace" >/dev/null
+	fi
+	t1=$(date +%s.%N)
+	awk -v n="$et_nodes" -v b="$(wc -c <"$et")" -v a="$t0" -v z="$t1" \
+		-v r="$(cat "$et.rss" 2>/dev/null || echo -)" \
+		'BEGIN { printf "%-10s %12s %10.3f %14s\n", n, b, z - a, r }'
+else
+	echo "(python3 missing: skipped)"
+fi
+rm -f "$et" "$et.trace" "$et.rss"

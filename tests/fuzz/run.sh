@@ -52,7 +52,7 @@ for target in tests/fuzz/fuzz_*.c; do
 	if [ "$libfuzzer" -eq 1 ]; then
 		echo "== $name: libFuzzer for ${FUZZ_SECONDS}s"
 		if $cc $flags -fsanitize=fuzzer,address,undefined "$target" $objs \
-			$(pkg-config --libs sqlite3) -lm -lpthread -ldl -o "$out/$name" &&
+			$(pkg-config --libs sqlite3) -lz -lm -lpthread -ldl -o "$out/$name" &&
 			"$out/$name" -max_total_time="$FUZZ_SECONDS" -max_len=1048576 \
 				-artifact_prefix="$out/$name-" "$corpus" $dirs; then
 			pass=$((pass + 1))

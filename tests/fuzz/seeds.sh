@@ -30,6 +30,11 @@ if command -v python3 >/dev/null 2>&1; then
 		python3 tests/import/make_snapshot.py $k "$seeds/pickle/$k.pickle" >/dev/null 2>&1
 	done
 	python3 tests/import/make_nsys.py current "$seeds/nsys/current.sqlite" >/dev/null 2>&1
+	# execution traces (and a profiler trace) for the JSON reader
+	python3 tests/import/make_et.py 1.0.0 "$seeds/json/et-1.0.0.json" >/dev/null 2>&1
+	python3 tests/import/make_et.py 1.1.1 "$seeds/json/et-1.1.1.json" \
+		--kineto "$seeds/json/kineto.json" >/dev/null 2>&1
+	rm -f "$seeds/json/"*.expect
 	rm -f "$seeds/pickle/"*.expect "$seeds/nsys/"*.expect
 fi
 exit 0

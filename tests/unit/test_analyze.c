@@ -613,7 +613,7 @@ static void test_timeline(void)
 	char err[256];
 	CHECK(trace_finish(t, err, sizeof(err)) == 0, "timeline trace is valid");
 	struct timeline tl;
-	struct timeline_opts o = { TIMELINE_BY_ROLE, 1, 2000, 2 };
+	struct timeline_opts o = { TIMELINE_BY_ROLE, 1, 2000, 2, -1 };
 	CHECK(timeline_build(t, NULL, &o, &tl, err, sizeof(err)) == 0, "timeline builds");
 	CHECK(tl.axis == TIMELINE_AXIS_SEQ && tl.x_min == 0 && tl.x_max == 7,
 	      "sequence axis from 0 to 7 without timestamps");
@@ -667,7 +667,7 @@ static void test_timeline(void)
 		}
 	}
 	CHECK(trace_finish(big, err, sizeof(err)) == 0, "big trace is valid");
-	struct timeline_opts ob = { TIMELINE_BY_ROLE, 8, 100, 10 };
+	struct timeline_opts ob = { TIMELINE_BY_ROLE, 8, 100, 10, ALLOCSIM_PYTORCH };
 	CHECK(timeline_build(big, NULL, &ob, &tl, err, sizeof(err)) == 0, "big timeline builds");
 	uint64_t most = 0;
 	for (size_t q = 0; q < tl.npoints; q++) {
@@ -680,6 +680,15 @@ static void test_timeline(void)
 	CHECK(tl.npoints <= 101 && tl.nbuffers == 10, "steps and listed buffers bounded");
 	CHECK(most == tl.peak && tl.peak == trace_peak(big, TRACE_ALL, NULL),
 	      "merged steps keep the peak");
+	struct allocsim_result ar;
+	CHECK(allocsim_run(big, ALLOCSIM_PYTORCH, &ar, err, sizeof(err)) == 0, "the model runs");
+	uint64_t rmost = 0;
+	for (size_t q = 0; q < tl.nreserved; q++)
+		rmost = tl.ry[q] > rmost ? tl.ry[q] : rmost;
+	CHECK(tl.allocator == ALLOCSIM_PYTORCH && tl.nreserved >= 2 && tl.nreserved <= 101 &&
+	      rmost == ar.reserved_peak && tl.reserved_peak == ar.reserved_peak,
+	      "the reserved curve: bounded steps that keep the model's peak");
+	CHECK(tl.nkernels == 0 && tl.nranges == 0, "no kernels, no marks: no lanes");
 	timeline_free(&tl);
 	trace_free(big);
 

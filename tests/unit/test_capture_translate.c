@@ -27,6 +27,7 @@ int main(void)
 #include <cupti.h>
 #include <generated_nvtx_meta.h>
 
+#include "alloc_clock.h"
 #include "capture_backend.h"
 #include "marker.h"
 #include "recorder.h"
@@ -868,12 +869,99 @@ static void test_exports(void)
 	unsetenv("CUDA_INJECTION64_PATH");
 }
 
+/*
+ * CUPTI's allocation source (CUpti_ActivityMemory4.source): an allocation
+ * by an object with its own static cudart is recorded as bypassing the
+ * runtime, one by the shared cudart's caller is not; whether the source
+ * comes while the allocation waits for its time (hold) or after it was
+ * written (no hold).
+ */
+static void test_allocation_source(void)
+{
+	char sdir[128], cmd[1024];
+	snprintf(sdir, sizeof(sdir), "%s/src", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s && cd %s && "
+		 "printf 'extern int cudaMalloc(void **, unsigned long);\\nint f(void){void *p; return cudaMalloc(&p, 1);}\\n' > a.c && "
+		 "printf '__attribute__((visibility(\"hidden\"))) int cudaMalloc(void **p, unsigned long n){(void)n; *p = 0; return 0;}\\nint g(void){void *p; return cudaMalloc(&p, 1);}\\n' > b.c && "
+		 "${CC:-cc} -shared -fPIC -o libtrainer.so a.c && ${CC:-cc} -shared -fPIC -o libcublasLt.so b.c",
+		 sdir, sdir);
+	if (system(cmd) != 0) {
+		tap_skip("allocation sources", "the C compiler could not build the fixtures");
+		return;
+	}
+	char shared_src[192], static_src[192];
+	snprintf(shared_src, sizeof(shared_src), "%s/libtrainer.so", sdir);
+	snprintf(static_src, sizeof(static_src), "%s/libcublasLt.so", sdir);
+	for (int hold = 0; hold < 2; hold++) {
+		char path[128], err[512];
+		snprintf(path, sizeof(path), "%s/source%d.trace", dir, hold);
+		struct recorder *r;
+		struct recorder_opts o = { .record_from_start = 1,
+					   .hold_ns = hold ? 60000000000ll : 0 };
+		CHECK(recorder_open(&r, path, &o, err, sizeof(err)) == 0, "open recorder");
+		struct select sel;
+		select_parse(&sel, NULL, NULL, err, sizeof(err));
+		backend_host_reset();
+		struct translate *t = translate_new(r, &sel, &backend_host);
+		void *p[3] = { (void *)(uintptr_t)DEV(1), (void *)(uintptr_t)DEV(2),
+			       (void *)(uintptr_t)DEV(3) };
+		for (int i = 0; i < 3; i++) {
+			cudaMalloc_v3020_params m = { &p[i], 4096u << i };
+			call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &m, &ok_ret,
+			     "cudaMalloc", NULL, (uint32_t)(100 + i));
+		}
+		for (int i = 0; i < 3; i++) {
+			cudaFree_v3020_params fr = { p[i] };
+			call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, &fr, &ok_ret,
+			     "cudaFree", NULL, (uint32_t)(200 + i));
+		}
+		if (!hold)
+			usleep(20000); /* let the writer write them untimed */
+		const char *srcs[3] = { shared_src, static_src, NULL };
+		for (int i = 0; i < 3; i++) {
+			CUpti_ActivityMemory4 m;
+			memset(&m, 0, sizeof(m));
+			m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+			m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+			m.correlationId = (uint32_t)(100 + i);
+			m.address = DEV(1 + i);
+			m.bytes = 4096u << i;
+			m.timestamp = 1000u + (uint64_t)i;
+			m.source = srcs[i];
+			translate_activity(t, (const CUpti_Activity *)&m);
+		}
+		translate_free(t);
+		struct recorder_stats st;
+		CHECK(recorder_close(r, 1, &st, err, sizeof(err)) == 0, "close recorder");
+		struct trace *tr = load(path);
+		CHECK(tr && tr->nbuffers == 3, "three buffers");
+		if (!tr)
+			continue;
+		const char *what = hold ? "(source while the allocation waits)"
+					: "(source after the allocation was written)";
+		char m0[160], m1[160], m2[160];
+		snprintf(m0, sizeof(m0), "an allocation by the shared cudart's caller reaches the runtime %s", what);
+		snprintf(m1, sizeof(m1), "an allocation by a static-cudart library bypasses it, and is not poolable %s", what);
+		snprintf(m2, sizeof(m2), "an allocation with no source stays as it was %s", what);
+		CHECK(tr->buffers[0].source && strcmp(tr->buffers[0].source, shared_src) == 0 &&
+			      !tr->buffers[0].bypass, m0);
+		CHECK(tr->buffers[1].source && strcmp(tr->buffers[1].source, static_src) == 0 &&
+			      tr->buffers[1].bypass && !trace_buffer_poolable(&tr->buffers[1]), m1);
+		CHECK(!tr->buffers[2].source && !tr->buffers[2].bypass &&
+			      trace_buffer_poolable(&tr->buffers[2]), m2);
+		CHECK_EQ_U64(st.bypassing, 1, "the recorder counts one bypassing allocation");
+		trace_free(tr);
+	}
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/memplan-tr.XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
 	test_whole_run();
+	test_allocation_source();
 	test_cuda13_shapes();
 	test_callback_ids();
 	test_finish_gpu();

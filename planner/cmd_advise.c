@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_advise.c - memplan-plan advise: for a budget and a link, which
+ * tensors the program should recompute, which the runtime swaps and which
+ * stay (recomp_advise(), recompute.h), per tensor, per layer and per
+ * operator kind, with the predicted pool and overhead; --trace-out writes
+ * the trace of the program once it recomputes, on which compile --budget
+ * makes the plan the runtime follows.  The framework part is advice.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd.h"
+#include "json.h"
+#include "recompute.h"
+#include "tracedb.h"
+
+/* --budget SIZE or PCT% of the lower bound without swaps, as compile's. */
+static int parse_budget(const char *s, uint64_t lb, uint64_t *out)
+{
+	size_t n = strlen(s);
+	if (n > 1 && s[n - 1] == '%') {
+		char buf[32], *end;
+		if (n - 1 >= sizeof(buf))
+			return -1;
+		memcpy(buf, s, n - 1);
+		buf[n - 1] = '\0';
+		double v = strtod(buf, &end);
+		if (end == buf || *end || !(v > 0) || v > 100)
+			return -1;
+		*out = (uint64_t)((double)lb * v / 100.0);
+		return 0;
+	}
+	return cli_parse_size(s, out);
+}
+
+static const char *const action_names[] = { "keep", "swap", "recompute" };
+
+/* One row of an aggregate: a layer or an operator kind. */
+struct agg {
+	char key[96];
+	size_t n[3];
+	uint64_t bytes[3];
+	double cost_ns;
+};
+
+static struct agg *agg_find(struct agg **a, size_t *n, size_t *cap,
+			    const char *key)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*a)[i].key, key) == 0)
+			return &(*a)[i];
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 64;
+		struct agg *g = realloc(*a, c * sizeof(*g));
+		if (!g)
+			return NULL;
+		*a = g;
+		*cap = c;
+	}
+	struct agg *g = &(*a)[(*n)++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->key, sizeof(g->key), "%s", key);
+	return g;
+}
+
+static int agg_cmp(const void *x, const void *y)
+{
+	const struct agg *a = x, *b = y;
+	uint64_t ma = a->bytes[1] + a->bytes[2], mb = b->bytes[1] + b->bytes[2];
+	if (ma != mb)
+		return ma > mb ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+struct report {
+	struct agg *layers, *kinds;
+	size_t nlayers, nkinds, caplayers, capkinds;
+};
+
+static int aggregate(const struct recomp_model *m,
+		     const struct recomp_advice *a, struct report *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->b[i].item < 0)
+			continue;
+		char layer[96], kind[96];
+		recomp_layer(m->t->buffers[i].label, layer, sizeof(layer));
+		recomp_kind(m, i, kind, sizeof(kind));
+		struct agg *l = agg_find(&r->layers, &r->nlayers, &r->caplayers, layer);
+		struct agg *k = agg_find(&r->kinds, &r->nkinds, &r->capkinds, kind);
+		if (!l || !k)
+			return -1;
+		unsigned act = a->action[i];
+		l->n[act]++;
+		k->n[act]++;
+		l->bytes[act] += m->b[i].bytes;
+		k->bytes[act] += m->b[i].bytes;
+		l->cost_ns += a->cost_ns[i];
+		k->cost_ns += a->cost_ns[i];
+	}
+	qsort(r->layers, r->nlayers, sizeof(*r->layers), agg_cmp);
+	qsort(r->kinds, r->nkinds, sizeof(*r->kinds), agg_cmp);
+	return 0;
+}
+
+static void print_aggs(const char *title, const struct agg *g, size_t n)
+{
+	char a[32], b[32];
+	printf("\nper %s (swapped or recomputed bytes, most first):\n"
+	       "  %-36s %7s %10s %7s %10s %10s\n", title, title,
+	       "recomp", "bytes", "swap", "bytes", "cost ms");
+	for (size_t i = 0; i < n; i++) {
+		if (!g[i].n[1] && !g[i].n[2])
+			continue;
+		printf("  %-36s %7zu %10s %7zu %10s %10.3f\n", g[i].key,
+		       g[i].n[2], cli_format_size(g[i].bytes[2], a, sizeof(a)),
+		       g[i].n[1], cli_format_size(g[i].bytes[1], b, sizeof(b)),
+		       g[i].cost_ns / 1e6);
+	}
+}
+
+/* The operators to recompute per module, as a Python literal that a
+ * selective-checkpointing policy can look names up in. */
+static void print_pytorch(const struct recomp_model *m,
+			  const struct recomp_advice *a)
+{
+	printf("\nfor PyTorch (advice: recompute these operators of these modules,\n"
+	       "e.g. CheckpointPolicy.MUST_RECOMPUTE in a policy given to\n"
+	       "torch.utils.checkpoint.create_selective_checkpoint_contexts;\n"
+	       "memplan cannot check that the program does it):\n"
+	       "MEMPLAN_RECOMPUTE = {\n");
+	for (size_t i = 0; i < m->n; i++) {
+		if (a->action[i] != RECOMP_RECOMPUTE)
+			continue;
+		char layer[96], kind[96];
+		recomp_layer(m->t->buffers[i].label, layer, sizeof(layer));
+		recomp_kind(m, i, kind, sizeof(kind));
+		printf("    \"%s\": \"%s\",\n", layer, kind);
+	}
+	printf("}\n");
+}
+
+static void print_text(const char *path, const struct link_model *l,
+		       uint64_t budget, uint64_t lb,
+		       const struct recomp_model *m,
+		       const struct recomp_advice *a, const struct report *r)
+{
+	char s1[32], s2[32], s3[32], s4[32];
+	printf("%s: %s for budget %s over %s: pool %s (%" PRIu64 "), %.1f%% below the lower bound %s; "
+	       "%.3f ms vs %.3f ms, overhead %.2f%%\n",
+	       path, a->strategy, cli_format_size(budget, s1, sizeof(s1)),
+	       l->name, cli_format_size(a->plan.pool_size, s2, sizeof(s2)),
+	       a->plan.pool_size,
+	       lb ? 100.0 * (1.0 - (double)a->plan.pool_size / (double)lb) : 0.0,
+	       cli_format_size(lb, s3, sizeof(s3)), a->sim.iter_ns / 1e6,
+	       a->sim.base_ns / 1e6, sim_overhead(&a->sim));
+	printf("recompute %zu tensors (%s), swap %zu (%s); %zu of %zu tensors can be recomputed\n",
+	       a->nrecompute, cli_format_size(a->recomputed, s1, sizeof(s1)),
+	       a->nswap, cli_format_size(a->swapped, s4, sizeof(s4)),
+	       m->ncand, m->p->n);
+	size_t why[RECOMP_WHY_COUNT] = { 0 };
+	for (size_t i = 0; i < m->n; i++)
+		if (m->b[i].item >= 0)
+			why[m->b[i].why]++;
+	printf("not recomputable:");
+	int any = 0;
+	for (unsigned w = RECOMP_NOT_PLANNED + 1; w < RECOMP_WHY_COUNT; w++)
+		if (why[w]) {
+			printf("%s %s %zu", any ? "," : "", recomp_why_name(w), why[w]);
+			any = 1;
+		}
+	printf("%s\n", any ? "" : " none");
+	print_aggs("operator", r->kinds, r->nkinds);
+	print_aggs("layer", r->layers, r->nlayers);
+	printf("\nper tensor (swapped or recomputed):\n  %8s %-40s %-9s %10s %10s\n",
+	       "buffer", "label", "action", "bytes", "cost us");
+	for (size_t i = 0; i < m->n; i++) {
+		if (a->action[i] == RECOMP_KEEP)
+			continue;
+		const char *lab = m->t->buffers[i].label;
+		printf("  %8zu %-40s %-9s %10" PRIu64 " %10.1f\n", i,
+		       lab ? lab : "-", action_names[a->action[i]],
+		       m->b[i].bytes, a->cost_ns[i] / 1e3);
+	}
+	print_pytorch(m, a);
+}
+
+static void print_json(const char *path, const char *tout,
+		       const struct link_model *l,
+		       uint64_t budget, uint64_t lb,
+		       const struct recomp_model *m,
+		       const struct recomp_advice *a, const struct report *r)
+{
+	struct json j;
+	json_init(&j, stdout);
+	json_object(&j, NULL);
+	json_string(&j, "trace", path);
+	json_string(&j, "strategy", a->strategy);
+	json_string(&j, "trace_out", tout);
+	json_string(&j, "link", l->name);
+	json_u64(&j, "budget", budget);
+	json_u64(&j, "lower_bound_noswap", lb);
+	json_u64(&j, "pool", a->plan.pool_size);
+	json_i64(&j, "base_ns", (int64_t)llround(a->sim.base_ns));
+	json_i64(&j, "iter_ns", (int64_t)llround(a->sim.iter_ns));
+	json_double(&j, "overhead_percent", sim_overhead(&a->sim));
+	json_u64(&j, "recomputed_bytes", a->recomputed);
+	json_u64(&j, "swapped_bytes", a->swapped);
+	json_array(&j, "decisions");
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->b[i].item < 0)
+			continue;
+		char layer[96], kind[96];
+		recomp_layer(m->t->buffers[i].label, layer, sizeof(layer));
+		recomp_kind(m, i, kind, sizeof(kind));
+		json_object(&j, NULL);
+		json_u64(&j, "buffer", i);
+		json_string(&j, "label", m->t->buffers[i].label);
+		json_string(&j, "layer", layer);
+		json_string(&j, "operator", kind);
+		json_string(&j, "action", action_names[a->action[i]]);
+		json_u64(&j, "bytes", m->b[i].bytes);
+		json_i64(&j, "cost_ns", (int64_t)llround(a->cost_ns[i]));
+		if (m->b[i].why != RECOMP_OK)
+			json_string(&j, "not_recomputable", recomp_why_name(m->b[i].why));
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	for (int pass = 0; pass < 2; pass++) {
+		const struct agg *g = pass ? r->layers : r->kinds;
+		size_t n = pass ? r->nlayers : r->nkinds;
+		json_array(&j, pass ? "layers" : "operators");
+		for (size_t i = 0; i < n; i++) {
+			json_object(&j, NULL);
+			json_string(&j, "name", g[i].key);
+			json_u64(&j, "recompute", g[i].n[2]);
+			json_u64(&j, "recompute_bytes", g[i].bytes[2]);
+			json_u64(&j, "swap", g[i].n[1]);
+			json_u64(&j, "swap_bytes", g[i].bytes[1]);
+			json_i64(&j, "cost_ns", (int64_t)llround(g[i].cost_ns));
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+	}
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+int cmd_advise(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "budget", required_argument, NULL, 'b' },
+		{ "link", required_argument, NULL, 'l' },
+		{ "max-overhead", required_argument, NULL, 'x' },
+		{ "strategy", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "trace-out", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *budget_s = NULL, *link_s = NULL, *tout = NULL;
+	const char *strategy = "hybrid";
+	double max_over = INFINITY;
+	int json = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "b:l:x:s:jT:h", opts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'b': budget_s = optarg; break;
+		case 'l': link_s = optarg; break;
+		case 's': strategy = optarg; break;
+		case 'j': json = 1; break;
+		case 'T': tout = optarg; break;
+		case 'x':
+			max_over = strtod(optarg, &end);
+			if (end == optarg || (*end && strcmp(end, "%") != 0) ||
+			    !(max_over >= 0) || !isfinite(max_over))
+				return cli_usage_error("advise: --max-overhead '%s' is not a percentage (0 or more)",
+						       optarg);
+			break;
+		default:
+			return cli_option_error(c, "advise");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("advise: expected one TRACE");
+	if (!budget_s)
+		return cli_usage_error("advise: --budget SIZE|PCT%% is required");
+	if (!recomp_is_strategy(strategy))
+		return cli_usage_error("advise: unknown --strategy '%s' (known: hybrid, recompute)",
+				       strategy);
+	const char *path = argv[optind];
+	if (tout && cli_same_file(path, tout))
+		return cli_usage_error("advise: --trace-out '%s' is the input: write it elsewhere",
+				       tout);
+	uint64_t align = 0, budget;
+	struct trace *t = NULL;
+	struct solver_problem p;
+	struct swap_ctx sc = { 0 };
+	struct recomp_model m = { 0 };
+	struct recomp_advice a = { 0 };
+	struct report r = { 0 };
+	struct link_model l;
+	char err[ERRLEN];
+	int status = cmd_load_problem(path, &align, 0, &t, &p);
+	if (status)
+		goto done;
+	uint64_t lb = solver_lower_bound(&p);
+	if (parse_budget(budget_s, lb, &budget)) {
+		status = cli_usage_error("advise: --budget '%s' is not a size or a percentage from 0 to 100%%",
+					 budget_s);
+		goto done;
+	}
+	status = cmd_pick_link(link_s, t, &l);
+	if (status)
+		goto done;
+	int rc = swap_ctx_init(&sc, t, &p, &l, err, sizeof(err));
+	if (!rc)
+		rc = recomp_model_init(&m, t, &p, err, sizeof(err));
+	if (!rc)
+		rc = recomp_advise(&sc, strategy, budget, "best-fit", align, &a,
+				   err, sizeof(err));
+	if (rc) {
+		cli_error("no advice fits --budget %" PRIu64 " bytes for trace '%s': %s",
+			  budget, path, err);
+		status = cmd_swap_exit(rc);
+		goto done;
+	}
+	if (tout) {
+		rc = trace_save(a.t2, tout, err, sizeof(err));
+		if (rc) {
+			cli_error("%s", err);
+			status = cli_exit_for(rc, 1);
+			goto done;
+		}
+	}
+	if (aggregate(&m, &a, &r)) {
+		cli_error("out of memory advising on trace '%s'", path);
+		status = MP_EXIT_INTERNAL;
+		goto done;
+	}
+	if (json)
+		print_json(path, tout, &l, budget, lb, &m, &a, &r);
+	else
+		print_text(path, &l, budget, lb, &m, &a, &r);
+	if (tout && !json)
+		printf("%s: the trace of the program that recomputes, %zu buffers, %zu events\n",
+		       tout, a.t2->nbuffers, a.t2->nevents);
+	if (fflush(stdout) != 0) {
+		status = MP_EXIT_OUTPUT;
+		goto done;
+	}
+	if (sim_overhead(&a.sim) > max_over) {
+		cli_error("the advice for trace '%s' predicts %.2f%% overhead, above --max-overhead %g%%",
+			  path, sim_overhead(&a.sim), max_over);
+		status = MP_EXIT_LIMIT;
+	}
+done:
+	free(r.layers);
+	free(r.kinds);
+	recomp_advice_free(&a);
+	recomp_model_free(&m);
+	swap_ctx_free(&sc);
+	solver_problem_free(&p);
+	trace_free(t);
+	return status;
+}

@@ -1,0 +1,837 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recompute.c - the recomputation model (recompute.h): each transient
+ * buffer's producer (the kernels that write it before its longest idle
+ * stretch), the producer's inputs and temporaries, why a buffer cannot be
+ * recomputed; the greedy choice on the resident profile of event indexes;
+ * and the transformed trace of the program that recomputes.  The planner
+ * never plans a recomputation directly: the plan is the swap planner's on
+ * the transformed trace, so the runtime follows it like any other.
+ */
+#include "recompute.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planfile.h"
+
+static const char *const why_names[RECOMP_WHY_COUNT] = {
+	"recomputable", "not planned", "no producer", "written by several kernels",
+	"random state", "input freed", "input overwritten", "updates an input in place",
+	"no later use", "unknown access or holes",
+};
+
+const char *recomp_why_name(unsigned why)
+{
+	return why < RECOMP_WHY_COUNT ? why_names[why] : "?";
+}
+
+static int has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (; *s; s++) {
+		size_t i = 0;
+		while (i < n && s[i] && tolower((unsigned char)s[i]) == w[i])
+			i++;
+		if (i == n)
+			return 1;
+	}
+	return 0;
+}
+
+int recomp_kernel_random(const char *name)
+{
+	/* a backward kernel applies the mask it is given: deterministic */
+	if (!name || has_word(name, "bwd") || has_word(name, "backward"))
+		return 0;
+	static const char *const words[] = { "dropout", "bernoulli", "rand",
+					     "philox", "curand" };
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (has_word(name, words[i]))
+			return 1;
+	return 0;
+}
+
+/* The access mode of buffer x at event ev (the OR of its accesses there;
+ * TRACE_ACCESS_UNKNOWN counts as both). */
+static unsigned mode_at(const struct trace *t, size_t ev, int64_t x)
+{
+	const struct trace_event *e = &t->events[ev];
+	unsigned m = 0;
+	for (uint32_t a = 0; a < e->nacc; a++) {
+		const struct trace_access *ac = &t->accesses[e->acc0 + a];
+		if (ac->buffer == x)
+			m |= ac->mode == TRACE_ACCESS_UNKNOWN ? TRACE_ACCESS_RW
+							      : ac->mode;
+	}
+	return m;
+}
+
+/* Is x resident at event r (allocated before, freed after)? */
+static int live_at(const struct trace_buffer *x, int64_t r)
+{
+	return (x->alloc_ev == TRACE_NONE || x->alloc_ev < r) &&
+	       (x->free_ev == TRACE_NONE || x->free_ev > r);
+}
+
+static int in_rerun(const struct recomp_buf *rb, int64_t ev)
+{
+	for (unsigned w = 0; w < rb->nrerun; w++)
+		if (rb->rerun[w] == ev)
+			return 1;
+	return 0;
+}
+
+/* Made by the re-run itself (its first use is one of the re-run's
+ * kernels): an output, a temporary or a freed input made again. */
+static int internal(const struct trace *t, const struct recomp_buf *rb,
+		    int64_t x)
+{
+	const struct trace_buffer *b = &t->buffers[x];
+	return !trace_buffer_persistent(b) && b->nuses &&
+	       in_rerun(rb, t->uses[b->use0]);
+}
+
+static int scratch(const struct trace_buffer *b)
+{
+	return b->role == TRACE_ROLE_WORKSPACE && trace_buffer_persistent(b);
+}
+
+/* Was x written by an event other than the re-run's in (from, to)? */
+static int written_between(const struct trace *t, const struct recomp_buf *rb,
+			   int64_t x, int64_t from, int64_t to)
+{
+	const struct trace_buffer *b = &t->buffers[x];
+	const uint32_t *u = t->uses + b->use0;
+	size_t lo = 0, hi = b->nuses;
+	while (lo < hi) { /* first use after from */
+		size_t mid = (lo + hi) / 2;
+		if ((int64_t)u[mid] <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k < b->nuses && (int64_t)u[k] < to; k++)
+		if (!in_rerun(rb, u[k]) && (mode_at(t, u[k], x) & TRACE_ACCESS_WRITE))
+			return 1;
+	return 0;
+}
+
+static double ev_ns(const struct trace_event *e)
+{
+	if (e->t_start == TRACE_TIME_NONE || e->t_end == TRACE_TIME_NONE ||
+	    e->t_end < e->t_start)
+		return 0;
+	return (double)(e->t_end - e->t_start);
+}
+
+/* Item size of buffer x in the problem, else its requested size. */
+static uint64_t bytes_of(const struct recomp_model *m, int64_t x)
+{
+	return m->b[x].item >= 0 ? m->p->items[m->b[x].item].size
+				 : m->t->buffers[x].size;
+}
+
+/* Is x a temporary of i's re-run: made by it and not live at it? */
+static int temp_of(const struct trace *t, const struct recomp_buf *rb,
+		   size_t i, int64_t x)
+{
+	const struct trace_buffer *xb = &t->buffers[x];
+	return x != (int64_t)i && !scratch(xb) && internal(t, rb, x) &&
+	       !live_at(xb, rb->next_use);
+}
+
+/* The kernels that write x before event before (the first of them its
+ * first use, creating it) into w[*nw]; RECOMP_OK or why not. */
+static int writers_of(const struct trace *t, int64_t x, int64_t before,
+		      int64_t *w, unsigned *nw)
+{
+	const struct trace_buffer *b = &t->buffers[x];
+	const uint32_t *u = t->uses + b->use0;
+	*nw = 0;
+	if (b->nuses == 0 || t->events[u[0]].type != TRACE_EV_KERNEL ||
+	    !(mode_at(t, u[0], x) & TRACE_ACCESS_WRITE))
+		return RECOMP_NO_PRODUCER;
+	for (uint32_t k = 0; k < b->nuses && (int64_t)u[k] < before; k++) {
+		if (!(mode_at(t, u[k], x) & TRACE_ACCESS_WRITE))
+			continue;
+		if (t->events[u[k]].type != TRACE_EV_KERNEL ||
+		    *nw == RECOMP_MAX_WRITERS)
+			return RECOMP_WRITERS;
+		w[(*nw)++] = u[k];
+	}
+	return RECOMP_OK;
+}
+
+/* Adds kernel ev to the re-run, in trace order; -1 when it is full. */
+static int rerun_add(struct recomp_buf *rb, int64_t ev)
+{
+	if (in_rerun(rb, ev))
+		return 0;
+	if (rb->nrerun == RECOMP_MAX_RERUN)
+		return -1;
+	unsigned k = rb->nrerun++;
+	while (k > 0 && rb->rerun[k - 1] > ev) {
+		rb->rerun[k] = rb->rerun[k - 1];
+		k--;
+	}
+	rb->rerun[k] = ev;
+	return 0;
+}
+
+/* Grows i's re-run until every input it reads is resident at it or made
+ * by it: a freed input's producer joins (before the kernel that reads
+ * it), a bounded number of kernels in all.  RECOMP_OK or why not. */
+static int close_rerun(const struct trace *t, struct recomp_buf *rb, size_t i)
+{
+	int64_t r = rb->next_use;
+again:
+	for (unsigned k = 0; k < rb->nrerun; k++) {
+		const struct trace_event *e = &t->events[rb->rerun[k]];
+		if (recomp_kernel_random(e->name))
+			return RECOMP_RANDOM;
+		for (uint32_t a = 0; a < e->nacc; a++) {
+			int64_t x = t->accesses[e->acc0 + a].buffer;
+			const struct trace_buffer *xb = &t->buffers[x];
+			if (x == (int64_t)i || scratch(xb) || internal(t, rb, x))
+				continue;
+			rb->blocker = x;
+			unsigned md = mode_at(t, (size_t)rb->rerun[k], x);
+			if ((md & TRACE_ACCESS_WRITE) && !trace_buffer_persistent(xb))
+				return RECOMP_IN_PLACE;
+			if (live_at(xb, r)) {
+				rb->blocker = -1;
+				continue;
+			}
+			int64_t w[RECOMP_MAX_WRITERS];
+			unsigned nw;
+			if (writers_of(t, x, rb->rerun[k], w, &nw) != RECOMP_OK)
+				return RECOMP_INPUT_FREED;
+			for (unsigned j = 0; j < nw; j++)
+				if (rerun_add(rb, w[j]))
+					return RECOMP_INPUT_FREED;
+			rb->blocker = -1;
+			goto again; /* the order changed: scan it all again */
+		}
+	}
+	return RECOMP_OK;
+}
+
+/* The producer, gap and re-run of buffer i; sets rb->why. */
+static void judge(struct recomp_model *m, size_t i)
+{
+	const struct trace *t = m->t;
+	const struct trace_buffer *b = &t->buffers[i];
+	struct recomp_buf *rb = &m->b[i];
+	if (rb->item < 0 || trace_buffer_persistent(b)) {
+		rb->why = RECOMP_NOT_PLANNED;
+		return;
+	}
+	if (b->nholes) {
+		rb->why = RECOMP_UNKNOWN;
+		return;
+	}
+	const uint32_t *u = t->uses + b->use0;
+	if (b->nuses < 2) {
+		rb->why = b->nuses ? RECOMP_NO_GAP : RECOMP_NO_PRODUCER;
+		return;
+	}
+	/* the longest idle stretch between two uses */
+	size_t k = 0;
+	double best = -1;
+	for (size_t j = 0; j + 1 < b->nuses; j++) {
+		const struct trace_event *a = &t->events[u[j]], *c = &t->events[u[j + 1]];
+		double gap = a->t_end != TRACE_TIME_NONE && c->t_start != TRACE_TIME_NONE
+				     ? (double)(c->t_start - a->t_end)
+				     : (double)(u[j + 1] - u[j]);
+		if (gap > best) {
+			best = gap;
+			k = j;
+		}
+	}
+	rb->last_fwd = u[k];
+	rb->next_use = u[k + 1];
+	unsigned nw;
+	int why = writers_of(t, (int64_t)i, rb->next_use, rb->writer, &nw);
+	rb->nwriters = (uint8_t)nw;
+	if (why != RECOMP_OK) {
+		rb->why = (uint8_t)why;
+		return;
+	}
+	for (unsigned w = 0; w < nw; w++)
+		rerun_add(rb, rb->writer[w]);
+	why = close_rerun(t, rb, i);
+	if (why != RECOMP_OK) {
+		rb->why = (uint8_t)why;
+		return;
+	}
+	int64_t seen[32];
+	size_t nseen = 0;
+	for (unsigned w = 0; w < rb->nrerun; w++) {
+		const struct trace_event *e = &t->events[rb->rerun[w]];
+		rb->cost_ns += ev_ns(e);
+		for (uint32_t a = 0; a < e->nacc; a++) {
+			int64_t x = t->accesses[e->acc0 + a].buffer;
+			const struct trace_buffer *xb = &t->buffers[x];
+			if (x == (int64_t)i || scratch(xb))
+				continue;
+			if (!internal(t, rb, x)) {
+				if (written_between(t, rb, x, rb->rerun[0], rb->next_use)) {
+					rb->blocker = x;
+					rb->why = RECOMP_INPUT_CHANGED;
+					return;
+				}
+				continue;
+			}
+			if (!temp_of(t, rb, i, x))
+				continue;
+			size_t s = 0;
+			while (s < nseen && seen[s] != x)
+				s++;
+			if (s < nseen)
+				continue;
+			if (nseen == sizeof(seen) / sizeof(*seen)) {
+				rb->why = RECOMP_UNKNOWN;
+				return;
+			}
+			seen[nseen++] = x;
+			rb->temp_bytes += bytes_of(m, x);
+		}
+	}
+	rb->why = RECOMP_OK;
+}
+
+void recomp_model_free(struct recomp_model *m)
+{
+	free(m->b);
+	memset(m, 0, sizeof(*m));
+}
+
+int recomp_model_init(struct recomp_model *m, const struct trace *t,
+		      const struct solver_problem *p, char *err, size_t errlen)
+{
+	memset(m, 0, sizeof(*m));
+	m->t = t;
+	m->p = p;
+	m->n = t->nbuffers;
+	m->b = calloc(m->n ? m->n : 1, sizeof(*m->b));
+	if (!m->b)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	for (size_t i = 0; i < m->n; i++) {
+		m->b[i].item = -1;
+		m->b[i].blocker = -1;
+		m->b[i].last_fwd = m->b[i].next_use = -1;
+	}
+	for (size_t k = 0; k < p->n; k++)
+		if (p->items[k].buffer >= 0 && (size_t)p->items[k].buffer < m->n) {
+			m->b[p->items[k].buffer].item = (int64_t)k;
+			m->b[p->items[k].buffer].bytes = p->items[k].size;
+		}
+	for (size_t i = 0; i < m->n; i++) {
+		judge(m, i);
+		m->ncand += m->b[i].why == RECOMP_OK;
+	}
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		if (e->t_start != TRACE_TIME_NONE && e->t_start < first)
+			first = e->t_start;
+		if (e->t_end != TRACE_TIME_NONE && e->t_end > last)
+			last = e->t_end;
+	}
+	m->base_ns = last > first ? (double)(last - first) : 0;
+	return 0;
+}
+
+void recomp_layer(const char *label, char *buf, size_t len)
+{
+	if (!label) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	const char *dot = strrchr(label, '.');
+	int n = dot ? (int)(dot - label) : (int)strlen(label);
+	snprintf(buf, len, "%.*s", n, label);
+}
+
+void recomp_kind(const struct recomp_model *m, size_t i, char *buf, size_t len)
+{
+	const struct trace *t = m->t;
+	const struct recomp_buf *rb = &m->b[i];
+	int64_t ev[RECOMP_MAX_WRITERS];
+	unsigned n = rb->nwriters;
+	memcpy(ev, rb->writer, sizeof(ev));
+	if (n == 0 && t->buffers[i].nuses) {
+		ev[0] = t->uses[t->buffers[i].use0];
+		n = 1;
+	}
+	size_t at = 0;
+	buf[0] = '\0';
+	for (unsigned k = 0; k < n && at + 1 < len; k++) {
+		const char *name = t->events[ev[k]].name;
+		if (!name)
+			name = trace_event_type_name(t->events[ev[k]].type);
+		int w = (int)strcspn(name, " ");
+		int put = snprintf(buf + at, len - at, "%s%.*s", k ? "+" : "", w,
+				   name);
+		if (put < 0)
+			break;
+		at += (size_t)put;
+		if (at >= len)
+			at = len - 1;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
+
+/* --- the choice: a max segment tree with range add over event indexes ---- */
+
+struct rtree {
+	size_t n;
+	int64_t *mx, *add;
+};
+
+static void rt_add(struct rtree *s, size_t node, size_t lo, size_t hi,
+		   size_t a, size_t b, int64_t v)
+{
+	if (b <= lo || hi <= a)
+		return;
+	if (a <= lo && hi <= b) {
+		s->mx[node] += v;
+		s->add[node] += v;
+		return;
+	}
+	size_t mid = (lo + hi) / 2;
+	rt_add(s, 2 * node, lo, mid, a, b, v);
+	rt_add(s, 2 * node + 1, mid, hi, a, b, v);
+	int64_t l = s->mx[2 * node], r = s->mx[2 * node + 1];
+	s->mx[node] = (l > r ? l : r) + s->add[node];
+}
+
+/* Max over [a, b). */
+static int64_t rt_max(const struct rtree *s, size_t node, size_t lo, size_t hi,
+		      size_t a, size_t b)
+{
+	if (b <= lo || hi <= a)
+		return INT64_MIN;
+	if (a <= lo && hi <= b)
+		return s->mx[node];
+	size_t mid = (lo + hi) / 2;
+	int64_t l = rt_max(s, 2 * node, lo, mid, a, b),
+		r = rt_max(s, 2 * node + 1, mid, hi, a, b);
+	return (l > r ? l : r) + s->add[node];
+}
+
+/* The first index where the whole tree's maximum is reached. */
+static size_t rt_argmax(const struct rtree *s)
+{
+	size_t node = 1, lo = 0, hi = s->n;
+	int64_t want = s->mx[1];
+	while (hi - lo > 1) {
+		want -= s->add[node];
+		size_t mid = (lo + hi) / 2;
+		if (s->mx[2 * node] == want) {
+			node = 2 * node;
+			hi = mid;
+		} else {
+			node = 2 * node + 1;
+			lo = mid;
+		}
+	}
+	return lo;
+}
+
+struct cand {
+	double per_byte;
+	size_t buf;
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->per_byte != y->per_byte)
+		return x->per_byte < y->per_byte ? -1 : 1;
+	return (x->buf > y->buf) - (x->buf < y->buf);
+}
+
+/* Where chosen re-runs need buffers present: per buffer, a list of
+ * re-run points (event indexes). */
+struct needs {
+	int64_t *head, *next, *at;
+	size_t n, cap;
+};
+
+static int needs_push(struct needs *nd, int64_t x, int64_t at)
+{
+	if (nd->n == nd->cap) {
+		size_t cap = nd->cap ? 2 * nd->cap : 256;
+		int64_t *nx = realloc(nd->next, cap * sizeof(*nx));
+		if (!nx)
+			return -1;
+		nd->next = nx;
+		int64_t *na = realloc(nd->at, cap * sizeof(*na));
+		if (!na)
+			return -1;
+		nd->at = na;
+		nd->cap = cap;
+	}
+	nd->at[nd->n] = at;
+	nd->next[nd->n] = nd->head[x];
+	nd->head[x] = (int64_t)nd->n++;
+	return 0;
+}
+
+/* Records what chosen i's re-run needs present: every buffer its kernels
+ * touch but i and its temporaries. */
+static int needs_add(struct needs *nd, const struct recomp_model *m, size_t i)
+{
+	const struct trace *t = m->t;
+	const struct recomp_buf *rb = &m->b[i];
+	for (unsigned w = 0; w < rb->nrerun; w++) {
+		const struct trace_event *e = &t->events[rb->rerun[w]];
+		for (uint32_t a = 0; a < e->nacc; a++) {
+			int64_t x = t->accesses[e->acc0 + a].buffer;
+			if (x == (int64_t)i || trace_buffer_persistent(&t->buffers[x]) ||
+			    temp_of(t, rb, i, x))
+				continue;
+			if (needs_push(nd, x, rb->next_use))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Would recomputing i meet a chosen buffer: one its re-run needs, away at
+ * it; or i away at the re-run of a chosen buffer that needs it? */
+static int conflicts(const struct recomp_model *m, const uint8_t *chosen,
+		     const struct needs *nd, size_t i)
+{
+	const struct trace *t = m->t;
+	const struct recomp_buf *rb = &m->b[i];
+	for (unsigned w = 0; w < rb->nrerun; w++) {
+		const struct trace_event *e = &t->events[rb->rerun[w]];
+		for (uint32_t a = 0; a < e->nacc; a++) {
+			int64_t x = t->accesses[e->acc0 + a].buffer;
+			if (x == (int64_t)i || !chosen[x] || temp_of(t, rb, i, x))
+				continue;
+			const struct recomp_buf *xb = &m->b[x];
+			if (xb->last_fwd < rb->next_use && rb->next_use < xb->next_use)
+				return 1;
+		}
+	}
+	for (int64_t k = nd->head[i]; k >= 0; k = nd->next[k])
+		if (rb->last_fwd < nd->at[k] && nd->at[k] < rb->next_use)
+			return 1;
+	return 0;
+}
+
+static void apply(struct rtree *s, const struct recomp_model *m, size_t i)
+{
+	const struct recomp_buf *rb = &m->b[i];
+	rt_add(s, 1, 0, s->n, (size_t)rb->last_fwd + 1, (size_t)rb->next_use,
+	       -(int64_t)rb->bytes);
+	if (rb->temp_bytes)
+		rt_add(s, 1, 0, s->n, (size_t)rb->next_use,
+		       (size_t)rb->next_use + 1, (int64_t)rb->temp_bytes);
+}
+
+uint64_t recomp_choose(const struct recomp_model *m, uint64_t target,
+		       uint8_t *chosen)
+{
+	const struct trace *t = m->t;
+	size_t n = t->nevents ? t->nevents : 1;
+	struct rtree s = { n, calloc(4 * n, sizeof(int64_t)),
+			   calloc(4 * n, sizeof(int64_t)) };
+	struct cand *c = malloc((m->ncand ? m->ncand : 1) * sizeof(*c));
+	struct needs nd = { malloc((m->n ? m->n : 1) * sizeof(int64_t)), NULL,
+			    NULL, 0, 0 };
+	uint64_t peak = UINT64_MAX;
+	if (!s.mx || !s.add || !c || !nd.head)
+		goto out;
+	for (size_t i = 0; i < m->n; i++)
+		nd.head[i] = -1;
+	for (size_t k = 0; k < m->p->n; k++) {
+		const struct solver_item *it = &m->p->items[k];
+		const struct trace_buffer *b = &t->buffers[it->buffer];
+		if (b->alloc_ev == TRACE_NONE || b->free_ev == TRACE_NONE)
+			continue;
+		rt_add(&s, 1, 0, n, (size_t)b->alloc_ev, (size_t)b->free_ev,
+		       (int64_t)it->size);
+	}
+	size_t nc = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->b[i].why != RECOMP_OK)
+			continue;
+		if (chosen[i]) {
+			apply(&s, m, i);
+			if (needs_add(&nd, m, i))
+				goto out;
+			continue;
+		}
+		c[nc].per_byte = m->b[i].cost_ns / (double)m->b[i].bytes;
+		c[nc].buf = i;
+		nc++;
+	}
+	qsort(c, nc, sizeof(*c), cand_cmp);
+	for (;;) {
+		int64_t top = s.mx[1];
+		if (top <= (int64_t)target)
+			break;
+		size_t at = rt_argmax(&s);
+		size_t pick = SIZE_MAX;
+		for (size_t j = 0; j < nc; j++) {
+			size_t i = c[j].buf;
+			const struct recomp_buf *rb = &m->b[i];
+			if (chosen[i] || !((size_t)rb->last_fwd < at &&
+					   at < (size_t)rb->next_use))
+				continue;
+			if (rb->temp_bytes &&
+			    rt_max(&s, 1, 0, n, (size_t)rb->next_use,
+				   (size_t)rb->next_use + 1) + (int64_t)rb->temp_bytes >= top)
+				continue;
+			if (conflicts(m, chosen, &nd, i))
+				continue;
+			pick = i;
+			break;
+		}
+		if (pick == SIZE_MAX)
+			break;
+		chosen[pick] = 1;
+		apply(&s, m, pick);
+		if (needs_add(&nd, m, pick))
+			goto out;
+	}
+	peak = s.mx[1] > 0 ? (uint64_t)s.mx[1] : 0;
+out:
+	free(nd.head);
+	free(nd.next);
+	free(nd.at);
+	free(s.mx);
+	free(s.add);
+	free(c);
+	return peak;
+}
+
+/* --- the transformed trace ------------------------------------------------ */
+
+/* One insertion: kind 0, the re-run of buffer buf before event at; kind 1,
+ * the free of buf after event at. */
+struct ins {
+	int64_t at;
+	int kind;
+	int64_t buf;
+};
+
+static int ins_cmp(const void *a, const void *b)
+{
+	const struct ins *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return (x->buf > y->buf) - (x->buf < y->buf);
+}
+
+struct tx {
+	const struct recomp_model *m;
+	struct trace *t2;
+	int64_t *cur;  /* per original buffer: its id in t2 now */
+	int64_t *orig; /* per t2 buffer: the original */
+	size_t norig, caporig;
+	int64_t shift; /* ns the re-runs so far pushed everything back */
+};
+
+static int64_t add_buffer(struct tx *x, int64_t from)
+{
+	const struct trace_buffer *b = &x->m->t->buffers[from];
+	int64_t id = trace_add_buffer(x->t2, b);
+	if (id < 0)
+		return id;
+	if (x->norig == x->caporig) {
+		size_t cap = x->caporig ? 2 * x->caporig : 64;
+		int64_t *o = realloc(x->orig, cap * sizeof(*o));
+		if (!o)
+			return TRACE_ENOMEM;
+		x->orig = o;
+		x->caporig = cap;
+	}
+	x->orig[x->norig++] = from;
+	return id;
+}
+
+static int add_ev(struct tx *x, uint8_t type, int64_t buf, int64_t at)
+{
+	struct trace_event e = { 0 };
+	e.seq = trace_next_seq(x->t2);
+	e.t_start = e.t_end = at;
+	e.buffer = buf;
+	e.stream = TRACE_NONE;
+	e.type = type;
+	return trace_add_event(x->t2, &e) < 0 ? TRACE_ENOMEM : 0;
+}
+
+static int64_t shifted(int64_t v, int64_t shift)
+{
+	return v == TRACE_TIME_NONE ? v : v + shift;
+}
+
+/* The re-run of buffer i before event at (original index). */
+static int rerun(struct tx *x, size_t i, size_t at)
+{
+	const struct recomp_model *m = x->m;
+	const struct trace *t = m->t;
+	const struct recomp_buf *rb = &m->b[i];
+	int64_t when = shifted(t->events[at].t_start, x->shift);
+	int64_t nb = add_buffer(x, (int64_t)i);
+	if (nb < 0 || add_ev(x, TRACE_EV_ALLOC, nb, when))
+		return TRACE_ENOMEM;
+	x->cur[i] = nb;
+	int64_t tmp[32], tid[32];
+	size_t ntmp = 0;
+	for (unsigned w = 0; w < rb->nrerun; w++) {
+		const struct trace_event *e = &t->events[rb->rerun[w]];
+		for (uint32_t a = 0; a < e->nacc; a++) {
+			int64_t b = t->accesses[e->acc0 + a].buffer;
+			if (!temp_of(t, rb, i, b))
+				continue;
+			size_t s = 0;
+			while (s < ntmp && tmp[s] != b)
+				s++;
+			if (s < ntmp || ntmp == 32)
+				continue;
+			int64_t id = add_buffer(x, b);
+			if (id < 0 || add_ev(x, TRACE_EV_ALLOC, id, when))
+				return TRACE_ENOMEM;
+			tmp[ntmp] = b;
+			tid[ntmp++] = id;
+		}
+	}
+	for (unsigned w = 0; w < rb->nrerun; w++) {
+		const struct trace_event *e = &t->events[rb->rerun[w]];
+		struct trace_event k = *e;
+		int64_t dur = (int64_t)ev_ns(e);
+		k.seq = trace_next_seq(x->t2);
+		k.t_start = when == TRACE_TIME_NONE ? TRACE_TIME_NONE : when;
+		k.t_end = when == TRACE_TIME_NONE ? TRACE_TIME_NONE : when + dur;
+		if (when != TRACE_TIME_NONE)
+			when += dur;
+		x->shift += dur;
+		if (trace_add_event(x->t2, &k) < 0)
+			return TRACE_ENOMEM;
+		for (uint32_t a = 0; a < e->nacc; a++) {
+			const struct trace_access *ac = &t->accesses[e->acc0 + a];
+			int64_t b = x->cur[ac->buffer];
+			for (size_t s = 0; s < ntmp; s++)
+				if (tmp[s] == ac->buffer)
+					b = tid[s];
+			if (trace_add_access(x->t2, b, ac->mode))
+				return TRACE_ENOMEM;
+		}
+	}
+	for (size_t s = 0; s < ntmp; s++)
+		if (add_ev(x, TRACE_EV_FREE, tid[s], when))
+			return TRACE_ENOMEM;
+	return 0;
+}
+
+int recomp_transform(const struct recomp_model *m, const uint8_t *chosen,
+		     struct trace **out, int64_t **orig, char *err,
+		     size_t errlen)
+{
+	const struct trace *t = m->t;
+	*out = NULL;
+	if (orig)
+		*orig = NULL;
+	struct tx x = { m, trace_new(), NULL, NULL, 0, 0, 0 };
+	size_t nch = 0;
+	for (size_t i = 0; i < m->n; i++)
+		nch += chosen && chosen[i];
+	struct ins *ins = malloc((2 * nch + 1) * sizeof(*ins));
+	x.cur = malloc((m->n ? m->n : 1) * sizeof(*x.cur));
+	int rc = TRACE_ENOMEM;
+	if (!x.t2 || !ins || !x.cur)
+		goto fail;
+	x.t2->clock = t->clock;
+	for (size_t k = 0; k < t->nmeta; k++)
+		if (trace_set_meta(x.t2, t->meta[k].key, t->meta[k].value))
+			goto fail;
+	/* a trace transformed twice keeps the first program's iteration */
+	if (!trace_get_meta(t, "recompute.base_ns")) {
+		char v[32];
+		snprintf(v, sizeof(v), "%.0f", m->base_ns);
+		if (trace_set_meta(x.t2, "recompute.base_ns", v))
+			goto fail;
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		x.cur[i] = (int64_t)i;
+		if (add_buffer(&x, (int64_t)i) < 0)
+			goto fail;
+	}
+	for (size_t h = 0; h < t->nholes; h++)
+		if (trace_add_hole(x.t2, &t->holes[h]))
+			goto fail;
+	size_t ni = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		if (!chosen || !chosen[i])
+			continue;
+		ins[ni++] = (struct ins){ m->b[i].next_use, 0, (int64_t)i };
+		ins[ni++] = (struct ins){ m->b[i].last_fwd, 1, (int64_t)i };
+	}
+	qsort(ins, ni, sizeof(*ins), ins_cmp);
+	char v[32];
+	snprintf(v, sizeof(v), "%zu", nch);
+	if (trace_set_meta(x.t2, "recompute.buffers", v))
+		goto fail;
+	size_t j = 0;
+	for (size_t i = 0; i < t->nevents; i++) {
+		for (; j < ni && ins[j].at == (int64_t)i && ins[j].kind == 0; j++)
+			if (rerun(&x, (size_t)ins[j].buf, i))
+				goto fail;
+		const struct trace_event *e = &t->events[i];
+		struct trace_event k = *e;
+		k.seq = trace_next_seq(x.t2);
+		k.t_start = shifted(e->t_start, x.shift);
+		k.t_end = shifted(e->t_end, x.shift);
+		if (e->type == TRACE_EV_ALLOC || e->type == TRACE_EV_FREE)
+			k.buffer = x.cur[e->buffer];
+		if (trace_add_event(x.t2, &k) < 0)
+			goto fail;
+		for (uint32_t a = 0; a < e->nacc; a++) {
+			const struct trace_access *ac = &t->accesses[e->acc0 + a];
+			if (trace_add_access(x.t2, x.cur[ac->buffer], ac->mode))
+				goto fail;
+		}
+		for (; j < ni && ins[j].at == (int64_t)i; j++)
+			if (add_ev(&x, TRACE_EV_FREE, ins[j].buf,
+				   shifted(e->t_end, x.shift)))
+				goto fail;
+	}
+	rc = trace_finish(x.t2, err, errlen);
+	if (rc) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", err);
+		rc = trace_seterr(err, errlen, rc,
+				  "internal error: the recomputing program's trace does not finish: %s",
+				  why);
+		goto fail_quiet;
+	}
+	free(ins);
+	free(x.cur);
+	*out = x.t2;
+	if (orig)
+		*orig = x.orig;
+	else
+		free(x.orig);
+	return 0;
+fail:
+	rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+fail_quiet:
+	free(ins);
+	free(x.cur);
+	free(x.orig);
+	trace_free(x.t2);
+	return rc;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recompute.h - recomputation instead of (or beside) swapping: which of a
+ * trace's transient buffers the program could free after their last
+ * forward use and make again, by re-running the kernels that wrote them,
+ * just before their next use; a choice per buffer (keep, swap, recompute)
+ * for a budget and a link; and the trace of the program once it recomputes
+ * (recomp_transform()), on which the swap planner makes the plan the
+ * runtime follows.  Used by memplan-plan advise and by the `recompute` and
+ * `hybrid` strategies of compile, frontier and the bench (swap_plan_ctx()).
+ * Invariant: a buffer marked RECOMP_OK has a re-run whose inputs are
+ * resident and unchanged at it (or made again by it, as temporaries), so
+ * the transformed trace finishes.
+ */
+#ifndef MEMPLAN_RECOMPUTE_H
+#define MEMPLAN_RECOMPUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "link.h"
+#include "plan.h"
+#include "simulate.h"
+#include "solver.h"
+#include "swap.h"
+#include "trace.h"
+
+/* The kernels that make a buffer before its gap: the one that creates it
+ * and those that update it in place (an in-place ReLU after a batch norm). */
+#define RECOMP_MAX_WRITERS 3
+/* The kernels one re-run may run: the producer's, and before them those
+ * of inputs freed by then, made again as temporaries (a bounded chain: a
+ * linear's bf16 weight cast, the scores, scale and mask before a softmax). */
+#define RECOMP_MAX_RERUN 8
+
+/* Why a buffer cannot be recomputed (RECOMP_OK: it can). */
+enum recomp_why {
+	RECOMP_OK = 0,
+	RECOMP_NOT_PLANNED,  /* persistent, host or pass-through memory */
+	RECOMP_NO_PRODUCER,  /* no kernel creates it (a copy, a memset, none) */
+	RECOMP_WRITERS,      /* more than RECOMP_MAX_WRITERS kernels write it */
+	RECOMP_RANDOM,       /* its producer draws random numbers (dropout) */
+	RECOMP_INPUT_FREED,  /* an input of the producer is gone at the re-run */
+	RECOMP_INPUT_CHANGED,/* an input is written between producer and re-run */
+	RECOMP_IN_PLACE,     /* the producer updates a transient input in place */
+	RECOMP_NO_GAP,       /* no later use to recompute it for */
+	RECOMP_UNKNOWN,      /* an access of unknown mode, or holes */
+	RECOMP_WHY_COUNT
+};
+const char *recomp_why_name(unsigned why);
+
+/* One buffer of the trace, as the model sees it. */
+struct recomp_buf {
+	uint8_t why;        /* enum recomp_why */
+	uint8_t nwriters;
+	int64_t writer[RECOMP_MAX_WRITERS]; /* event indexes, in order */
+	uint8_t nrerun;
+	int64_t rerun[RECOMP_MAX_RERUN]; /* the kernels the re-run runs, in
+					    trace order: the writers and the
+					    chain of freed inputs' producers */
+	int64_t last_fwd;   /* freed after this event (the use before the gap) */
+	int64_t next_use;   /* re-run just before this event */
+	int64_t blocker;    /* the input that blocks it, or -1 */
+	double cost_ns;     /* the re-run: its kernels' durations */
+	uint64_t temp_bytes;/* buffers the re-run makes that are not live at it
+			       (the writers' other outputs, freed inputs) */
+	uint64_t bytes;     /* the item's size in the problem */
+	int64_t item;       /* index in the problem, -1 */
+};
+
+/* The model of one finished trace and its problem (solver_problem_from_trace,
+ * alignment raised).  Only reads them; they must outlive it. */
+struct recomp_model {
+	const struct trace *t;
+	const struct solver_problem *p;
+	struct recomp_buf *b;  /* per buffer */
+	size_t n;
+	size_t ncand;          /* buffers with why == RECOMP_OK */
+	double base_ns;        /* the trace's iteration, first start to last end */
+};
+
+/* Builds the model.  Returns 0, or TRACE_ENOMEM with a sentence; free with
+ * recomp_model_free() either way. */
+int recomp_model_init(struct recomp_model *m, const struct trace *t,
+		      const struct solver_problem *p, char *err, size_t errlen);
+void recomp_model_free(struct recomp_model *m);
+
+/* Is kernel name a random draw (dropout, bernoulli, rand*)?  A trace marks
+ * a kernel random by its name; see memplan-plan(1), "Recomputation". */
+int recomp_kernel_random(const char *name);
+
+/*
+ * Chooses buffers to recompute, cheapest re-run per byte first, until the
+ * resident peak of the problem (on event indexes) is at most target or no
+ * candidate helps: chosen[i] (per buffer, zeroed by the caller or holding
+ * an earlier choice to extend) is set for each.  Two choices never meet:
+ * a buffer is not chosen while an input of its producer is away at its
+ * re-run.  Returns the resident peak reached.
+ */
+uint64_t recomp_choose(const struct recomp_model *m, uint64_t target,
+		       uint8_t *chosen);
+
+/*
+ * The trace of the program that recomputes the chosen buffers: each is
+ * freed right after its last forward use, and just before its next use a
+ * new buffer of the same size and label is allocated, the temporaries of
+ * its producer too, the producer's kernels run again (times after them
+ * pushed back by their durations) and the temporaries are freed; later
+ * uses and the free go to the new buffer.  Meta "recompute.base_ns" holds
+ * the original iteration (the simulator measures overhead against it) and
+ * "recompute.buffers" the count.  *orig (may be NULL) gets, per buffer of
+ * the new trace, the original buffer it stands for (malloc'ed).  Returns 0
+ * and *out (trace_free), or TRACE_ENOMEM / TRACE_EFORMAT with a sentence.
+ */
+int recomp_transform(const struct recomp_model *m, const uint8_t *chosen,
+		     struct trace **out, int64_t **orig, char *err,
+		     size_t errlen);
+
+/* The layer of a label for reports: the module path, its last component
+ * dropped ("layer1.0.bn1.out" -> "layer1.0.bn1"); "-" for none. */
+void recomp_layer(const char *label, char *buf, size_t len);
+/* The operator kind of buffer i for reports: its producer's kernels' first
+ * words joined by '+' ("batch_norm_fwd+relu_"), else its first use's. */
+void recomp_kind(const struct recomp_model *m, size_t i, char *buf,
+		 size_t len);
+
+/* The decisions of an advice, per buffer of the original trace. */
+enum recomp_action { RECOMP_KEEP = 0, RECOMP_SWAP = 1, RECOMP_RECOMPUTE = 2 };
+
+struct recomp_advice {
+	struct trace *t2;        /* the program after recomputing (owned) */
+	struct solver_problem p2;/* its problem, aligned */
+	struct mp_plan plan;     /* the plan of t2 */
+	struct sim_result sim;   /* its simulation, overhead against t's */
+	uint8_t *action;         /* per original buffer: enum recomp_action */
+	double *cost_ns;         /* per original buffer: re-run, or swap stall */
+	size_t nbuf;
+	size_t nrecompute, nswap;
+	uint64_t recomputed, swapped; /* bytes */
+	const char *strategy;    /* "recompute" or "hybrid" */
+};
+void recomp_advice_free(struct recomp_advice *a);
+
+/* Is name one of the strategies of this file (recompute, hybrid)? */
+int recomp_is_strategy(const char *name);
+
+/*
+ * Plans c->t for budget with strategy name ("recompute": recomputation
+ * only, placed with placer; "hybrid": the least predicted time among
+ * swap-only (memplan), recompute-only, and recomputing down to levels
+ * between the lower bound and the budget then swapping with memplan, the
+ * levels tried while the call has spent under 2.5 CPU seconds).
+ * Fills *a (recomp_advice_free either way).  Returns 0, SWAP_ENOFIT,
+ * SOLVER_ENOTFOUND, TRACE_EINVAL or TRACE_ENOMEM, with a sentence.
+ */
+int recomp_advise(const struct swap_ctx *c, const char *name, uint64_t budget,
+		  const char *placer, uint64_t align, struct recomp_advice *a,
+		  char *err, size_t errlen);
+
+/* recomp_advise() in swap_plan_ctx()'s shape: the plan (of the transformed
+ * trace) and its simulation become the caller's. */
+int recomp_plan_ctx(const struct swap_ctx *c, const char *name,
+		    uint64_t budget, const char *placer, uint64_t align,
+		    struct mp_plan *plan, struct sim_result *sim,
+		    struct swap_outcome *oc, char *err, size_t errlen);
+
+#endif

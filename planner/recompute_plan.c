@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recompute_plan.c - the `recompute` and `hybrid` strategies (recompute.h):
+ * a choice of buffers to recompute, the trace of the program that does it
+ * (recomp_transform()), and on that trace a placement (recompute) or the
+ * memplan swap planner (hybrid).  hybrid keeps the least predicted time
+ * among swap-only, recompute-only and recomputing down to levels between
+ * them then swapping the rest, so it is never predicted slower than
+ * either strategy alone at the same budget.
+ */
+#include "recompute.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "planfile.h"
+
+/* The share of the way from the lower bound down to the budget that the
+ * hybrid candidates recompute before they swap, in the order tried. */
+static const double hybrid_levels[] = { 0.5, 0.25, 0.75 };
+/* CPU seconds after which hybrid tries no further mix: each costs a
+ * memplan search (up to about 3 s on a trace of 10^5 events, far less on
+ * the zoo's, where every mix is tried). */
+#define HYBRID_CPU 2.5
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int recomp_is_strategy(const char *name)
+{
+	return name && (strcmp(name, "recompute") == 0 ||
+			strcmp(name, "hybrid") == 0);
+}
+
+/* One candidate: a choice, its program, plan and simulation. */
+struct cplan {
+	uint8_t *chosen;
+	struct trace *t2;
+	int64_t *orig;
+	struct solver_problem p2;
+	struct mp_plan plan;
+	struct sim_result sim;
+	int have;
+};
+
+static void cplan_free(struct cplan *c)
+{
+	free(c->chosen);
+	free(c->orig);
+	trace_free(c->t2);
+	solver_problem_free(&c->p2);
+	mp_plan_free(&c->plan);
+	sim_free(&c->sim);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The program of choice c->chosen, and its problem as compile makes it. */
+static int build_program(const struct recomp_model *m, struct cplan *c,
+			 uint64_t align, char *err, size_t errlen)
+{
+	int rc = recomp_transform(m, c->chosen, &c->t2, &c->orig, err, errlen);
+	if (rc)
+		return rc;
+	rc = solver_problem_from_trace(c->t2, &c->p2, err, errlen);
+	if (!rc)
+		solver_problem_drop_holes(&c->p2);
+	if (!rc && align > 1)
+		rc = solver_problem_align(&c->p2, align, err, errlen);
+	return rc;
+}
+
+/* Recompute only: choose for a target, place, lower the target by what
+ * the placement needs above the budget, again. */
+static int plan_recompute(const struct swap_ctx *sc,
+			  const struct recomp_model *m, uint64_t budget,
+			  const char *placer, uint64_t align, struct cplan *c,
+			  char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	c->chosen = calloc(m->n ? m->n : 1, 1);
+	uint64_t *off = NULL;
+	int rc = 0;
+	if (!c->chosen)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	uint64_t target = budget;
+	struct solver_report r;
+	for (unsigned attempt = 1;; attempt++) {
+		memset(c->chosen, 0, m->n ? m->n : 1);
+		uint64_t reached = recomp_choose(m, target, c->chosen);
+		if (reached == UINT64_MAX) {
+			rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (reached > target) {
+			rc = trace_seterr(err, errlen, SWAP_ENOFIT,
+					  "recompute: with every buffer it can recompute (%zu of %zu) the resident peak stays at %llu bytes, above %llu",
+					  m->ncand, m->n, (unsigned long long)reached,
+					  (unsigned long long)target);
+			goto out;
+		}
+		trace_free(c->t2);
+		free(c->orig);
+		solver_problem_free(&c->p2);
+		c->t2 = NULL;
+		c->orig = NULL;
+		rc = build_program(m, c, align, err, errlen);
+		if (rc)
+			goto out;
+		free(off);
+		off = malloc((c->p2.n ? c->p2.n : 1) * sizeof(*off));
+		if (!off) {
+			rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+			goto out;
+		}
+		struct solver_options so = { .time_limit = 0.5 };
+		rc = solver_solve(&c->p2, placer, &so, off, &r, err, errlen);
+		if (rc)
+			goto out;
+		if (r.height <= budget)
+			break;
+		uint64_t over = r.height - budget;
+		if (attempt >= SWAP_MAX_ATTEMPTS || target <= over) {
+			rc = trace_seterr(err, errlen, SWAP_ENOFIT,
+					  "recompute: after %u placements the pool still needs %llu bytes, above the budget of %llu",
+					  attempt, (unsigned long long)r.height,
+					  (unsigned long long)budget);
+			goto out;
+		}
+		target -= over;
+	}
+	char stored[MP_PLAN_STRATEGY_LEN];
+	snprintf(stored, sizeof(stored), "%.20s+recompute", placer);
+	struct planfile_info info = { align, stored, 0, 0 };
+	rc = planfile_build(c->t2, &c->p2, off, &info, &c->plan, err, errlen);
+	if (rc)
+		goto out;
+	char why[768];
+	rc = planfile_verify(&c->plan, c->t2, why, sizeof(why));
+	if (rc) {
+		rc = trace_seterr(err, errlen, TRACE_EINVAL,
+				  "internal error: the recompute plan does not verify: %s",
+				  why);
+		goto out;
+	}
+	rc = sim_run(c->t2, &c->plan, &sc->link, &c->sim, err, errlen);
+	if (!rc)
+		c->have = 1;
+out:
+	free(off);
+	return rc;
+}
+
+/* Recompute down to target, then memplan's swaps for the budget. */
+static int plan_level(const struct swap_ctx *sc, const struct recomp_model *m,
+		      uint64_t target, uint64_t budget, const char *placer,
+		      uint64_t align, struct cplan *c, char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	c->chosen = calloc(m->n ? m->n : 1, 1);
+	if (!c->chosen)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	if (target < UINT64_MAX &&
+	    recomp_choose(m, target, c->chosen) == UINT64_MAX)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	int rc = build_program(m, c, align, err, errlen);
+	if (rc)
+		return rc;
+	struct swap_ctx c2;
+	rc = swap_ctx_init(&c2, c->t2, &c->p2, &sc->link, err, errlen);
+	struct swap_outcome oc;
+	if (!rc)
+		rc = swap_plan_ctx(&c2, "memplan", budget, placer, align,
+				   &c->plan, &c->sim, &oc, err, errlen);
+	swap_ctx_free(&c2);
+	if (!rc) {
+		c->plan.strategy[0] = '\0';
+		snprintf(c->plan.strategy, sizeof(c->plan.strategy),
+			 "%.20s+hybrid", placer);
+		c->have = 1;
+	}
+	return rc;
+}
+
+/* Is a better than b: less predicted time, then a smaller pool. */
+static int better(const struct cplan *a, const struct cplan *b)
+{
+	if (!b->have)
+		return 1;
+	if (a->sim.iter_ns != b->sim.iter_ns)
+		return a->sim.iter_ns < b->sim.iter_ns;
+	return a->plan.pool_size < b->plan.pool_size;
+}
+
+/* Keeps cand in best if better; frees the loser. */
+static void keep(struct cplan *best, struct cplan *cand)
+{
+	if (cand->have && better(cand, best)) {
+		cplan_free(best);
+		*best = *cand;
+		memset(cand, 0, sizeof(*cand));
+	} else {
+		cplan_free(cand);
+	}
+}
+
+void recomp_advice_free(struct recomp_advice *a)
+{
+	trace_free(a->t2);
+	solver_problem_free(&a->p2);
+	mp_plan_free(&a->plan);
+	sim_free(&a->sim);
+	free(a->action);
+	free(a->cost_ns);
+	memset(a, 0, sizeof(*a));
+}
+
+/* The decisions of best, per original buffer. */
+static int fill_advice(const struct recomp_model *m, struct cplan *best,
+		       struct recomp_advice *a, char *err, size_t errlen)
+{
+	a->nbuf = m->n;
+	a->action = calloc(m->n ? m->n : 1, sizeof(*a->action));
+	a->cost_ns = calloc(m->n ? m->n : 1, sizeof(*a->cost_ns));
+	if (!a->action || !a->cost_ns)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	for (size_t i = 0; i < m->n; i++) {
+		if (!best->chosen[i])
+			continue;
+		a->action[i] = RECOMP_RECOMPUTE;
+		a->cost_ns[i] = m->b[i].cost_ns;
+		a->nrecompute++;
+		a->recomputed += m->b[i].bytes;
+	}
+	for (uint32_t j = 0; j < best->plan.nswaps; j++) {
+		const struct mp_plan_swap *w = &best->plan.swaps[j];
+		uint64_t id = best->plan.allocs[w->request].buffer;
+		if (id >= best->t2->nbuffers)
+			continue;
+		int64_t o = best->orig[id];
+		if (o < 0 || (size_t)o >= m->n)
+			continue;
+		if (a->action[o] != RECOMP_SWAP) {
+			a->nswap++;
+			a->swapped += best->t2->buffers[id].size;
+		}
+		a->action[o] = RECOMP_SWAP;
+		if (j < best->sim.nswaps)
+			a->cost_ns[o] += best->sim.swaps[j].stall;
+	}
+	a->t2 = best->t2;
+	a->p2 = best->p2;
+	a->plan = best->plan;
+	a->sim = best->sim;
+	best->t2 = NULL;
+	memset(&best->p2, 0, sizeof(best->p2));
+	memset(&best->plan, 0, sizeof(best->plan));
+	memset(&best->sim, 0, sizeof(best->sim));
+	return 0;
+}
+
+int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
+		  const char *placer, uint64_t align, struct recomp_advice *a,
+		  char *err, size_t errlen)
+{
+	memset(a, 0, sizeof(*a));
+	if (!recomp_is_strategy(name))
+		return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
+				    "unknown recomputation strategy '%s' (known: recompute, hybrid)",
+				    name);
+	a->strategy = strcmp(name, "hybrid") == 0 ? "hybrid" : "recompute";
+	double c0 = cpu_s();
+	struct recomp_model m;
+	struct cplan best = { 0 }, cand;
+	int rc = recomp_model_init(&m, sc->t, sc->p, err, errlen);
+	int first_rc = 0;
+	char first_err[512] = "";
+	if (rc)
+		goto out;
+	rc = plan_recompute(sc, &m, budget, placer, align, &cand, err, errlen);
+	if (rc == TRACE_ENOMEM)
+		goto fail_cand;
+	if (rc) {
+		first_rc = rc;
+		snprintf(first_err, sizeof(first_err), "%s", err);
+	}
+	keep(&best, &cand);
+	if (a->strategy[0] == 'h') {
+		uint64_t lb = solver_lower_bound(sc->p);
+		/* swap-only first: recomputing nothing */
+		rc = plan_level(sc, &m, UINT64_MAX, budget, placer, align, &cand,
+				err, errlen);
+		if (rc == TRACE_ENOMEM)
+			goto fail_cand;
+		if (rc && !first_rc) {
+			first_rc = rc;
+			snprintf(first_err, sizeof(first_err), "%s", err);
+		}
+		keep(&best, &cand);
+		for (size_t k = 0; lb > budget && cpu_s() - c0 < HYBRID_CPU &&
+				   k < sizeof(hybrid_levels) / sizeof(*hybrid_levels); k++) {
+			uint64_t tg = budget + (uint64_t)((double)(lb - budget) *
+							  (1.0 - hybrid_levels[k]));
+			rc = plan_level(sc, &m, tg, budget, placer, align, &cand,
+					err, errlen);
+			if (rc == TRACE_ENOMEM)
+				goto fail_cand;
+			keep(&best, &cand);
+		}
+	}
+	if (!best.have) {
+		rc = trace_seterr(err, errlen, first_rc ? first_rc : SWAP_ENOFIT,
+				  "%s", first_err);
+		goto out;
+	}
+	rc = fill_advice(&m, &best, a, err, errlen);
+	goto out;
+fail_cand:
+	cplan_free(&cand);
+out:
+	cplan_free(&best);
+	recomp_model_free(&m);
+	if (rc) {
+		const char *s = a->strategy;
+		recomp_advice_free(a);
+		a->strategy = s;
+	}
+	return rc;
+}
+
+int recomp_plan_ctx(const struct swap_ctx *c, const char *name,
+		    uint64_t budget, const char *placer, uint64_t align,
+		    struct mp_plan *plan, struct sim_result *sim,
+		    struct swap_outcome *oc, char *err, size_t errlen)
+{
+	struct recomp_advice a;
+	memset(plan, 0, sizeof(*plan));
+	memset(sim, 0, sizeof(*sim));
+	memset(oc, 0, sizeof(*oc));
+	int rc = recomp_advise(c, name, budget, placer, align, &a, err, errlen);
+	if (rc)
+		return rc;
+	*plan = a.plan;
+	*sim = a.sim;
+	memset(&a.plan, 0, sizeof(a.plan));
+	memset(&a.sim, 0, sizeof(a.sim));
+	oc->nops = plan->nswaps;
+	oc->swapped = a.swapped;
+	oc->target = budget;
+	oc->lb_noswap = solver_lower_bound(c->p);
+	oc->attempts = 1;
+	oc->chooser = a.strategy;
+	recomp_advice_free(&a);
+	return 0;
+}

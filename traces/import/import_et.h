@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * import_et.h - PyTorch execution traces (torch.profiler.
+ * ExecutionTraceObserver, the JSON MLCommons Chakra reads) to a trace with
+ * accesses: every leaf operator becomes a kernel event that reads and writes
+ * the storages its schema says it does.  Joined, when given, with the
+ * profiler's Chrome/Kineto trace of the same window for real allocations,
+ * frees and GPU times; without it sizes and frees are inferred and the
+ * trace's meta says so.
+ */
+#ifndef MEMPLAN_IMPORT_ET_H
+#define MEMPLAN_IMPORT_ET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json_read.h"
+#include "trace.h"
+
+/* device: the only CUDA device the tensors are on */
+#define ET_ANY_DEVICE (-1)
+
+/*
+ * Reads the execution trace from et (named et_name in messages) and, when
+ * kin is not NULL, the profiler trace from kin (kin_name), and makes a new
+ * finished trace of device's memory.  Errors are one sentence naming the
+ * file, the node (id and name) or event and the field: TRACE_EFORMAT for
+ * bad or unsupported input, TRACE_EVERSION for an unknown major schema
+ * version, TRACE_EINVAL when tensors are on several devices and none was
+ * chosen, TRACE_ENOMEM.  *out is untouched on failure.
+ */
+int et_import_streams(const char *et_name, json_read_fn et, void *et_ctx,
+		      const char *kin_name, json_read_fn kin, void *kin_ctx,
+		      int device, struct trace **out, char *err, size_t errlen);
+
+/* The same from files: plain JSON, gzip, or a tar(.gz) of one file. */
+int et_import(const char *et_path, const char *kineto_path, int device,
+	      struct trace **out, char *err, size_t errlen);
+
+#endif
