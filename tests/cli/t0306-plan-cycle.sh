@@ -73,6 +73,8 @@ has "$T/err" "trace '$T/p.csv' (workload 1 of the cycle): the trace's lifetimes 
 expect 2 "several traces without --cycle: usage" memplan-plan compile "$T/a.trace" "$T/b.trace" -o "$T/x.plan"
 has "$T/err" "several with --cycle" "  ... saying how"
 expect 2 "--cycle --solution: usage" memplan-plan compile --cycle --solution "$T/s.csv" "$T/a.trace" "$T/b.trace" -o "$T/x.plan"
+expect 2 "--cycle --per-gpu: usage" memplan-plan compile --cycle --per-gpu --budget 70% --link pcie5,gpus=2 "$T/a.trace" "$T/b.trace" -o "$T/x.plan"
+has "$T/err" "--cycle and --per-gpu exclude each other" "  ... saying so"
 expect 2 "--cycle with the plan as an input: usage" memplan-plan compile --cycle "$T/a.trace" "$T/a.trace" -o "$T/a.trace"
 [ ! -e "$T/x.plan" ]
 ok $? "  ... no plan written on any of these"
