@@ -66,6 +66,13 @@ void cmd_strategy_names(char *buf, size_t len, int heuristics_only);
 int cmd_load_problem(const char *path, uint64_t *align, int keep_holes,
 		     struct trace **t, struct solver_problem *p);
 
+/* cmd_load_problem() of the traces at paths[0..n) concatenated into one
+ * cycle (cycle_load()), *cy filled (the caller's to cycle_free()). */
+struct cycle;
+int cmd_load_cycle(char *const *paths, size_t n, uint64_t *align,
+		   int keep_holes, struct trace **t, struct solver_problem *p,
+		   struct cycle *cy);
+
 /*
  * The link of --link spec, or when spec is NULL the default: what the
  * capture measured when trace t has it, else PCIe 5.0.  Returns 0, or prints

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "cycle.h"
 #include "input.h"
 #include "plan.h"
 #include "planfile.h"
@@ -40,6 +41,9 @@ void cmd_strategy_names(char *buf, size_t len, int heuristics_only)
 	}
 }
 
+static int problem_of(const char *path, uint64_t *align, int keep_holes,
+		      struct trace **t, struct solver_problem *p);
+
 int cmd_load_problem(const char *path, uint64_t *align, int keep_holes,
 		     struct trace **t, struct solver_problem *p)
 {
@@ -50,7 +54,30 @@ int cmd_load_problem(const char *path, uint64_t *align, int keep_holes,
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}
-	rc = solver_problem_from_trace(*t, p, err, sizeof(err));
+	return problem_of(path, align, keep_holes, t, p);
+}
+
+int cmd_load_cycle(char *const *paths, size_t n, uint64_t *align,
+		   int keep_holes, struct trace **t, struct solver_problem *p,
+		   struct cycle *cy)
+{
+	char err[ERRLEN], name[64];
+	memset(p, 0, sizeof(*p));
+	int rc = cycle_load(paths, n, t, cy, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	snprintf(name, sizeof(name), "cycle of %zu traces", n);
+	return problem_of(name, align, keep_holes, t, p);
+}
+
+/* The placement problem of loaded trace *t (named path in errors). */
+static int problem_of(const char *path, uint64_t *align, int keep_holes,
+		      struct trace **t, struct solver_problem *p)
+{
+	char err[ERRLEN];
+	int rc = solver_problem_from_trace(*t, p, err, sizeof(err));
 	/* the runtime moves no bytes for a trace's own holes: resident unless
 	 * the caller trusts something else to move them (and says so) */
 	if (!rc && !keep_holes)

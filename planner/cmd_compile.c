@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "cycle.h"
 #include "json.h"
 #include "plan.h"
 #include "planfile.h"
@@ -98,14 +99,78 @@ struct budget_args {
 	double max_overhead;             /* --max-overhead, or < 0 */
 };
 
+/* --cycle: the traces taking turns, and their concatenation's workloads
+ * (n == 0: one trace, no cycle). */
+struct cycle_opt {
+	char *const *paths;
+	size_t n;
+	struct cycle cy;
+};
+
+static int load(const char *path, struct cycle_opt *c, uint64_t *align,
+		int keep_holes, struct trace **t, struct solver_problem *p)
+{
+	if (!c->n)
+		return cmd_load_problem(path, align, keep_holes, t, p);
+	return cmd_load_cycle(c->paths, c->n, align, keep_holes, t, p, &c->cy);
+}
+
+/* Makes plan, built from the cycle's trace t, a cycle plan and verifies it
+ * again (cycle.c); a plan without --cycle is left as it is.  Returns the
+ * exit status. */
+static int make_cycle(struct cycle_opt *c, struct mp_plan *plan,
+		      const struct trace *t)
+{
+	char err[ERRLEN];
+	if (!c->n)
+		return 0;
+	int rc = cycle_attach(plan, &c->cy, err, sizeof(err));
+	if (!rc)
+		rc = planfile_verify(plan, t, err, sizeof(err));
+	if (rc) {
+		cli_error("internal error: the cycle plan does not verify against its traces: %s",
+			  err);
+		return MP_EXIT_INTERNAL;
+	}
+	return 0;
+}
+
+/* The workloads of a cycle plan: one line each, or a JSON array member. */
+static void print_cycle(const struct cycle_opt *c, const struct mp_plan *plan,
+			int json)
+{
+	for (size_t w = 0; w < c->n; w++) {
+		uint64_t pool = cycle_workload_pool(plan, (uint32_t)w);
+		uint64_t end = w + 1 < c->n ? c->cy.first_request[w + 1]
+					    : plan->nrequests;
+		if (json) {
+			printf("%s{\"trace\":", w ? "," : ",\"workloads\":[");
+			json_quote(stdout, c->paths[w]);
+			printf(",\"first_request\":%" PRIu64 ",\"requests\":%" PRIu64
+			       ",\"pool\":%" PRIu64 ",\"lower_bound\":%" PRIu64
+			       ",\"persistent\":%" PRIu64 "}%s",
+			       c->cy.first_request[w], end - c->cy.first_request[w],
+			       pool, c->cy.lower_bound[w], c->cy.persistent[w],
+			       w + 1 == c->n ? "]" : "");
+			continue;
+		}
+		char a[32], b[32];
+		printf("  workload %zu: %s, requests [%" PRIu64 ", %" PRIu64
+		       "), pool bytes up to %s used, its own lower bound %s\n",
+		       w, c->paths[w], c->cy.first_request[w], end,
+		       cli_format_size(pool, a, sizeof(a)),
+		       cli_format_size(c->cy.lower_bound[w], b, sizeof(b)));
+	}
+}
+
 static int compile_budget(const char *path, const char *out,
 			  const struct budget_args *ba, const char *link_s,
 			  const char *swap_s, const char *placer,
-			  uint64_t align, int json)
+			  uint64_t align, int json, struct cycle_opt *cyc)
 {
 	struct trace *t = NULL;
 	struct solver_problem p;
-	int status = cmd_load_problem(path, &align, 0, &t, &p);
+	int status = load(path, cyc, &align, 0, &t, &p);
 	char err[ERRLEN];
 	struct link_model l;
 	struct mp_plan plan;
@@ -156,6 +221,8 @@ static int compile_budget(const char *path, const char *out,
 	/* the LINK section: what simulate and inspect judge the plan by */
 	snprintf(plan.link, sizeof(plan.link), "%s", cmd_link_spec(link_s, t));
 	plan.has_link = 1;
+	if ((status = make_cycle(cyc, &plan, t)))
+		goto done;
 	rc = mp_plan_write_file(out, &plan, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
@@ -181,11 +248,13 @@ static int compile_budget(const char *path, const char *out,
 		printf(",\"base_ns\":%.0f,\"iter_ns\":%.0f,\"stall_ns\":%.0f"
 		       ",\"overhead_percent\":%.4f,\"peak\":%" PRIu64
 		       ",\"attempts\":%u,\"seconds\":%.3f,\"persistent\":%" PRIu64
-		       ",\"device_bytes\":%" PRIu64 "}\n",
+		       ",\"device_bytes\":%" PRIu64,
 		       sim.base_ns, sim.iter_ns, sim.stall_ns, sim_overhead(&sim),
 		       sim.peak, oc.attempts, oc.choose_s + oc.place_s,
 		       plan.persistent_bytes,
 		       plan.pool_size + plan.persistent_bytes);
+		print_cycle(cyc, &plan, 1);
+		printf("}\n");
 	} else {
 		char a[32], b[32], c2[32], d[32];
 		printf("%s: pool %s (%" PRIu64 ") for budget %s, %.1f%% below the lower bound %s; "
@@ -202,10 +271,12 @@ static int compile_budget(const char *path, const char *out,
 		       cli_format_size(plan.persistent_bytes, b, sizeof(b)),
 		       cli_format_size(plan.pool_size + plan.persistent_bytes,
 				       c2, sizeof(c2)));
+		print_cycle(cyc, &plan, 0);
 	}
 	if (fflush(stdout) != 0)
 		status = MP_EXIT_OUTPUT;
 done:
+	cycle_free(&cyc->cy);
 	sim_free(&sim);
 	mp_plan_free(&plan);
 	solver_problem_free(&p);
@@ -269,6 +340,7 @@ int cmd_compile(int argc, char **argv)
 		{ "trust-holes", no_argument, NULL, 'T' },
 		{ "deterministic", optional_argument, NULL, 'D' },
 		{ "solution", required_argument, NULL, 'S' },
+		{ "cycle", no_argument, NULL, 'C' },
 		{ "per-gpu", no_argument, NULL, 'P' },
 		{ "device-budget", required_argument, NULL, OPT_DEVICE_BUDGET },
 		{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
@@ -276,7 +348,7 @@ int cmd_compile(int argc, char **argv)
 		{ 0 }
 	};
 	struct budget_args ba = { NULL, NULL, -1 };
-	int trust_holes = 0, have_limit = 0;
+	int trust_holes = 0, have_limit = 0, cycle = 0;
 	uint64_t work = 0; /* --deterministic: the work limit */
 	const char *solution = NULL;
 	struct timespec t0;
@@ -343,6 +415,9 @@ int cmd_compile(int argc, char **argv)
 		case 'S':
 			solution = optarg;
 			break;
+		case 'C':
+			cycle = 1;
+			break;
 		case 'a':
 			if (cli_parse_size(optarg, &align) || align == 0 ||
 			    (align & (align - 1)) || align > (UINT64_C(1) << 30))
@@ -365,8 +440,24 @@ int cmd_compile(int argc, char **argv)
 			return cli_option_error(c, "compile");
 		}
 	}
-	if (optind != argc - 1)
-		return cli_usage_error("compile: expected one TRACE");
+	if (optind == argc || (!cycle && optind != argc - 1))
+		return cli_usage_error("compile: expected one TRACE (several with --cycle)");
+	struct cycle_opt cyc = { 0 };
+	if (cycle) {
+		if (argc - optind > MP_PLAN_MAX_WORKLOADS)
+			return cli_usage_error("compile: --cycle takes at most %d traces",
+					       MP_PLAN_MAX_WORKLOADS);
+		if (solution || trust_holes || per_gpu)
+			return cli_usage_error("compile: --cycle and --%s exclude each other",
+					       solution ? "solution" :
+					       per_gpu ? "per-gpu" : "trust-holes");
+		for (int i = optind; i < argc; i++)
+			if (cli_same_file(argv[i], out ? out : ""))
+				return cli_usage_error("compile: the output '%s' is the input trace: write the plan elsewhere",
+						       out);
+		cyc.paths = argv + optind;
+		cyc.n = (size_t)(argc - optind);
+	}
 	if (!out)
 		return cli_usage_error("compile: -o PLAN is required");
 	if (cli_same_file(argv[optind], out))
@@ -409,15 +500,14 @@ int cmd_compile(int argc, char **argv)
 	if (budget_s)
 		return compile_budget(path, out, &ba, link_s, swap_s,
 				      have_strategy ? strategy : "best-fit",
-				      align, json);
+				      align, json, &cyc);
 	char err[ERRLEN];
 	struct trace *t = NULL;
 	struct solver_problem p;
 	uint64_t *off = NULL;
 	struct mp_plan plan;
 	memset(&plan, 0, sizeof(plan));
-	int rc, status = cmd_load_problem(path, &align, trust_holes, &t,
-						 &p);
+	int rc, status = load(path, &cyc, &align, trust_holes, &t, &p);
 	if (status)
 		goto done;
 	uint64_t lb = solver_lower_bound(&p);
@@ -486,6 +576,8 @@ int cmd_compile(int argc, char **argv)
 		status = MP_EXIT_INTERNAL;
 		goto done;
 	}
+	if ((status = make_cycle(&cyc, &plan, t)))
+		goto done;
 	rc = mp_plan_write_file(out, &plan, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
@@ -528,8 +620,10 @@ int cmd_compile(int argc, char **argv)
 			       r.searched_components);
 		}
 		printf(",\"seconds\":%.3f,\"align\":%" PRIu64
-		       ",\"fingerprint\":\"0x%016" PRIx64 "\"}\n",
+		       ",\"fingerprint\":\"0x%016" PRIx64 "\"",
 		       r.seconds, align, plan.fingerprint);
+		print_cycle(&cyc, &plan, 1);
+		printf("}\n");
 	} else {
 		char a[32], b[32];
 		printf("%s: %zu buffers, lower bound %s (%" PRIu64 "), pool %s (%" PRIu64
@@ -552,10 +646,12 @@ int cmd_compile(int argc, char **argv)
 			       r.searched_components,
 			       r.searched_components == 1 ? "" : "s",
 			       r.skipped_components, r.skipped_why);
+		print_cycle(&cyc, &plan, 0);
 	}
 	if (fflush(stdout) != 0)
 		status = MP_EXIT_OUTPUT;
 done:
+	cycle_free(&cyc.cy);
 	mp_plan_free(&plan);
 	free(off);
 	solver_problem_free(&p);

@@ -84,6 +84,14 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 		       p->link);
 	else if (p->nswaps)
 		printf("link:         not recorded (simulate assumes the trace's measured link, else pcie5)\n");
+	for (uint32_t w = 0; w < p->nworkloads; w++) {
+		uint64_t lo, hi;
+		mp_plan_workload_at(p, p->workloads[w].first_request, &lo, &hi);
+		printf("%s %2" PRIu32 ": requests [%" PRIu64 ", %" PRIu64
+		       "), fingerprint 0x%016" PRIx64 ", %" PRIu64 " bytes persistent\n",
+		       w ? "             " : "cycle:       ", w, lo, hi,
+		       p->workloads[w].fingerprint, p->workloads[w].persistent_bytes);
+	}
 	printf("\nsections:\n  %-3s %-11s %-9s %10s %10s %8s %6s\n", "#", "type",
 	       "flags", "offset", "length", "entries", "size");
 	for (size_t i = 0; i < nsec && i < 16; i++)
@@ -198,6 +206,17 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 		json_quote(stdout, p->link);
 	else
 		printf("null");
+	if (p->nworkloads) { /* a cycle (CYCLE): each workload's turn */
+		printf(",\"workloads\":[");
+		for (uint32_t w = 0; w < p->nworkloads; w++)
+			printf("%s{\"first_request\":%" PRIu64
+			       ",\"fingerprint\":\"0x%016" PRIx64
+			       "\",\"persistent_bytes\":%" PRIu64 "}",
+			       w ? "," : "", p->workloads[w].first_request,
+			       p->workloads[w].fingerprint,
+			       p->workloads[w].persistent_bytes);
+		printf("]");
+	}
 	printf("},\"allocs\":[");
 	for (uint32_t i = 0; i < p->nallocs; i++) {
 		const struct mp_plan_alloc *e = &p->allocs[i];

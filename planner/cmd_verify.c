@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "cycle.h"
 #include "input.h"
 #include "plan.h"
 #include "planfile.h"
@@ -25,8 +26,8 @@ int cmd_verify(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
 		return cli_option_error(c, "verify");
-	if (optind != argc - 2)
-		return cli_usage_error("verify: expected PLAN and TRACE");
+	if (argc - optind < 2)
+		return cli_usage_error("verify: expected PLAN and TRACE (several for a cycle plan)");
 	const char *ppath = argv[optind], *tpath = argv[optind + 1];
 	char err[ERRLEN];
 	struct mp_plan plan;
@@ -35,8 +36,22 @@ int cmd_verify(int argc, char **argv)
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}
+	/* a cycle plan: its workloads' traces concatenated, in order */
 	struct trace *t;
-	rc = input_load(tpath, &t, err, sizeof(err));
+	struct cycle cy = { 0 };
+	size_t nt = (size_t)(argc - optind - 1);
+	if (nt > 1 || plan.nworkloads) {
+		rc = cycle_load(argv + optind + 1, nt, &t, &cy, err, sizeof(err));
+		if (!rc && (rc = cycle_check(&plan, &cy, err, sizeof(err)))) {
+			cli_error("plan '%s' does not fit the traces: %s", ppath, err);
+			cycle_free(&cy);
+			trace_free(t);
+			mp_plan_free(&plan);
+			return MP_EXIT_LIMIT;
+		}
+	} else {
+		rc = input_load(tpath, &t, err, sizeof(err));
+	}
 	if (rc) {
 		mp_plan_free(&plan);
 		cli_error("%s", err);
@@ -56,12 +71,17 @@ int cmd_verify(int argc, char **argv)
 			planned += plan.allocs[i].offset != MP_PLAN_PASS_THROUGH;
 		printf("%s: valid for %s: %" PRIu32 " requests (%" PRIu32
 		       " planned), pool %" PRIu64 " bytes, lower bound %" PRIu64
-		       ", %" PRIu32 " swaps\n",
+		       ", %" PRIu32 " swaps",
 		       ppath, tpath, plan.nallocs, planned, plan.pool_size,
 		       plan.lower_bound, plan.nswaps);
+		if (plan.nworkloads)
+			printf(", a cycle of %" PRIu32 " workload%s",
+			       plan.nworkloads, plan.nworkloads == 1 ? "" : "s");
+		printf("\n");
 		if (fflush(stdout) != 0)
 			status = MP_EXIT_OUTPUT;
 	}
+	cycle_free(&cy);
 	mp_plan_free(&plan);
 	trace_free(t);
 	return status;

@@ -11,7 +11,7 @@
 
 static const struct cli_command commands[] = {
 	{ "compile", cmd_compile,
-	  "compile TRACE -o PLAN [--strategy S] [--time-limit SECONDS] "
+	  "compile TRACE... -o PLAN [--cycle] [--strategy S] [--time-limit SECONDS] "
 	  "[--deterministic[=WORK]] [--solution OUT.csv] "
 	  "[--align A] [--trust-holes] [--max-pool SIZE | "
 	  "(--budget SIZE|PCT% | --device-budget SIZE) [--max-overhead P] "
@@ -23,10 +23,12 @@ static const struct cli_command commands[] = {
 	  "256-byte aligned by default, or the buffers' own alignment when "
 	  "more (--align A raises it; a MiniMalloc CSV keeps its own, 1 "
 	  "without --align); --per-gpu plans N lock-step GPUs on one link "
-	  "jointly, staggering their copies, into PREFIX.gpuK.plan",
+	  "jointly, staggering their copies, into PREFIX.gpuK.plan; --cycle: "
+	  "the TRACEs take turns in one process and share one pool",
 	  cmd_compile_options },
-	{ "verify", cmd_verify, "verify PLAN TRACE",
-	  "check independently that a plan fits a trace", cmd_verify_options },
+	{ "verify", cmd_verify, "verify PLAN TRACE...",
+	  "check independently that a plan fits a trace (a cycle plan: its "
+	  "traces, in order)", cmd_verify_options },
 	{ "simulate", cmd_simulate,
 	  "simulate PLAN TRACE [--link MODEL] [--json] [-o FILE.svg]",
 	  "predict a plan's iteration time on a link: overhead, stalls, "

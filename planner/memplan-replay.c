@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cycle.h"
 #include "json.h"
 #include "plan.h"
 #include "replay.h"
@@ -24,12 +25,14 @@
 
 static const char usage[] =
 	"usage: memplan-replay [--backend host|cuda] [--iterations N] [--max-reports N]\n"
-	"                      [--stats | --json] PLAN TRACE\n"
+	"                      [--stats | --json] PLAN TRACE...\n"
 	"\n"
 	"Drives the runtime (libmemplan) with the requests of TRACE following PLAN,\n"
 	"writes a pattern unique to each buffer at its alloc and checks it at every\n"
-	"use and at its free.  Exit status: 0 valid, 1 invalid (an overlap, a lost\n"
-	"swap, a divergence), 2 usage, 3 bad input, 5 the runtime could not run.\n"
+	"use and at its free.  Several TRACEs take turns, in the order given, as the\n"
+	"workloads of a plan compiled with --cycle.  Exit status: 0 valid, 1 invalid\n"
+	"(an overlap, a lost swap, a divergence), 2 usage, 3 bad input, 5 the runtime\n"
+	"could not run.\n"
 	"\n"
 	"  -b, --backend B      host (default: host memory, no GPU) or cuda\n"
 	"  -n, --iterations N   iterations to drive (default 2)\n"
@@ -180,14 +183,21 @@ int main(int argc, char **argv)
 			return cli_usage_error("unknown option");
 		}
 	}
-	if (optind != argc - 2)
-		return cli_usage_error("expected PLAN and TRACE");
+	if (argc - optind < 2)
+		return cli_usage_error("expected PLAN and TRACE (several for a cycle)");
 	if (stats && json)
 		return cli_usage_error("--stats and --json: choose one (--json has the statistics)");
 	const char *ppath = argv[optind], *tpath = argv[optind + 1];
 	char err[ERRLEN];
 	struct trace *t;
-	int rc = trace_load(tpath, &t, err, sizeof(err));
+	struct cycle cy = { 0 };
+	size_t nt = (size_t)(argc - optind - 1);
+	int rc = nt > 1 ? cycle_load(argv + optind + 1, nt, &t, &cy, err, sizeof(err))
+			: trace_load(tpath, &t, err, sizeof(err));
+	if (nt > 1 && !rc) { /* the turns as given, whatever the plan's */
+		o.turns = cy.first_request;
+		o.nturns = cy.n;
+	}
 	if (rc) {
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
@@ -202,6 +212,7 @@ int main(int argc, char **argv)
 	rc = replay_run(t, ppath, &o, &res, report, json ? &kept : NULL, err,
 			sizeof(err));
 	trace_free(t);
+	cycle_free(&cy);
 	if (tty)
 		fprintf(stderr, "\r%60s\r", "");
 	if (!rc && kept.oom) {

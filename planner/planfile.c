@@ -837,6 +837,38 @@ static int verify_staging(const struct mp_plan *plan, char *err, size_t errlen)
 	return rc;
 }
 
+int planfile_streams_by_workload(const struct mp_plan *plan, uint32_t *ord,
+				 char *err, size_t errlen)
+{
+	if (!plan->nworkloads || !plan->nallocs)
+		return 0;
+	uint32_t *seen = malloc(plan->nallocs * sizeof(*seen));
+	if (!seen)
+		return trace_seterr(err, errlen, TRACE_ENOMEM,
+				    "out of memory numbering %u requests' streams",
+				    plan->nallocs);
+	uint32_t nseen = 0;
+	uint64_t end = 0;
+	for (uint32_t i = 0; i < plan->nallocs; i++) {
+		if (plan->allocs[i].lower >= end) { /* a new workload's turn */
+			mp_plan_workload_at(plan, plan->allocs[i].lower, NULL, &end);
+			nseen = 0;
+		}
+		if (ord[i] == MP_PLAN_STREAM_UNKNOWN)
+			continue;
+		uint32_t o = nseen;
+		while (o > 0 && seen[o - 1] != ord[i])
+			o--;
+		if (o == 0) { /* a stream new to this turn */
+			seen[nseen++] = ord[i];
+			o = nseen;
+		}
+		ord[i] = o - 1;
+	}
+	free(seen);
+	return 0;
+}
+
 /* The STREAMS section, when the plan has one, against t's streams: the
  * runtime binds each ordinal to the stream the program uses for it, so an
  * ordinal that is not the trace's would make a program that runs as traced
@@ -852,6 +884,8 @@ static int verify_streams(const struct mp_plan *plan, const struct trace *t,
 				    "out of memory verifying %u requests' streams",
 				    plan->nallocs);
 	int rc = trace_stream_ordinals(t, want, plan->nallocs, err, errlen);
+	if (!rc) /* a cycle numbers each workload's streams */
+		rc = planfile_streams_by_workload(plan, want, err, errlen);
 	for (uint32_t i = 0; i < plan->nallocs && !rc; i++) {
 		if (plan->streams[i] == want[i])
 			continue;

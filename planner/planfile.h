@@ -95,4 +95,13 @@ int planfile_build_swaps(const struct trace *t, const struct solver_problem *p,
 int planfile_verify(const struct mp_plan *plan, const struct trace *t,
 		    char *err, size_t errlen);
 
+/*
+ * With a cycle (plan->nworkloads), renumbers the stream ordinals ord[] of
+ * plan's nallocs entries per workload, each from 0 by first appearance in
+ * its turn: the runtime binds each workload's streams anew, as two traces'
+ * stream ids say nothing about each other.  Returns 0 or TRACE_ENOMEM.
+ */
+int planfile_streams_by_workload(const struct mp_plan *plan, uint32_t *ord,
+				 char *err, size_t errlen);
+
 #endif

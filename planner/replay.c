@@ -120,6 +120,15 @@ struct rp {
 	void (*progress)(void *, double);
 	void *progress_ctx;
 	unsigned iterations;
+	const uint64_t *turns; /* where each workload's turn begins (k) */
+	size_t nturns;
+	uint64_t turns_own[MP_PLAN_MAX_WORKLOADS]; /* the plan's, by default */
+	/* per turn: what to add to r->k for the plan's clock (the plan's
+	 * workload with the turn's fingerprint starts elsewhere when the
+	 * turns come in another order) */
+	int64_t kshift[MP_PLAN_MAX_WORKLOADS];
+	int64_t shift;      /* the current turn's */
+	int all_followed;   /* every turn so far in this iteration */
 };
 
 static void problem(struct rp *r, const char *fmt, ...)
@@ -325,13 +334,40 @@ static void check_resident(struct rp *r, int64_t b, size_t ev)
 		return;
 	for (uint32_t w = r->swap0[e]; w < r->swap0[e + 1]; w++) {
 		const struct mp_plan_swap *s = &r->plan->swaps[w];
-		if (r->k > s->out_at && r->k <= s->in_at) {
+		uint64_t k = r->k + (uint64_t)r->shift; /* on the plan's clock */
+		if (k > s->out_at && k <= s->in_at) {
 			char me[160];
 			where(r, b, me, sizeof(me));
 			problem(r, "iteration %u, event %zu (%s, seq %" PRId64 "), after %" PRIu64 " requests: %s is written while swapped out (swap %u copies it out after request %" PRIu64 " and back after request %" PRIu64 "): the write will be lost",
 				r->it, ev, event_name(&r->t->events[ev]),
 				r->t->events[ev].seq, r->k, me, w, s->out_at, s->in_at);
 		}
+	}
+}
+
+/* The end of a turn (or of the iteration): did the runtime follow it? */
+static void turn_end(struct rp *r, size_t turn)
+{
+	if (mp_iteration_end(r->rt))
+		return;
+	char why[400], whose[48] = "";
+	if (!mp_last_problem(r->rt, why, sizeof(why)))
+		snprintf(why, sizeof(why), "no reason given");
+	if (r->nturns > 1)
+		snprintf(whose, sizeof(whose), " (turn %zu of the cycle)", turn);
+	r->all_followed = 0;
+	problem(r, "iteration %u%s: the runtime did not follow the plan to its end: %s",
+		r->it, whose, why);
+}
+
+/* Before request r->k (of the cycle): a new workload's turn begins there. */
+static void next_turn(struct rp *r, size_t *turn)
+{
+	while (*turn + 1 < r->nturns && r->turns[*turn + 1] == r->k) {
+		turn_end(r, *turn);
+		++*turn;
+		r->shift = r->kshift[*turn];
+		mp_iteration_begin(r->rt);
 	}
 }
 
@@ -349,7 +385,9 @@ static void do_alloc(struct rp *r, int64_t b, int in_iteration)
 	}
 	r->ptr[b] = p;
 	uint32_t e = r->entry[b];
-	if (in_iteration && e != NONE32 && mp_owns(r->rt, p) &&
+	/* a turn out of the plan's order may follow the entries of the
+	 * workload the runtime has next: its own are not the ones to check */
+	if (in_iteration && e != NONE32 && r->shift == 0 && mp_owns(r->rt, p) &&
 	    (char *)p != r->pool + r->plan->allocs[e].offset) {
 		char me[160];
 		where(r, b, me, sizeof(me));
@@ -381,6 +419,9 @@ static void iteration(struct rp *r)
 		    !t->buffers[b].bypass)
 			do_alloc(r, (int64_t)b, 0);
 	r->k = 0;
+	r->shift = r->kshift[0];
+	r->all_followed = 1;
+	size_t turn = 0;
 	mp_iteration_begin(r->rt);
 	for (size_t i = 0; i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
@@ -390,6 +431,8 @@ static void iteration(struct rp *r)
 		if ((e->type == TRACE_EV_ALLOC || e->type == TRACE_EV_FREE) &&
 		    !trace_event_request(t, e))
 			continue; /* its library's own allocator serves it */
+		if (e->type == TRACE_EV_ALLOC || e->type == TRACE_EV_FREE)
+			next_turn(r, &turn);
 		if (e->type == TRACE_EV_ALLOC) {
 			do_alloc(r, e->buffer, 1);
 			continue;
@@ -411,15 +454,8 @@ static void iteration(struct rp *r)
 				fill(r, x->buffer);
 		}
 	}
-	if (mp_iteration_end(r->rt)) {
-		r->res->followed++;
-	} else {
-		char why[400];
-		if (!mp_last_problem(r->rt, why, sizeof(why)))
-			snprintf(why, sizeof(why), "no reason given");
-		problem(r, "iteration %u: the runtime did not follow the plan to its end: %s",
-			r->it, why);
-	}
+	turn_end(r, turn);
+	r->res->followed += r->all_followed;
 	/* buffers the iteration leaves live go, outside it */
 	for (size_t b = 0; b < t->nbuffers; b++)
 		if (t->buffers[b].free_ev == TRACE_NONE &&
@@ -428,6 +464,71 @@ static void iteration(struct rp *r)
 	r->res->iterations++;
 	if (r->progress)
 		r->progress(r->progress_ctx, (double)(r->it + 1) / r->iterations);
+}
+
+/*
+ * The plan entry of each buffer when the trace's turns are the plan's
+ * workloads in another order: each turn's allocations, in order, are the
+ * entries of the plan's workload with the turn's fingerprint (none: not in
+ * the plan), and the turn's requests sit that much elsewhere on the plan's
+ * clock (kshift).  Keeps the reports and the checks of swapped buffers
+ * about the right entries.
+ */
+static void map_turns(struct rp *r)
+{
+	const struct mp_plan *p = r->plan;
+	const struct trace *t = r->t;
+	struct mp_plan_fp fp[MP_PLAN_MAX_WORKLOADS];
+	for (size_t j = 0; j < r->nturns; j++)
+		mp_plan_fp_init(&fp[j]);
+	uint64_t k = 0;
+	size_t j = 0;
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		if (!trace_event_request(t, e))
+			continue;
+		while (j + 1 < r->nturns && r->turns[j + 1] <= k)
+			j++;
+		if (e->type == TRACE_EV_ALLOC)
+			mp_plan_fp_update(&fp[j], t->buffers[e->buffer].size);
+		k++;
+	}
+	for (size_t b = 0; b < t->nbuffers; b++)
+		r->entry[b] = NONE32;
+	uint32_t a = 0, aend = 0; /* the turn's entries left: [a, aend) */
+	k = 0;
+	j = 0;
+	int first = 1;
+	for (size_t i = 0; i < t->nevents; i++) {
+		const struct trace_event *e = &t->events[i];
+		if (!trace_event_request(t, e))
+			continue;
+		int turn = first;
+		while (j + 1 < r->nturns && r->turns[j + 1] <= k) {
+			j++;
+			turn = 1;
+		}
+		first = 0;
+		if (turn) { /* the plan's workload with this turn's fingerprint */
+			uint64_t f = mp_plan_fp_final(&fp[j]), lo, hi;
+			a = aend = 0;
+			r->kshift[j] = 0;
+			for (uint32_t w = 0; w < p->nworkloads; w++) {
+				if (p->workloads[w].fingerprint != f)
+					continue;
+				mp_plan_workload_at(p, p->workloads[w].first_request, &lo, &hi);
+				while (a < p->nallocs && p->allocs[a].lower < lo)
+					a++;
+				for (aend = a; aend < p->nallocs && p->allocs[aend].lower < hi; aend++)
+					;
+				r->kshift[j] = (int64_t)lo - (int64_t)r->turns[j];
+				break;
+			}
+		}
+		if (e->type == TRACE_EV_ALLOC && a < aend)
+			r->entry[e->buffer] = a++;
+		k++;
+	}
 }
 
 int replay_run(const struct trace *t, const char *plan_path,
@@ -480,6 +581,14 @@ int replay_run(const struct trace *t, const char *plan_path,
 			.progress = opt->progress, .progress_ctx = opt->progress_ctx,
 			.iterations = opt->iterations };
 	r.pool = mp_pool(rt, NULL);
+	/* the workloads' turns: the caller's, or the plan's own */
+	r.turns = opt->turns;
+	r.nturns = opt->turns ? opt->nturns : r.plan->nworkloads;
+	if (!opt->turns)
+		for (uint32_t w = 0; w < r.plan->nworkloads; w++)
+			r.turns_own[w] = r.plan->workloads[w].first_request;
+	if (!opt->turns)
+		r.turns = r.turns_own;
 	size_t nb = t->nbuffers ? t->nbuffers : 1;
 	r.ptr = calloc(nb, sizeof(*r.ptr));
 	r.entry = malloc(nb * sizeof(*r.entry));
@@ -506,6 +615,8 @@ int replay_run(const struct trace *t, const char *plan_path,
 		r.entry[b] = NONE32;
 	for (uint32_t i = 0; i < r.plan->nallocs; i++)
 		r.entry[r.plan->allocs[i].buffer] = i;
+	if (opt->turns && r.plan->nworkloads && r.nturns)
+		map_turns(&r);
 	for (uint32_t w = 0; w < r.plan->nswaps; w++)
 		r.swap0[r.plan->swaps[w].request + 1]++;
 	for (uint32_t i = 0; i < r.plan->nallocs; i++)

@@ -44,11 +44,20 @@ struct replay_opts {
 	 * share done (0 to 1); may be NULL. */
 	void (*progress)(void *ctx, double done);
 	void *progress_ctx;
+	/* A plan of workloads taking turns (a CYCLE section): the request
+	 * ordinals of the trace where each workload's turn begins, the first
+	 * 0 (cycle.h's first_request of the traces concatenated); NULL: the
+	 * plan's own.  Each turn begins with mp_iteration_begin(), so the
+	 * runtime follows the plan's cycle, and turns in another order than
+	 * the plan's diverge. */
+	const uint64_t *turns;
+	size_t nturns;
 };
 
 struct replay_result {
 	uint64_t iterations;  /* iterations driven */
-	uint64_t followed;    /* iterations the runtime followed to the end */
+	uint64_t followed;    /* iterations the runtime followed to the end
+				 (of a cycle: in every turn) */
 	uint64_t requests;    /* alloc and free requests driven */
 	uint64_t checks;      /* pattern checks */
 	uint64_t bytes_checked;

@@ -100,6 +100,21 @@ MP_API void mp_iteration_begin(mp_runtime *rt);
 MP_API int mp_iteration_end(mp_runtime *rt);
 
 /*
+ * Workloads taking turns (a plan compiled with memplan-plan compile
+ * --cycle: train then evaluate, a GAN's two steps, models served in turn)
+ * share one pool; each workload's iteration follows its part of the plan,
+ * and the pool is empty between two.  mp_iteration_begin() begins the
+ * workload the cycle has next (the one after the last begun, 0 first);
+ * mp_workload_begin() names it (0-based, in the order of the traces given
+ * to compile), and returns 0, or -1 when the plan has no such workload (the
+ * iteration then goes to the real allocator).  Recognised iterations start
+ * at the first requests of any workload, the cycle's next one tried first.
+ * A plan without a cycle has one workload.
+ */
+MP_API int mp_workload_begin(mp_runtime *rt, unsigned workload);
+MP_API unsigned mp_workload_count(const mp_runtime *rt);
+
+/*
  * Serves a request of size bytes to be used on stream (a cudaStream_t, NULL
  * for the default stream; ignored by the host backend): the pool offset the
  * plan gives this request when it matches, else the real allocator.  Returns
@@ -118,7 +133,9 @@ MP_API int mp_owns(const mp_runtime *rt, const void *ptr);
 MP_API void *mp_pool(const mp_runtime *rt, size_t *size);
 
 /*
- * The statistics, defined once: X(name, description).  Counts since the
+ * The statistics, defined once: X(name, description); new ones go last,
+ * so that a program built with an older header reads the ones it knows.
+ * Counts since the
  * runtime was opened; bytes are requested sizes.  The late counts come from
  * non-blocking event queries at the moment named (the copy may end a
  * microsecond later): they say where the program may have stalled, never
@@ -146,7 +163,8 @@ MP_API void *mp_pool(const mp_runtime *rt, size_t *size);
 	X(sync_swapins, "swap-ins issued on a divergence, waited for by the host") \
 	X(stream_waits, "stream waits on events the runtime inserted")        \
 	X(captured, "requests made during a CUDA stream capture, passed to the real allocator") \
-	X(capture_kept, "frees during a stream capture kept from reuse (the graph may use the memory)")
+	X(capture_kept, "frees during a stream capture kept from reuse (the graph may use the memory)") \
+	X(out_of_order, "iterations followed of a workload other than the one the cycle had next")
 
 #define MP_STATS_FIELD(name, desc) uint64_t name;
 struct mp_stats {

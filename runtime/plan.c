@@ -395,8 +395,94 @@ static int check_timing(const struct mp_plan *p, char *err, size_t errlen)
 	return 0;
 }
 
+uint32_t mp_plan_workload_at(const struct mp_plan *p, uint64_t k,
+			     uint64_t *begin, uint64_t *end)
+{
+	uint32_t w = 0;
+	while (w + 1 < p->nworkloads && p->workloads[w + 1].first_request <= k)
+		w++;
+	if (begin)
+		*begin = p->nworkloads ? p->workloads[w].first_request : 0;
+	if (end)
+		*end = w + 1 < p->nworkloads ? p->workloads[w + 1].first_request
+					     : p->nrequests;
+	return w;
+}
+
+/* A cycle: workloads in clock order from 0, each one's entries allocated
+ * and freed inside its segment (the runtime starts a workload only on an
+ * empty pool, so nothing may cross), each with an allocation to be
+ * recognised by, its fingerprint that of its sizes. */
+static int check_cycle(const struct mp_plan *p, char *err, size_t errlen)
+{
+	if (!p->nworkloads) {
+		if (p->workloads)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "CYCLE: an entry array for a plan without workloads (nworkloads is 0)");
+		return 0;
+	}
+	if (!p->workloads)
+		return seterr(err, errlen, MP_PLAN_EFORMAT,
+			      "CYCLE: %u workloads but no entry array",
+			      p->nworkloads);
+	if (p->nworkloads > MP_PLAN_MAX_WORKLOADS)
+		return seterr(err, errlen, MP_PLAN_EFORMAT,
+			      "CYCLE: %u workloads, more than the %d a cycle may have",
+			      p->nworkloads, MP_PLAN_MAX_WORKLOADS);
+	uint32_t a = 0;
+	for (uint32_t w = 0; w < p->nworkloads; w++) {
+		const struct mp_plan_workload *x = &p->workloads[w];
+		uint64_t lo = x->first_request, hi;
+		if (w == 0 && lo != 0)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "CYCLE entry 0, field first_request: %llu, not 0 (the first workload starts the clock)",
+				      (unsigned long long)lo);
+		if (w > 0 && lo <= p->workloads[w - 1].first_request)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "CYCLE entry %u, field first_request: %llu does not follow %llu (workloads are in clock order, none empty)",
+				      w, (unsigned long long)lo,
+				      (unsigned long long)p->workloads[w - 1].first_request);
+		if (lo >= p->nrequests)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "CYCLE entry %u, field first_request: %llu is not below nrequests %llu",
+				      w, (unsigned long long)lo,
+				      (unsigned long long)p->nrequests);
+		if (x->flags)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "CYCLE entry %u, field flags: bits 0x%08x are not defined",
+				      w, x->flags);
+		hi = w + 1 < p->nworkloads ? p->workloads[w + 1].first_request
+					   : p->nrequests;
+		/* hi > lo: the next entry's check, or nrequests above */
+		if (a >= p->nallocs || p->allocs[a].lower >= hi)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "CYCLE entry %u: its requests [%llu, %llu) hold no allocation to recognise it by",
+				      w, (unsigned long long)lo,
+				      (unsigned long long)hi);
+		struct mp_plan_fp fp;
+		mp_plan_fp_init(&fp);
+		for (; a < p->nallocs && p->allocs[a].lower < hi; a++) {
+			const struct mp_plan_alloc *e = &p->allocs[a];
+			mp_plan_fp_update(&fp, e->size);
+			if (e->upper != MP_PLAN_NO_FREE && e->upper >= hi)
+				return seterr(err, errlen, MP_PLAN_EFORMAT,
+					      "ALLOCS entry %u, field upper: clock ordinal %llu is past the end %llu of its workload %u (a buffer lives within its workload's turn)",
+					      a, (unsigned long long)e->upper,
+					      (unsigned long long)hi, w);
+		}
+		if (mp_plan_fp_final(&fp) != x->fingerprint)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "CYCLE entry %u, field fingerprint: 0x%016llx is not the fingerprint of its %llu request sizes (0x%016llx)",
+				      w, (unsigned long long)x->fingerprint,
+				      (unsigned long long)fp.n,
+				      (unsigned long long)mp_plan_fp_final(&fp));
+	}
+	return 0;
+}
+
 /* Ordinals number the streams by their first request: each is at most the
- * number of ordinals seen before it, which bounds them by nallocs. */
+ * number of ordinals seen before it (in its workload, with a cycle), which
+ * bounds them by nallocs. */
 static int check_streams(const struct mp_plan *p, char *err, size_t errlen)
 {
 	if (!p->has_streams) {
@@ -410,8 +496,16 @@ static int check_streams(const struct mp_plan *p, char *err, size_t errlen)
 			      "STREAMS: %u allocations but no entry array",
 			      p->nallocs);
 	uint32_t next = 0; /* ordinals seen so far */
+	uint32_t w = 0;    /* the workload of entry i (a checked cycle) */
 	for (uint32_t i = 0; i < p->nallocs; i++) {
 		uint32_t o = p->streams[i];
+		if (w + 1 < p->nworkloads &&
+		    p->allocs[i].lower >= p->workloads[w + 1].first_request) {
+			while (w + 1 < p->nworkloads &&
+			       p->allocs[i].lower >= p->workloads[w + 1].first_request)
+				w++;
+			next = 0; /* each workload numbers its own streams */
+		}
 		if (o == MP_PLAN_STREAM_UNKNOWN)
 			continue;
 		if (o > next)
@@ -490,6 +584,8 @@ int mp_plan_validate(const struct mp_plan *p, char *err, size_t errlen)
 	if (!rc)
 		rc = check_timing(p, err, errlen);
 	if (!rc)
+		rc = check_cycle(p, err, errlen);
+	if (!rc)
 		rc = check_streams(p, err, errlen);
 	return rc ? rc : check_link(p, err, errlen);
 }
@@ -512,9 +608,9 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 		return seterr(err, errlen, MP_PLAN_EINVAL,
 			      "refusing to write an invalid plan: %s", why);
 	/* META, ALLOCS, SWAPS; SWAP_TIMING when the plan has timing, STREAMS
-	 * when it has streams, LINK when it has a link (all optional: older
-	 * readers skip them) */
-	enum { MAXSEC = 6 };
+	 * when it has streams, LINK when it has a link, CYCLE when it has
+	 * workloads (all optional: older readers skip them) */
+	enum { MAXSEC = 7 };
 	uint32_t type[MAXSEC], sflags[MAXSEC], count[MAXSEC], esize[MAXSEC];
 	size_t length[MAXSEC], at[MAXSEC];
 	uint32_t nsec = 0;
@@ -541,6 +637,10 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 			     MP_PLAN_STREAM_SIZE);
 	if (p->has_link)
 		PLAN_SECTION(MP_PLAN_SECTION_LINK, 0, 1, MP_PLAN_LINK_SIZE);
+	if (p->nworkloads) /* an older reader follows the whole cycle as
+			      * one iteration */
+		PLAN_SECTION(MP_PLAN_SECTION_CYCLE, 0, p->nworkloads,
+			     MP_PLAN_WORKLOAD_SIZE);
 #undef PLAN_SECTION
 	size_t total = MP_PLAN_HEADER_SIZE + nsec * MP_PLAN_SECTION_SIZE;
 	for (uint32_t i = 0; i < nsec; i++) {
@@ -548,7 +648,7 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 		total = at[i] + length[i];
 	}
 	size_t meta_at = at[0], allocs_at = at[1], swaps_at = at[2];
-	size_t timing_at = 0, streams_at = 0, link_at = 0;
+	size_t timing_at = 0, streams_at = 0, link_at = 0, cycle_at = 0;
 	for (uint32_t i = 3; i < nsec; i++) {
 		if (type[i] == MP_PLAN_SECTION_SWAP_TIMING)
 			timing_at = at[i];
@@ -556,6 +656,8 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 			streams_at = at[i];
 		else if (type[i] == MP_PLAN_SECTION_LINK)
 			link_at = at[i];
+		else if (type[i] == MP_PLAN_SECTION_CYCLE)
+			cycle_at = at[i];
 	}
 	unsigned char *b = calloc(1, total);
 	if (!b)
@@ -628,6 +730,15 @@ int mp_plan_encode(const struct mp_plan *p, unsigned char **buf, size_t *len,
 	}
 	if (p->has_link) /* the spec, then zeros (calloc) */
 		memcpy(b + link_at, p->link, strlen(p->link));
+	for (uint32_t w = 0; w < p->nworkloads; w++) {
+		const struct mp_plan_workload *x = &p->workloads[w];
+		unsigned char *e = b + cycle_at + (size_t)w * MP_PLAN_WORKLOAD_SIZE;
+		put64(e, x->first_request);
+		put64(e + 8, x->fingerprint);
+		put64(e + 16, x->persistent_bytes);
+		put32(e + 24, x->flags);
+		put32(e + 28, 0); /* reserved */
+	}
 	put32(b + MP_PLAN_CHECKSUM_AT, mp_plan_checksum(b, total));
 	*buf = b;
 	*len = total;
@@ -668,6 +779,8 @@ const char *mp_plan_section_name(uint32_t type)
 		return "STREAMS";
 	case MP_PLAN_SECTION_LINK:
 		return "LINK";
+	case MP_PLAN_SECTION_CYCLE:
+		return "CYCLE";
 	default:
 		return "unknown";
 	}
@@ -976,6 +1089,39 @@ static int decode_link(const unsigned char *buf, const struct section *s,
 	return 0;
 }
 
+/* The workloads (bounded by MP_PLAN_MAX_WORKLOADS before any memory is
+ * taken), reserved zero; the rest is checked by mp_plan_validate. */
+static int decode_cycle(const unsigned char *buf, const struct section *s,
+			struct mp_plan *p, char *err, size_t errlen)
+{
+	if (s->count == 0 || s->count > MP_PLAN_MAX_WORKLOADS)
+		return seterr(err, errlen, MP_PLAN_EFORMAT,
+			      "section %u (CYCLE), field count: %u workloads, not 1 to %d",
+			      s->index, s->count, MP_PLAN_MAX_WORKLOADS);
+	void *a;
+	int rc = section_array(s, "CYCLE", MP_PLAN_WORKLOAD_SIZE,
+			       sizeof(*p->workloads), "workload", &a, err,
+			       errlen);
+	if (rc)
+		return rc;
+	p->workloads = a;
+	p->nworkloads = s->count;
+	for (uint32_t i = 0; i < s->count; i++) {
+		const unsigned char *e = buf + s->offset + (size_t)i * s->esize;
+		struct mp_plan_workload *x = &p->workloads[i];
+		x->first_request = get64(e);
+		x->fingerprint = get64(e + 8);
+		x->persistent_bytes = get64(e + 16);
+		x->flags = get32(e + 24);
+		uint32_t reserved = get32(e + 28);
+		if (reserved)
+			return seterr(err, errlen, MP_PLAN_EFORMAT,
+				      "CYCLE entry %u, field reserved: 0x%08x, not 0",
+				      i, reserved);
+	}
+	return 0;
+}
+
 int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 		   char *err, size_t errlen)
 {
@@ -991,9 +1137,16 @@ int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 			      "out of memory reading %u sections", nsec);
 	rc = decode_table(buf, len, nsec, table, sec, err, errlen);
 	const struct section *known[MP_PLAN_SECTION_LINK + 1] = { NULL };
+	const struct section *cycle = NULL;
 	for (uint32_t i = 0; i < nsec && !rc; i++) {
 		uint32_t t = sec[i].type;
-		if (t >= MP_PLAN_SECTION_META && t <= MP_PLAN_SECTION_LINK) {
+		if (t == MP_PLAN_SECTION_CYCLE) {
+			if (cycle)
+				rc = seterr(err, errlen, MP_PLAN_EFORMAT,
+					    "section %u: a second CYCLE section (the first is section %u)",
+					    i, cycle->index);
+			cycle = &sec[i];
+		} else if (t >= MP_PLAN_SECTION_META && t <= MP_PLAN_SECTION_LINK) {
 			if (known[t])
 				rc = seterr(err, errlen, MP_PLAN_EFORMAT,
 					    "section %u: a second %s section (the first is section %u)",
@@ -1029,6 +1182,8 @@ int mp_plan_decode(const unsigned char *buf, size_t len, struct mp_plan *out,
 	if (!rc && known[MP_PLAN_SECTION_LINK])
 		rc = decode_link(buf, known[MP_PLAN_SECTION_LINK], out, err,
 				 errlen);
+	if (!rc && cycle)
+		rc = decode_cycle(buf, cycle, out, err, errlen);
 	free(sec);
 	if (!rc) {
 		out->version = get32(buf + 8);
@@ -1045,6 +1200,7 @@ void mp_plan_free(struct mp_plan *p)
 	free(p->swaps);
 	free(p->timing);
 	free(p->streams);
+	free(p->workloads);
 	memset(p, 0, sizeof(*p));
 }
 

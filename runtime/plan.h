@@ -30,6 +30,7 @@
 #define MP_PLAN_SWAP_TIMING_SIZE 32
 #define MP_PLAN_STREAM_SIZE 8
 #define MP_PLAN_LINK_SIZE 128
+#define MP_PLAN_WORKLOAD_SIZE 32
 #define MP_PLAN_CHECKSUM_AT 28 /* byte offset of the header's checksum */
 
 /* Error codes: the same values as the trace library's, so that commands map
@@ -51,6 +52,7 @@ enum mp_plan_section {
 	MP_PLAN_SECTION_SWAP_TIMING = 4, /* optional, advisory */
 	MP_PLAN_SECTION_STREAMS = 5,     /* optional: the runtime checks it */
 	MP_PLAN_SECTION_LINK = 6,        /* optional, advisory */
+	MP_PLAN_SECTION_CYCLE = 7,       /* optional: workloads taking turns */
 };
 /* Section flag: a reader that does not know the type must refuse the file;
  * with the flag clear, such a reader skips the section. */
@@ -142,8 +144,27 @@ struct mp_plan_swap_timing {
  * (cudaMalloc, an import): the runtime checks nothing for it. */
 #define MP_PLAN_STREAM_UNKNOWN UINT32_MAX
 
+/* The most workloads a CYCLE section may name (the runtime scans them when
+ * it recognises the start of a workload's iteration). */
+#define MP_PLAN_MAX_WORKLOADS 64
+
 /*
- * A plan in memory.  allocs, swaps, timing and streams are malloc'ed and owned by the
+ * One workload of a cycle (the CYCLE section): jobs that take turns in one
+ * process (train then evaluate, a GAN's two steps, models served in turn),
+ * planned in one pool over the cycle.  Workload w's requests are the clock
+ * ordinals [first_request, the next workload's first_request, or
+ * nrequests); every ALLOCS entry of its segment is allocated, and freed,
+ * within it, so that the pool is empty between two workloads.
+ */
+struct mp_plan_workload {
+	uint64_t first_request;    /* clock ordinal of its first request */
+	uint64_t fingerprint;      /* mp_plan_fingerprint() of its alloc sizes */
+	uint64_t persistent_bytes; /* its bytes outliving its turn (information) */
+	uint32_t flags;            /* none defined; written as 0 */
+};
+
+/*
+ * A plan in memory.  allocs, swaps, timing, streams and workloads are malloc'ed and owned by the
  * plan (mp_plan_free releases them); a plan built by hand must follow the same
  * rule to be passed to mp_plan_free.
  */
@@ -181,6 +202,11 @@ struct mp_plan {
 	 * it, link[0] is 0: the plan does not say */
 	char link[MP_PLAN_LINK_LEN];
 	uint32_t has_link;
+	/* the CYCLE section: nworkloads entries (1 to MP_PLAN_MAX_WORKLOADS)
+	 * in clock order; none (NULL, 0): the plan is one workload's.  With a
+	 * cycle, STREAMS numbers each workload's streams from 0. */
+	struct mp_plan_workload *workloads;
+	uint32_t nworkloads;
 };
 
 /*
@@ -215,8 +241,10 @@ uint32_t mp_plan_checksum(const unsigned char *buf, size_t len);
  * fingerprint equal to the sizes'; the lower bound not above the pool; the
  * strategy name; every swap inside its request's lifetime, its buffer and the
  * host staging area; with timing, known flags and the slacks they void at 0;
- * with streams, each ordinal at most one above those before it; with a
- * link, its spec printable ASCII, NUL-terminated, zeros after.
+ * with streams, each ordinal at most one above those before it (in its
+ * workload); with a cycle, workloads in clock order from ordinal 0, each
+ * with an allocation, its entries' lifetimes inside it, its fingerprint; with a link, its spec printable ASCII,
+ * NUL-terminated, zeros after.
  * Returns 0 or MP_PLAN_EFORMAT (or MP_PLAN_ENOMEM) with
  * a sentence naming the field and entry in err.
  */
@@ -257,8 +285,8 @@ struct mp_plan_section_info {
 	uint32_t count, entry_size;
 };
 
-/* "META", "ALLOCS", "SWAPS", "SWAP_TIMING", "STREAMS", "LINK", or
- * "unknown": a section type's name. */
+/* "META", "ALLOCS", "SWAPS", "SWAP_TIMING", "STREAMS", "LINK", "CYCLE",
+ * or "unknown": a section type's name. */
 const char *mp_plan_section_name(uint32_t type);
 
 /*
@@ -283,6 +311,11 @@ int mp_plan_write_file(const char *path, const struct mp_plan *p, char *err,
 /* The number of distinct stream ordinals of p's STREAMS section (the
  * highest one plus one; 0 without the section or with none known). */
 uint32_t mp_plan_stream_count(const struct mp_plan *p);
+
+/* The workload of p whose segment holds clock ordinal k (0 without a
+ * cycle), and the ordinals [*begin, *end) of its segment (may be NULL). */
+uint32_t mp_plan_workload_at(const struct mp_plan *p, uint64_t k,
+			     uint64_t *begin, uint64_t *end);
 
 /* Frees what p owns and leaves it empty (zeroed); p may be empty already. */
 void mp_plan_free(struct mp_plan *p);

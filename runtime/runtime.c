@@ -36,6 +36,12 @@
  * Event queries only feed the statistics (late copies); they never decide
  * an ordering.  While a CUDA stream capture is under way the runtime makes
  * no call of its own on any stream (capture_alloc, capture_free).
+ *
+ * Workloads taking turns (a CYCLE section) are segments of the clock
+ * (seg_begin, seg_end); each turn is an iteration of its own that ends at
+ * its segment's end, and since no entry lives across a segment's end, the
+ * rule above (a followed iteration starts on an empty pool) covers them
+ * unchanged.  A plan without a cycle is one segment, the whole clock.
  */
 #include "runtime.h"
 
@@ -144,6 +150,16 @@ struct mp_runtime {
 	 * STREAMS section) to the program's streams, made at first sight */
 	void *bound[RT_STREAM_ORDS]; /* per ordinal: its stream */
 	uint64_t bound_mask;         /* ordinals bound so far */
+	/* the plan's workloads (its CYCLE section; one, the whole clock,
+	 * without): per workload its clock ordinals [seg_begin, seg_end) and
+	 * its first entry; read-only after open */
+	uint32_t nseg;
+	uint64_t seg_begin[MP_PLAN_MAX_WORKLOADS], seg_end[MP_PLAN_MAX_WORKLOADS];
+	uint32_t seg_a0[MP_PLAN_MAX_WORKLOADS];
+	/* under lock: the workload followed (or tried) last, the one the
+	 * cycle has next, and the one it had next when seg began */
+	uint32_t seg, seg_next, seg_expected;
+	uint64_t end;         /* seg_end[seg]: where its iteration ends */
 	struct mp_stats st;
 	unsigned char warned[W_NKINDS];
 	char problem[320];
@@ -323,12 +339,26 @@ static uint32_t clock_now(const mp_runtime *rt)
 	return CLOCK_FOREIGN;
 }
 
+/* The workloads' segments: the CYCLE section's, or the whole clock. */
+static void derive_segments(mp_runtime *rt)
+{
+	const struct mp_plan *p = &rt->plan;
+	rt->nseg = p->nworkloads ? p->nworkloads : 1;
+	for (uint32_t w = 0; w < rt->nseg; w++) {
+		mp_plan_workload_at(p, p->nworkloads ? p->workloads[w].first_request : 0,
+				    &rt->seg_begin[w], &rt->seg_end[w]);
+		rt->seg_a0[w] = first_alloc_at(p, rt->seg_begin[w]);
+	}
+	rt->end = rt->seg_end[0];
+}
+
 /* Fills the read-only tables.  0, -1 when out of memory, or -2 when the
  * swaps are borrowed more than RT_BORROWS_PER_ENTRY times per entry. */
 static int derive(mp_runtime *rt)
 {
 	const struct mp_plan *p = &rt->plan;
 	uint32_t n = p->nallocs, ns = p->nswaps;
+	derive_segments(rt);
 	rt->byup = malloc((n ? n : 1) * sizeof(*rt->byup));
 	rt->req = calloc(n ? n : 1, sizeof(*rt->req));
 	rt->slot = malloc((n ? n : 1) * sizeof(*rt->slot));
@@ -761,6 +791,8 @@ static void use_pool(mp_runtime *rt)
 	}
 	rt->use_pool = 1;
 	rt->st.iterations++;
+	if (rt->seg != rt->seg_expected)
+		rt->st.out_of_order++;
 	memset(rt->swap_state, SW_IDLE, rt->plan.nswaps);
 	uint32_t ns = rt->plan.nswaps;
 	rt->next_out = rt->next_in = 0;
@@ -772,12 +804,17 @@ static void use_pool(mp_runtime *rt)
 		rt->next_in++;
 }
 
-/* Starts following at clock ordinal k.  trusted: the boundary is known
+/* Starts following workload w (its iteration; the plan's, without a
+ * cycle) at clock ordinal k of its segment.  trusted: the boundary is known
  * (explicit, or right after a complete iteration), so the pool is used from
  * the first request; else the first `match` allocs must match first. */
-static void start(mp_runtime *rt, uint64_t k, int trusted)
+static void start(mp_runtime *rt, uint32_t w, uint64_t k, int trusted)
 {
 	rt->phase = PH_FOLLOW;
+	rt->seg = w;
+	rt->seg_expected = rt->seg_next;
+	rt->seg_next = w + 1 < rt->nseg ? w + 1 : 0;
+	rt->end = rt->seg_end[w];
 	rt->k = k;
 	rt->bound_mask = 0; /* each iteration binds its own streams */
 	rt->ca = first_alloc_at(&rt->plan, k);
@@ -785,9 +822,9 @@ static void start(mp_runtime *rt, uint64_t k, int trusted)
 	rt->chained = 0;
 	rt->last_complete = 0;
 	rt->use_pool = 0;
-	rt->confirm_left = trusted ? 0 :
-			   rt->match < rt->plan.nallocs ? rt->match :
-							  rt->plan.nallocs;
+	uint32_t na = (w + 1 < rt->nseg ? rt->seg_a0[w + 1] : rt->plan.nallocs) -
+		      rt->seg_a0[w]; /* the workload's allocations */
+	rt->confirm_left = trusted ? 0 : rt->match < na ? rt->match : na;
 	if (trusted)
 		use_pool(rt);
 }
@@ -822,7 +859,7 @@ static void advance(mp_runtime *rt)
 			}
 		}
 	}
-	if (rt->k == rt->plan.nrequests) {
+	if (rt->k == rt->end) {
 		if (rt->use_pool) {
 			rt->st.completed++;
 			if (rt->verbose >= 2)
@@ -846,7 +883,7 @@ static void mismatch(mp_runtime *rt, const char *what)
 	const struct mp_plan *p = &rt->plan;
 	char want[96];
 	uint32_t c = clock_now(rt);
-	if (rt->k >= p->nrequests)
+	if (rt->k >= rt->end)
 		snprintf(want, sizeof(want), "the end of the iteration");
 	else if (c == CLOCK_FOREIGN)
 		snprintf(want, sizeof(want), "a free of a buffer from before the iteration");
@@ -1169,6 +1206,20 @@ static int capture_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 	return keep ? 0 : rt->be->free(ptr, mem, stream);
 }
 
+/* The workload whose iteration an alloc of size may begin: the one the
+ * cycle has next when its first request has that size, else the first
+ * such one after it in the cycle (every workload is one without a
+ * cycle), NONE32 when none.  At most MP_PLAN_MAX_WORKLOADS compares. */
+static uint32_t recognise(const mp_runtime *rt, size_t size)
+{
+	for (uint32_t i = 0, w = rt->seg_next; i < rt->nseg; i++) {
+		if (rt->plan.allocs[rt->seg_a0[w]].size == size)
+			return w;
+		w = w + 1 < rt->nseg ? w + 1 : 0;
+	}
+	return NONE32;
+}
+
 void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 		    int *rcp)
 {
@@ -1185,17 +1236,20 @@ void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 	if (rt->nwatch)
 		watch_swapins(rt);
 	const struct mp_plan *pl = &rt->plan;
+	uint32_t w;
 	if (rt->phase == PH_IDLE && !rt->explicit_mode && pl->nallocs) {
-		/* right after a complete iteration, the next one starts
-		 * with the very next alloc, or it is recognised anew */
-		if (size == pl->allocs[0].size)
-			start(rt, pl->allocs[0].lower, rt->chained);
+		/* right after a complete iteration, the next one (of the
+		 * cycle) starts with the very next alloc, or it is
+		 * recognised anew */
+		if ((w = recognise(rt, size)) != NONE32)
+			start(rt, w, pl->allocs[rt->seg_a0[w]].lower,
+			      rt->chained && w == rt->seg_next);
 		rt->chained = 0;
 	}
 	if (rt->phase == PH_FOLLOW) {
-		uint32_t c = rt->k < pl->nrequests ? clock_now(rt) : CLOCK_FOREIGN;
+		uint32_t c = rt->k < rt->end ? clock_now(rt) : CLOCK_FOREIGN;
 		uint32_t held = 0;
-		if (rt->k < pl->nrequests && c != CLOCK_FOREIGN && !(c & 1) &&
+		if (rt->k < rt->end && c != CLOCK_FOREIGN && !(c & 1) &&
 		    pl->allocs[c >> 1].size == size) {
 			if (!stream_bind(rt, c >> 1, stream, &held)) {
 				p = serve(rt, c >> 1, size, stream, mem, rcp);
@@ -1212,10 +1266,11 @@ void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 		/* a candidate that failed may restart right here (its
 		 * binding starts anew, so this request binds) */
 		if (rt->phase == PH_IDLE && !rt->explicit_mode &&
-		    size == pl->allocs[0].size) {
-			start(rt, pl->allocs[0].lower, 0);
-			stream_bind(rt, 0, stream, &held);
-			p = serve(rt, 0, size, stream, mem, rcp);
+		    (w = recognise(rt, size)) != NONE32) {
+			uint32_t a0 = rt->seg_a0[w];
+			start(rt, w, pl->allocs[a0].lower, 0);
+			stream_bind(rt, a0, stream, &held);
+			p = serve(rt, a0, size, stream, mem, rcp);
 			pthread_mutex_unlock(&rt->lock);
 			return p;
 		}
@@ -1239,11 +1294,10 @@ int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 	pthread_mutex_lock(&rt->lock);
 	if (rt->nwatch)
 		watch_swapins(rt);
-	const struct mp_plan *pl = &rt->plan;
 	if (rt->phase == PH_FOLLOW) {
 		uint32_t r = NONE32;
 		int match = 0;
-		if (rt->k < pl->nrequests) {
+		if (rt->k < rt->end) {
 			uint32_t c = clock_now(rt);
 			if (c == CLOCK_FOREIGN) {
 				match = !pooled;
@@ -1319,17 +1373,54 @@ void runtime_record_stream(mp_runtime *rt, void *ptr, void *stream)
 	pthread_mutex_unlock(&rt->lock);
 }
 
+/* An iteration left before its end (what: how): a divergence that says
+ * how far it got in the plan, or in its workload of a cycle. */
+static void diverge_early(mp_runtime *rt, const char *what)
+{
+	char whose[48] = "the plan's";
+	if (rt->nseg > 1)
+		snprintf(whose, sizeof(whose), "workload %u's", rt->seg);
+	diverge(rt, "%s after %llu of %s %llu requests", what,
+		(unsigned long long)(rt->k - rt->seg_begin[rt->seg]), whose,
+		(unsigned long long)(rt->end - rt->seg_begin[rt->seg]));
+}
+
+/* An explicit begin of workload w's iteration, under the lock; w past the
+ * plan's workloads leaves the runtime idle (the real allocator serves
+ * everything until the next begin). */
+static void begin(mp_runtime *rt, uint32_t w)
+{
+	rt->explicit_mode = 1;
+	if (rt->phase == PH_FOLLOW)
+		diverge_early(rt, "a new iteration began");
+	rt->last_complete = 0;
+	if (w < rt->nseg && rt->plan.nrequests)
+		start(rt, w, rt->seg_begin[w], 1);
+}
+
 void mp_iteration_begin(mp_runtime *rt)
 {
 	pthread_mutex_lock(&rt->lock);
-	rt->explicit_mode = 1;
-	if (rt->phase == PH_FOLLOW)
-		diverge(rt, "a new iteration began after %llu of the plan's %llu requests",
-			(unsigned long long)rt->k,
-			(unsigned long long)rt->plan.nrequests);
-	if (rt->plan.nrequests)
-		start(rt, 0, 1);
+	begin(rt, rt->seg_next);
 	pthread_mutex_unlock(&rt->lock);
+}
+
+int mp_workload_begin(mp_runtime *rt, unsigned workload)
+{
+	pthread_mutex_lock(&rt->lock);
+	int bad = workload >= rt->nseg;
+	if (bad)
+		warn(rt, W_DIVERGE,
+		     "mp_workload_begin(%u): the plan has %u workload%s: the real allocator serves this iteration",
+		     workload, rt->nseg, rt->nseg == 1 ? "" : "s");
+	begin(rt, workload);
+	pthread_mutex_unlock(&rt->lock);
+	return bad ? -1 : 0;
+}
+
+unsigned mp_workload_count(const mp_runtime *rt)
+{
+	return rt->nseg; /* read-only after open */
 }
 
 int mp_iteration_end(mp_runtime *rt)
@@ -1337,9 +1428,7 @@ int mp_iteration_end(mp_runtime *rt)
 	pthread_mutex_lock(&rt->lock);
 	rt->explicit_mode = 1;
 	if (rt->phase == PH_FOLLOW)
-		diverge(rt, "the iteration ended after %llu of the plan's %llu requests",
-			(unsigned long long)rt->k,
-			(unsigned long long)rt->plan.nrequests);
+		diverge_early(rt, "the iteration ended");
 	int ok = rt->last_complete;
 	rt->last_complete = 0;
 	pthread_mutex_unlock(&rt->lock);

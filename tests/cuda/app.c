@@ -28,7 +28,10 @@
  * Run it on the stand-in libcudart alone,
  * or with LD_PRELOAD=libmemplan.so MEMPLAN_PLAN=...: every check must pass
  * either way, and the stand-in must never see a free of memory it did not
- * hand out.  Exit: 0 all checks passed, 1 a check failed, 2 usage, 3 input.
+ * hand out.  Several TRACEs take turns: each iteration performs them in
+ * the order given, one after the other (their concatenation, cycle.h), as
+ * a process running the workloads of a plan compiled with --cycle does.
+ * Exit: 0 all checks passed, 1 a check failed, 2 usage, 3 input.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -40,6 +43,7 @@
 #include <time.h>
 
 #include "cudart.h"
+#include "cycle.h"
 #include "replay.h"
 #include "tracedb.h"
 
@@ -294,7 +298,7 @@ static void do_free(const struct trace *t, int64_t b, size_t ev)
 }
 
 static const char usage[] =
-	"usage: app TRACE [--iterations N] [--async] [--streams N] [--fresh-streams]\n"
+	"usage: app TRACE... [--iterations N] [--async] [--streams N] [--fresh-streams]\n"
 	"           [--driver] [--check-errors | --keep-error]\n"
 	"           [--torch LIBRARY [--side-stream]] [--diverge ITERATION]...\n"
 	"           [--capture ITERATION [--capture-mode global|thread|relaxed]]\n";
@@ -302,6 +306,8 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
 	const char *path = NULL, *torch = NULL;
+	char *paths[8]; /* several: workloads taking turns */
+	size_t npaths = 0;
 	unsigned iterations = 3;
 	uint64_t diverge = 0; /* bit i: iteration i differs */
 	nstreams = 1;
@@ -334,8 +340,8 @@ int main(int argc, char **argv)
 		}
 		else if (!strcmp(argv[i], "--diverge") && i + 1 < argc)
 			diverge |= (uint64_t)1 << (atoi(argv[++i]) & 63);
-		else if (argv[i][0] != '-' && !path)
-			path = argv[i];
+		else if (argv[i][0] != '-' && npaths < 8)
+			path = paths[npaths++] = argv[i];
 		else {
 			fputs(usage, stderr);
 			return 2;
@@ -367,7 +373,22 @@ int main(int argc, char **argv)
 	}
 	char err[512];
 	struct trace *t;
-	if (trace_load(path, &t, err, sizeof(err))) {
+	if (npaths > 1) {
+		struct trace *in[8] = { NULL };
+		struct cycle cy;
+		int rc = 0;
+		for (size_t i = 0; i < npaths && !rc; i++)
+			rc = trace_load(paths[i], &in[i], err, sizeof(err));
+		if (!rc)
+			rc = cycle_trace(in, npaths, &t, &cy, err, sizeof(err));
+		for (size_t i = 0; i < npaths; i++)
+			trace_free(in[i]);
+		if (rc) {
+			fprintf(stderr, "app: %s\n", err);
+			return 3;
+		}
+		cycle_free(&cy);
+	} else if (trace_load(path, &t, err, sizeof(err))) {
 		fprintf(stderr, "app: %s\n", err);
 		return 3;
 	}

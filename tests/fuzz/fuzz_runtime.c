@@ -90,6 +90,8 @@ static void one(const unsigned char *buf, size_t len, uint64_t twist)
 	struct mp_plan copy = p;
 	copy.timing = NULL; /* the runtime's plan keeps its own */
 	copy.has_timing = 0;
+	copy.workloads = NULL; /* and its CYCLE: drive() walks the clock whole */
+	copy.nworkloads = 0;
 	copy.allocs = malloc((p.nallocs ? p.nallocs : 1) * sizeof(*copy.allocs));
 	copy.swaps = malloc((p.nswaps ? p.nswaps : 1) * sizeof(*copy.swaps));
 	copy.streams = p.has_streams ? malloc((p.nallocs ? p.nallocs : 1) *

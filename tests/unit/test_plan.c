@@ -8,7 +8,9 @@
  * verified; broken plans caught; the verifier's sweep against
  * solver_check() on random traces with holes; the optional SWAP_TIMING
  * section (round trip, refusals, older plans without it) and the
- * simulator's figures it records (sim_attach_timing on a timed trace).
+ * simulator's figures it records (sim_attach_timing on a timed trace);
+ * the optional CYCLE section and cycle plans of zoo mixes (pool, verify,
+ * replay in order and out of it).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cycle.h"
 #include "link.h"
 #include "minimalloc_csv.h"
 #include "plan.h"
@@ -2370,6 +2373,273 @@ static void test_link_trace(void)
 	trace_free(t);
 }
 
+/* --- a cycle: workloads taking turns in one pool ----------------------------- */
+
+static struct trace *zoo_trace(const char *model, unsigned batch)
+{
+	struct synth_opts o = { .model = model, .batch = batch, .device = "h200" };
+	struct trace *t = NULL;
+	if (synth_build(&o, &t, err, sizeof(err)))
+		printf("# %s %u: %s\n", model, batch, err);
+	return t;
+}
+
+/* A cycle plan of in[0..n) by strategy name; 0 on success. */
+static int cycle_plan_of(struct trace *const *in, size_t n, const char *name,
+			 struct trace **t, struct cycle *cy, struct mp_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (cycle_trace(in, n, t, cy, err, sizeof(err)))
+		return -1;
+	if (plan_of(*t, name, 1, p))
+		return -1;
+	return cycle_attach(p, cy, err, sizeof(err));
+}
+
+/* The CYCLE section: written, read back, every malformed field refused. */
+static void test_cycle_format(void)
+{
+	struct trace *in[2] = { zoo_trace("alexnet", 1), zoo_trace("alexnet", 2) };
+	struct trace *t = NULL;
+	struct cycle cy;
+	struct mp_plan p, q;
+	CHECK(in[0] && in[1] && cycle_plan_of(in, 2, "greedy-size", &t, &cy, &p) == 0,
+	      "a cycle plan of two zoo traces builds");
+	if (!t) {
+		printf("# %s\n", err);
+		return;
+	}
+	CHECK_EQ_U64(p.nworkloads, 2, "  ... two workloads");
+	CHECK(p.workloads[0].first_request == 0 &&
+		      p.workloads[1].first_request == cy.requests[0],
+	      "  ... the second starts after the first one's requests");
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0, "  ... and verifies against the concatenation");
+	unsigned char *buf = NULL, *b;
+	size_t len = 0, n;
+	CHECK(mp_plan_encode(&p, &buf, &len, err, sizeof(err)) == 0, "encode a cycle plan");
+	struct tsec s[8];
+	size_t ns = split(buf, s);
+	CHECK(ns == 5 && s[4].type == MP_PLAN_SECTION_CYCLE && s[4].flags == 0 &&
+		      s[4].count == 2 && s[4].esize == 32,
+	      "  ... a CYCLE section: type 7, optional (an older reader follows the cycle as one iteration), 2 entries of 32 bytes");
+	CHECK(strcmp(mp_plan_section_name(MP_PLAN_SECTION_CYCLE), "CYCLE") == 0, "  ... named CYCLE");
+	int rc = mp_plan_decode(buf, len, &q, err, sizeof(err));
+	int same = rc == 0 && q.nworkloads == 2; /* fields: not the padding */
+	for (uint32_t w = 0; same && w < 2; w++)
+		same = q.workloads[w].first_request == p.workloads[w].first_request &&
+		       q.workloads[w].fingerprint == p.workloads[w].fingerprint &&
+		       q.workloads[w].persistent_bytes == p.workloads[w].persistent_bytes &&
+		       q.workloads[w].flags == p.workloads[w].flags;
+	CHECK(same, "decode gives the workloads back");
+	if (!rc)
+		mp_plan_free(&q);
+	b = assemble(s, 4, 1, 0, &n);
+	CHECK(mp_plan_decode(b, n, &q, err, sizeof(err)) == 0 && q.nworkloads == 0 &&
+		      q.workloads == NULL,
+	      "without CYCLE (as an older writer) it loads as one iteration");
+	mp_plan_free(&q);
+	free(b);
+	int all = 1;
+	unsigned char *c = malloc(len);
+	for (size_t i = (size_t)(s[4].data - buf); i < len; i++) {
+		if ((i - (size_t)(s[4].data - buf)) % 32 / 8 == 2)
+			continue; /* persistent_bytes: information, any value */
+		memcpy(c, buf, len);
+		c[i] ^= 0x01;
+		fix_checksum(c, len);
+		if (mp_plan_decode(c, len, &q, err, sizeof(err)) == 0) {
+			all = 0;
+			printf("#   byte %zu of CYCLE flipped: loads\n", i - (size_t)(s[4].data - buf));
+			mp_plan_free(&q);
+		}
+	}
+	free(c);
+	CHECK(all, "every bit 0 flipped in CYCLE but its information (checksum fixed) is refused");
+	struct tsec t6[6] = { s[0], s[1], s[2], s[3], s[4], s[4] };
+	b = assemble(t6, 6, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "a second CYCLE section is refused",
+		(const char *const[]){ "second CYCLE", NULL });
+	unsigned char d[32 * 65];
+	memset(d, 0, sizeof(d));
+	t6[4] = (struct tsec){ 7, 0, 0, 32, d, 0 };
+	b = assemble(t6, 5, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "a CYCLE of no workload is refused",
+		(const char *const[]){ "CYCLE", "0 workloads", NULL });
+	t6[4] = (struct tsec){ 7, 0, 65, 32, d, sizeof(d) };
+	b = assemble(t6, 5, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "a CYCLE of 65 workloads is refused before any is read",
+		(const char *const[]){ "CYCLE", "65 workloads, not 1 to 64", NULL });
+	memcpy(d, s[4].data, 64);
+	put32(d + 32 + 28, 1);
+	t6[4] = (struct tsec){ 7, 0, 2, 32, d, 64 };
+	b = assemble(t6, 5, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "a reserved field not 0 is refused",
+		(const char *const[]){ "CYCLE entry 1, field reserved", NULL });
+	t6[4] = (struct tsec){ 7, 0, 2, 16, d, 32 };
+	b = assemble(t6, 5, 1, 0, &n);
+	refused(b, n, MP_PLAN_EFORMAT, "entries shorter than 32 bytes are refused",
+		(const char *const[]){ "CYCLE", "entry_size", NULL });
+
+	/* validation, field by field */
+	struct mp_plan_workload keep[2];
+	memcpy(keep, p.workloads, sizeof(keep));
+	static const struct {
+		int w, field;
+		uint64_t delta;
+		const char *says;
+	} bad[] = {
+		{ 0, 0, 1, "CYCLE entry 0, field first_request: 1, not 0" },
+		{ 1, 0, (uint64_t)-1, "past the end" },
+		{ 1, 0, 1, "field upper" },
+		{ 1, 1, 1, "CYCLE entry 1, field fingerprint" },
+		{ 1, 3, 4, "CYCLE entry 1, field flags" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(p.workloads, keep, sizeof(keep));
+		struct mp_plan_workload *x = &p.workloads[bad[i].w];
+		if (bad[i].field == 0)
+			x->first_request += bad[i].delta;
+		else if (bad[i].field == 1)
+			x->fingerprint += bad[i].delta;
+		else
+			x->flags += (uint32_t)bad[i].delta;
+		char what[160];
+		snprintf(what, sizeof(what), "an invalid cycle is refused (%s)", bad[i].says);
+		CHECK(mp_plan_validate(&p, err, sizeof(err)) == MP_PLAN_EFORMAT, what);
+		CHECK_STR_HAS(err, bad[i].says, "  ... naming the field");
+	}
+	memcpy(p.workloads, keep, sizeof(keep));
+	p.workloads[1].first_request = p.workloads[0].first_request;
+	CHECK(mp_plan_validate(&p, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "two workloads from one ordinal are refused");
+	CHECK_STR_HAS(err, "hold no allocation", "  ... none empty");
+	p.workloads[1].first_request = p.nrequests;
+	CHECK(mp_plan_validate(&p, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "a workload past the clock is refused");
+	memcpy(p.workloads, keep, sizeof(keep));
+	p.nworkloads = MP_PLAN_MAX_WORKLOADS + 1;
+	CHECK(mp_plan_validate(&p, err, sizeof(err)) == MP_PLAN_EFORMAT,
+	      "more than 64 workloads are refused");
+	p.nworkloads = 2;
+	/* streams: each workload numbers its own from 0 */
+	CHECK(p.has_streams && p.streams[p.nallocs - 1] == 0 &&
+		      mp_plan_validate(&p, err, sizeof(err)) == 0,
+	      "STREAMS numbers the second workload's streams from 0");
+	CHECK(cycle_check(&p, &cy, err, sizeof(err)) == 0, "cycle_check: the plan names these traces");
+	struct trace *rin[2] = { in[1], in[0] }, *rt2 = NULL;
+	struct cycle rcy;
+	CHECK(cycle_trace(rin, 2, &rt2, &rcy, err, sizeof(err)) == 0 &&
+		      cycle_check(&p, &rcy, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "  ... and not the same traces in the other order");
+	CHECK_STR_HAS(err, "another order", "  ... saying so");
+	CHECK(planfile_verify(&p, rt2, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "  ... which verify refuses too");
+	trace_free(rt2);
+	cycle_free(&rcy);
+	free(buf);
+	mp_plan_free(&p);
+	cycle_free(&cy);
+	trace_free(t);
+	trace_free(in[0]);
+	trace_free(in[1]);
+}
+
+static size_t corrupt_reports;
+static void count_corruption(void *ctx, const char *text)
+{
+	(void)ctx;
+	if (!strstr(text, "did not follow the plan")) {
+		corrupt_reports++;
+		printf("#   %s\n", text);
+	}
+}
+
+/* Properties over zoo mixes: a cycle's pool is the largest of the
+ * workloads' own pools (greedy-size places each turn as it would alone)
+ * and below their sum; every cycle plan verifies and replays; in another
+ * order it diverges and corrupts nothing. */
+static void test_cycle_zoo(void)
+{
+	static const struct {
+		const char *m[3];
+		unsigned b[3];
+		size_t n;
+	} mix[] = {
+		{ { "alexnet", "resnet50" }, { 2, 1 }, 2 },
+		{ { "resnet50", "resnet50", "alexnet" }, { 2, 1, 1 }, 3 },
+	};
+	char path[256];
+	snprintf(path, sizeof(path), "/tmp/memplan-test-cycle-%ld.plan", (long)getpid());
+	for (size_t k = 0; k < sizeof(mix) / sizeof(mix[0]); k++) {
+		struct trace *in[3] = { NULL }, *rin[3], *t = NULL, *rt = NULL;
+		uint64_t most = 0, sum = 0;
+		int ok = 1;
+		for (size_t i = 0; i < mix[k].n; i++) {
+			struct mp_plan q;
+			in[i] = zoo_trace(mix[k].m[i], mix[k].b[i]);
+			rin[mix[k].n - 1 - i] = in[i];
+			if (!in[i] || plan_of(in[i], "greedy-size", 1, &q)) {
+				ok = 0;
+				continue;
+			}
+			most = q.pool_size > most ? q.pool_size : most;
+			sum += q.pool_size;
+			mp_plan_free(&q);
+		}
+		char what[200];
+		snprintf(what, sizeof(what), "mix %zu (%s, %s%s%s): %zu workloads plan alone",
+			 k, mix[k].m[0], mix[k].m[1], mix[k].n > 2 ? ", " : "",
+			 mix[k].n > 2 ? mix[k].m[2] : "", mix[k].n);
+		CHECK(ok, what);
+		struct cycle cy = { 0 }, rcy = { 0 };
+		struct mp_plan p;
+		int rc = ok ? cycle_plan_of(in, mix[k].n, "greedy-size", &t, &cy, &p) : -1;
+		CHECK(rc == 0, "  ... and as a cycle");
+		if (rc) {
+			printf("# %s\n", err);
+			goto next;
+		}
+		printf("# pools alone: largest %llu, sum %llu; cycle %llu\n",
+		       (unsigned long long)most, (unsigned long long)sum,
+		       (unsigned long long)p.pool_size);
+		CHECK_EQ_U64(p.pool_size, most, "  ... the cycle's pool is the largest pool alone");
+		CHECK(p.pool_size < sum, "  ... below the sum of the pools alone");
+		CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0, "  ... it verifies");
+		CHECK(mp_plan_write_file(path, &p, err, sizeof(err)) == 0, "  ... is written");
+		struct replay_opts o = { .backend = MP_BACKEND_HOST, .iterations = 2,
+					 .max_reports = 5, .turns = cy.first_request,
+					 .nturns = cy.n };
+		struct replay_result res;
+		corrupt_reports = 0;
+		rc = replay_run(t, path, &o, &res, count_corruption, NULL, err, sizeof(err));
+		CHECK(rc == 0 && res.problems == 0 && res.followed == 2 &&
+			      res.stats.completed == 2 * mix[k].n &&
+			      res.stats.planned_allocs > 0,
+		      "  ... and replays valid, every turn followed");
+		/* the same workloads in the other order */
+		rc = cycle_trace(rin, mix[k].n, &rt, &rcy, err, sizeof(err));
+		struct replay_opts ro = o;
+		ro.turns = rcy.first_request;
+		rc = rc ? rc : replay_run(rt, path, &ro, &res, count_corruption, NULL,
+					  err, sizeof(err));
+		printf("# other order: rc %d, %llu problems, %zu not divergences, %llu divergences\n",
+		       rc, (unsigned long long)res.problems, corrupt_reports,
+		       (unsigned long long)res.stats.divergences);
+		CHECK(rc == 0 && res.problems > 0 && res.followed == 0 &&
+			      corrupt_reports == 0 && res.stats.divergences > 0,
+		      "  ... in the other order: every turn diverges, no byte is lost");
+		mp_plan_free(&p);
+	next:
+		cycle_free(&cy);
+		cycle_free(&rcy);
+		trace_free(t);
+		trace_free(rt);
+		for (size_t i = 0; i < mix[k].n; i++)
+			trace_free(in[i]);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	test_fingerprint();
@@ -2394,5 +2664,7 @@ int main(void)
 	test_link_trace();
 	test_random();
 	test_replay_agrees();
+	test_cycle_format();
+	test_cycle_zoo();
 	return tap_done();
 }

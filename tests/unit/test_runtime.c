@@ -12,7 +12,8 @@
  * request that contradicts them (STREAMS), the ordering each swap and reuse
  * asks of the backend (a logging backend; a copy-in waits for its
  * borrowers' frees alone; record_stream's side streams), every kind of bad
- * plan file, and many
+ * plan file, a cycle of two workloads taking turns (explicit, named,
+ * recognised, out of order, a malformed cycle refused), and many
  * threads allocating at once (--threads: that alone, longer, for `make check-threads` under
  * ThreadSanitizer).
  */
@@ -1223,25 +1224,192 @@ static void test_bad_input(void)
 	CHECK_STR_HAS(err, "cannot take the pool", "  ... saying so");
 }
 
+/* --- a cycle: two workloads taking turns in one pool --------------------------- */
+
+/*
+ * Workload 0 is make_plan()'s iteration without its swap (ordinals 0..7,
+ * C above A and B); workload 1 (ordinals 8..11): X 96K @0, Y 16K @96K,
+ * free X, free Y: it fits in the bytes workload 0 freed, so the pool of
+ * the cycle is workload 0's.
+ */
+static void make_cycle(struct mp_plan *p)
+{
+	make_plan(p, 0, 0, 0);
+	p->allocs[2].offset = 112 * KiB; /* no swap: B above everything */
+	p->pool_size = 176 * KiB;
+	p->lower_bound = 160 * KiB;
+	p->allocs = realloc(p->allocs, 6 * sizeof(*p->allocs));
+	p->allocs[4] = (struct mp_plan_alloc){ 96 * KiB, 0, 4, 8, 10, 0 };
+	p->allocs[5] = (struct mp_plan_alloc){ 16 * KiB, 96 * KiB, 5, 9, 11, 0 };
+	p->nallocs = 6;
+	p->nrequests = 12;
+	static const uint64_t sz[] = { 64 * KiB, 32 * KiB, 64 * KiB, 16 * KiB,
+				       96 * KiB, 16 * KiB };
+	p->fingerprint = mp_plan_fingerprint(sz, 6);
+	p->nworkloads = 2;
+	p->workloads = calloc(2, sizeof(*p->workloads));
+	p->workloads[0] = (struct mp_plan_workload){ 0, mp_plan_fingerprint(sz, 4), 0, 0 };
+	p->workloads[1] = (struct mp_plan_workload){ 8, mp_plan_fingerprint(sz + 4, 2), 0, 0 };
+}
+
+/* Workload 1's requests; 1 when both came from the pool at their offsets
+ * and X kept its bytes. */
+static int run_second(mp_runtime *rt, int *intact_out)
+{
+	char *pool = mp_pool(rt, NULL);
+	void *x = mp_alloc(rt, 96 * KiB, NULL);
+	replay_fill(x, 96 * KiB, 0, 4, 0);
+	void *y = mp_alloc(rt, 16 * KiB, NULL);
+	replay_fill(y, 16 * KiB, 0, 5, 0);
+	*intact_out = intact(x, 96 * KiB, 4) && intact(y, 16 * KiB, 5);
+	int planned = x == pool && (char *)y == pool + 96 * KiB;
+	mp_free(rt, x, NULL);
+	mp_free(rt, y, NULL);
+	return planned;
+}
+
+/* Workload 0's requests, checking every buffer's bytes at its free. */
+static int run_first(mp_runtime *rt, int *intact_out)
+{
+	void *ptr[4];
+	static const size_t sz[] = { 64 * KiB, 32 * KiB, 64 * KiB, 16 * KiB };
+	ptr[0] = mp_alloc(rt, sz[0], NULL);
+	ptr[1] = mp_alloc(rt, sz[1], NULL);
+	ptr[2] = mp_alloc(rt, sz[2], NULL);
+	for (int i = 0; i < 3; i++)
+		replay_fill(ptr[i], sz[i], 0, (uint32_t)i, 0);
+	int ok = intact(ptr[2], sz[2], 2);
+	mp_free(rt, ptr[2], NULL);
+	ptr[3] = mp_alloc(rt, sz[3], NULL);
+	replay_fill(ptr[3], sz[3], 0, 3, 0);
+	ok = ok && intact(ptr[0], sz[0], 0) && intact(ptr[1], sz[1], 1) &&
+	     intact(ptr[3], sz[3], 3);
+	*intact_out = ok;
+	int pooled = mp_owns(rt, ptr[0]) + mp_owns(rt, ptr[1]) + mp_owns(rt, ptr[3]);
+	mp_free(rt, ptr[0], NULL);
+	mp_free(rt, ptr[1], NULL);
+	mp_free(rt, ptr[3], NULL);
+	return pooled;
+}
+
+static void test_cycle(void)
+{
+	struct mp_plan p;
+	make_cycle(&p);
+	char path[300];
+	snprintf(path, sizeof(path), "%s", write_plan("cycle.plan", &p));
+	mp_runtime *rt = open_host(path, 0);
+	CHECK(rt != NULL, "a plan of two workloads taking turns opens");
+	if (!rt)
+		return;
+	CHECK_EQ_U64(mp_workload_count(rt), 2, "  ... two workloads");
+	int ok, all = 1;
+	/* explicit: the cycle's order, then each named */
+	mp_iteration_begin(rt);
+	CHECK(run_first(rt, &ok) == 3 && ok, "  ... workload 0 follows its part (explicit begin)");
+	CHECK(mp_iteration_end(rt) == 1, "  ... to its end");
+	mp_iteration_begin(rt);
+	CHECK(run_second(rt, &ok) && ok, "  ... then workload 1, over the bytes workload 0 freed");
+	CHECK(mp_iteration_end(rt) == 1, "  ... to its end");
+	CHECK(mp_workload_begin(rt, 1) == 0, "mp_workload_begin names workload 1 out of turn");
+	CHECK(run_second(rt, &ok) && ok && mp_iteration_end(rt) == 1, "  ... and it is followed");
+	struct mp_stats s;
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.out_of_order, 1, "  ... counted out of order");
+	/* the cycle has workload 0 next; the program runs workload 1 */
+	mp_iteration_begin(rt);
+	int planned = run_second(rt, &ok);
+	CHECK(!planned && ok, "an iteration of another workload than the cycle's next: real allocator, bytes intact");
+	CHECK(mp_iteration_end(rt) == 0, "  ... and it did not follow the plan");
+	char why[400];
+	CHECK(mp_last_problem(rt, why, sizeof(why)), "  ... a problem is recorded");
+	CHECK_STR_HAS(why, "where the plan has an alloc of 65536 bytes", "  ... naming the expected request");
+	CHECK(mp_workload_begin(rt, 0) == 0 && run_first(rt, &ok) == 3 && ok &&
+		      mp_iteration_end(rt) == 1,
+	      "  ... the next iteration in turn is followed again");
+	CHECK(mp_workload_begin(rt, 2) == -1, "mp_workload_begin of a workload the plan lacks: -1");
+	planned = run_second(rt, &ok);
+	CHECK(!planned && ok && mp_iteration_end(rt) == 0, "  ... its iteration goes to the real allocator");
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.pool_frees + s.real_frees,
+		     s.planned_allocs + s.pass_through + s.fallback_allocs,
+		     "  ... every allocation freed once");
+	mp_close(rt);
+
+	/* recognised: 0, 1, 1, 0 by their first requests (match 1) */
+	rt = open_host(path, 1);
+	if (!rt)
+		return;
+	int pooled = run_first(rt, &ok);
+	all &= ok;
+	CHECK(pooled == 2, "recognised: workload 0's first request confirms it, the rest from the pool");
+	CHECK(run_second(rt, &ok) && ok, "  ... workload 1 right after it follows from its first request");
+	all &= ok;
+	void *x = mp_alloc(rt, 96 * KiB, NULL);
+	void *y = mp_alloc(rt, 16 * KiB, NULL);
+	CHECK(!mp_owns(rt, x) && mp_owns(rt, y), "  ... workload 1 again, out of turn: recognised by its first request");
+	mp_free(rt, x, NULL);
+	mp_free(rt, y, NULL);
+	pooled = run_first(rt, &ok);
+	all &= ok;
+	CHECK(pooled == 3, "  ... then workload 0, the cycle's next, from its first request");
+	CHECK(all, "  ... every buffer kept its bytes");
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.iterations, 4, "  ... 4 iterations followed");
+	CHECK_EQ_U64(s.completed, 4, "  ... to their ends");
+	CHECK_EQ_U64(s.out_of_order, 1, "  ... one out of the cycle's order");
+	CHECK_EQ_U64(s.divergences, 0, "  ... no divergence");
+	mp_close(rt);
+
+	/* the loader refuses a malformed cycle, whatever the way in */
+	make_cycle(&p);
+	unsigned char *b;
+	size_t n;
+	CHECK(mp_plan_encode(&p, &b, &n, err, sizeof(err)) == 0, "encode the cycle plan");
+	mp_plan_free(&p);
+	/* the CYCLE section is the last: its second entry's first_request */
+	unsigned char *e = b + n - MP_PLAN_WORKLOAD_SIZE;
+	e[0] = 7; /* workload 1 from ordinal 7: E (freed at 7) would cross */
+	uint32_t crc = mp_plan_checksum(b, n);
+	for (int i = 0; i < 4; i++)
+		b[MP_PLAN_CHECKSUM_AT + i] = (unsigned char)(crc >> (8 * i));
+	snprintf(path, sizeof(path), "%s/badcycle.plan", dir);
+	FILE *f = fopen(path, "wb");
+	fwrite(b, 1, n, f);
+	fclose(f);
+	free(b);
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	CHECK(!mp_open(path, &o, err, sizeof(err)), "a cycle whose workload's buffer crosses into the next is refused");
+	CHECK_STR_HAS(err, "ALLOCS entry 3, field upper: clock ordinal 7 is past the end 7 of its workload 0",
+		      "  ... naming the entry and its workload");
+	printf("# %s\n", err);
+}
+
 /* --- threads ---------------------------------------------------------------- */
 
 struct worker {
 	mp_runtime *rt;
-	int id, rounds, bad;
+	int id, rounds, bad, cycle;
 };
 
 static void *work(void *arg)
 {
 	struct worker *w = arg;
-	static const size_t sizes[] = { 64 * KiB, 32 * KiB, 64 * KiB, 16 * KiB, 4000 };
+	static const size_t sizes[] = { 64 * KiB, 32 * KiB, 64 * KiB, 16 * KiB,
+					4000, 96 * KiB };
 	uint64_t x = 0x9e3779b97f4a7c15ull * (uint64_t)(w->id + 1);
 	for (int i = 0; i < w->rounds; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		if (w->id == 0 && x % 7 == 0) {
-			mp_iteration_begin(w->rt);
+			if (w->cycle && x % 3 == 0)
+				mp_workload_begin(w->rt, (unsigned)(x >> 8) % 3);
+			else
+				mp_iteration_begin(w->rt);
 			continue;
 		}
-		size_t n = sizes[x % 5];
+		size_t n = sizes[x % (w->cycle ? 6 : 5)];
 		void *p = mp_alloc(w->rt, n, NULL);
 		if (!p) {
 			w->bad++;
@@ -1261,16 +1429,20 @@ static void *work(void *arg)
  * gets planned offsets, and frees in planned order, so no two live buffers
  * can share bytes.  (A swap assumes the trace's uses as well, which threads
  * using their buffers at will do not follow.) */
-static void test_threads(int rounds)
+static void test_threads(int rounds, int cycle)
 {
 	struct mp_plan p;
-	make_plan(&p, 0, 0, 0);
-	/* without its swap, C cannot sit over A (both live at request 2):
-	 * it goes above everything, so the plan is one planfile_verify
-	 * would pass (A+B+C = 160K at request 2) */
-	p.allocs[2].offset = 112 * KiB;
-	p.pool_size = 176 * KiB;
-	p.lower_bound = 160 * KiB;
+	if (cycle) { /* two workloads: turns begun, named and recognised */
+		make_cycle(&p);
+	} else {
+		make_plan(&p, 0, 0, 0);
+		/* without its swap, C cannot sit over A (both live at request
+		 * 2): it goes above everything, so the plan is one
+		 * planfile_verify would pass (A+B+C = 160K at request 2) */
+		p.allocs[2].offset = 112 * KiB;
+		p.pool_size = 176 * KiB;
+		p.lower_bound = 160 * KiB;
+	}
 	mp_runtime *rt = open_host(write_plan("threads.plan", &p), 1);
 	if (!rt)
 		return;
@@ -1278,7 +1450,7 @@ static void test_threads(int rounds)
 	pthread_t th[N];
 	struct worker w[N];
 	for (int i = 0; i < N; i++) {
-		w[i] = (struct worker){ rt, i, rounds, 0 };
+		w[i] = (struct worker){ rt, i, rounds, 0, cycle };
 		pthread_create(&th[i], NULL, work, &w[i]);
 	}
 	int bad = 0;
@@ -1286,7 +1458,8 @@ static void test_threads(int rounds)
 		pthread_join(th[i], NULL);
 		bad += w[i].bad;
 	}
-	CHECK(bad == 0, "8 threads allocating at once: no buffer lost its bytes");
+	CHECK(bad == 0, cycle ? "8 threads allocating at once over a cycle plan: no buffer lost its bytes"
+			      : "8 threads allocating at once: no buffer lost its bytes");
 	struct mp_stats s;
 	mp_stats_get(rt, &s);
 	printf("# %llu planned, %llu real, %llu divergences, %llu iterations\n",
@@ -1323,8 +1496,10 @@ int main(int argc, char **argv)
 		test_ordering();
 		test_record_stream();
 		test_bad_input();
+		test_cycle();
 	}
-	test_threads(threads_only ? 5000 : 20000);
+	test_threads(threads_only ? 5000 : 20000, 0);
+	test_threads(threads_only ? 5000 : 20000, 1);
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
