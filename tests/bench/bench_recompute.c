@@ -40,7 +40,9 @@ struct row {
 
 static const struct row rows[] = {
 	{ "resnet50", 32, SYNTH_FP32 },
+	{ "alexnet", 128, SYNTH_FP32 },
 	{ "vgg16", 32, SYNTH_FP32 },
+	{ "inception_v3", 32, SYNTH_FP16 },
 	{ "bert-base", 16, SYNTH_FP32 },
 	{ "gpt2", 8, SYNTH_BF16 },
 };
