@@ -247,19 +247,22 @@ static int cmd_import(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "kineto", required_argument, NULL, 'k' },
+		{ "snapshot", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *from = NULL, *out = NULL, *kineto = NULL;
+	const char *from = NULL, *out = NULL, *kineto = NULL, *snap = NULL;
 	int device = SNAPSHOT_ANY_DEVICE, c;
 	int64_t pid = NSYS_ANY_PID;
 	uint64_t v;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:d:p:k:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:d:p:k:s:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			from = optarg;
 		else if (c == 'k')
 			kineto = optarg;
+		else if (c == 's')
+			snap = optarg;
 		else if (c == 'o')
 			out = optarg;
 		else if (c == 'd') {
@@ -295,6 +298,14 @@ static int cmd_import(int argc, char **argv)
 	if (kineto && cli_same_file(kineto, out))
 		return cli_usage_error("import: the output '%s' is the profiler trace: write the trace elsewhere",
 				       out);
+	if (snap && strcmp(from, "pytorch-et") != 0)
+		return cli_usage_error("import: --snapshot applies to pytorch-et (a snapshot alone: --from pytorch-snapshot)");
+	if (snap && kineto)
+		return cli_usage_error("import: --kineto and --snapshot both give the step's allocations: give one "
+				       "(--kineto also gives GPU times)");
+	if (snap && cli_same_file(snap, out))
+		return cli_usage_error("import: the output '%s' is the snapshot: write the trace elsewhere",
+				       out);
 	if (strcmp(from, "minimalloc-csv") == 0) {
 		if (device != SNAPSHOT_ANY_DEVICE)
 			return cli_usage_error("import: --device applies to pytorch-snapshot, nsys-sqlite and pytorch-et");
@@ -302,7 +313,7 @@ static int cmd_import(int argc, char **argv)
 	} else if (strcmp(from, "pytorch-snapshot") == 0) {
 		rc = snapshot_import(argv[optind], device, &t, err, sizeof(err));
 	} else if (strcmp(from, "pytorch-et") == 0) {
-		rc = et_import(argv[optind], kineto, device < 0 ? ET_ANY_DEVICE : device,
+		rc = et_import(argv[optind], kineto, snap, device < 0 ? ET_ANY_DEVICE : device,
 			       &t, err, sizeof(err));
 	} else if (strcmp(from, "nsys-sqlite") == 0) {
 		rc = nsys_import_process(argv[optind], device < 0 ? NSYS_ANY_DEVICE : device,
@@ -591,13 +602,18 @@ static const char import_options[] =
 	"                           pytorch-snapshot, nsys-sqlite or pytorch-et\n"
 	"                           (required)\n"
 	"  -o, --output TRACE       the trace to write (required)\n"
-	"  -d, --device N           pytorch-snapshot, nsys-sqlite: the device to take\n"
+	"  -d, --device N           pytorch-snapshot, nsys-sqlite, pytorch-et: the\n"
+	"                           device to take\n"
 	"                           (default: the only one with a history)\n"
 	"  -p, --pid P              nsys-sqlite: the process to take (default: the\n"
 	"                           only one with memory events on the device)\n"
 	"  -k, --kineto FILE        pytorch-et: the profiler's Chrome/Kineto trace of\n"
 	"                           the same window, for real allocations, frees and\n"
 	"                           GPU times (default: none; sizes and frees inferred)\n"
+	"  -s, --snapshot FILE      pytorch-et: a memory snapshot of the same run\n"
+	"                           (torch.cuda.memory._dump_snapshot), for real\n"
+	"                           allocations and frees instead of --kineto; the\n"
+	"                           step is found in its history (default: none)\n"
 	"  -h, --help               this text\n";
 static const char export_options[] =
 	"  -t, --to FORMAT          the output's format: minimalloc-csv (required)\n"
@@ -630,7 +646,7 @@ static const struct cli_command commands[] = {
 	  "show what a trace holds: source, counts, span, peak, lower bound",
 	  info_options },
 	{ "import", cmd_import,
-	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite|pytorch-et IN -o TRACE [--device N] [--pid P] [--kineto KINETO]",
+	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite|pytorch-et IN -o TRACE [--device N] [--pid P] [--kineto KINETO | --snapshot SNAP]",
 	  "convert another tool's file into a trace",
 	  import_options },
 	{ "export", cmd_export, "export --to minimalloc-csv TRACE [-o OUT]",

@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct trace *t = NULL;
 	s = (struct src){ data, size, 0, chunk };
 	int rc = et_import_streams("fuzz.json", src_read, &s, NULL, NULL, NULL,
-				   ET_ANY_DEVICE, &t, err, sizeof(err));
+				   NULL, ET_ANY_DEVICE, &t, err, sizeof(err));
 	if (rc == 0) {
 		if (!t || !t->finished)
 			abort();
@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s = (struct src){ data, size, 0, chunk };
 	t = NULL;
 	rc = et_import_streams("fuzz.json", src_read, &s, "fuzz-k.json", src_read, &k,
-			       ET_ANY_DEVICE, &t, err, sizeof(err));
+			       NULL, ET_ANY_DEVICE, &t, err, sizeof(err));
 	if (rc == 0) {
 		if (!t || !t->finished)
 			abort();

@@ -7,6 +7,7 @@
 # computed here from the simulation itself.
 #
 #   make_et.py KIND OUT.json [--kineto K.json] [--big N]
+#              [--snapshot S.pickle [--variant plain|steps3|cut|lost]]
 #
 # KIND is a schema shape: 1.0.0 (flat, five-element tensors), 1.0.1 (flat),
 # 1.0.2, 1.0.3, 1.0.4, 1.1.0, 1.1.1 (nested, "-chakra.0.0.4"; 1.1.1 with
@@ -21,10 +22,20 @@
 # joined by correlation, [memory] events with addresses; --kineto-noaddr
 # writes [memory] events without Addr.  --big N writes N nodes of a
 # repeated layer instead (for the benchmark), no expect file.
+# --snapshot writes a memory snapshot of the same run (the pickle of
+# torch.cuda.memory._dump_snapshot): the weights as blocks allocated before
+# the history, a warm-up of other allocations, the step (each aten::mm with
+# a cuBLAS workspace the ET does not show), the next step's first
+# allocations.  Variants: steps3 (the step three times over: ambiguous,
+# the same answer), cut (the history's ring buffer lost the step's first
+# allocation), lost (the loss never reached the caching allocator).
 # OUT.expect holds "key value" lines: buffers, persistent, accesses_known,
 # accesses_unknown, no_schema, truncated, peak (inferred, without Kineto),
-# peak_kineto (with Kineto: the profiler's largest Total Allocated).
+# peak_kineto (with Kineto: the profiler's largest Total Allocated), and
+# with --snapshot peak_snapshot and buffers_snapshot (the step's window
+# replayed from the history) and hidden (allocations the ET does not show).
 import json
+import pickle
 import sys
 
 F, B = 101, 202  # forward and autograd thread ids
@@ -57,6 +68,8 @@ class Sim:
         s.pairs = []  # per leaf op: {gen: known?}
         s.no_schema = 0
         s.truncated = 0
+        s.hist = []  # the caching allocator's history: (action, addr, bytes asked)
+        s.weights = []
 
     def newid(s):
         i = s.next_id
@@ -76,8 +89,12 @@ class Sim:
         else:
             addr = s.heap
             s.heap += blk
-        st = {"addr": addr, "bytes": blk, "gen": len(s.gens), "sid": None}
+        st = {"addr": addr, "bytes": blk, "gen": len(s.gens), "sid": None, "asked": nbytes}
         s.gens.append([0, None, None, before_window])
+        if before_window:
+            s.weights.append(st)
+        else:
+            s.hist.append(("alloc", addr, nbytes))
         s.allocated += blk
         s.peak_alloc = max(s.peak_alloc, s.allocated)
         if not before_window:
@@ -85,6 +102,7 @@ class Sim:
         return st
 
     def free(s, st, tid):
+        s.hist.append(("free", st["addr"], st["asked"]))
         s.allocated -= st["bytes"]
         s.free_blocks.setdefault(st["bytes"], []).append(st["addr"])
         s.memory(st["addr"], -st["bytes"], tid)
@@ -252,6 +270,9 @@ class Sim:
                 outs.append(("f", {"st": st, "numel": x}))
             else:
                 outs.append((kind, x))
+        if name == "aten::mm":  # cuBLAS's workspace: in the history only
+            s.hist.append(("alloc", 0x7E0000000000, 4 << 20))
+            s.hist.append(("free", 0x7E0000000000, 4 << 20))
         s.end(op, schema, ins, outs, kernel=kernel)
         return [t for _, t in outs]
 
@@ -360,11 +381,80 @@ def finish(s):
             "start_ts": 1, "nodes": s.nodes, "finish_ts": 2}
 
 
+def snapshot(s, path, variant):
+    """The history around the step, as PyTorch records it; returns the
+    window's figures (peak of bytes asked, buffers, hidden allocations)."""
+    t = [1_760_000_000_000_000]
+
+    def entry(action, addr, size):
+        t[0] += 13
+        return {"action": action, "addr": addr, "size": size, "stream": 0, "time_us": t[0],
+                "frames": [{"filename": "/home/ml/train.py", "line": 40, "name": "step"}]}
+
+    def replay(h):
+        out = []
+        for action, addr, size in h:
+            if action == "alloc":
+                out.append(entry("alloc", addr, size))
+            else:
+                out.append(entry("free_requested", addr, size))
+                out.append(entry("free_completed", addr, size))
+        return out
+
+    warm = []
+    for i in range(12):  # a warm-up of sizes the step does not use
+        warm += [("alloc", 0x7D0000000000 + i * 65536, 1000 + 24 * i),
+                 ("free", 0x7D0000000000 + i * 65536, 1000 + 24 * i)]
+    step = list(s.hist)
+    if variant == "lost":  # the loss (the one 4-byte output) never seen
+        lost = [e for e in step if e[0] == "alloc" and e[2] == 4][0][1]
+        step = [e for e in step if not (e[1] == lost and e[2] == 4)]
+    window = list(step)
+    steps = [step] * (3 if variant == "steps3" else 1)
+    hist = replay(warm)
+    for st in steps:
+        hist += replay(st)
+    if variant == "cut":  # the ring buffer begins after the first allocation
+        first = [i for i, e in enumerate(hist) if e["action"] == "alloc"
+                 and e["addr"] == step[0][1]][0]
+        hist = hist[first + 1:]
+    nxt = [e for e in step if e[0] == "alloc"][:3]
+    hist += replay([("alloc", 0x7C0000000000 + i * 65536, e[2]) for i, e in enumerate(nxt)])
+    live = {}
+    for e in hist:
+        if e["action"] == "alloc":
+            live[e["addr"]] = e["size"]
+        elif e["action"] == "free_completed":
+            live.pop(e["addr"], None)
+    segs = [{"device": 0, "address": 0x7F0000000000, "total_size": s.heap - 0x7F0000000000,
+             "allocated_size": 0, "active_size": 0, "requested_size": 0, "stream": 0,
+             "segment_type": "large", "segment_pool_id": (0, 0), "is_expandable": False,
+             "frames": [],
+             "blocks": [{"address": w["addr"], "size": w["bytes"], "requested_size": w["asked"],
+                         "state": "active_allocated", "frames": []} for w in s.weights]}]
+    with open(path, "wb") as f:
+        pickle.dump({"segments": segs, "device_traces": [hist],
+                     "allocator_settings": {"expandable_segments": False}}, f, protocol=4)
+    cur = sum(w["asked"] for w in s.weights)
+    peak, nbuf, hidden = cur, len(s.weights), 0
+    for action, addr, size in window:
+        if action == "alloc":
+            cur += size
+            nbuf += 1
+            hidden += addr == 0x7E0000000000
+        else:
+            cur -= size
+        peak = max(peak, cur)
+    return peak, nbuf + (variant == "lost"), hidden
+
+
 def main():
     kind, out = sys.argv[1], sys.argv[2]
     kin = None
     nbig = None
     noaddr = False
+    snap = None
+    variant = "plain"
     a = sys.argv[3:]
     while a:
         if a[0] in ("--kineto", "--kineto-noaddr"):
@@ -373,6 +463,12 @@ def main():
             a = a[2:]
         elif a[0] == "--big":
             nbig = int(a[1])
+            a = a[2:]
+        elif a[0] == "--snapshot":
+            snap = a[1]
+            a = a[2:]
+        elif a[0] == "--variant":
+            variant = a[1]
             a = a[2:]
         else:
             sys.exit("make_et.py: unknown option " + a[0])
@@ -405,6 +501,9 @@ def main():
                 "no_schema %d\ntruncated %d\npeak %d\npeak_kineto %d\nleaf_ops %d\n" % (
                     len(gens), sum(1 for g in gens if g[3]), known, unknown, s.no_schema,
                     s.truncated, peak, s.peak_alloc, nleaf))
+        if snap:
+            f.write("peak_snapshot %d\nbuffers_snapshot %d\nhidden %d\n" %
+                    snapshot(s, snap, variant))
 
 
 main()

@@ -7,7 +7,15 @@
 # that importing the two must give back the step the zoo made: the same
 # buffers, order, accesses and GPU times (standard library only).
 #
-#   zoo_to_et.py SYNTH.trace ET.json KINETO.json
+#   zoo_to_et.py SYNTH.trace ET.json KINETO.json [SNAPSHOT.pickle]
+#
+# With SNAPSHOT, also a memory snapshot of the same run as
+# torch.cuda.memory._dump_snapshot writes it: its history holds the weights
+# allocated (the buffers that live through the step), a warm-up of other
+# allocations, all freed, the step's allocations and frees (each alloc
+# recording the bytes asked for, as the caching allocator does), and the
+# first allocations of the next step; its segments hold the blocks live at
+# the end.  Importing the ET with it must give back the step too.
 #
 # Each kernel (and copy) becomes a leaf operator whose schema says how it
 # touches each buffer: read (Tensor), written (Tensor(a!) in an .out
@@ -18,6 +26,8 @@
 # expressed (a buffer allocated long before its first use, an operator that
 # writes one buffer and reads-and-writes another) on stderr.
 import json
+import pickle
+import random
 import sqlite3
 import sys
 
@@ -136,6 +146,8 @@ def main():
     nodes.append({"id": 1, "name": "[pytorch|profiler|execution_trace|process]", "ctrl_deps": 1,
                   "inputs": {"values": [], "shapes": [], "types": []},
                   "outputs": {"values": [], "shapes": [], "types": []}, "attrs": []})
+    if len(sys.argv) > 4:
+        write_snapshot(sys.argv[4], events, size, allocated)
     with open(et_path, "w") as f:
         json.dump({"schema": "1.1.1-chakra.0.0.4", "pid": 1, "time": "zoo", "start_ts": 0,
                    "nodes": nodes, "finish_ts": 1}, f)
@@ -143,6 +155,65 @@ def main():
         json.dump({"schemaVersion": 1, "traceEvents": kin}, f)
     if problems:
         print("zoo_to_et.py: %d accesses could not be expressed exactly" % problems, file=sys.stderr)
+
+
+def write_snapshot(path, events, size, allocated):
+    hist = []
+    clock = [1_760_000_000_000_000]
+    live = {}
+    top = [0x7F0000000000]
+    segs = []
+
+    def entry(action, addr, nbytes, where):
+        clock[0] += 11
+        hist.append({"action": action, "addr": addr, "size": nbytes, "stream": 0,
+                     "time_us": clock[0], "compile_context": "N/A", "user_metadata": "",
+                     "frames": [{"filename": "/home/ml/train.py", "line": where,
+                                 "name": "step"}]})
+
+    def alloc(nbytes, where):
+        block = (nbytes + 511) // 512 * 512
+        addr = top[0]
+        top[0] += block
+        segs.append([addr, block])
+        entry("segment_alloc", addr, block, where)
+        entry("alloc", addr, nbytes, where)
+        live[addr] = nbytes
+        return addr
+
+    def free(addr, where):
+        entry("free_requested", addr, live[addr], where)
+        entry("free_completed", addr, live.pop(addr), where)
+
+    for b in sorted(size):  # the weights and what else lives through the step
+        if b not in allocated:
+            alloc(size[b], 10)
+    rng = random.Random(7)
+    warm = [alloc(rng.randrange(1, 1 << 16) * 8 + 3, 20) for _ in range(40)]
+    for a in warm:
+        free(a, 21)
+    addr = {}
+    first = []
+    for seq, typ, buf, name, t0, t1, nbytes, aux in events:
+        if typ == 0:
+            addr[buf] = alloc(size[buf], 30)
+            first.append(buf)
+        elif typ == 1 and buf in addr:
+            free(addr[buf], 31)
+    for buf in first[:5]:  # the next step begins
+        alloc(size[buf], 30)
+    blocks = {}
+    for a, nbytes in live.items():
+        blocks[a] = {"address": a, "size": (nbytes + 511) // 512 * 512,
+                     "requested_size": nbytes, "state": "active_allocated", "frames": []}
+    segments = [{"device": 0, "address": a, "total_size": n, "allocated_size": 0,
+                 "active_size": 0, "requested_size": 0, "stream": 0,
+                 "segment_type": "large" if n > (1 << 20) else "small",
+                 "segment_pool_id": (0, 0), "is_expandable": False, "frames": [],
+                 "blocks": [blocks[a]] if a in blocks else []} for a, n in segs]
+    with open(path, "wb") as f:
+        pickle.dump({"segments": segments, "device_traces": [hist],
+                     "allocator_settings": {"expandable_segments": False}}, f, protocol=4)
 
 
 main()

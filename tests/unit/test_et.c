@@ -42,7 +42,7 @@ static struct trace *import(const char *nodes)
 	struct src s = { doc, strlen(doc), 0 };
 	struct trace *t = NULL;
 	err[0] = 0;
-	if (et_import_streams("t.json", src_read, &s, NULL, NULL, NULL, ET_ANY_DEVICE, &t,
+	if (et_import_streams("t.json", src_read, &s, NULL, NULL, NULL, NULL, ET_ANY_DEVICE, &t,
 			      err, sizeof(err)))
 		printf("#   %s\n", err);
 	return t;

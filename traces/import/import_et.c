@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "et_align.h"
+#include "import_snapshot.h"
 #include "zinput.h"
 
 #define MAX_NODES ((size_t)1 << 31)
@@ -61,6 +63,7 @@ struct gen {              /* one buffer's life on one storage */
 	int64_t born, last;   /* op indexes; born -1: before the window */
 	int64_t alloc_mem, free_mem; /* profiler memory events, -1 none */
 	int64_t buf;          /* trace buffer id, -1 none */
+	int64_t snap;         /* its buffer in the memory snapshot, -1 none */
 	int32_t device;
 	int used_bwd;         /* an op of the backward pass reaches it */
 	int64_t next;         /* the first op after its birth that reaches it */
@@ -120,6 +123,11 @@ struct im {
 	size_t nmem, capmem;
 	size_t kevents;
 	int64_t reserved_peak;
+	/* memory snapshot */
+	const char *sname;
+	struct trace *snap;
+	size_t s_outputs, s_matched, s_hidden, s_inputs, s_inputs_matched;
+	size_t s_ties, s_before;
 };
 
 static int bad(struct im *im, const char *fmt, ...)
@@ -992,7 +1000,7 @@ static int new_gen(struct im *im, int64_t born, int64_t *out)
 	if (GROW(im->gens, im->capgens, im->ngens + 1))
 		return nomem(im);
 	im->gens[im->ngens] = (struct gen){ .born = born, .last = born,
-		.alloc_mem = -1, .free_mem = -1, .buf = -1, .next = -1 };
+		.alloc_mem = -1, .free_mem = -1, .buf = -1, .snap = -1, .next = -1 };
 	*out = (int64_t)im->ngens++;
 	return 0;
 }
@@ -1223,8 +1231,8 @@ out:
 
 struct item {
 	int64_t key;
-	uint8_t kind; /* 0 alloc, 1 op, 2 free */
-	int64_t idx;  /* alloc/free: buffer; op: op index */
+	uint8_t kind; /* 0 alloc, 1 op, 2 free, 3 a snapshot's mark */
+	int64_t idx;  /* alloc/free: buffer; op: op index; mark: its event */
 	int64_t ord;
 	int64_t ts;
 };
@@ -1320,6 +1328,9 @@ static int push_item(struct item **it, size_t *n, size_t *cap, struct item x)
 	(*it)[(*n)++] = x;
 	return 0;
 }
+
+static int emit(struct im *im, const struct item *it, size_t n,
+		const int64_t *bufkey0, const int64_t *bufkey1);
 
 /*
  * Builds buffers and events.  Without a profiler trace every key is the
@@ -1474,13 +1485,37 @@ static int build(struct im *im, int kineto)
 			}
 	}
 	qsort(it, n, sizeof(*it), cmp_item);
+	if ((rc = emit(im, it, n, bufkey0, bufkey1)) != 0)
+		goto out;
+	if (kineto)
+		stream_times(im->t);
+	goto out;
+oom:
+	rc = nomem(im);
+out:
+	free(it);
+	free(bufkey0);
+	free(bufkey1);
+	map_free(&open);
+	return rc;
+}
+
+/*
+ * The events of the sorted items, with each operator's accesses to the
+ * buffers live then (bufkey0 < key < bufkey1, by buffer; alloc, op and
+ * free items of one key sort in that order).  Marks (kind 3) are copied
+ * from the snapshot.
+ */
+static int emit(struct im *im, const struct item *it, size_t n,
+		const int64_t *bufkey0, const int64_t *bufkey1)
+{
 	/* an access needs its buffer live: strictly inside (alloc, free) */
 	int64_t *stamp = malloc((im->t->nbuffers + 1) * sizeof(*stamp));
 	uint32_t *slot = malloc((im->t->nbuffers + 1) * sizeof(*slot));
 	if (!stamp || !slot) {
 		free(stamp);
 		free(slot);
-		goto oom;
+		return nomem(im);
 	}
 	for (size_t b = 0; b < im->t->nbuffers; b++)
 		stamp[b] = -1;
@@ -1489,9 +1524,21 @@ static int build(struct im *im, int kineto)
 		struct trace_event e = { .seq = trace_next_seq(im->t), .t_start = TRACE_TIME_NONE,
 					 .t_end = TRACE_TIME_NONE, .buffer = TRACE_NONE,
 					 .stream = TRACE_NONE };
+		if (x->kind == 3) {
+			const struct trace_event *m = &im->snap->events[x->idx];
+			e.type = m->type;
+			e.aux = m->aux;
+			e.bytes = m->bytes;
+			e.name = m->name;
+			e.stream = m->stream;
+			if (trace_add_event(im->t, &e) < 0)
+				goto oom2;
+			continue;
+		}
 		if (x->kind != 1) {
 			e.type = x->kind == 0 ? TRACE_EV_ALLOC : TRACE_EV_FREE;
 			e.buffer = x->idx;
+			e.stream = im->t->buffers[x->idx].stream;
 			e.t_start = x->ts;
 			if (trace_add_event(im->t, &e) < 0)
 				goto oom2;
@@ -1538,19 +1585,309 @@ static int build(struct im *im, int kineto)
 	}
 	free(stamp);
 	free(slot);
-	if (kineto)
-		stream_times(im->t);
-	goto out;
+	return 0;
 oom2:
 	free(stamp);
 	free(slot);
+	return nomem(im);
+}
+
+/* --- joining a memory snapshot -------------------------------------------- */
+
+struct cand {          /* a snapshot buffer live as the window opens */
+	uint64_t block;    /* its 512-byte block size */
+	int64_t fkey;      /* the key of its free, INT64_MAX none */
+	int64_t sb;        /* its snapshot buffer */
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->block != y->block)
+		return (x->block > y->block) - (x->block < y->block);
+	if (x->fkey != y->fkey)
+		return (x->fkey > y->fkey) - (x->fkey < y->fkey);
+	return (x->sb > y->sb) - (x->sb < y->sb);
+}
+
+struct pre {           /* an ET storage first seen as an input */
+	int64_t lastkey;
+	size_t g;
+};
+
+static int cmp_pre(const void *a, const void *b)
+{
+	const struct pre *x = a, *y = b;
+	if (x->lastkey != y->lastkey)
+		return (x->lastkey > y->lastkey) - (x->lastkey < y->lastkey);
+	return (x->g > y->g) - (x->g < y->g);
+}
+
+/*
+ * Builds buffers and events from the ET joined with a memory snapshot of
+ * the same run (et_align.h): the step's window in the snapshot's history
+ * runs from the first matched allocation to the allocation after the last
+ * one.  Keys: the snapshot's event e is 2e; an operator sits just after
+ * its last matched allocation (odd keys), or with the operator before it.
+ * Every allocation and free in the window is the snapshot's, with its
+ * block sizes; the ET's outputs get their allocation, its storages seen
+ * first as inputs one of the blocks live as the window opens (of their
+ * block size, freed after their last use); what stays unmatched is
+ * inferred as without a profiler trace and counted.
+ */
+#define PENDING (-2) /* sbuf: in the window, its buffer not made yet */
+
+static int build_snap(struct im *im)
+{
+	const struct trace *sn = im->snap;
+	int rc = 0;
+	uint64_t *want = NULL, *have = NULL;
+	uint32_t *group = NULL;
+	size_t *fg = NULL, *aev = NULL;
+	int64_t *match = NULL, *opkey = NULL, *sbuf = NULL, *bufkey0 = NULL, *bufkey1 = NULL;
+	struct cand *cand = NULL;
+	struct pre *pre = NULL;
+	struct item *it = NULL;
+	size_t n = 0, cap = 0, nw = 0, nh = 0;
+	/* the outputs, in entry order, and the history's allocations */
+	want = malloc((im->ngens + 1) * sizeof(*want));
+	group = malloc((im->ngens + 1) * sizeof(*group));
+	fg = malloc((im->ngens + 1) * sizeof(*fg));
+	match = malloc((im->ngens + 1) * sizeof(*match));
+	aev = malloc((sn->nevents + 1) * sizeof(*aev));
+	have = malloc((sn->nevents + 1) * sizeof(*have));
+	opkey = malloc((im->nops + 1) * sizeof(*opkey));
+	sbuf = malloc((sn->nbuffers + 1) * sizeof(*sbuf));
+	if (!want || !group || !fg || !match || !aev || !have || !opkey || !sbuf)
+		goto oom;
+	for (size_t i = 0; i < im->nops; i++) {
+		const struct op *o = &im->ops[i];
+		for (uint32_t j = 0; j < o->nref; j++) {
+			const struct ref *r = &im->refs[o->ref0 + j];
+			const struct gen *g = &im->gens[r->sid];
+			if ((r->flags & REF_FRESH) && g->born == (int64_t)i && g->size > 0) {
+				want[nw] = g->size;
+				group[nw] = (uint32_t)i;
+				fg[nw++] = (size_t)r->sid;
+			}
+		}
+	}
+	for (size_t e = 0; e < sn->nevents; e++)
+		if (sn->events[e].type == TRACE_EV_ALLOC) {
+			aev[nh] = e;
+			have[nh++] = sn->buffers[sn->events[e].buffer].size;
+		}
+	struct et_align_report rep;
+	if (et_align(want, group, nw, have, nh, match, &rep))
+		goto oom;
+	im->s_outputs = nw;
+	im->s_matched = rep.matched;
+	im->s_ties = rep.ties;
+	im->s_before = rep.first;
+	if (nw && rep.matched * 2 < nw) {
+		rc = trace_seterr(im->err, im->errlen, TRACE_EFORMAT,
+				  "cannot join execution trace '%s' with snapshot '%s': %zu of its %zu "
+				  "outputs on cuda:%d are among the snapshot's %zu allocations; record "
+				  "both in one run, with _record_memory_history() before the step",
+				  im->name, im->sname, rep.matched, nw, im->device < 0 ? 0 : im->device, nh);
+		goto out;
+	}
+	/* the window [ev_lo, ev_hi) of the snapshot's events */
+	size_t j0 = SIZE_MAX, j1 = 0;
+	for (size_t k = 0; k < nw; k++)
+		if (match[k] >= 0) {
+			im->gens[fg[k]].snap = sn->events[aev[match[k]]].buffer;
+			if ((size_t)match[k] < j0)
+				j0 = (size_t)match[k];
+			if ((size_t)match[k] > j1)
+				j1 = (size_t)match[k];
+		}
+	/* it ends before the first allocation after the last match that is
+	 * not a temporary of the step's last operators (freed before the next
+	 * allocation): the next step's first, or what the program does next */
+	size_t ev_lo = nw ? aev[j0] : 0, ev_hi = sn->nevents;
+	for (size_t j = j1 + 1; nw && j < nh; j++) {
+		int64_t f = sn->buffers[sn->events[aev[j]].buffer].free_ev;
+		if (f == TRACE_NONE || (j + 1 < nh && f > (int64_t)aev[j + 1])) {
+			ev_hi = aev[j];
+			break;
+		}
+	}
+	/* operators' keys: after their last matched allocation */
+	int64_t key = 2 * (int64_t)ev_lo - 1;
+	size_t k = 0;
+	for (size_t i = 0; i < im->nops; i++) {
+		for (; k < nw && group[k] == i; k++)
+			if (match[k] >= 0 && 2 * (int64_t)aev[match[k]] + 1 > key)
+				key = 2 * (int64_t)aev[match[k]] + 1;
+		opkey[i] = key;
+	}
+	/* the snapshot's buffers in the window */
+	size_t ncand = 0;
+	cand = malloc((sn->nbuffers + 1) * sizeof(*cand));
+	if (!cand)
+		goto oom;
+	for (size_t b = 0; b < sn->nbuffers; b++) {
+		const struct trace_buffer *sbf = &sn->buffers[b];
+		int64_t a = sbf->alloc_ev, f = sbf->free_ev;
+		int before = a == TRACE_NONE || a < (int64_t)ev_lo;
+		int in = !before && a < (int64_t)ev_hi;
+		sbuf[b] = (before && (f == TRACE_NONE || f >= (int64_t)ev_lo)) || in ? PENDING : -1;
+		if (before && sbuf[b] == PENDING)
+			cand[ncand++] = (struct cand){ round_up(sbf->size),
+				f == TRACE_NONE || f >= (int64_t)ev_hi ? INT64_MAX : 2 * f, (int64_t)b };
+	}
+	/* the ET's storages seen first as inputs (and outputs from before the
+	 * history), to blocks live at the start, in order of last use: each
+	 * takes the block of its size freed first after that use (never
+	 * freed: persistent) */
+	qsort(cand, ncand, sizeof(*cand), cmp_cand);
+	size_t npre = 0;
+	pre = malloc((im->ngens + 1) * sizeof(*pre));
+	if (!pre)
+		goto oom;
+	for (size_t g = 0; g < im->ngens; g++)
+		if (im->gens[g].born < 0 && im->gens[g].size > 0 && im->gens[g].last >= 0)
+			pre[npre++] = (struct pre){ opkey[im->gens[g].last], g };
+	/* outputs made before the history begins are live as it begins */
+	for (size_t q = 0; q < rep.first; q++)
+		pre[npre++] = (struct pre){ opkey[im->gens[fg[q]].last], fg[q] };
+	qsort(pre, npre, sizeof(*pre), cmp_pre);
+	struct map first = { 0 }; /* block size -> next candidate */
+	for (size_t c = ncand; c-- > 0;)
+		if (map_set(&first, cand[c].block, (int64_t)c)) {
+			map_free(&first);
+			goto oom;
+		}
+	im->s_inputs = npre;
+	for (size_t q = 0; q < npre; q++) {
+		struct gen *g = &im->gens[pre[q].g];
+		uint64_t bl = round_up(g->size);
+		int64_t c = map_get(&first, bl);
+		while (c >= 0 && (size_t)c < ncand && cand[c].block == bl &&
+		       cand[c].fkey <= pre[q].lastkey)
+			c++;
+		if (c < 0 || (size_t)c >= ncand || cand[c].block != bl)
+			continue;
+		g->snap = cand[c].sb;
+		im->s_inputs_matched++;
+		if (map_set(&first, bl, c + 1)) {
+			map_free(&first);
+			goto oom;
+		}
+	}
+	map_free(&first);
+	/* buffers: the snapshot's in the window, labelled by the ET's operator
+	 * where they are its outputs; the ET's unmatched storages, inferred */
+	size_t nbuf_cap = sn->nbuffers + im->ngens + 1;
+	bufkey0 = malloc(nbuf_cap * sizeof(*bufkey0));
+	bufkey1 = malloc(nbuf_cap * sizeof(*bufkey1));
+	if (!bufkey0 || !bufkey1)
+		goto oom;
+	for (size_t g = 0; g < im->ngens; g++) {
+		struct gen *ge = &im->gens[g];
+		if (ge->snap >= 0) {
+			const struct trace_buffer *sbf = &sn->buffers[ge->snap];
+			struct trace_buffer b = { .size = sbf->size, .rounded = sbf->rounded,
+						  .addr = sbf->addr, .align = sbf->align,
+						  .fixed_offset = TRACE_NONE, .stream = sbf->stream,
+						  .device = sbf->device, .kind = TRACE_KIND_DEVICE,
+						  .label = ge->born >= 0 ? im->ops[ge->born].name : sbf->label,
+						  .stack = sbf->stack, .role = gen_role(im, ge) };
+			if ((ge->buf = trace_add_buffer(im->t, &b)) < 0)
+				goto oom;
+			sbuf[ge->snap] = ge->buf;
+		} else if (ge->size > 0) {
+			if ((rc = add_buf_role(im, ge->size, round_up(ge->size), 0,
+					       ge->born >= 0 ? im->ops[ge->born].name : NULL,
+					       gen_role(im, ge), &ge->buf)))
+				goto out;
+			bufkey0[ge->buf] = INT64_MIN;
+			bufkey1[ge->buf] = INT64_MAX;
+			if (ge->born >= 0) {
+				im->unmatched_out++;
+				bufkey0[ge->buf] = opkey[ge->born];
+				bufkey1[ge->buf] = opkey[ge->last];
+			}
+		}
+	}
+	for (size_t b = 0; b < sn->nbuffers; b++) {
+		if (sbuf[b] != PENDING)
+			continue; /* outside the window, or an ET storage's */
+		const struct trace_buffer *sbf = &sn->buffers[b];
+		struct trace_buffer nb = *sbf;
+		nb.fixed_offset = TRACE_NONE;
+		int64_t id = trace_add_buffer(im->t, &nb);
+		if (id < 0)
+			goto oom;
+		sbuf[b] = id;
+		if (sbf->alloc_ev >= (int64_t)ev_lo)
+			im->s_hidden++;
+	}
+	for (size_t b = 0; b < sn->nbuffers; b++) {
+		if (sbuf[b] < 0)
+			continue;
+		const struct trace_buffer *sbf = &sn->buffers[b];
+		bufkey0[sbuf[b]] = sbf->alloc_ev >= (int64_t)ev_lo ? 2 * sbf->alloc_ev : INT64_MIN;
+		bufkey1[sbuf[b]] = sbf->free_ev != TRACE_NONE && sbf->free_ev < (int64_t)ev_hi
+					   ? 2 * sbf->free_ev : INT64_MAX;
+	}
+	/* items: the window's events, the operators, the inferred lives */
+	int64_t ord = 0;
+	for (size_t e = ev_lo; e < ev_hi; e++) {
+		const struct trace_event *se = &sn->events[e];
+		struct item x = { 2 * (int64_t)e, 3, (int64_t)e, ord++, TRACE_TIME_NONE };
+		if (se->type == TRACE_EV_ALLOC || se->type == TRACE_EV_FREE) {
+			x.kind = se->type == TRACE_EV_ALLOC ? 0 : 2;
+			x.idx = sbuf[se->buffer];
+			if (x.idx < 0)
+				continue;
+		} else if (se->type != TRACE_EV_MARK) {
+			continue;
+		}
+		if (push_item(&it, &n, &cap, x))
+			goto oom;
+	}
+	for (size_t i = 0; i < im->nops; i++) {
+		const struct op *o = &im->ops[i];
+		if (!o->name)
+			continue;
+		for (uint32_t j = 0; j < o->nref; j++) {
+			const struct gen *g = &im->gens[im->refs[o->ref0 + j].sid];
+			if (g->born == (int64_t)i && g->snap < 0 && g->buf >= 0 &&
+			    push_item(&it, &n, &cap, (struct item){ opkey[i], 0, g->buf, ord++,
+								  TRACE_TIME_NONE }))
+				goto oom;
+		}
+		if (push_item(&it, &n, &cap, (struct item){ opkey[i], 1, (int64_t)i, ord++, 0 }))
+			goto oom;
+		for (uint32_t j = 0; j < o->nref; j++) {
+			const struct gen *g = &im->gens[im->refs[o->ref0 + j].sid];
+			if (g->last == (int64_t)i && g->born >= 0 && g->snap < 0 && g->buf >= 0 &&
+			    push_item(&it, &n, &cap, (struct item){ opkey[i], 2, g->buf, ord++,
+								  TRACE_TIME_NONE }))
+				goto oom;
+		}
+	}
+	qsort(it, n, sizeof(*it), cmp_item);
+	rc = emit(im, it, n, bufkey0, bufkey1);
+	goto out;
 oom:
 	rc = nomem(im);
 out:
+	free(want);
+	free(group);
+	free(fg);
+	free(match);
+	free(aev);
+	free(have);
+	free(opkey);
+	free(sbuf);
+	free(cand);
+	free(pre);
 	free(it);
 	free(bufkey0);
 	free(bufkey1);
-	map_free(&open);
 	return rc;
 }
 
@@ -1604,6 +1941,23 @@ static int finish_meta(struct im *im, int kineto)
 		if (im->unmatched_out &&
 		    trace_set_meta(im->t, "inferred", "sizes") < 0)
 			return nomem(im);
+	} else if (im->snap) {
+		const char *xs = trace_get_meta(im->snap, "pytorch.expandable_segments");
+		if (trace_set_meta(im->t, "snapshot_file", base_name(im->sname)) < 0 ||
+		    set_meta_u(im, "snapshot.outputs", im->s_outputs) ||
+		    set_meta_u(im, "snapshot.outputs_matched", im->s_matched) ||
+		    set_meta_u(im, "snapshot.outputs_before_history", im->s_before) ||
+		    set_meta_u(im, "snapshot.outputs_inferred", im->unmatched_out) ||
+		    set_meta_u(im, "snapshot.live_at_start", im->s_inputs) ||
+		    set_meta_u(im, "snapshot.live_at_start_matched", im->s_inputs_matched) ||
+		    set_meta_u(im, "snapshot.allocations_hidden", im->s_hidden) ||
+		    set_meta_u(im, "snapshot.equal_windows", im->s_ties) ||
+		    (xs && trace_set_meta(im->t, "pytorch.expandable_segments", xs) < 0))
+			return nomem(im);
+		const char *inf = im->unmatched_out ? "sizes,frees"
+				  : im->s_inputs_matched < im->s_inputs ? "sizes" : NULL;
+		if (inf && trace_set_meta(im->t, "inferred", inf) < 0)
+			return nomem(im);
 	} else if (trace_set_meta(im->t, "inferred", "sizes,frees") < 0) {
 		return nomem(im);
 	}
@@ -1622,16 +1976,18 @@ static void im_free(struct im *im)
 	free(im->kern);
 	free(im->rt);
 	free(im->mem);
+	trace_free(im->snap);
 	map_free(&im->parents);
 	map_free(&im->nodeids);
 }
 
 int et_import_streams(const char *et_name, json_read_fn et, void *et_ctx,
 		      const char *kin_name, json_read_fn kin, void *kin_ctx,
-		      int device, struct trace **out, char *err, size_t errlen)
+		      const char *snap_path, int device, struct trace **out,
+		      char *err, size_t errlen)
 {
-	struct im im = { .name = et_name, .kname = kin_name, .err = err,
-			 .errlen = errlen, .device = device, .node_id = -1 };
+	struct im im = { .name = et_name, .kname = kin_name, .sname = snap_path,
+			 .err = err, .errlen = errlen, .device = device, .node_id = -1 };
 	int rc;
 	struct json_reader *jr = NULL;
 	if (!(im.t = trace_new()))
@@ -1666,11 +2022,24 @@ int et_import_streams(const char *et_name, json_read_fn et, void *et_ctx,
 				  et_name, list);
 		goto fail;
 	}
+	if (snap_path) {
+		/* the snapshot's history of the device the ET's tensors are on */
+		if (im.device < 0)
+			for (int d = 0; d < 32 && im.device < 0; d++)
+				if (im.devices_seen & (1 << d))
+					im.device = d;
+		if ((rc = snapshot_import(snap_path, im.device < 0 ? SNAPSHOT_ANY_DEVICE : im.device,
+					  &im.snap, err, errlen)) != 0)
+			goto fail;
+		if (im.device < 0 && im.snap->nbuffers)
+			im.device = im.snap->buffers[0].device;
+	}
 	if ((rc = resolve(&im)) != 0)
 		goto fail;
 	if (kin && (rc = join_kineto(&im)) != 0)
 		goto fail;
-	if ((rc = build(&im, kin != NULL)) != 0 || (rc = finish_meta(&im, kin != NULL)) != 0)
+	if ((rc = im.snap ? build_snap(&im) : build(&im, kin != NULL)) != 0 ||
+	    (rc = finish_meta(&im, kin != NULL)) != 0)
 		goto fail;
 	char ferr[384];
 	if ((rc = trace_finish(im.t, ferr, sizeof(ferr))) != 0) {
@@ -1688,8 +2057,9 @@ fail:
 	return rc;
 }
 
-int et_import(const char *et_path, const char *kineto_path, int device,
-	      struct trace **out, char *err, size_t errlen)
+int et_import(const char *et_path, const char *kineto_path,
+	      const char *snapshot_path, int device, struct trace **out,
+	      char *err, size_t errlen)
 {
 	struct zinput *ze = NULL, *zk = NULL;
 	int rc = zin_open(et_path, "execution trace", &ze, err, errlen);
@@ -1701,7 +2071,8 @@ int et_import(const char *et_path, const char *kineto_path, int device,
 		return rc;
 	}
 	rc = et_import_streams(et_path, zin_read, ze, kineto_path,
-			       zk ? zin_read : NULL, zk, device, out, err, errlen);
+			       zk ? zin_read : NULL, zk, snapshot_path, device, out, err,
+			       errlen);
 	/* a read error inside the JSON reader: say what the wrapping said */
 	const char *why = zin_error(ze)[0] ? zin_error(ze) : zk && zin_error(zk)[0] ? zin_error(zk) : NULL;
 	if (rc == TRACE_EFORMAT && why)

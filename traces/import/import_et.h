@@ -22,8 +22,12 @@
 
 /*
  * Reads the execution trace from et (named et_name in messages) and, when
- * kin is not NULL, the profiler trace from kin (kin_name), and makes a new
- * finished trace of device's memory.  Errors are one sentence naming the
+ * kin is not NULL, the profiler trace from kin (kin_name), or, when
+ * snap_path is not NULL, the memory snapshot (torch.cuda.memory.
+ * _dump_snapshot) of the same run at that path, and makes a new finished
+ * trace of device's memory.  With a snapshot, the step is found in its
+ * history by the order and sizes of the allocations (et_align.h); one
+ * whose history holds fewer than half the step's outputs is refused.  Errors are one sentence naming the
  * file, the node (id and name) or event and the field: TRACE_EFORMAT for
  * bad or unsupported input, TRACE_EVERSION for an unknown major schema
  * version, TRACE_EINVAL when tensors are on several devices and none was
@@ -31,10 +35,13 @@
  */
 int et_import_streams(const char *et_name, json_read_fn et, void *et_ctx,
 		      const char *kin_name, json_read_fn kin, void *kin_ctx,
-		      int device, struct trace **out, char *err, size_t errlen);
+		      const char *snap_path, int device, struct trace **out,
+		      char *err, size_t errlen);
 
-/* The same from files: plain JSON, gzip, or a tar(.gz) of one file. */
-int et_import(const char *et_path, const char *kineto_path, int device,
-	      struct trace **out, char *err, size_t errlen);
+/* The same from files: plain JSON, gzip, or a tar(.gz) of one file (the
+ * snapshot: a pickle, as for snapshot_import()). */
+int et_import(const char *et_path, const char *kineto_path,
+	      const char *snapshot_path, int device, struct trace **out,
+	      char *err, size_t errlen);
 
 #endif
