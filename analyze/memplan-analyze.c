@@ -24,7 +24,6 @@
 #include "trace.h"
 #include "tracedb.h"
 
-#define ERRLEN 512
 
 /* Progress of a long scan, on a terminal only. */
 static void progress(double done)

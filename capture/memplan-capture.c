@@ -30,7 +30,6 @@
 #define MEMPLAN_CAPTURE_LIBDIR "/usr/local/lib"
 #endif
 #define LIBNAME "libmemplan-capture.so"
-#define ERRLEN 1024
 
 static const char usage_text[] =
 	"usage: memplan-capture [-o TRACE] [--iteration N] [--range NAME] [--force] [--quiet] [--] PROGRAM [ARGS...]\n"

@@ -119,6 +119,10 @@ int cli_out_close(struct cli_out *o, int commit);
  */
 int cli_same_file(const char *a, const char *b);
 
+/* Room for a library's error sentence, in every command (paths included:
+ * two long ones and a field name must not be cut). */
+#define ERRLEN 1024
+
 #define MEMPLAN_VERSION "0.1.0"
 
 #endif

@@ -15,9 +15,6 @@
 #include "solver.h"
 #include "trace.h"
 
-/* Room for a library's error sentence. */
-#define ERRLEN 1024
-
 /* --- the commands: argv[0] is the subcommand's name ---------------------- */
 
 /* The usage of each is its row in memplan-plan.c's table, the details are

@@ -21,7 +21,6 @@
 #include "replay.h"
 #include "tracedb.h"
 
-#define ERRLEN 1024
 
 static const char usage[] =
 	"usage: memplan-replay [--backend host|cuda] [--iterations N] [--max-reports N]\n"

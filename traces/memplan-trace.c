@@ -22,7 +22,6 @@
 #include "trace.h"
 #include "tracedb.h"
 
-#define ERRLEN 512
 
 static int load_or_die(const char *path, struct trace **t)
 {

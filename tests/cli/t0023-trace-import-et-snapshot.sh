@@ -103,6 +103,14 @@ expect 3 "a snapshot of another run is refused" memplan-trace import --from pyto
 	--snapshot "$T/other.pickle" -o "$T/x.trace"
 has "$T/err" "cannot join execution trace '$et' with snapshot '$T/other.pickle': 0 of its" \
 	"the error says how little of the step the snapshot holds"
+# a message with two long paths is not cut (memplan-trace's room was 512)
+long=$T/a-folder-whose-name-is-long-enough-that-two-paths-fill-a-line-$(printf '%0150d' 0)
+mkdir "$long"
+cp "$et" "$long/et.json"
+cp "$T/other.pickle" "$long/other.pickle"
+expect 3 "a snapshot of another run, in a long path" memplan-trace import --from pytorch-et \
+	"$long/et.json" --snapshot "$long/other.pickle" -o "$T/x.trace"
+has "$T/err" "with _record_memory_history() before the step" "the whole sentence, however long the paths"
 printf 'not a pickle' >"$T/bad.pickle"
 expect 3 "a broken snapshot is refused" memplan-trace import --from pytorch-et "$et" \
 	--snapshot "$T/bad.pickle" -o "$T/x.trace"
