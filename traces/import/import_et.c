@@ -92,7 +92,8 @@ struct im {
 	char *err;
 	size_t errlen;
 	struct trace *t;
-	int device, devices_seen; /* bit set of devices 0..31 seen */
+	int device;
+	uint32_t devices_seen; /* bit set of devices 0..31 seen */
 	int flat_seen, nested_seen, five_seen;
 	char schema[64];
 	/* the node being read, for messages */
@@ -489,7 +490,7 @@ static int tensor_value(struct im *im, const struct jv *v, uint8_t mode,
 			return 0;
 	}
 	if (dev < 32)
-		im->devices_seen |= 1 << dev;
+		im->devices_seen |= UINT32_C(1) << dev;
 	if (im->device >= 0 && dev != im->device)
 		return 0;
 	uint64_t limit = TRACE_BYTES_LIMIT;
@@ -874,7 +875,7 @@ static int k_event(struct im *im, const struct jv *e, size_t ev)
 		if (di < 0 || di > 1023)
 			return kbad(im, ev, name, "Device Id", "%" PRId64 " is not a device", di);
 		if (di < 32)
-			im->devices_seen |= 1 << di;
+			im->devices_seen |= UINT32_C(1) << di;
 		if (im->device >= 0 && di != im->device)
 			return 0;
 		if (im->device < 0 && di != 0)
@@ -2011,10 +2012,10 @@ int et_import_streams(const char *et_name, json_read_fn et, void *et_ctx,
 	json_reader_free(jr);
 	if (rc)
 		goto fail;
-	if (device < 0 && (im.devices_seen & ~1)) {
+	if (device < 0 && (im.devices_seen & ~UINT32_C(1))) {
 		char list[128] = "";
 		for (int d = 0; d < 32; d++)
-			if (im.devices_seen & (1 << d))
+			if (im.devices_seen & (UINT32_C(1) << d))
 				snprintf(list + strlen(list), sizeof(list) - strlen(list),
 					 "%s%d", list[0] ? ", " : "", d);
 		rc = trace_seterr(err, errlen, TRACE_EINVAL,
@@ -2026,7 +2027,7 @@ int et_import_streams(const char *et_name, json_read_fn et, void *et_ctx,
 		/* the snapshot's history of the device the ET's tensors are on */
 		if (im.device < 0)
 			for (int d = 0; d < 32 && im.device < 0; d++)
-				if (im.devices_seen & (1 << d))
+				if (im.devices_seen & (UINT32_C(1) << d))
 					im.device = d;
 		if ((rc = snapshot_import(snap_path, im.device < 0 ? SNAPSHOT_ANY_DEVICE : im.device,
 					  &im.snap, err, errlen)) != 0)
