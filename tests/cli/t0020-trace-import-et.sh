@@ -90,6 +90,25 @@ expect 3 "a truncated gzip file is refused" \
 	memplan-trace import --from pytorch-et "$T/cut.json.gz" -o "$T/cut.trace"
 has "$T/err" "gzip stream is truncated" "and says so"
 
+# several steps, each inside ProfilerStep#k: ranges that slice cuts, with
+# the profiler trace, a snapshot, or neither
+python3 "$gen" 1.0.4 "$T/st.json" --steps 3 --kineto "$T/st-k.json" --snapshot "$T/st.pickle"
+per=$(value leaf_ops_per_step "$T/st.json.expect")
+for how in "" "--kineto $T/st-k.json" "--snapshot $T/st.pickle"; do
+	w=${how%% *}
+	w=${w:-alone}
+	expect 0 "three steps ($w): import" memplan-trace import --from pytorch-et "$T/st.json" $how \
+		-o "$T/st.trace"
+	expect 0 "three steps ($w): info" memplan-trace info --json "$T/st.trace"
+	meta et.profiler_steps 3 "three steps ($w): each ProfilerStep#k is a range"
+	expect 0 "three steps ($w): slice the second" memplan-trace slice "$T/st.trace" \
+		--range ProfilerStep --iteration 2 -o "$T/st2.trace"
+	expect 0 "three steps ($w): info of the slice" memplan-trace info --json "$T/st2.trace"
+	has "$T/out" "\"kernel\":$per," "three steps ($w): the slice holds one step's $per operators"
+done
+expect 0 "one step: info" memplan-trace info --json "$T/1.1.1.trace"
+meta et.profiler_steps 0 "a trace without ProfilerStep nodes has no ranges"
+
 # refusals
 python3 "$gen" 2.0.0 "$T/v2.json"
 expect 3 "an unknown major schema version is refused" \

@@ -8,6 +8,7 @@
 #
 #   make_et.py KIND OUT.json [--kineto K.json] [--big N]
 #              [--snapshot S.pickle [--variant plain|steps3|cut|lost]]
+#              [--steps N]
 #
 # KIND is a schema shape: 1.0.0 (flat, five-element tensors), 1.0.1 (flat),
 # 1.0.2, 1.0.3, 1.0.4, 1.1.0, 1.1.1 (nested, "-chakra.0.0.4"; 1.1.1 with
@@ -29,6 +30,8 @@
 # allocations.  Variants: steps3 (the step three times over: ambiguous,
 # the same answer), cut (the history's ring buffer lost the step's first
 # allocation), lost (the loss never reached the caching allocator).
+# --steps N writes N steps, each inside a ProfilerStep#k record function
+# (as torch.profiler.profile's schedule wraps them).
 # OUT.expect holds "key value" lines: buffers, persistent, accesses_known,
 # accesses_unknown, no_schema, truncated, peak (inferred, without Kineto),
 # peak_kineto (with Kineto: the profiler's largest Total Allocated), and
@@ -455,6 +458,7 @@ def main():
     noaddr = False
     snap = None
     variant = "plain"
+    nsteps = 0
     a = sys.argv[3:]
     while a:
         if a[0] in ("--kineto", "--kineto-noaddr"):
@@ -470,6 +474,9 @@ def main():
         elif a[0] == "--variant":
             variant = a[1]
             a = a[2:]
+        elif a[0] == "--steps":
+            nsteps = int(a[1])
+            a = a[2:]
         else:
             sys.exit("make_et.py: unknown option " + a[0])
     s = Sim(kind)
@@ -479,7 +486,13 @@ def main():
         with open(out, "w") as f:
             big(s, nbig, f)
         return
-    step(s)
+    if nsteps:
+        for k in range(nsteps):
+            ps = s.begin("ProfilerStep#%d" % (k + 5), F)
+            step(s)
+            s.end(ps, "", [], [], leaf=False)
+    else:
+        step(s)
     doc = finish(s)
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)
@@ -501,6 +514,7 @@ def main():
                 "no_schema %d\ntruncated %d\npeak %d\npeak_kineto %d\nleaf_ops %d\n" % (
                     len(gens), sum(1 for g in gens if g[3]), known, unknown, s.no_schema,
                     s.truncated, peak, s.peak_alloc, nleaf))
+        f.write("steps %d\nleaf_ops_per_step %d\n" % (nsteps, nleaf // max(nsteps, 1)))
         if snap:
             f.write("peak_snapshot %d\nbuffers_snapshot %d\nhidden %d\n" %
                     snapshot(s, snap, variant))

@@ -31,6 +31,7 @@
 #define MAX_REFS ((size_t)1 << 32)
 #define ET_LIST_CUT 4096 /* the observer stops a list after 4,097 items */
 #define ALIGN UINT64_C(512)
+#define STEP_NAME "ProfilerStep" /* torch.profiler's step record function */
 
 enum {
 	REF_VIEW = 1,  /* an alias: no access, the storage is only reached */
@@ -56,6 +57,7 @@ struct op {
 	uint8_t type;     /* KERNEL, or COPY/MEMSET when that is all it ran */
 	uint8_t aux;
 	int bwd;          /* run by autograd for a forward thread (fw_tid) */
+	int step;         /* a ProfilerStep#N record function (not a leaf) */
 };
 
 struct gen {              /* one buffer's life on one storage */
@@ -129,6 +131,7 @@ struct im {
 	struct trace *snap;
 	size_t s_outputs, s_matched, s_hidden, s_inputs, s_inputs_matched;
 	size_t s_ties, s_before;
+	size_t steps; /* ProfilerStep ranges written */
 };
 
 static int bad(struct im *im, const char *fmt, ...)
@@ -650,7 +653,8 @@ static int read_node(struct im *im, const struct jv *n, size_t index)
 		if (GROW(im->ops, im->capops, im->nops + 1))
 			return nomem(im);
 		im->ops[im->nops++] = (struct op){ .id = id->u.i, .rf_id = rf,
-			.name = NULL, .ref0 = im->nrefs, .nref = 0 };
+			.name = NULL, .ref0 = im->nrefs, .nref = 0,
+			.step = strncmp(name->u.s, STEP_NAME "#", sizeof(STEP_NAME)) == 0 };
 		return 0;
 	}
 	/* the schema */
@@ -1507,21 +1511,102 @@ out:
  * free items of one key sort in that order).  Marks (kind 3) are copied
  * from the snapshot.
  */
+/*
+ * Where each profiler step begins among the sorted items: its first
+ * operator, or the allocation of that operator's output.  A step holds
+ * the operators entered after its ProfilerStep#N node and before the next
+ * one's (node ids count entries, on every thread).  Sets start[k] for the
+ * *nsteps steps; 0 steps when there are none or they do not follow in
+ * order.  Returns 0 or TRACE_ENOMEM.
+ */
+static int step_starts(struct im *im, const struct item *it, size_t n,
+		       size_t **start, size_t *nsteps)
+{
+	*start = NULL;
+	*nsteps = 0;
+	size_t ns = 0;
+	for (size_t i = 0; i < im->nops; i++)
+		ns += im->ops[i].step != 0;
+	if (!ns)
+		return 0;
+	int64_t *stepof = malloc((im->nops + 1) * sizeof(*stepof));
+	int64_t *bufop = malloc((im->t->nbuffers + 1) * sizeof(*bufop));
+	size_t *st = malloc(ns * sizeof(*st));
+	if (!stepof || !bufop || !st) {
+		free(stepof);
+		free(bufop);
+		free(st);
+		return nomem(im);
+	}
+	int64_t k = -1;
+	for (size_t i = 0; i < im->nops; i++) {
+		k += im->ops[i].step != 0;
+		stepof[i] = k;
+	}
+	for (size_t b = 0; b < im->t->nbuffers; b++)
+		bufop[b] = -1;
+	for (size_t g = 0; g < im->ngens; g++)
+		if (im->gens[g].buf >= 0 && im->gens[g].born >= 0)
+			bufop[im->gens[g].buf] = im->gens[g].born;
+	for (size_t s = 0; s < ns; s++)
+		st[s] = SIZE_MAX;
+	for (size_t x = 0; x < n; x++) {
+		int64_t op = it[x].kind == 1 ? it[x].idx
+			     : it[x].kind == 0 && it[x].idx >= 0 ? bufop[it[x].idx] : -1;
+		if (op >= 0 && stepof[op] >= 0 && st[stepof[op]] == SIZE_MAX)
+			st[stepof[op]] = x;
+	}
+	int ordered = 1;
+	for (size_t s = 0; s < ns; s++)
+		if (st[s] == SIZE_MAX || (s && st[s] <= st[s - 1]))
+			ordered = 0;
+	free(stepof);
+	free(bufop);
+	if (!ordered) {
+		free(st);
+		return 0;
+	}
+	*start = st;
+	*nsteps = ns;
+	return 0;
+}
+
+static int add_mark(struct im *im, uint8_t aux)
+{
+	struct trace_event e = { .seq = trace_next_seq(im->t), .t_start = TRACE_TIME_NONE,
+				 .t_end = TRACE_TIME_NONE, .buffer = TRACE_NONE,
+				 .stream = TRACE_NONE, .type = TRACE_EV_MARK, .aux = aux,
+				 .name = STEP_NAME };
+	return trace_add_event(im->t, &e) < 0 ? nomem(im) : 0;
+}
+
 static int emit(struct im *im, const struct item *it, size_t n,
 		const int64_t *bufkey0, const int64_t *bufkey1)
 {
+	/* profiler steps as ranges: begin at each step's first item, end at
+	 * the next one's begin or after the last item */
+	size_t *start, nsteps, next = 0;
+	if (step_starts(im, it, n, &start, &nsteps))
+		return im->rc;
+	im->steps = nsteps;
 	/* an access needs its buffer live: strictly inside (alloc, free) */
 	int64_t *stamp = malloc((im->t->nbuffers + 1) * sizeof(*stamp));
 	uint32_t *slot = malloc((im->t->nbuffers + 1) * sizeof(*slot));
 	if (!stamp || !slot) {
 		free(stamp);
 		free(slot);
+		free(start);
 		return nomem(im);
 	}
 	for (size_t b = 0; b < im->t->nbuffers; b++)
 		stamp[b] = -1;
 	for (size_t k = 0; k < n; k++) {
 		const struct item *x = &it[k];
+		if (next < nsteps && start[next] == k) {
+			if ((next && add_mark(im, TRACE_MARK_END)) || add_mark(im, TRACE_MARK_BEGIN))
+				goto oom2;
+			next++;
+		}
 		struct trace_event e = { .seq = trace_next_seq(im->t), .t_start = TRACE_TIME_NONE,
 					 .t_end = TRACE_TIME_NONE, .buffer = TRACE_NONE,
 					 .stream = TRACE_NONE };
@@ -1586,10 +1671,14 @@ static int emit(struct im *im, const struct item *it, size_t n,
 	}
 	free(stamp);
 	free(slot);
+	free(start);
+	if (nsteps && add_mark(im, TRACE_MARK_END))
+		return im->rc;
 	return 0;
 oom2:
 	free(stamp);
 	free(slot);
+	free(start);
 	return nomem(im);
 }
 
@@ -1917,6 +2006,7 @@ static int finish_meta(struct im *im, int kineto)
 		{ "et.accesses_unknown", im->unknown },
 		{ "et.truncated_lists", im->truncated },
 		{ "et.accesses_dropped", im->dropped },
+		{ "et.profiler_steps", im->steps },
 	};
 	if (trace_set_meta(im->t, "source", "pytorch-et") < 0 ||
 	    trace_set_meta(im->t, "source_file", base_name(im->name)) < 0 ||
