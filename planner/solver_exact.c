@@ -142,6 +142,7 @@ struct exact {
 	struct undo *log;
 	size_t nlog, caplog;
 	uint64_t *sol; /* last solution found, per item */
+	uint64_t *floor_sol; /* components solved at the floor, see decide() */
 	/* limits and accounting */
 	uint64_t nodes, node_budget;
 	uint64_t max_nodes, phase_nodes; /* whole search, current decision */
@@ -997,18 +998,20 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 				if (raise_floors(x, x->movedlist[k2], stamp, o))
 					ok = 0;
 		}
+		/* raised floors leave the unplaced bytes as they were */
+		if (x->nomem || x->ft[1].ft > x->cap)
+			ok = 0;
+		/* b no longer crosses its boundaries: where none is crossed
+		 * any more, the rest splits (only for a node that lives) */
 		uint32_t ca = x->span[b].sa, cb = x->span[b].sb - 1;
-		int split = 0;
-		if (cb > ca) {
+		int split = 0, cut = ok && cb > ca;
+		if (cut) {
 			cadd(x, 1, 0, x->nb, ca, cb, -1);
 			size_t nz = 0;
 			czeros(x, 1, 0, x->nb, ca, cb, 0, x->cutlist + x->ncut,
 			       &nz);
 			split = nz > 0;
 		}
-		/* raised floors leave the unplaced bytes as they were */
-		if (x->nomem || x->ft[1].ft > x->cap)
-			ok = 0;
 		int r = NOTFOUND;
 		if (ok) {
 			/* Child order: unmoved items keep their order; moved
@@ -1036,7 +1039,7 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 			if (r < 0)
 				r = dfs(x, s0, s1, child, m - 1, o, x->rank[b]);
 		}
-		if (cb > ca)
+		if (cut)
 			cadd(x, 1, 0, x->nb, ca, cb, 1);
 		ftrail_undo(x, ftmark);
 		log_undo(x, mark);
@@ -1222,7 +1225,9 @@ static int decide_comp(struct exact *x, const struct comp *c, uint64_t *run,
  * Decides capacity cap for the whole problem.  FOUND: x->sol is a full
  * placement (loose items at 0).  NOTFOUND: proven impossible.  ABORTED:
  * out of time, nodes or memory.  runs: per component, where to resume
- * (see decide_comp(); all 1 for a fresh decision), or NULL.
+ * (see decide_comp(); all 1 for a fresh decision), or NULL; 0 once the
+ * component is solved, its offsets kept in x->floor_sol, so that asking
+ * the same capacity again goes on with the components left.
  */
 static int decide(struct exact *x, uint64_t cap, uint64_t *runs)
 {
@@ -1236,11 +1241,22 @@ static int decide(struct exact *x, uint64_t cap, uint64_t *runs)
 		}
 	}
 	for (size_t k = 0; k < x->ncomps; k++) {
+		const struct comp *c = &x->comps[k];
 		uint64_t fresh = 1;
-		int r = decide_comp(x, &x->comps[k], runs ? &runs[k] : &fresh,
+		if (runs && runs[k] == 0) { /* solved before at this capacity */
+			for (size_t j = 0; j < c->n; j++)
+				x->sol[c->items[j]] = x->floor_sol[c->items[j]];
+			continue;
+		}
+		int r = decide_comp(x, c, runs ? &runs[k] : &fresh,
 				    runs != NULL);
 		if (r != FOUND)
 			return r;
+		if (runs) {
+			for (size_t j = 0; j < c->n; j++)
+				x->floor_sol[c->items[j]] = x->sol[c->items[j]];
+			runs[k] = 0;
+		}
 	}
 	return FOUND;
 }
@@ -1288,6 +1304,7 @@ static void exact_free(struct exact *x)
 	free(x->partcount);
 	free(x->log);
 	free(x->sol);
+	free(x->floor_sol);
 }
 
 /*
@@ -1398,6 +1415,7 @@ static int minimise(const struct solver_problem *p,
 	x.order_cap = (biggest + 1) * (biggest + 2) / 2 + 4 * biggest + 8;
 	x.order = malloc(x.order_cap * sizeof(*x.order));
 	x.sol = malloc((n + 1) * sizeof(*x.sol));
+	x.floor_sol = malloc((n + 1) * sizeof(*x.floor_sol));
 	x.scratch = malloc((n + 1) * sizeof(*x.scratch));
 	x.secstamp = calloc(x.nsec + 1, sizeof(*x.secstamp));
 	x.movedlist = malloc((n + 1) * sizeof(*x.movedlist));
@@ -1415,7 +1433,7 @@ static int minimise(const struct solver_problem *p,
 	}
 	if (!x.scratch || !x.key[0] || !x.key[1] || !x.key[2] || !x.minoff || !x.off ||
 	    !x.ft || !x.cmin || !x.cadd_ || !x.rank || !x.stamp ||
-	    !x.order || !x.sol)
+	    !x.order || !x.sol || !x.floor_sol)
 		goto nomem;
 	make_keys(&x);
 	for (size_t i = 0; i < n; i++)
