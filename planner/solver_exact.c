@@ -27,9 +27,14 @@
  *    keeps its minimum offset for ever, so once the candidate loop passes
  *    it, later candidates can never be canonical with it: stop there.
  * Independent stretches of time (no item crosses a cut) are solved apart,
- * and items that meet nobody are placed at 0.  A decision restarts with
+ * and items that meet nobody are placed at 0; in long runs of a plain
+ * preorder the parts of such a split are ranked afresh from the bytes
+ * left in their sections, as MiniMalloc does.  A decision restarts with
  * node budgets growing as the Luby sequence, cycling through three static
  * preorders and then perturbed copies of them: the trees have heavy tails.
+ * At the proven floor, MiniMalloc's round robin (the plain preorders with
+ * doubling budgets) takes most of the nodes beside the Luby runs, see
+ * sched_next().
  *
  * Minimisation.  Heights are multiples of g, the gcd of sizes and of the
  * alignments above 1.  Starting from a heuristic placement, the driver
@@ -121,6 +126,8 @@ struct exact {
 	struct comp *comps;
 	size_t ncomps;
 	uint64_t *key[3]; /* W, A, T per item */
+	uint64_t *tnow;   /* T of the unplaced bytes left, see dfs_part() */
+	int replan;       /* this run ranks parts afresh */
 	/* search state */
 	uint64_t cap;
 	uint64_t *minoff, *off;
@@ -436,12 +443,15 @@ static void make_keys(struct exact *x)
 
 static _Thread_local const struct exact *sort_ctx; /* qsort has no context */
 static _Thread_local int sort_pre;
+static _Thread_local int sort_tnow; /* T from x->tnow (see dfs_part()) */
 
 static int pre_cmp(const void *a, const void *b)
 {
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
 	for (int k = 0; k < 3; k++) {
-		const uint64_t *key = sort_ctx->key[preorders[sort_pre][k]];
+		int kk = preorders[sort_pre][k];
+		const uint64_t *key = kk == KEY_T && sort_tnow ? sort_ctx->tnow
+							      : sort_ctx->key[kk];
 		if (key[i] != key[j])
 			return key[i] > key[j] ? -1 : 1;
 	}
@@ -796,6 +806,45 @@ static void report_progress(struct exact *x, double now)
 }
 
 /*
+ * Solves a part of the time axis on its own, items[0..m) sorted by
+ * (minimum offset, rank).  In a long run of a plain preorder the part's items
+ * are ranked afresh, as MiniMalloc does when it splits: by the same
+ * preorder with T taken from the bytes left unplaced in their sections,
+ * not from the whole problem (their old ranks come back afterwards).
+ * Any rank order keeps the search complete.  Where the node orders have no
+ * room for the saved ranks, the old ranks stay.
+ */
+static int dfs_part(struct exact *x, uint32_t s0, uint32_t s1,
+		    uint32_t *items, size_t m)
+{
+	if (!x->replan || m < 2 || x->top + 3 * m > x->order_cap)
+		return dfs(x, s0, s1, items, m, 0, 0);
+	uint32_t *ids = x->order + x->top, *old = ids + m, *by = old + m;
+	size_t save_top = x->top;
+	x->top += 3 * m;
+	for (size_t k = 0; k < m; k++) {
+		uint32_t i = items[k];
+		ids[k] = by[k] = i;
+		old[k] = x->rank[i];
+		x->tnow[i] = fmax_t(x, 1, 0, (uint32_t)x->nsec, x->span[i].sa,
+				    x->span[i].sb);
+	}
+	sort_ctx = x;
+	sort_tnow = 1;
+	qsort(by, m, sizeof(*by), pre_cmp);
+	sort_tnow = 0;
+	for (size_t k = 0; k < m; k++)
+		x->rank[by[k]] = (uint32_t)k;
+	sort_moved(x, items, m);
+	x->top -= m; /* by */
+	int r = dfs(x, s0, s1, items, m, 0, 0);
+	for (size_t k = 0; k < m; k++)
+		x->rank[ids[k]] = old[k];
+	x->top = save_top;
+	return r;
+}
+
+/*
  * Splits child[0..m) (unplaced items, sorted) at the boundaries of
  * [s0, s1) that no unplaced item crosses any more, and solves each part on
  * its own: parts share no time, so their canonical orders restart.
@@ -850,7 +899,7 @@ static int solve_parts(struct exact *x, uint32_t s0, uint32_t s1,
 		size_t end = at[i];
 		uint32_t a = i ? cut[i - 1] : s0, b = i < nc ? cut[i] : s1;
 		if (end > start)
-			r = dfs(x, a, b, child + start, end - start, 0, 0);
+			r = dfs_part(x, a, b, child + start, end - start);
 		start = end;
 	}
 	x->ncut = save;
@@ -1117,6 +1166,10 @@ static int run_preorder(struct exact *x, const struct comp *c, int h,
 {
 	sort_ctx = x;
 	sort_pre = h;
+	sort_tnow = 0;
+	/* parts ranked afresh only past the first unit: F and G of the
+	 * suite are solved by short runs that keep the old ranks */
+	x->replan = seed == 0 && budget > 2 * (uint64_t)c->n + 64;
 	reset_comp(x, c);
 	uint32_t *root = x->order;
 	x->top = c->n;
@@ -1304,6 +1357,7 @@ static void exact_free(struct exact *x)
 	free(x->partcount);
 	free(x->log);
 	free(x->sol);
+	free(x->tnow);
 	free(x->floor_sol);
 }
 
@@ -1415,6 +1469,7 @@ static int minimise(const struct solver_problem *p,
 	x.order_cap = (biggest + 1) * (biggest + 2) / 2 + 4 * biggest + 8;
 	x.order = malloc(x.order_cap * sizeof(*x.order));
 	x.sol = malloc((n + 1) * sizeof(*x.sol));
+	x.tnow = malloc((n + 1) * sizeof(*x.tnow));
 	x.floor_sol = malloc((n + 1) * sizeof(*x.floor_sol));
 	x.scratch = malloc((n + 1) * sizeof(*x.scratch));
 	x.secstamp = calloc(x.nsec + 1, sizeof(*x.secstamp));
@@ -1433,7 +1488,7 @@ static int minimise(const struct solver_problem *p,
 	}
 	if (!x.scratch || !x.key[0] || !x.key[1] || !x.key[2] || !x.minoff || !x.off ||
 	    !x.ft || !x.cmin || !x.cadd_ || !x.rank || !x.stamp ||
-	    !x.order || !x.sol || !x.floor_sol)
+	    !x.order || !x.sol || !x.floor_sol || !x.tnow)
 		goto nomem;
 	make_keys(&x);
 	for (size_t i = 0; i < n; i++)
