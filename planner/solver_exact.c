@@ -27,9 +27,14 @@
  *    keeps its minimum offset for ever, so once the candidate loop passes
  *    it, later candidates can never be canonical with it: stop there.
  * Independent stretches of time (no item crosses a cut) are solved apart,
- * and items that meet nobody are placed at 0.  A decision restarts with
+ * and items that meet nobody are placed at 0; in long runs of a plain
+ * preorder the parts of such a split are ranked afresh from the bytes
+ * left in their sections, as MiniMalloc does.  A decision restarts with
  * node budgets growing as the Luby sequence, cycling through three static
  * preorders and then perturbed copies of them: the trees have heavy tails.
+ * At the proven floor, MiniMalloc's round robin (the plain preorders with
+ * doubling budgets) takes most of the nodes beside the Luby runs, see
+ * sched_next().
  *
  * Minimisation.  Heights are multiples of g, the gcd of sizes and of the
  * alignments above 1.  Starting from a heuristic placement, the driver
@@ -80,7 +85,7 @@ struct cover {
 };
 
 struct member {
-	uint32_t item;
+	uint32_t item, piece;
 	uint64_t lo; /* first byte of its piece in the section */
 };
 
@@ -110,7 +115,10 @@ struct exact {
 	size_t nsec;
 	uint64_t *sec_total0; /* initial unplaced bytes per section */
 	size_t *sec0;          /* section s has members secmem[sec0[s]..] */
-	struct member *secmem;
+	struct member *secmem; /* the unplaced ones first, nun[s] of them */
+	size_t *nun;
+	size_t *mbase;         /* piece i in section s: mpos[mbase[i] + s - sa] */
+	size_t *mpos;          /* where in secmem */
 	uint32_t *secstamp;
 	struct energy *energy; /* scratch, one section's members */
 	uint32_t *movedlist;
@@ -118,10 +126,12 @@ struct exact {
 	struct comp *comps;
 	size_t ncomps;
 	uint64_t *key[3]; /* W, A, T per item */
+	uint64_t *tnow;   /* T of the unplaced bytes left, see dfs_part() */
+	int replan;       /* this run ranks parts afresh */
 	/* search state */
 	uint64_t cap;
 	uint64_t *minoff, *off;
-	uint32_t *nfree, *rank, *stamp;
+	uint32_t *rank, *stamp;
 	uint32_t stampno;
 	uint32_t *order; /* stacked node orders: n(n+1)/2 entries max */
 	uint32_t *scratch; /* items whose minimum offset rose, one node */
@@ -139,6 +149,7 @@ struct exact {
 	struct undo *log;
 	size_t nlog, caplog;
 	uint64_t *sol; /* last solution found, per item */
+	uint64_t *floor_sol; /* components solved at the floor, see decide() */
 	/* limits and accounting */
 	uint64_t nodes, node_budget;
 	uint64_t max_nodes, phase_nodes; /* whole search, current decision */
@@ -262,11 +273,25 @@ static int build(struct exact *x)
 		goto out;
 	for (size_t i = 0; i < np; i++)
 		for (uint32_t s = x->cov[i].sa; s < x->cov[i].sb; s++)
-			x->secmem[x->sec0[s]++] = (struct member){ pc[i].item,
-								   x->cov[i].lo };
+			x->secmem[x->sec0[s]++] = (struct member){
+				pc[i].item, (uint32_t)i, x->cov[i].lo };
 	for (size_t s = x->nsec; s > 0; s--)
 		x->sec0[s] = x->sec0[s - 1];
 	x->sec0[0] = 0;
+	x->nun = malloc((x->nsec + 1) * sizeof(*x->nun));
+	x->mbase = malloc((np + 1) * sizeof(*x->mbase));
+	x->mpos = malloc((x->sec0[x->nsec] + 1) * sizeof(*x->mpos));
+	if (!x->nun || !x->mbase || !x->mpos)
+		goto out;
+	for (size_t i = 0, at = 0; i < np; i++) {
+		x->mbase[i] = at;
+		at += x->cov[i].sb - x->cov[i].sa;
+	}
+	for (size_t s = 0; s < x->nsec; s++)
+		for (size_t m = x->sec0[s]; m < x->sec0[s + 1]; m++) {
+			const struct member *me = &x->secmem[m];
+			x->mpos[x->mbase[me->piece] + s - x->cov[me->piece].sa] = m;
+		}
 	/* Sweep piece starts; the active list holds pieces still resident. */
 	qsort(ps, np, sizeof(*ps), pstart_cmp);
 	size_t na = 0;
@@ -418,12 +443,15 @@ static void make_keys(struct exact *x)
 
 static _Thread_local const struct exact *sort_ctx; /* qsort has no context */
 static _Thread_local int sort_pre;
+static _Thread_local int sort_tnow; /* T from x->tnow (see dfs_part()) */
 
 static int pre_cmp(const void *a, const void *b)
 {
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
 	for (int k = 0; k < 3; k++) {
-		const uint64_t *key = sort_ctx->key[preorders[sort_pre][k]];
+		int kk = preorders[sort_pre][k];
+		const uint64_t *key = kk == KEY_T && sort_tnow ? sort_ctx->tnow
+							      : sort_ctx->key[kk];
 		if (key[i] != key[j])
 			return key[i] > key[j] ? -1 : 1;
 	}
@@ -637,10 +665,8 @@ static int raise_floor(struct exact *x, uint32_t q, uint32_t stamp,
 	const struct solver_item *items = x->p->items;
 	uint64_t mu = NONE, vmax = 0, sum = 0;
 	size_t k = 0;
-	for (size_t m = x->sec0[q]; m < x->sec0[q + 1]; m++) {
+	for (size_t m = x->sec0[q]; m < x->sec0[q] + x->nun[q]; m++) {
 		const struct member *me = &x->secmem[m];
-		if (x->off[me->item] != NONE)
-			continue;
 		uint64_t v = x->minoff[me->item] + me->lo;
 		if (v < mu)
 			mu = v;
@@ -780,6 +806,45 @@ static void report_progress(struct exact *x, double now)
 }
 
 /*
+ * Solves a part of the time axis on its own, items[0..m) sorted by
+ * (minimum offset, rank).  In a long run of a plain preorder the part's items
+ * are ranked afresh, as MiniMalloc does when it splits: by the same
+ * preorder with T taken from the bytes left unplaced in their sections,
+ * not from the whole problem (their old ranks come back afterwards).
+ * Any rank order keeps the search complete.  Where the node orders have no
+ * room for the saved ranks, the old ranks stay.
+ */
+static int dfs_part(struct exact *x, uint32_t s0, uint32_t s1,
+		    uint32_t *items, size_t m)
+{
+	if (!x->replan || m < 2 || x->top + 3 * m > x->order_cap)
+		return dfs(x, s0, s1, items, m, 0, 0);
+	uint32_t *ids = x->order + x->top, *old = ids + m, *by = old + m;
+	size_t save_top = x->top;
+	x->top += 3 * m;
+	for (size_t k = 0; k < m; k++) {
+		uint32_t i = items[k];
+		ids[k] = by[k] = i;
+		old[k] = x->rank[i];
+		x->tnow[i] = fmax_t(x, 1, 0, (uint32_t)x->nsec, x->span[i].sa,
+				    x->span[i].sb);
+	}
+	sort_ctx = x;
+	sort_tnow = 1;
+	qsort(by, m, sizeof(*by), pre_cmp);
+	sort_tnow = 0;
+	for (size_t k = 0; k < m; k++)
+		x->rank[by[k]] = (uint32_t)k;
+	sort_moved(x, items, m);
+	x->top -= m; /* by */
+	int r = dfs(x, s0, s1, items, m, 0, 0);
+	for (size_t k = 0; k < m; k++)
+		x->rank[ids[k]] = old[k];
+	x->top = save_top;
+	return r;
+}
+
+/*
  * Splits child[0..m) (unplaced items, sorted) at the boundaries of
  * [s0, s1) that no unplaced item crosses any more, and solves each part on
  * its own: parts share no time, so their canonical orders restart.
@@ -834,11 +899,50 @@ static int solve_parts(struct exact *x, uint32_t s0, uint32_t s1,
 		size_t end = at[i];
 		uint32_t a = i ? cut[i - 1] : s0, b = i < nc ? cut[i] : s1;
 		if (end > start)
-			r = dfs(x, a, b, child + start, end - start, 0, 0);
+			r = dfs_part(x, a, b, child + start, end - start);
 		start = end;
 	}
 	x->ncut = save;
 	return r;
+}
+
+/*
+ * Moves placed item b out of the unplaced members of its sections (swapped
+ * to the end of each section's unplaced block), so that raise_floor() scans
+ * only the unplaced.  members_unplace() undoes it: with undos in reverse
+ * order, b is then right after the block.
+ */
+static void members_place(struct exact *x, uint32_t b)
+{
+	for (size_t q = x->cov0[b]; q < x->cov0[b + 1]; q++) {
+		const struct cover *c = &x->cov[q];
+		for (uint32_t z = c->sa; z < c->sb; z++) {
+			size_t *pos = &x->mpos[x->mbase[q] + z - c->sa];
+			size_t last = x->sec0[z] + --x->nun[z], at = *pos;
+			struct member t = x->secmem[last];
+			x->mpos[x->mbase[t.piece] + z - x->cov[t.piece].sa] = at;
+			x->secmem[last] = x->secmem[at];
+			x->secmem[at] = t;
+			*pos = last;
+		}
+	}
+}
+
+static void members_unplace(struct exact *x, uint32_t b)
+{
+	for (size_t q = x->cov0[b]; q < x->cov0[b + 1]; q++)
+		for (uint32_t z = x->cov[q].sa; z < x->cov[q].sb; z++)
+			x->nun[z]++;
+}
+
+/* Whether none of i's neighbours is unplaced: i then keeps its minimum
+ * offset for ever (a scan that usually stops at the first neighbour). */
+static int settled_item(const struct exact *x, uint32_t i)
+{
+	for (size_t e = x->adj0[i]; e < x->adj0[i + 1]; e++)
+		if (x->off[x->adj[e].to] == NONE)
+			return 0;
+	return 1;
 }
 
 /*
@@ -888,7 +992,7 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 	for (size_t k = 0; k < m; k++) {
 		uint32_t b = order[k];
 		uint64_t o = x->minoff[b];
-		int settled = x->nfree[b] == 0;
+		int settled = settled_item(x, b);
 		if (o >= minh)
 			break; /* dominance: would leave a gap (sorted by o) */
 		if (o < last_off || (o == last_off && x->rank[b] < last_rank)) {
@@ -905,12 +1009,12 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 		size_t mark = x->nlog;
 		int ok = 1;
 		x->off[b] = o;
+		members_place(x, b);
 		x->sol[b] = o;
 		uint32_t stamp = ++x->stampno;
 		size_t nmv = 0;
 		for (size_t e = x->adj0[b]; e < x->adj0[b + 1]; e++) {
 			uint32_t j = x->adj[e].to;
-			x->nfree[j]--;
 			if (x->off[j] != NONE)
 				continue;
 			uint64_t need = align_up(o + x->adj[e].delta,
@@ -943,18 +1047,20 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 				if (raise_floors(x, x->movedlist[k2], stamp, o))
 					ok = 0;
 		}
+		/* raised floors leave the unplaced bytes as they were */
+		if (x->nomem || x->ft[1].ft > x->cap)
+			ok = 0;
+		/* b no longer crosses its boundaries: where none is crossed
+		 * any more, the rest splits (only for a node that lives) */
 		uint32_t ca = x->span[b].sa, cb = x->span[b].sb - 1;
-		int split = 0;
-		if (cb > ca) {
+		int split = 0, cut = ok && cb > ca;
+		if (cut) {
 			cadd(x, 1, 0, x->nb, ca, cb, -1);
 			size_t nz = 0;
 			czeros(x, 1, 0, x->nb, ca, cb, 0, x->cutlist + x->ncut,
 			       &nz);
 			split = nz > 0;
 		}
-		/* raised floors leave the unplaced bytes as they were */
-		if (x->nomem || x->ft[1].ft > x->cap)
-			ok = 0;
 		int r = NOTFOUND;
 		if (ok) {
 			/* Child order: unmoved items keep their order; moved
@@ -982,12 +1088,11 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 			if (r < 0)
 				r = dfs(x, s0, s1, child, m - 1, o, x->rank[b]);
 		}
-		if (cb > ca)
+		if (cut)
 			cadd(x, 1, 0, x->nb, ca, cb, 1);
 		ftrail_undo(x, ftmark);
-		for (size_t e = x->adj0[b]; e < x->adj0[b + 1]; e++)
-			x->nfree[x->adj[e].to]++;
 		log_undo(x, mark);
+		members_unplace(x, b);
 		x->off[b] = NONE;
 		if (r != NOTFOUND) {
 			result = r;
@@ -1007,9 +1112,10 @@ static void reset_comp(struct exact *x, const struct comp *c)
 		uint32_t i = c->items[k];
 		x->minoff[i] = 0;
 		x->off[i] = NONE;
-		x->nfree[i] = (uint32_t)(x->adj0[i + 1] - x->adj0[i]);
 	}
 	fbuild(x, 1, 0, x->nsec);
+	for (size_t s = 0; s < x->nsec; s++)
+		x->nun[s] = x->sec0[s + 1] - x->sec0[s];
 	memset(x->cmin, 0, 4 * (x->nb + 1) * sizeof(*x->cmin));
 	memset(x->cadd_, 0, 4 * (x->nb + 1) * sizeof(*x->cadd_));
 	for (size_t k = 0; k < c->n; k++) {
@@ -1024,10 +1130,6 @@ static void reset_comp(struct exact *x, const struct comp *c)
 	x->ncut = 0;
 }
 
-/*
- * Decides capacity cap for component c: round robin over the preorders
- * with a doubling node budget until one finishes or the deadline passes.
- */
 /* The Luby sequence, i >= 1: 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... */
 static uint64_t luby(uint64_t i)
 {
@@ -1064,6 +1166,10 @@ static int run_preorder(struct exact *x, const struct comp *c, int h,
 {
 	sort_ctx = x;
 	sort_pre = h;
+	sort_tnow = 0;
+	/* parts ranked afresh only past the first unit: F and G of the
+	 * suite are solved by short runs that keep the old ranks */
+	x->replan = seed == 0 && budget > 2 * (uint64_t)c->n + 64;
 	reset_comp(x, c);
 	uint32_t *root = x->order;
 	x->top = c->n;
@@ -1087,25 +1193,82 @@ static int run_preorder(struct exact *x, const struct comp *c, int h,
 }
 
 /*
- * Decides capacity cap for component c: restarts with node budgets
- * growing as the Luby sequence (units of 2n + 64 nodes) until a run
- * finishes or the deadline passes.  The runs cycle through the preorders;
- * the first three are the preorders themselves, later ones perturbed
- * (seeded by the run number, so the search stays deterministic).  Search
- * trees here have heavy tails: a bad first choice can cost more than
- * starting again from another.  *run: the run to start from (1 for a
- * fresh decision); on return, the run that ended it, so that asking the
- * same capacity again resumes (a cut run starts over, a finished one
- * repeats its answer).
+ * The restarts of a decision at the proven floor: two kinds, each taking
+ * the next turn while its share of the nodes spent is below its due.
+ * Plain runs are MiniMalloc's round robin: the three preorders as they
+ * are, the budget doubling after each round of three.  Luby runs follow
+ * the Luby sequence over perturbed preorders (seeded by their number, so
+ * the search stays deterministic).  Search trees here have heavy tails: a
+ * bad first choice can cost more than starting again from another, which
+ * the Luby runs dodge; but some instances need one plain preorder for
+ * tens of thousands of nodes, which only doubling budgets reach (E of
+ * MiniMalloc's suite: each of its two components is solved at the lower
+ * bound by one plain preorder in about 18,000 nodes, by no perturbed run
+ * seen, while B is solved by a short perturbed run).  Plain runs get four
+ * fifths of the nodes: E needed 210,000 nodes then, against 306,000 and
+ * 346,000 with two thirds and one half, while with eight ninths B was no
+ * longer solved within 150,000.
  */
-static int decide_comp(struct exact *x, const struct comp *c, uint64_t *run)
+#define PLAIN_SHARE 4 /* plain nodes per Luby node */
+#define PLAIN_AFTER 32 /* Luby units before the second plain round */
+
+struct sched {
+	uint64_t plain, luby;             /* runs of each kind so far */
+	uint64_t plain_spent, luby_spent; /* their budgets, in units */
+};
+
+/* The next run of the schedule: its preorder, seed and budget in units. */
+static void sched_next(struct sched *s, int *h, uint64_t *seed,
+		       uint64_t *units)
+{
+	if (s->plain < NPREORDER ||
+	    (s->luby_spent >= PLAIN_AFTER &&
+	     s->plain_spent - NPREORDER <=
+		     PLAIN_SHARE * (s->luby_spent - PLAIN_AFTER))) {
+		uint64_t k = s->plain++, round = k / NPREORDER;
+		*h = (int)(k % NPREORDER);
+		*seed = 0;
+		*units = UINT64_C(1) << (round < 40 ? round : 40);
+		s->plain_spent += *units;
+	} else {
+		uint64_t j = ++s->luby + NPREORDER;
+		*h = (int)((j - 1) % NPREORDER);
+		*seed = j;
+		*units = luby(j);
+		s->luby_spent += *units;
+	}
+}
+
+/*
+ * Decides capacity cap for component c: restarts in units of 2n + 64
+ * nodes until a run finishes or the deadline passes.  With floor set (the
+ * decision at the proven floor, asked again and again) the runs follow
+ * sched_next(); otherwise (the climb's decisions, short and at looser
+ * capacities, where any preorder does) the Luby sequence over the
+ * preorders, the first three as they are and later ones perturbed.  *run:
+ * the run to start from (1 for a fresh decision); on return, the run that
+ * ended it, so that asking the same capacity again resumes (a cut run
+ * starts over, a finished one repeats its answer).
+ */
+static int decide_comp(struct exact *x, const struct comp *c, uint64_t *run,
+		       int floor)
 {
 	uint64_t unit = 2 * (uint64_t)c->n + 64;
+	struct sched s = { 0 };
+	int h;
+	uint64_t seed, units;
+	for (uint64_t i = 1; floor && i < *run; i++)
+		sched_next(&s, &h, &seed, &units);
 	for (uint64_t i = *run;; i++) {
-		int h = (int)((i - 1) % NPREORDER);
 		*run = i;
-		int r = run_preorder(x, c, h, i > NPREORDER ? i : 0,
-				     unit * luby(i));
+		if (floor) {
+			sched_next(&s, &h, &seed, &units);
+		} else {
+			h = (int)((i - 1) % NPREORDER);
+			seed = i > NPREORDER ? i : 0;
+			units = luby(i);
+		}
+		int r = run_preorder(x, c, h, seed, unit * units);
 		if (r != ABORTED || x->timed_out || x->nomem)
 			return r;
 	}
@@ -1115,7 +1278,9 @@ static int decide_comp(struct exact *x, const struct comp *c, uint64_t *run)
  * Decides capacity cap for the whole problem.  FOUND: x->sol is a full
  * placement (loose items at 0).  NOTFOUND: proven impossible.  ABORTED:
  * out of time, nodes or memory.  runs: per component, where to resume
- * (see decide_comp(); all 1 for a fresh decision), or NULL.
+ * (see decide_comp(); all 1 for a fresh decision), or NULL; 0 once the
+ * component is solved, its offsets kept in x->floor_sol, so that asking
+ * the same capacity again goes on with the components left.
  */
 static int decide(struct exact *x, uint64_t cap, uint64_t *runs)
 {
@@ -1129,10 +1294,22 @@ static int decide(struct exact *x, uint64_t cap, uint64_t *runs)
 		}
 	}
 	for (size_t k = 0; k < x->ncomps; k++) {
+		const struct comp *c = &x->comps[k];
 		uint64_t fresh = 1;
-		int r = decide_comp(x, &x->comps[k], runs ? &runs[k] : &fresh);
+		if (runs && runs[k] == 0) { /* solved before at this capacity */
+			for (size_t j = 0; j < c->n; j++)
+				x->sol[c->items[j]] = x->floor_sol[c->items[j]];
+			continue;
+		}
+		int r = decide_comp(x, c, runs ? &runs[k] : &fresh,
+				    runs != NULL);
 		if (r != FOUND)
 			return r;
+		if (runs) {
+			for (size_t j = 0; j < c->n; j++)
+				x->floor_sol[c->items[j]] = x->sol[c->items[j]];
+			runs[k] = 0;
+		}
 	}
 	return FOUND;
 }
@@ -1155,6 +1332,9 @@ static void exact_free(struct exact *x)
 	free(x->sec_total0);
 	free(x->sec0);
 	free(x->secmem);
+	free(x->nun);
+	free(x->mbase);
+	free(x->mpos);
 	free(x->secstamp);
 	free(x->energy);
 	free(x->movedlist);
@@ -1168,7 +1348,6 @@ static void exact_free(struct exact *x)
 	free(x->ftrail);
 	free(x->cmin);
 	free(x->cadd_);
-	free(x->nfree);
 	free(x->rank);
 	free(x->stamp);
 	free(x->order);
@@ -1178,6 +1357,8 @@ static void exact_free(struct exact *x)
 	free(x->partcount);
 	free(x->log);
 	free(x->sol);
+	free(x->tnow);
+	free(x->floor_sol);
 }
 
 /*
@@ -1283,12 +1464,13 @@ static int minimise(const struct solver_problem *p,
 	x.ft = calloc(4 * (x.nsec + 1), sizeof(*x.ft));
 	x.cmin = calloc(4 * (x.nb + 1), sizeof(*x.cmin));
 	x.cadd_ = calloc(4 * (x.nb + 1), sizeof(*x.cadd_));
-	x.nfree = malloc((n + 1) * sizeof(*x.nfree));
 	x.rank = malloc((n + 1) * sizeof(*x.rank));
 	x.stamp = calloc(n + 1, sizeof(*x.stamp));
 	x.order_cap = (biggest + 1) * (biggest + 2) / 2 + 4 * biggest + 8;
 	x.order = malloc(x.order_cap * sizeof(*x.order));
 	x.sol = malloc((n + 1) * sizeof(*x.sol));
+	x.tnow = malloc((n + 1) * sizeof(*x.tnow));
+	x.floor_sol = malloc((n + 1) * sizeof(*x.floor_sol));
 	x.scratch = malloc((n + 1) * sizeof(*x.scratch));
 	x.secstamp = calloc(x.nsec + 1, sizeof(*x.secstamp));
 	x.movedlist = malloc((n + 1) * sizeof(*x.movedlist));
@@ -1305,8 +1487,8 @@ static int minimise(const struct solver_problem *p,
 		x.span[i].sb = x.cov0[i + 1] > x.cov0[i] ? x.cov[x.cov0[i + 1] - 1].sb : 0;
 	}
 	if (!x.scratch || !x.key[0] || !x.key[1] || !x.key[2] || !x.minoff || !x.off ||
-	    !x.ft || !x.cmin || !x.cadd_ || !x.nfree || !x.rank || !x.stamp ||
-	    !x.order || !x.sol)
+	    !x.ft || !x.cmin || !x.cadd_ || !x.rank || !x.stamp ||
+	    !x.order || !x.sol || !x.floor_sol || !x.tnow)
 		goto nomem;
 	make_keys(&x);
 	for (size_t i = 0; i < n; i++)
@@ -1338,6 +1520,7 @@ static int minimise(const struct solver_problem *p,
 	if (step < g)
 		step = g;
 	uint64_t lbused = 0, biused = 0; /* nodes each search had */
+	uint64_t lbgive = 2 * slice; /* the lower bound's slice */
 	while (best > proven) {
 		if (elapsed(&x) >= limit || x.nodes >= x.max_nodes)
 			break;
@@ -1347,7 +1530,7 @@ static int minimise(const struct solver_problem *p,
 		if (lbused < 2 * biused) {
 			cap = proven;
 			runs = lbruns;
-			give = 2 * slice;
+			give = lbgive;
 		} else {
 			if (lo >= best) {
 				lo = proven;
@@ -1396,6 +1579,11 @@ static int minimise(const struct solver_problem *p,
 			lo = cap + g; /* too hard for now: look higher */
 			if (step < best)
 				step *= 2;
+		} else if (x.nodes >= x.phase_nodes) {
+			/* the slice cut a run, which starts over next turn:
+			 * let the next slice finish it (the turns keep their
+			 * shares, so the climb waits longer instead) */
+			lbgive *= 2;
 		}
 	}
 	free(lbruns);
@@ -1429,14 +1617,14 @@ nomem:
 /*
  * The cost of build() and of the search's arrays, per unit of what plan()
  * counts: a conflict pair is swept into a 32-byte record, then two 16-byte
- * edges; a section member is 16 bytes; a piece costs its cover, times and
+ * edges; a section member is 16 bytes and its position 8; a piece costs its cover, times and
  * sweep records, and up to two sections of trees and stamps; an item its
  * keys, offsets and stamps.  BUILD_NS is what one pair or member costs to
  * build on one core (measured on the DL-shaped instances of bench_placement,
  * rounded up): plan() refuses what would take more than half the time left.
  */
 #define BYTES_PER_PAIR 64
-#define BYTES_PER_MEMBER 16
+#define BYTES_PER_MEMBER 24
 #define BYTES_PER_PIECE 600
 #define BYTES_PER_ITEM 160
 #define BUILD_NS 40.0
