@@ -155,7 +155,9 @@ struct exact {
 	uint64_t max_nodes, phase_nodes; /* whole search, current decision */
 	struct timespec t0;
 	double deadline, next_progress;
-	int timed_out, nomem;
+	uint64_t clock_mask; /* the clock is read every clock_mask + 1 nodes */
+	size_t trail_cap;    /* bytes each undo trail may take (log, ftrail) */
+	int timed_out, nomem, memstop; /* memstop: a trail reached trail_cap */
 	struct solver_budget *budget; /* the call's clock and work */
 	uint64_t work_end; /* nodes at which the work runs out (UINT64_MAX) */
 	int work_out;      /* the last abort was the work limit's */
@@ -206,6 +208,7 @@ static int edge_cmp(const void *a, const void *b)
 #define MAX_EDGES (UINT64_C(40) * 1000 * 1000)
 /* The largest component searched (node orders need n(n+1)/2 words). */
 #define MAX_COMPONENT 6000
+#define NODE_ITEMS 512 /* items a node of counted work scans, at most */
 
 /*
  * Builds conflict edges (both directions, one per item pair, with the
@@ -468,6 +471,10 @@ static int log_push(struct exact *x, uint32_t what, uint64_t old)
 {
 	if (x->nlog == x->caplog) {
 		size_t nc = x->caplog ? 2 * x->caplog : 4096;
+		if (nc * sizeof(*x->log) > x->trail_cap) {
+			x->nomem = x->memstop = 1; /* a stop, not a failure */
+			return -1;
+		}
 		struct undo *q = realloc(x->log, nc * sizeof(*q));
 		if (!q) {
 			x->nomem = 1;
@@ -519,6 +526,10 @@ static int ftrail_push(struct exact *x, uint32_t at)
 {
 	if (x->nftrail == x->capftrail) {
 		size_t nc = x->capftrail ? 2 * x->capftrail : 4096;
+		if (nc * sizeof(*x->ftrail) > x->trail_cap) {
+			x->nomem = x->memstop = 1;
+			return -1;
+		}
 		struct ftrail *q = realloc(x->ftrail, nc * sizeof(*q));
 		if (!q) {
 			x->nomem = 1;
@@ -963,7 +974,7 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 		x->timed_out = 1;
 		return ABORTED;
 	}
-	if ((x->nodes & 255) == 0) {
+	if ((x->nodes & x->clock_mask) == 0) {
 		double now = elapsed(x);
 		if (now > x->deadline) {
 			x->timed_out = 1;
@@ -1094,6 +1105,10 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 		log_undo(x, mark);
 		members_unplace(x, b);
 		x->off[b] = NONE;
+		if (x->nomem) {
+			result = ABORTED; /* no other candidate either */
+			break;
+		}
 		if (r != NOTFOUND) {
 			result = r;
 			break;
@@ -1376,15 +1391,36 @@ static int minimise(const struct solver_problem *p,
 {
 	struct exact x = { 0 };
 	double limit = b->deadline;
-	/* nodes this search may spend */
+	/* nodes this search may spend (set below, in units of node cost) */
 	uint64_t work_total = solver_budget_work_left(b);
-	x.max_nodes = work_total;
 	x.p = p;
 	x.n = p->n;
 	x.opt = opt;
 	x.t0 = b->t0;
 	x.deadline = limit;
 	x.budget = b;
+	/*
+	 * A node costs time in proportion to the items and sections it scans:
+	 * read the clock about every 64k item-visits, not every 256 nodes, so
+	 * that a deadline on thousands of buffers passes by milliseconds,
+	 * not seconds (a read of the monotonic clock is tens of ns).
+	 */
+	x.clock_mask = 255;
+	while (x.clock_mask && (x.clock_mask + 1) * p->n > 65536)
+		x.clock_mask >>= 1;
+	/*
+	 * The undo trails grow with the depth and the neighbours each level
+	 * updates (n^2 in the worst case): each may take an eighth of the
+	 * memory cap, beyond which the search stops as for time.
+	 */
+	x.trail_cap = (opt->memory_limit ? opt->memory_limit : SOLVER_DEFAULT_MEMORY_LIMIT) / 8;
+	/* counted work: a node scans its items, so one on n buffers costs
+	 * n / NODE_ITEMS units (at least 1), and a work budget means about
+	 * the same time on 200 buffers as on 5,000 */
+	uint64_t unit = p->n > NODE_ITEMS ? p->n / NODE_ITEMS : 1;
+	if (work_total != UINT64_MAX)
+		work_total /= unit;
+	x.max_nodes = work_total;
 	uint64_t lb = solver_lower_bound_aligned(p), g = 0;
 	int windows = 0, fixed = 0;
 	for (size_t i = 0; i < p->n; i++) {
@@ -1553,6 +1589,8 @@ static int minimise(const struct solver_problem *p,
 		int d = decide(&x, cap, runs);
 		*(runs ? &lbused : &biused) += x.nodes - before;
 		r->nodes = x.nodes;
+		if (x.memstop)
+			break; /* the trails reached their cap: keep the best */
 		if (x.nomem) {
 			free(lbruns);
 			goto nomem;
@@ -1590,7 +1628,7 @@ static int minimise(const struct solver_problem *p,
 	if (best > proven && (elapsed(&x) >= limit || x.nodes >= x.max_nodes))
 		r->timed_out = 1;
 	r->nodes = x.nodes;
-	solver_budget_spend(b, x.nodes, 0);
+	solver_budget_spend(b, x.nodes > UINT64_MAX / unit ? UINT64_MAX : x.nodes * unit, 0);
 	/* Exhausted searches prove bounds only where gravity is exact. */
 	r->lower_bound = windows ? align_up(lb, g) : proven;
 	if (r->lower_bound > best)
@@ -1599,6 +1637,8 @@ static int minimise(const struct solver_problem *p,
 	if (r->optimal)
 		r->stopped_by = best <= align_up(lb, g) ? SOLVER_STOP_LOWER_BOUND
 							: SOLVER_STOP_OPTIMAL;
+	else if (x.memstop)
+		r->stopped_by = SOLVER_STOP_MEMORY;
 	else if (work_total != UINT64_MAX && x.nodes >= work_total)
 		r->stopped_by = SOLVER_STOP_WORK;
 	else
