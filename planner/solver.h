@@ -364,6 +364,17 @@ int solver_search_exact_nodes(const struct solver_problem *p,
 			      struct solver_report *r, char *err,
 			      size_t errlen);
 
+/*
+ * The same with memory_limit as the cap of solver_options (0: the
+ * default): the search's undo trails may take a quarter of it each, and
+ * a search that needs more stops (SOLVER_STOP_MEMORY) with the best found.
+ * A node on n buffers costs max(1, n / 512) of max_nodes.
+ */
+int solver_search_exact_limits(const struct solver_problem *p,
+			       uint64_t max_nodes, uint64_t memory_limit,
+			       uint64_t *offsets, struct solver_report *r,
+			       char *err, size_t errlen);
+
 /* Every name solver_solve() accepts, in order ("first-fit" ... "auto"). */
 const char *solver_name_at(size_t i);
 /* One line about the strategy called name, or NULL. */

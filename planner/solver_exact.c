@@ -467,11 +467,21 @@ static int pre_cmp(const void *a, const void *b)
 
 /* --- the search -------------------------------------------------------- */
 
+/* The next capacity of a trail of cap entries of size bytes: twice, at
+ * most limit bytes (no more than cap: full). */
+static size_t trail_grow(size_t cap, size_t size, size_t limit)
+{
+	size_t nc = cap ? 2 * cap : 4096;
+	if (nc > limit / size)
+		nc = limit / size;
+	return nc;
+}
+
 static int log_push(struct exact *x, uint32_t what, uint64_t old)
 {
 	if (x->nlog == x->caplog) {
-		size_t nc = x->caplog ? 2 * x->caplog : 4096;
-		if (nc * sizeof(*x->log) > x->trail_cap) {
+		size_t nc = trail_grow(x->caplog, sizeof(*x->log), x->trail_cap);
+		if (nc <= x->caplog) {
 			x->nomem = x->memstop = 1; /* a stop, not a failure */
 			return -1;
 		}
@@ -525,8 +535,8 @@ struct ftrail {
 static int ftrail_push(struct exact *x, uint32_t at)
 {
 	if (x->nftrail == x->capftrail) {
-		size_t nc = x->capftrail ? 2 * x->capftrail : 4096;
-		if (nc * sizeof(*x->ftrail) > x->trail_cap) {
+		size_t nc = trail_grow(x->capftrail, sizeof(*x->ftrail), x->trail_cap);
+		if (nc <= x->capftrail) {
 			x->nomem = x->memstop = 1;
 			return -1;
 		}
@@ -1410,10 +1420,10 @@ static int minimise(const struct solver_problem *p,
 		x.clock_mask >>= 1;
 	/*
 	 * The undo trails grow with the depth and the neighbours each level
-	 * updates (n^2 in the worst case): each may take an eighth of the
+	 * updates (n^2 in the worst case): each may take a quarter of the
 	 * memory cap, beyond which the search stops as for time.
 	 */
-	x.trail_cap = (opt->memory_limit ? opt->memory_limit : SOLVER_DEFAULT_MEMORY_LIMIT) / 8;
+	x.trail_cap = (opt->memory_limit ? opt->memory_limit : SOLVER_DEFAULT_MEMORY_LIMIT) / 4;
 	/* counted work: a node scans its items, so one on n buffers costs
 	 * n / NODE_ITEMS units (at least 1), and a work budget means about
 	 * the same time on 200 buffers as on 5,000 */
@@ -2191,6 +2201,15 @@ int solver_search_exact_nodes(const struct solver_problem *p,
 			      struct solver_report *r, char *err,
 			      size_t errlen)
 {
+	return solver_search_exact_limits(p, max_nodes, 0, offsets, r, err,
+					  errlen);
+}
+
+int solver_search_exact_limits(const struct solver_problem *p,
+			       uint64_t max_nodes, uint64_t memory_limit,
+			       uint64_t *offsets, struct solver_report *r,
+			       char *err, size_t errlen)
+{
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int rc = solver_problem_validate(p, err, errlen);
@@ -2203,11 +2222,11 @@ int solver_search_exact_nodes(const struct solver_problem *p,
 	rc = best_heuristic(p, seed, 1, NULL, offsets, &best, &w, err, errlen);
 	if (rc)
 		return rc;
-	static const struct solver_options none = { 0 };
+	const struct solver_options opt = { .memory_limit = memory_limit };
 	r->strategy = r->winner = "exact";
 	struct solver_budget b = { .t0 = t0, .deadline = HUGE_VAL,
 				   .work_limit = max_nodes ? max_nodes : 1 };
-	rc = minimise(p, &none, &b, offsets, best, r, err, errlen);
+	rc = minimise(p, &opt, &b, offsets, best, r, err, errlen);
 	if (rc)
 		return rc;
 	r->height = height_of(p, offsets);
