@@ -59,4 +59,22 @@ expect 4 "unwritable output exits 4" \
 expect 4 "unwritable export exits 4" \
 	memplan-trace export --to minimalloc-csv "$T/A.trace" -o /nonexistent/x.csv
 
+# times before 0, as idealloc's SOMAS traces have (-1: live from before the
+# first step): read, planned, exported and written back as given
+printf 'id,lower,upper,size\na,-5,3,100\nb,-1,10,200\nc,3,12,50\n' >"$T/neg.csv"
+expect 0 "negative times are read" memplan-trace info --json "$T/neg.csv"
+has "$T/out" '"minimalloc.time_shift":"5"' "  ... the clock moved later by the earliest time's distance from 0"
+has "$T/out" '"peak_bytes":300,' "  ... the lifetimes as given: b with a, then b with c"
+expect 0 "  ... exported" memplan-trace export --to minimalloc-csv "$T/neg.csv" -o "$T/neg2.csv"
+cmp -s "$T/neg.csv" "$T/neg2.csv"
+ok $? "  ... the export gives the times back"
+expect 0 "  ... planned" memplan-plan compile "$T/neg.csv" -o "$T/neg.plan" --solution "$T/neg.sol.csv"
+has "$T/neg.sol.csv" "a,-5,3,100," "  ... the solution keeps the input's rows"
+printf 'id,lower,upper,size\na,-4611686018427387905,3,100\n' >"$T/neg3.csv"
+expect 3 "a time below -2^62 is refused" memplan-trace info "$T/neg3.csv"
+has "$T/err" "is below -2^62" "  ... and says so"
+printf 'id,lower,upper,size\na,-4611686018427387904,9223372036854775806,100\n' >"$T/neg4.csv"
+expect 3 "times spanning more than 2^63 - 1 are refused" memplan-trace info "$T/neg4.csv"
+has "$T/err" "a span over 2^63 - 1" "  ... and say so"
+
 done_testing

@@ -382,8 +382,14 @@ static void test_errors(void)
 	check_error("id,lower,upper,size\na,0,5,0\n",
 		    "'t.csv':2: field size: '0' is not a positive integer",
 		    "zero size");
-	check_error("id,lower,upper,size\na,-1,5,1\n",
-		    "'t.csv':2: field lower: '-1' is negative", "negative lower");
+	check_error("id,lower,upper,size\na,-99999999999999999999,5,1\n",
+		    "'t.csv':2: field lower: '-99999999999999999999' is below -2^62",
+		    "a lower time past -2^62");
+	check_error("id,lower,upper,size\na,--1,5,1\n",
+		    "'t.csv':2: field lower: '--1' is not an integer", "a doubled minus");
+	check_error("id,lower,upper,size\na,-5,-7,1\n",
+		    "'t.csv':2: field upper: empty lifetime [-5, -7)",
+		    "a reversed lifetime before 0");
 	check_error("id,lower,upper,size\na,5,5,1\n",
 		    "'t.csv':2: field upper: empty lifetime [5, 5)",
 		    "empty lifetime");

@@ -170,6 +170,8 @@ static const char *cstr(struct parser *p, struct span s)
 
 enum num { NUM_OK, NUM_NOTINT, NUM_NEG, NUM_RANGE, NUM_NOMEM };
 
+#define TIME_NEG_LIMIT (INT64_C(1) << 62)
+
 /* Parses s as digits only (a leading '-' is recognised to say "negative"). */
 static enum num parse_num(struct parser *p, struct span s, int64_t *v)
 {
@@ -217,6 +219,37 @@ static int field_int(struct parser *p, enum col c, int positive, int64_t *v)
 			   show(vb, sizeof(vb), s), INT64_MAX);
 	default:
 		return nomem(p);
+	}
+}
+
+/*
+ * Reads a time (lower, upper): an integer that may be negative, as in
+ * MiniMalloc (idealloc's SOMAS traces start some buffers at -1), down to
+ * -2^62; the importer shifts the times so that the trace's are >= 0.
+ */
+static int field_time(struct parser *p, enum col c, int64_t *v)
+{
+	int col = p->col[c];
+	struct span s = p->fields[col];
+	if (s.n < 2 || s.p[0] != '-')
+		return field_int(p, c, 0, v);
+	char vb[48];
+	struct span d = { s.p + 1, s.n - 1 };
+	int64_t m;
+	switch (parse_num(p, d, &m)) {
+	case NUM_OK:
+		if (m > TIME_NEG_LIMIT)
+			return bad(p, col, "'%s' is below -2^62, the earliest time memplan handles",
+				   show(vb, sizeof(vb), s));
+		*v = -m;
+		return 0;
+	case NUM_NOMEM:
+		return nomem(p);
+	case NUM_RANGE:
+		return bad(p, col, "'%s' is below -2^62, the earliest time memplan handles",
+			   show(vb, sizeof(vb), s));
+	default:
+		return bad(p, col, "'%s' is not an integer", show(vb, sizeof(vb), s));
 	}
 }
 
@@ -436,8 +469,8 @@ static int read_record(struct parser *p, struct span line)
 			   n, p->ncols);
 	int rc;
 	int64_t lower, upper, size, align = 1, offset = TRACE_NONE;
-	if ((rc = field_int(p, C_LOWER, 0, &lower)) < 0 ||
-	    (rc = field_int(p, C_UPPER, 0, &upper)) < 0 ||
+	if ((rc = field_time(p, C_LOWER, &lower)) < 0 ||
+	    (rc = field_time(p, C_UPPER, &upper)) < 0 ||
 	    (rc = field_int(p, C_SIZE, 1, &size)) < 0)
 		return rc;
 	if (p->addend) {
@@ -515,8 +548,46 @@ static int key_cmp(const void *a, const void *b)
 	return (x->ord > y->ord) - (x->ord < y->ord);
 }
 
+/*
+ * Times before 0 move the whole clock later by the earliest one's
+ * distance from 0 (buffers, gaps alike), recorded in meta
+ * minimalloc.time_shift so that an export gives the times back; a file
+ * whose times then pass 2^63 - 1 is refused.
+ */
+static int shift_times(struct parser *p)
+{
+	int64_t lo = 0, hi = 0;
+	for (size_t i = 0; i < p->nkeys; i++) {
+		if (p->keys[i].t < lo)
+			lo = p->keys[i].t;
+		if (p->keys[i].t > hi)
+			hi = p->keys[i].t;
+	}
+	if (lo >= 0)
+		return 0;
+	int64_t shift = -lo;
+	if (hi > INT64_MAX - shift) {
+		put(p->err, p->errlen,
+		    "'%s': its times run from %" PRId64 " to %" PRId64 ", a span over 2^63 - 1",
+		    p->name, lo, hi);
+		return TRACE_EFORMAT;
+	}
+	for (size_t i = 0; i < p->nkeys; i++)
+		p->keys[i].t += shift;
+	for (size_t i = 0; i < p->t->nholes; i++) {
+		p->t->holes[i].lower += shift;
+		p->t->holes[i].upper += shift;
+	}
+	char v[32];
+	snprintf(v, sizeof(v), "%" PRId64, shift);
+	return trace_set_meta(p->t, "minimalloc.time_shift", v) < 0 ? nomem(p) : 0;
+}
+
 static int add_events(struct parser *p)
 {
+	int rc = shift_times(p);
+	if (rc < 0)
+		return rc;
 	if (p->nkeys > 1)
 		qsort(p->keys, p->nkeys, sizeof(*p->keys), key_cmp);
 	for (size_t i = 0; i < p->nkeys; i++) {
@@ -685,6 +756,16 @@ int mmcsv_export(const struct trace *t, FILE *f, char *err, size_t errlen)
 	}
 	const char *ids = trace_get_meta(t, "minimalloc.ids");
 	int labels = ids && strcmp(ids, "label") == 0;
+	/* times the importer moved later (a file with negative times) */
+	const char *ts = trace_get_meta(t, "minimalloc.time_shift");
+	int64_t back = 0;
+	if (ts) {
+		char *e;
+		errno = 0;
+		long long v = strtoll(ts, &e, 10);
+		if (!errno && *e == 0 && v > 0 && v <= TIME_NEG_LIMIT)
+			back = (int64_t)v;
+	}
 	int has_align = 0, has_gaps = 0, has_offset = 0;
 	for (size_t i = 0; i < t->nbuffers; i++) {
 		const struct trace_buffer *b = &t->buffers[i];
@@ -730,7 +811,7 @@ int mmcsv_export(const struct trace *t, FILE *f, char *err, size_t errlen)
 			fputs(b->label, f);
 		else
 			fprintf(f, "%" PRId64, b->id);
-		fprintf(f, ",%" PRId64 ",%" PRId64 ",%" PRIu64, lo, hi, b->size);
+		fprintf(f, ",%" PRId64 ",%" PRId64 ",%" PRIu64, lo - back, hi - back, b->size);
 		if (has_align)
 			fprintf(f, ",%" PRIu64, b->align);
 		if (has_gaps) {
@@ -739,7 +820,7 @@ int mmcsv_export(const struct trace *t, FILE *f, char *err, size_t errlen)
 				const struct trace_hole *h =
 					&t->holes[b->hole0 + j];
 				fprintf(f, "%s%" PRId64 "-%" PRId64, j ? " " : "",
-					h->lower + shift, h->upper + shift);
+					h->lower + shift - back, h->upper + shift - back);
 				if (h->win_lo != TRACE_NONE)
 					fprintf(f, "@%" PRId64 ":%" PRId64,
 						h->win_lo, h->win_hi);
