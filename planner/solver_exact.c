@@ -2184,7 +2184,10 @@ int solver_search_auto(const struct solver_problem *p,
 		left > 0 ? left : 0,
 		wl == UINT64_MAX ? 0 : wl / (per ? per : 1), 0 };
 	uint64_t hi = h, steps = 0;
-	if (h > r->lower_bound && wl > 0 && (il.seconds > 0 || il.max_steps > 0)) {
+	size_t nfree = 0; /* a file of pinned offsets (a solution) has none */
+	for (size_t i = 0; i < p->n && !nfree; i++)
+		nfree = p->items[i].fixed_offset == SOLVER_FREE;
+	if (h > r->lower_bound && nfree && wl > 0 && (il.seconds > 0 || il.max_steps > 0)) {
 		rc = solver_improve(p, offsets, &hi, &il, &steps, err, errlen);
 		solver_budget_spend(&b, steps * per, 0);
 		r->work = b.work;

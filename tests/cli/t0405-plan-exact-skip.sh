@@ -39,4 +39,15 @@ grep -q 'not run' "$T/out"
 [ $? -ne 0 ]
 ok $? "  ... text as before: no skip line"
 
+# a CSV whose every buffer is pinned (a solution written back, as idealloc
+# ships its instances): nothing to search or improve, the work stops at the
+# heuristics' (before, the improvement spent the whole budget on nothing)
+printf 'id,lower,upper,size,offset\na,0,4,100,0\nb,2,6,100,300\nc,5,9,100,0\n' >"$T/pinned.csv"
+expect 0 "every offset pinned: compile --deterministic" memplan-plan compile --json --deterministic \
+	"$T/pinned.csv" -o "$T/p.plan"
+has "$T/out" '"pool":400,' "  ... the pool is the pinned placement's"
+w=$(grep -o '"work":[0-9]*' "$T/out" | grep -o '[0-9]*$')
+[ "${w:-20000}" -lt 1000 ]
+ok $? "  ... and the counted work is the heuristics' only ($w units)"
+
 done_testing
