@@ -86,7 +86,8 @@ struct cover {
 
 struct member {
 	uint32_t item, piece;
-	uint64_t lo; /* first byte of its piece in the section */
+	uint64_t lo;     /* first byte of its piece in the section */
+	uint64_t ebytes; /* its item's size in the energy bound, 0 when out */
 };
 
 struct energy {
@@ -277,7 +278,10 @@ static int build(struct exact *x)
 	for (size_t i = 0; i < np; i++)
 		for (uint32_t s = x->cov[i].sa; s < x->cov[i].sb; s++)
 			x->secmem[x->sec0[s]++] = (struct member){
-				pc[i].item, (uint32_t)i, x->cov[i].lo };
+				pc[i].item, (uint32_t)i, x->cov[i].lo,
+				p->items[pc[i].item].nholes
+					? 0
+					: p->items[pc[i].item].size };
 	for (size_t s = x->nsec; s > 0; s--)
 		x->sec0[s] = x->sec0[s - 1];
 	x->sec0[0] = 0;
@@ -683,7 +687,6 @@ static int raise_floor(struct exact *x, uint32_t q, uint32_t stamp,
 	if (x->secstamp[q] == stamp)
 		return 0;
 	x->secstamp[q] = stamp;
-	const struct solver_item *items = x->p->items;
 	uint64_t mu = NONE, vmax = 0, sum = 0;
 	size_t k = 0;
 	for (size_t m = x->sec0[q]; m < x->sec0[q] + x->nun[q]; m++) {
@@ -694,10 +697,10 @@ static int raise_floor(struct exact *x, uint32_t q, uint32_t stamp,
 		/* Items that may start at o weigh in at start o only, which
 		 * o + the section's unplaced bytes already bounds; items of
 		 * several pieces are left out, which is safe. */
-		if (v <= o || items[me->item].nholes)
+		if (v <= o || !me->ebytes)
 			continue;
-		x->energy[k++] = (struct energy){ v, items[me->item].size };
-		sum += items[me->item].size;
+		x->energy[k++] = (struct energy){ v, me->ebytes };
+		sum += me->ebytes;
 		if (v > vmax)
 			vmax = v;
 	}
@@ -1667,14 +1670,14 @@ nomem:
 /*
  * The cost of build() and of the search's arrays, per unit of what plan()
  * counts: a conflict pair is swept into a 32-byte record, then two 16-byte
- * edges; a section member is 16 bytes and its position 8; a piece costs its cover, times and
+ * edges; a section member is 24 bytes and its position 8; a piece costs its cover, times and
  * sweep records, and up to two sections of trees and stamps; an item its
  * keys, offsets and stamps.  BUILD_NS is what one pair or member costs to
  * build on one core (measured on the DL-shaped instances of bench_placement,
  * rounded up): plan() refuses what would take more than half the time left.
  */
 #define BYTES_PER_PAIR 64
-#define BYTES_PER_MEMBER 24
+#define BYTES_PER_MEMBER 32
 #define BYTES_PER_PIECE 600
 #define BYTES_PER_ITEM 160
 #define BUILD_NS 40.0
