@@ -14,24 +14,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "planfile.h"
 
 /* The share of the way from the lower bound down to the budget that the
  * hybrid candidates recompute before they swap, in the order tried. */
 static const double hybrid_levels[] = { 0.5, 0.25, 0.75 };
-/* CPU seconds after which hybrid tries no further mix: each costs a
- * memplan search (up to about 3 s on a trace of 10^5 events, far less on
- * the zoo's, where every mix is tried). */
-#define HYBRID_CPU 2.5
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+/* Events above which hybrid tries only the first mix: each costs a
+ * memplan search (about 3 s on a trace of 10^5 events, far less on the
+ * zoo's, where every mix is tried).  Counted, not timed, so that advise
+ * and compile --swap-strategy hybrid agree on any machine (a CPU-time
+ * cutoff made them differ under the sanitizers). */
+#define HYBRID_EVENTS 50000
 
 int recomp_is_strategy(const char *name)
 {
@@ -275,7 +269,6 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 				    "unknown recomputation strategy '%s' (known: recompute, hybrid)",
 				    name);
 	a->strategy = strcmp(name, "hybrid") == 0 ? "hybrid" : "recompute";
-	double c0 = cpu_s();
 	struct recomp_model m;
 	struct cplan best = { 0 }, cand;
 	int rc = recomp_model_init(&m, sc->t, sc->p, err, errlen);
@@ -303,8 +296,9 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 			snprintf(first_err, sizeof(first_err), "%s", err);
 		}
 		keep(&best, &cand);
-		for (size_t k = 0; lb > budget && cpu_s() - c0 < HYBRID_CPU &&
-				   k < sizeof(hybrid_levels) / sizeof(*hybrid_levels); k++) {
+		size_t levels = sc->t->nevents > HYBRID_EVENTS
+					? 1 : sizeof(hybrid_levels) / sizeof(*hybrid_levels);
+		for (size_t k = 0; lb > budget && k < levels; k++) {
 			uint64_t tg = budget + (uint64_t)((double)(lb - budget) *
 							  (1.0 - hybrid_levels[k]));
 			rc = plan_level(sc, &m, tg, budget, placer, align, &cand,
