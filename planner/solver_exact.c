@@ -54,10 +54,13 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 
 #define NONE UINT64_MAX
@@ -161,6 +164,7 @@ struct exact {
 	uint64_t clock_mask; /* the clock is read every clock_mask + 1 nodes */
 	size_t trail_cap;    /* bytes each undo trail may take (log, ftrail) */
 	int timed_out, nomem, memstop; /* memstop: a trail reached trail_cap */
+	atomic_int *halt;    /* set by the other thread's search, or NULL */
 	struct solver_budget *budget; /* the call's clock and work */
 	uint64_t work_end; /* nodes at which the work runs out (UINT64_MAX) */
 	int work_out;      /* the last abort was the work limit's */
@@ -1034,7 +1038,9 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 	}
 	if ((x->nodes & x->clock_mask) == 0) {
 		double now = elapsed(x);
-		if (now > x->deadline) {
+		if (now > x->deadline ||
+		    (x->halt && atomic_load_explicit(x->halt,
+						     memory_order_relaxed))) {
 			x->timed_out = 1;
 			return ABORTED;
 		}
@@ -1401,6 +1407,27 @@ static uint64_t height_of(const struct solver_problem *p, const uint64_t *o)
 	return h;
 }
 
+/* The arrays a search changes, with their lengths (see exact_clone()). */
+#define EXACT_OWN(X)                                                         \
+	X(secmem, x->sec0[x->nsec] + 1) X(nun, x->nsec + 1)                  \
+	X(unpl, x->nsec + 1) X(mpos, x->sec0[x->nsec] + 1)                   \
+	X(secstamp, x->nsec + 1) X(energy, x->n + 1) X(movedlist, x->n + 1)  \
+	X(minoff, x->n + 1) X(off, x->n + 1) X(rank, x->n + 1)               \
+	X(stamp, x->n + 1) X(order, x->order_cap) X(scratch, x->n + 1)       \
+	X(cutlist, x->nsec + 1) X(partcount, 3 * x->nsec + 8)                \
+	X(ft, 4 * (x->nsec + 1)) X(cmin, 4 * (x->nb + 1))                    \
+	X(cadd_, 4 * (x->nb + 1)) X(sol, x->n + 1) X(tnow, x->n + 1)         \
+	X(floor_sol, x->n + 1)
+
+static void exact_free_own(struct exact *x)
+{
+#define FREE_OWN(f, count) free(x->f);
+	EXACT_OWN(FREE_OWN)
+#undef FREE_OWN
+	free(x->log);
+	free(x->ftrail);
+}
+
 static void exact_free(struct exact *x)
 {
 	free(x->adj0);
@@ -1409,35 +1436,253 @@ static void exact_free(struct exact *x)
 	free(x->cov);
 	free(x->sec_total0);
 	free(x->sec0);
-	free(x->secmem);
-	free(x->nun);
-	free(x->unpl);
 	free(x->mbase);
-	free(x->mpos);
-	free(x->secstamp);
-	free(x->energy);
-	free(x->movedlist);
 	free(x->comp_items);
 	free(x->comps);
 	for (int k = 0; k < 3; k++)
 		free(x->key[k]);
-	free(x->minoff);
-	free(x->off);
-	free(x->ft);
-	free(x->ftrail);
-	free(x->cmin);
-	free(x->cadd_);
-	free(x->rank);
-	free(x->stamp);
-	free(x->order);
-	free(x->scratch);
 	free(x->span);
-	free(x->cutlist);
-	free(x->partcount);
-	free(x->log);
-	free(x->sol);
-	free(x->tnow);
-	free(x->floor_sol);
+	exact_free_own(x);
+}
+
+/*
+ * A second search over the same problem: the static data shared with x,
+ * the arrays a search changes copied (empty undo trails).  Free it with
+ * exact_free_own().  Returns 0 or -1 (out of memory, d freed).
+ */
+static int exact_clone(struct exact *d, const struct exact *x)
+{
+	*d = *x;
+	d->log = NULL;
+	d->nlog = d->caplog = 0;
+	d->ftrail = NULL;
+	d->nftrail = d->capftrail = 0;
+#define CLEAR_OWN(f, count) d->f = NULL;
+	EXACT_OWN(CLEAR_OWN)
+#undef CLEAR_OWN
+	int ok = 1;
+#define COPY_OWN(f, count)                                                   \
+	if (ok && (d->f = malloc((count) * sizeof(*d->f))) != NULL)          \
+		memcpy(d->f, x->f, (count) * sizeof(*d->f));                 \
+	else                                                                 \
+		ok = 0;
+	EXACT_OWN(COPY_OWN)
+#undef COPY_OWN
+	if (ok)
+		return 0;
+	exact_free_own(d);
+	return -1;
+}
+
+/*
+ * The two searches of minimise().  The floor asks for the proven lower
+ * bound itself, again and again (resumed, not restarted: see decide()).
+ * The climb starts from the floor: a quarter of the way to the best
+ * height first, then steps that double, never past half way, so it ends
+ * in bisection; lo rises past every capacity whose slice ran out, and
+ * when it meets the best height the climb starts again from the floor
+ * with twice the slice.  Whether a decision is quick or hopeless is not
+ * monotone in the capacity (loose ones prune little), hence slices
+ * rather than the whole time for any one capacity.  An exhausted search
+ * at C proves that nothing reaches C, which raises the floor.
+ */
+struct shared {
+	uint64_t best, proven; /* height found, floor proven */
+	uint64_t *runs;        /* the floor's, per component (decide()) */
+	uint64_t *offsets;     /* the placement of height best */
+};
+
+struct task {
+	struct exact *x;
+	int floor;                /* the floor, or else the climb */
+	struct shared *sh;
+	uint64_t g;               /* heights are multiples of g */
+	uint64_t lo, step, slice; /* the climb */
+	uint64_t give;            /* the floor's slice */
+	uint64_t used;            /* nodes spent */
+};
+
+enum { STEP_ON, STEP_SKIP, STEP_OVER, STEP_NOMEM };
+
+static uint64_t climb_step(uint64_t best, uint64_t proven, uint64_t g)
+{
+	uint64_t step = (best - proven) / 4 / g * g;
+	return step < g ? g : step;
+}
+
+/*
+ * One slice of task t: STEP_ON, STEP_SKIP (the climb has nothing to ask
+ * but the floor), STEP_OVER (a trail reached its cap: keep the best) or
+ * STEP_NOMEM.
+ */
+static int task_step(struct task *t)
+{
+	struct exact *x = t->x;
+	struct shared *sh = t->sh;
+	uint64_t g = t->g, cap, give;
+	uint64_t *runs = NULL;
+	if (t->floor) {
+		cap = sh->proven;
+		runs = sh->runs;
+		give = t->give;
+	} else {
+		/* a round's first question still has the last round's
+		 * slice (as the turns have always had it) */
+		give = t->slice;
+		if (t->lo < sh->proven)
+			t->lo = sh->proven;
+		if (t->lo >= sh->best) {
+			t->lo = sh->proven;
+			t->slice *= 2;
+			t->step = climb_step(sh->best, sh->proven, g);
+		}
+		uint64_t half = (sh->best - t->lo) / g / 2 * g;
+		cap = t->lo + (t->step < half ? t->step : half);
+		if (cap == sh->proven)
+			return STEP_SKIP;
+	}
+	x->phase_nodes = x->max_nodes - x->nodes > give ? x->nodes + give
+							: x->max_nodes;
+	uint64_t before = x->nodes;
+	int d = decide(x, cap, runs);
+	t->used += x->nodes - before;
+	if (x->memstop)
+		return STEP_OVER;
+	if (x->nomem)
+		return STEP_NOMEM;
+	if (d == FOUND) {
+		uint64_t h = height_of(x->p, x->sol);
+		if (h < sh->best) {
+			sh->best = h;
+			memcpy(sh->offsets, x->sol, x->n * sizeof(*sh->offsets));
+		}
+		x->progress_best = sh->best;
+	} else if (d == NOTFOUND) {
+		if (cap + g > sh->proven) {
+			sh->proven = cap + g;
+			for (size_t k = 0; sh->runs && k < x->ncomps; k++)
+				sh->runs[k] = 1;
+		}
+		if (sh->proven > sh->best)
+			sh->proven = sh->best;
+		x->progress_lb = sh->proven;
+	} else if (!runs) {
+		t->lo = cap + g; /* too hard for now: look higher */
+		if (t->step < sh->best)
+			t->step *= 2;
+	} else if (x->nodes >= x->phase_nodes) {
+		/* the slice cut a run, which starts over next turn: let the
+		 * next slice finish it (the turns keep their shares, so the
+		 * climb waits longer instead) */
+		t->give *= 2;
+	}
+	return STEP_ON;
+}
+
+/* Runs task t in slices until it settles, time or work runs out, or the
+ * other thread's search settles; settling halts the other. */
+static int task_run(struct task *t)
+{
+	struct exact *x = t->x;
+	for (;;) {
+		if (t->sh->best <= t->sh->proven) {
+			atomic_store(x->halt, 1);
+			return STEP_OVER;
+		}
+		if (atomic_load(x->halt) || elapsed(x) >= x->deadline ||
+		    x->nodes >= x->max_nodes)
+			return STEP_OVER;
+		int st = task_step(t);
+		if (st == STEP_NOMEM)
+			atomic_store(x->halt, 1);
+		if (st != STEP_ON)
+			return st;
+	}
+}
+
+struct duo_arg {
+	struct task *t;
+	int rc;
+};
+
+static void *duo_main(void *arg)
+{
+	struct duo_arg *a = arg;
+	a->rc = task_run(a->t);
+	return NULL;
+}
+
+/* Processors this process may run on. */
+static long online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
+}
+
+/* Threads only for components this small: the second search copies the
+ * node orders, (n + 1)(n + 2) / 2 words. */
+#define DUO_MAX_ITEMS 2048
+
+/*
+ * The floor fl and the climb cl at once, the climb on a copy of x in a
+ * second thread: on MiniMalloc's D and J the floor is out of reach and
+ * takes most of the time (its tight capacity makes its nodes the dearest),
+ * while E and I reach it only with most of the nodes; on two cores each
+ * gets one.  The climb keeps its own best and floor (so neither waits for
+ * the other); the lower height and the higher floor are kept.  Under a
+ * time limit only: the threads' shares of the nodes depend on the
+ * machine.  Returns 0, -1 when no thread could start (nothing done), or
+ * 1 when out of memory.
+ */
+static int duo(struct exact *x, struct task *fl, struct task *cl,
+	       struct shared *sh, const struct solver_options *opt)
+{
+	struct exact x2;
+	if (exact_clone(&x2, x))
+		return -1;
+	struct solver_options o2 = *opt;
+	o2.progress = NULL; /* the floor reports */
+	x2.opt = &o2;
+	struct shared sh2 = { sh->best, sh->proven, NULL,
+			      malloc((x->n + 1) * sizeof(uint64_t)) };
+	if (!sh2.offsets) {
+		exact_free_own(&x2);
+		return -1;
+	}
+	atomic_int halt = 0;
+	x->halt = x2.halt = &halt;
+	x->trail_cap = x2.trail_cap = x->trail_cap / 2; /* four trails */
+	cl->x = &x2;
+	cl->sh = &sh2;
+	fl->give = UINT64_MAX / 4; /* nothing to take turns with */
+	struct duo_arg a = { cl, STEP_OVER };
+	pthread_t th;
+	int rc = 0;
+	if (pthread_create(&th, NULL, duo_main, &a) != 0) {
+		rc = -1;
+	} else {
+		int frc = task_run(fl);
+		pthread_join(th, NULL);
+		x->nodes += x2.nodes;
+		x->memstop |= x2.memstop;
+		if (sh2.best < sh->best) {
+			sh->best = sh2.best;
+			memcpy(sh->offsets, sh2.offsets,
+			       x->n * sizeof(*sh->offsets));
+		}
+		if (sh2.proven > sh->proven)
+			sh->proven = sh2.proven;
+		if (sh->proven > sh->best)
+			sh->proven = sh->best;
+		rc = frc == STEP_NOMEM || a.rc == STEP_NOMEM;
+	}
+	x->halt = NULL;
+	x->trail_cap *= 2;
+	cl->x = x;
+	cl->sh = sh;
+	free(sh2.offsets);
+	exact_free_own(&x2);
+	return rc;
 }
 
 /*
@@ -1597,98 +1842,53 @@ static int minimise(const struct solver_problem *p,
 	x.progress_lb = proven;
 
 	/*
-	 * Two searches take turns, the first with two thirds of the nodes,
-	 * each turn a slice.  One asks for the proven floor itself (tight
-	 * capacities prune best, and often the floor is the answer); it
-	 * resumes where its last slice stopped.  The other climbs from lo: a quarter of the
-	 * way to the best height first, then steps that double, never past
-	 * half way, so it ends in bisection; lo rises past every capacity
-	 * whose slice ran out, and when it meets the best height the climb
-	 * starts again from the floor with twice the slice.  Whether a
-	 * decision is quick or hopeless is not monotone in the capacity
-	 * (loose ones prune little), hence slices rather than the whole time
-	 * for any one capacity.
+	 * Two searches: one asks for the proven floor itself (tight
+	 * capacities prune best, and often the floor is the answer), the
+	 * other climbs toward the best height (see task_step()).  On two
+	 * cores under a time limit each has its own thread; otherwise they
+	 * take turns in slices, the floor with two thirds of the nodes.
 	 */
-	uint64_t *lbruns = malloc((x.ncomps + 1) * sizeof(*lbruns));
-	if (!lbruns)
+	struct shared sh = { best, proven, NULL, offsets };
+	sh.runs = malloc((x.ncomps + 1) * sizeof(*sh.runs));
+	if (!sh.runs)
 		goto nomem;
 	for (size_t k = 0; k < x.ncomps; k++)
-		lbruns[k] = 1;
-	uint64_t lo = proven; /* lowest capacity still worth asking */
+		sh.runs[k] = 1;
 	uint64_t slice = 3 * (2 * (uint64_t)n + 64);
-	uint64_t step = (best - proven) / 4 / g * g;
-	if (step < g)
-		step = g;
-	uint64_t lbused = 0, biused = 0; /* nodes each search had */
-	uint64_t lbgive = 2 * slice; /* the lower bound's slice */
-	while (best > proven) {
-		if (elapsed(&x) >= limit || x.nodes >= x.max_nodes)
-			break;
-		uint64_t cap;
-		uint64_t *runs = NULL;
-		uint64_t give = slice;
-		if (lbused < 2 * biused) {
-			cap = proven;
-			runs = lbruns;
-			give = lbgive;
-		} else {
-			if (lo >= best) {
-				lo = proven;
-				slice *= 2;
-				step = (best - proven) / 4 / g * g;
-				if (step < g)
-					step = g;
-			}
-			uint64_t half = (best - lo) / g / 2 * g;
-			cap = lo + (step < half ? step : half);
-			if (cap == proven) {
-				biused = lbused + 1; /* the other turn's question */
+	struct task fl = { &x, 1, &sh, g, 0, 0, 0, 2 * slice, 0 };
+	struct task cl = { &x, 0, &sh, g, proven, 0, slice, 0, 0 };
+	cl.step = climb_step(best, proven, g);
+	int trc = 0;
+	if (work_total == UINT64_MAX && biggest <= DUO_MAX_ITEMS &&
+	    online_cpus() >= 2)
+		trc = duo(&x, &fl, &cl, &sh, opt);
+	else
+		trc = -1;
+	if (trc < 0) { /* one thread: turns */
+		while (sh.best > sh.proven) {
+			if (elapsed(&x) >= limit || x.nodes >= x.max_nodes)
+				break;
+			struct task *t = fl.used < 2 * cl.used ? &fl : &cl;
+			int st = task_step(t);
+			if (st == STEP_SKIP) {
+				cl.used = fl.used + 1; /* the floor's turn */
 				continue;
 			}
+			if (st == STEP_NOMEM) {
+				free(sh.runs);
+				goto nomem;
+			}
+			if (st != STEP_ON)
+				break;
 		}
-		x.deadline = limit;
-		x.phase_nodes = x.max_nodes - x.nodes > give ? x.nodes + give
-							     : x.max_nodes;
-		uint64_t before = x.nodes;
-		int d = decide(&x, cap, runs);
-		*(runs ? &lbused : &biused) += x.nodes - before;
 		r->nodes = x.nodes;
-		if (x.memstop)
-			break; /* the trails reached their cap: keep the best */
-		if (x.nomem) {
-			free(lbruns);
-			goto nomem;
-		}
-		if (d == FOUND) {
-			uint64_t h = height_of(p, x.sol);
-			if (h < best) {
-				best = h;
-				memcpy(offsets, x.sol, n * sizeof(*offsets));
-			}
-			x.progress_best = best;
-		} else if (d == NOTFOUND) {
-			if (cap + g > proven) {
-				proven = cap + g;
-				for (size_t k = 0; k < x.ncomps; k++)
-					lbruns[k] = 1;
-			}
-			if (proven > best)
-				proven = best;
-			if (lo < proven)
-				lo = proven;
-			x.progress_lb = proven;
-		} else if (!runs) {
-			lo = cap + g; /* too hard for now: look higher */
-			if (step < best)
-				step *= 2;
-		} else if (x.nodes >= x.phase_nodes) {
-			/* the slice cut a run, which starts over next turn:
-			 * let the next slice finish it (the turns keep their
-			 * shares, so the climb waits longer instead) */
-			lbgive *= 2;
-		}
+	} else if (trc > 0) {
+		free(sh.runs);
+		goto nomem;
 	}
-	free(lbruns);
+	best = sh.best;
+	proven = sh.proven;
+	free(sh.runs);
 	if (best > proven && (elapsed(&x) >= limit || x.nodes >= x.max_nodes))
 		r->timed_out = 1;
 	r->nodes = x.nodes;
