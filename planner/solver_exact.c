@@ -132,6 +132,7 @@ struct exact {
 	struct comp *comps;
 	size_t ncomps;
 	uint64_t *key[3]; /* W, A, T per item */
+	uint64_t *isize, *ialign; /* the items' sizes and alignments, dense */
 	uint64_t *tnow;   /* T of the unplaced bytes left, see dfs_part() */
 	int replan;       /* this run ranks parts afresh */
 	/* search state */
@@ -699,6 +700,10 @@ static int raise_floor(struct exact *x, uint32_t q, uint32_t stamp,
 		return 0;
 	x->secstamp[q] = stamp;
 	uint64_t mu = NONE, vmax = 0, sum = 0;
+	/* starts at or below this pass with any sum (sum <= unplaced) */
+	uint64_t keep_above = x->cap > x->unpl[q] ? x->cap - x->unpl[q] : 0;
+	if (keep_above < o)
+		keep_above = o;
 	size_t k = 0;
 	for (size_t m = x->sec0[q]; m < x->sec0[q] + x->nun[q]; m++) {
 		const struct member *me = &x->secmem[m];
@@ -707,8 +712,10 @@ static int raise_floor(struct exact *x, uint32_t q, uint32_t stamp,
 			mu = v;
 		/* Items that may start at o weigh in at start o only, which
 		 * o + the section's unplaced bytes already bounds; items of
-		 * several pieces are left out, which is safe. */
-		if (v <= o || !me->ebytes)
+		 * several pieces are left out, which is safe.  Starts v with
+		 * v + unplaced <= cap never fail and would be dropped by
+		 * the first pass below: dropped here. */
+		if (v <= keep_above || !me->ebytes)
 			continue;
 		x->energy[k++] = (struct energy){ v, me->ebytes };
 		sum += me->ebytes;
@@ -1027,7 +1034,6 @@ static int settled_item(const struct exact *x, uint32_t i)
 static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 	       size_t m, uint64_t last_off, uint32_t last_rank)
 {
-	const struct solver_item *items = x->p->items;
 	if (m == 0)
 		return FOUND;
 	if (x->nomem || ++x->nodes > x->node_budget)
@@ -1049,7 +1055,7 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 	uint64_t minh = NONE;
 	for (size_t k = 0; k < m; k++) {
 		uint32_t u = order[k];
-		uint64_t h = x->minoff[u] + items[u].size;
+		uint64_t h = x->minoff[u] + x->isize[u];
 		if (h < minh)
 			minh = h;
 	}
@@ -1075,8 +1081,8 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 				break;
 			continue; /* not canonical now */
 		}
-		if (o + items[b].size > x->cap ||
-		    (t0 > items[b].size && o + t0 - items[b].size > x->cap)) {
+		uint64_t bsize = x->isize[b];
+		if (o + bsize > x->cap || (t0 > bsize && o + t0 - bsize > x->cap)) {
 			if (settled)
 				break;
 			continue;
@@ -1093,7 +1099,7 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 			if (x->off[j] != NONE)
 				continue;
 			uint64_t need = align_up(o + x->adj[e].delta,
-						 items[j].align);
+						 x->ialign[j]);
 			if (need <= x->minoff[j])
 				continue;
 			if (log_push(x, j, x->minoff[j])) {
@@ -1103,7 +1109,7 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 			x->minoff[j] = need;
 			x->stamp[j] = stamp;
 			x->movedlist[nmv++] = j;
-			if (need + items[j].size > x->cap)
+			if (need + x->isize[j] > x->cap)
 				ok = 0;
 		}
 		size_t ftmark = x->nftrail;
@@ -1441,6 +1447,8 @@ static void exact_free(struct exact *x)
 	free(x->comps);
 	for (int k = 0; k < 3; k++)
 		free(x->key[k]);
+	free(x->isize);
+	free(x->ialign);
 	free(x->span);
 	exact_free_own(x);
 }
@@ -1804,6 +1812,14 @@ static int minimise(const struct solver_problem *p,
 	for (int k = 0; k < 3; k++)
 		x.key[k] = malloc((n + 1) * sizeof(uint64_t));
 	x.minoff = malloc((n + 1) * sizeof(*x.minoff));
+	x.isize = malloc((n + 1) * sizeof(*x.isize));
+	x.ialign = malloc((n + 1) * sizeof(*x.ialign));
+	if (!x.isize || !x.ialign)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		x.isize[i] = p->items[i].size;
+		x.ialign[i] = p->items[i].align;
+	}
 	x.off = malloc((n + 1) * sizeof(*x.off));
 	x.nb = x.nsec > 1 ? (uint32_t)x.nsec - 1 : 1;
 	x.ft = calloc(4 * (x.nsec + 1), sizeof(*x.ft));
