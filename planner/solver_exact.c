@@ -705,9 +705,12 @@ static int raise_floor(struct exact *x, uint32_t q, uint32_t stamp,
 	if (keep_above < o)
 		keep_above = o;
 	size_t k = 0;
-	for (size_t m = x->sec0[q]; m < x->sec0[q] + x->nun[q]; m++) {
-		const struct member *me = &x->secmem[m];
-		uint64_t v = x->minoff[me->item] + me->lo;
+	struct energy *en = x->energy; /* locals: the stores may alias x */
+	const uint64_t *minoff = x->minoff;
+	const struct member *me = x->secmem + x->sec0[q],
+			    *end = me + x->nun[q];
+	for (; me < end; me++) {
+		uint64_t v = minoff[me->item] + me->lo;
 		if (v < mu)
 			mu = v;
 		/* Items that may start at o weigh in at start o only, which
@@ -717,7 +720,7 @@ static int raise_floor(struct exact *x, uint32_t q, uint32_t stamp,
 		 * the first pass below: dropped here. */
 		if (v <= keep_above || !me->ebytes)
 			continue;
-		x->energy[k++] = (struct energy){ v, me->ebytes };
+		en[k++] = (struct energy){ v, me->ebytes };
 		sum += me->ebytes;
 		if (v > vmax)
 			vmax = v;
@@ -748,7 +751,9 @@ static int raise_floor(struct exact *x, uint32_t q, uint32_t stamp,
 				return -1;
 		}
 	}
-	if (mu == NONE || mu <= ffloor(x, q))
+	/* without holes a raised floor prunes nothing the energy bound
+	 * has not (see raise_moved()) */
+	if (x->lazy || mu == NONE || mu <= ffloor(x, q))
 		return 0;
 	fupdate(x, 1, 0, (uint32_t)x->nsec, q, q + 1, 0, 1, mu);
 	return 0;
