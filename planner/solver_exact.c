@@ -805,6 +805,20 @@ static int raise_moved(struct exact *x, uint32_t j, uint32_t stamp,
 	return 0;
 }
 
+/*
+ * The most unplaced bytes in sections [a, b).  Without holes no floor is
+ * raised (see raise_moved()), so the floor tree's only other use is this:
+ * a scan of the plain array costs less than its pushes and trail.
+ */
+static uint64_t unpl_max(const struct exact *x, uint32_t a, uint32_t b)
+{
+	const uint64_t *u = x->unpl;
+	uint64_t m = 0;
+	for (uint32_t z = a; z < b; z++)
+		m = u[z] > m ? u[z] : m;
+	return m;
+}
+
 /* Cut tree: min with lazy add over boundaries [0, nb). */
 static void cadd(struct exact *x, uint32_t at, uint32_t l, uint32_t r,
 		 uint32_t ql, uint32_t qr, int32_t d)
@@ -908,8 +922,9 @@ static int dfs_part(struct exact *x, uint32_t s0, uint32_t s1,
 		uint32_t i = items[k];
 		ids[k] = by[k] = i;
 		old[k] = x->rank[i];
-		x->tnow[i] = fmax_t(x, 1, 0, (uint32_t)x->nsec, x->span[i].sa,
-				    x->span[i].sb);
+		x->tnow[i] = x->lazy ? unpl_max(x, x->span[i].sa, x->span[i].sb)
+				     : fmax_t(x, 1, 0, (uint32_t)x->nsec,
+					      x->span[i].sa, x->span[i].sb);
 	}
 	sort_ctx = x;
 	sort_tnow = 1;
@@ -1074,7 +1089,8 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 	int result = NOTFOUND;
 	/* Placing one item lowers a section's unplaced bytes by its size at
 	 * most: a cheap test before the updates. */
-	uint64_t t0 = fmax_t(x, 1, 0, x->nsec, s0, s1);
+	uint64_t t0 = x->lazy ? unpl_max(x, s0, s1)
+			      : fmax_t(x, 1, 0, x->nsec, s0, s1);
 	for (size_t k = 0; k < m; k++) {
 		uint32_t b = order[k];
 		uint64_t o = x->minoff[b];
@@ -1118,14 +1134,28 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 				ok = 0;
 		}
 		size_t ftmark = x->nftrail;
-		for (size_t q = x->cov0[b]; q < x->cov0[b + 1]; q++) {
-			const struct cover *cv = &x->cov[q];
-			fupdate(x, 1, 0, x->nsec, cv->sa, cv->sb,
-				-(int64_t)(cv->hi - cv->lo), 1, o + cv->hi);
+		if (x->lazy) {
+			/* The floor tree's tests on the plain array: only b's
+			 * sections changed (b's top is their floor now), and
+			 * the rest of the part had at most t0 unplaced. */
+			const struct cover *cv = &x->cov[x->cov0[b]];
+			uint64_t under = ok ? unpl_max(x, cv->sa, cv->sb) : 0;
+			if (ok && (o + bsize + under > x->cap ||
+				   (o + t0 > x->cap &&
+				    o + unpl_max(x, s0, s1) > x->cap)))
+				ok = 0;
+		} else {
+			for (size_t q = x->cov0[b]; q < x->cov0[b + 1]; q++) {
+				const struct cover *cv = &x->cov[q];
+				fupdate(x, 1, 0, x->nsec, cv->sa, cv->sb,
+					-(int64_t)(cv->hi - cv->lo), 1,
+					o + cv->hi);
+			}
+			if (ok && (x->ft[1].ft > x->cap ||
+				   o + fmax_t(x, 1, 0, (uint32_t)x->nsec, s0,
+					      s1) > x->cap))
+				ok = 0; /* cheap tests first */
 		}
-		if (ok && (x->ft[1].ft > x->cap ||
-			   o + fmax_t(x, 1, 0, (uint32_t)x->nsec, s0, s1) > x->cap))
-			ok = 0; /* cheap tests first */
 		if (ok && x->lazy) {
 			for (size_t k2 = 0; ok && k2 < nmv; k2++)
 				if (raise_moved(x, x->movedlist[k2], stamp, o))
@@ -1138,7 +1168,7 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 					ok = 0;
 		}
 		/* raised floors leave the unplaced bytes as they were */
-		if (x->nomem || x->ft[1].ft > x->cap)
+		if (x->nomem || (!x->lazy && x->ft[1].ft > x->cap))
 			ok = 0;
 		/* b no longer crosses its boundaries: where none is crossed
 		 * any more, the rest splits (only for a node that lives) */
