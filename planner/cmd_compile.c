@@ -606,9 +606,10 @@ int cmd_compile(int argc, char **argv)
 		printf(",\"winner\":");
 		json_quote(stdout, winner);
 		printf(",\"timed_out\":%s,\"stopped_by\":\"%s\",\"work\":%" PRIu64
-		       ",\"nodes\":%" PRIu64,
+		       ",\"nodes\":%" PRIu64 ",\"search_threads\":%d",
 		       r.timed_out ? "true" : "false",
-		       solver_stop_name(r.stopped_by), r.work, r.nodes);
+		       solver_stop_name(r.stopped_by), r.work, r.nodes,
+		       r.threads);
 		if (r.skipped_components) {
 			/* only then, so a search that ran reads as it always did */
 			printf(",\"searched\":%s,\"skipped_components\":%zu"

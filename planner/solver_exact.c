@@ -50,11 +50,15 @@
  * (windows) or is skipped (fixed offsets), but optimality is only claimed
  * when the height meets the lower bound.
  */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getaffinity() */
+#endif
 #include "solver.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,7 +298,7 @@ static int build(struct exact *x)
 	x->sec0[0] = 0;
 	x->nun = malloc((x->nsec + 1) * sizeof(*x->nun));
 	x->unpl = malloc((x->nsec + 1) * sizeof(*x->unpl));
-	x->lazy = 1;
+	x->lazy = !x->opt->exact_scan_all;
 	for (size_t i = 0; i < p->n; i++)
 		if (p->items[i].nholes)
 			x->lazy = 0;
@@ -1655,9 +1659,15 @@ static void *duo_main(void *arg)
 	return NULL;
 }
 
-/* Processors this process may run on. */
+/* Processors this process may run on (taskset and cgroup cpusets
+ * included where the system says). */
 static long online_cpus(void)
 {
+#ifdef __linux__
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set);
+#endif
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? n : 1;
 }
@@ -1915,6 +1925,7 @@ static int minimise(const struct solver_problem *p,
 		trc = duo(&x, &fl, &cl, &sh, opt);
 	else
 		trc = -1;
+	r->threads = trc == 0 ? 2 : 1;
 	if (trc < 0) { /* one thread: turns */
 		while (sh.best > sh.proven) {
 			if (elapsed(&x) >= limit || x.nodes >= x.max_nodes)
