@@ -606,10 +606,9 @@ int cmd_compile(int argc, char **argv)
 		printf(",\"winner\":");
 		json_quote(stdout, winner);
 		printf(",\"timed_out\":%s,\"stopped_by\":\"%s\",\"work\":%" PRIu64
-		       ",\"nodes\":%" PRIu64 ",\"search_threads\":%d",
+		       ",\"nodes\":%" PRIu64,
 		       r.timed_out ? "true" : "false",
-		       solver_stop_name(r.stopped_by), r.work, r.nodes,
-		       r.threads);
+		       solver_stop_name(r.stopped_by), r.work, r.nodes);
 		if (r.skipped_components) {
 			/* only then, so a search that ran reads as it always did */
 			printf(",\"searched\":%s,\"skipped_components\":%zu"
@@ -620,9 +619,9 @@ int cmd_compile(int argc, char **argv)
 			printf(",\"searched_components\":%zu",
 			       r.searched_components);
 		}
-		printf(",\"seconds\":%.3f,\"align\":%" PRIu64
+		printf(",\"search_threads\":%d,\"seconds\":%.3f,\"align\":%" PRIu64
 		       ",\"fingerprint\":\"0x%016" PRIx64 "\"",
-		       r.seconds, align, plan.fingerprint);
+		       r.threads, r.seconds, align, plan.fingerprint);
 		print_cycle(&cyc, &plan, 1);
 		printf("}\n");
 	} else {

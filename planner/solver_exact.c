@@ -37,12 +37,18 @@
  * sched_next().
  *
  * Minimisation.  Heights are multiples of g, the gcd of sizes and of the
- * alignments above 1.  Starting from a heuristic placement, the driver
- * alternates slices of nodes between asking for the proven lower bound
- * (two thirds of them; resumed, not restarted) and a climb from below
- * toward the best height found (see minimise_within()).  An exhausted
+ * alignments above 1.  Starting from a heuristic placement, two searches
+ * run: one asks for the proven lower bound (resumed, not restarted), the
+ * other climbs from below toward the best height found (see task_step()).
+ * Under a time limit on two processors each has a thread (duo()); else
+ * they alternate slices of nodes, two thirds to the floor.  An exhausted
  * search at C proves that nothing reaches C, which raises the proven lower
  * bound; the answer is optimal when the best height meets it.
+ *
+ * Problems without holes (every item one piece) take shortcuts that leave
+ * the search node for node the same: a node scans only the sections where
+ * a moved item can make it fail, raises no floors, and reads the unplaced
+ * bytes from a plain array instead of the floor tree (raise_moved()).
  *
  * Exactness.  The gravity argument holds for items with holes as long as
  * a hole frees the item's whole range.  Holes that keep a window occupied

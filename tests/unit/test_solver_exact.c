@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "guillotine.h"
 #include "minimalloc_csv.h"
 #include "solver.h"
 #include "tap.h"
@@ -23,59 +24,15 @@
 
 static char err[512];
 
-/* --- guillotine instances --------------------------------------------------
- *
- * A W x T rectangle cut recursively, each piece alternately along time and
- * along bytes, at random points, until there are 150-225 pieces; each piece
- * is a buffer.  Every instant is full, so the optimum is W, the lower
- * bound.  xorshift64 keeps the instances the same everywhere.
- */
-struct rect {
-	int64_t t0, t1;
-	uint64_t b0, b1;
-	int bytes; /* the next cut is along bytes */
-};
-
-static uint64_t next_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-#define GUIL_MAX 225
-#define GUIL_W 1024 /* units of 1 KiB */
-#define GUIL_T 4096
+/* --- guillotine instances (guillotine.h) ---------------------------------- */
 
 /* Fills it[] (GUIL_MAX entries) with the instance of this seed; returns n. */
 static size_t guillotine(uint64_t seed, struct solver_item *it)
 {
-	uint64_t s = seed * UINT64_C(0x9E3779B97F4A7C15) + 1;
-	size_t n = 150 + next_rand(&s) % (GUIL_MAX - 150 + 1);
-	struct rect r[GUIL_MAX];
-	size_t m = 1;
-	r[0] = (struct rect){ 0, GUIL_T, 0, GUIL_W, 0 };
-	while (m < n) {
-		struct rect *a = &r[next_rand(&s) % m];
-		int64_t len = a->bytes ? (int64_t)(a->b1 - a->b0) : a->t1 - a->t0;
-		if (len < 2)
-			continue;
-		int64_t cut = 1 + (int64_t)(next_rand(&s) % (uint64_t)(len - 1));
-		struct rect b = *a;
-		if (a->bytes) {
-			a->b1 = a->b0 + (uint64_t)cut;
-			b.b0 = a->b1;
-		} else {
-			a->t1 = a->t0 + cut;
-			b.t0 = a->t1;
-		}
-		a->bytes = !a->bytes;
-		b.bytes = a->bytes;
-		r[m++] = b;
-	}
+	struct guil_rect r[GUIL_MAX];
+	size_t n = guil_cut(seed, r);
 	for (size_t i = 0; i < n; i++)
-		it[i] = (struct solver_item){ (r[i].b1 - r[i].b0) * 1024, 1,
+		it[i] = (struct solver_item){ (r[i].b1 - r[i].b0) * GUIL_UNIT, 1,
 					      r[i].t0, r[i].t1, NULL, 0,
 					      SOLVER_FREE, (int64_t)i };
 	return n;
@@ -102,7 +59,7 @@ static void test_guillotine(void)
 		snprintf(what, sizeof(what),
 			 "guillotine %" PRIu64 " (%zu buffers): the lower bound is the rectangle",
 			 seed, p.n);
-		CHECK_EQ_U64(lb, (uint64_t)GUIL_W * 1024, what);
+		CHECK_EQ_U64(lb, (uint64_t)GUIL_W * GUIL_UNIT, what);
 		struct solver_report r;
 		int rc = solver_search_exact_nodes(&p, GUIL_NODES, off, &r, err,
 						   sizeof(err));
