@@ -619,9 +619,9 @@ int cmd_compile(int argc, char **argv)
 			printf(",\"searched_components\":%zu",
 			       r.searched_components);
 		}
-		printf(",\"seconds\":%.3f,\"align\":%" PRIu64
+		printf(",\"search_threads\":%d,\"seconds\":%.3f,\"align\":%" PRIu64
 		       ",\"fingerprint\":\"0x%016" PRIx64 "\"",
-		       r.seconds, align, plan.fingerprint);
+		       r.threads, r.seconds, align, plan.fingerprint);
 		print_cycle(&cyc, &plan, 1);
 		printf("}\n");
 	} else {

@@ -239,6 +239,10 @@ struct solver_options {
 	/* Bytes the exact search's structures may take, estimated before any
 	 * is built (0: SOLVER_DEFAULT_MEMORY_LIMIT); over it, it does not run. */
 	uint64_t memory_limit;
+	/* Tests: the exact search scans every section a node touches, as on
+	 * problems with holes, not only those where the node can fail (the
+	 * same nodes die either way; see solver_exact.c, raise_moved()). */
+	int exact_scan_all;
 };
 
 /*
@@ -291,6 +295,9 @@ struct solver_report {
 	const char *strategy; /* the strategy asked for */
 	const char *winner;   /* for auto: the strategy whose answer won */
 	uint64_t nodes;       /* search nodes explored (0 for heuristics) */
+	int threads;          /* threads the exact search ran on: 0 (none),
+			       * 1, or 2 (a time limit and two processors:
+			       * the floor and the climb at once) */
 	double seconds;       /* wall time of the whole call */
 	/* exact and auto: components too big to search (over the size, memory,
 	 * time or work the search may spend on them, estimated before building

@@ -8,7 +8,9 @@
  * Instances: three large DL-shaped MiniMalloc CSVs generated here (the
  * sizes of MindSpore's PanGu-2.6B and IOPDDL's S_1 and Y_1, which are not
  * shipped: same shape of workload, not the same instances), then A-K and
- * somas-resnet50 from $SHARED_DATA/placement when present, then any CSV
+ * somas-resnet50 from $SHARED_DATA/placement when present, then twelve
+ * guillotine-packed instances whose optimum is the lower bound
+ * (packed-24 ... packed-35, the seeds of test_solver_exact), then any CSV
  * named with --csv NAME=PATH (PanGu-2.6B, which is not shipped).
  * --deterministic[=W] passes compile's work limit instead of the time limit
  * (the same pools under any load: what to compare on a busy machine).
@@ -24,6 +26,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../unit/guillotine.h"
 
 /* --- a deterministic DL-shaped instance ---------------------------------- */
 
@@ -198,6 +202,30 @@ static const char *shared[] = {
 	"E.1048576", "F.1048576", "G.1048576", "H.1048576",
 	"I.1048576", "J.1048576", "K.1048576", "somas-resnet50",
 };
+
+/* The packed instance of this seed as a MiniMalloc CSV. */
+static int write_packed(const char *path, uint64_t seed)
+{
+	struct guil_rect r[GUIL_MAX];
+	size_t n = guil_cut(seed, r);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	fputs("id,lower,upper,size\n", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%zu,%" PRId64 ",%" PRId64 ",%" PRIu64 "\n", i,
+			r[i].t0, r[i].t1, (r[i].b1 - r[i].b0) * GUIL_UNIT);
+	if (fclose(f)) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
+#define PACKED_SEED0 24
+#define PACKED_COUNT 12
 
 /* --- one child run ------------------------------------------------------- */
 
@@ -376,6 +404,15 @@ int main(int argc, char **argv)
 			continue;
 		}
 		bad |= run_one(shared[k], path);
+	}
+	for (uint64_t seed = PACKED_SEED0; seed < PACKED_SEED0 + PACKED_COUNT;
+	     seed++) {
+		char name[32];
+		snprintf(name, sizeof(name), "packed-%" PRIu64, seed);
+		snprintf(path, sizeof(path), "%s/%s.csv", tmpdir, name);
+		int rc = write_packed(path, seed);
+		bad |= rc ? 1 : run_one(name, path);
+		remove(path);
 	}
 	for (size_t k = 0; k < nextra; k++) {
 		char name[64];

@@ -54,6 +54,12 @@ has "$T/out" "  exact search not run: " "  ... says the search did not run"
 expect 0 "compile a problem with one component over the size limit" memplan-plan compile --json "$T/mixed.csv" -o "$T/m.plan" --time-limit 5
 has "$T/out" '"winner":"exact"' "  ... the search ran, and improved on the heuristics"
 has "$T/out" '"stopped_by":"lower_bound"' "  ... down to the lower bound"
+# two processors: the floor and the climb have a thread each
+if [ "$(nproc)" -ge 2 ]; then
+	has "$T/out" '"search_threads":2,' "  ... on two threads (two processors here)"
+else
+	has "$T/out" '"search_threads":1,' "  ... on one thread (one processor here)"
+fi
 grep -q '"searched":false' "$T/out"
 [ $? -ne 0 ]
 ok $? "  ... nothing reported as skipped (the large stretch is below the peak)"
@@ -62,6 +68,7 @@ ok $? "  ... nothing reported as skipped (the large stretch is below the peak)"
 # input gives the same bytes whatever else the machine does
 expect 0 "compile --deterministic=2500" memplan-plan compile --json "$T/mixed.csv" -o "$T/d1.plan" --deterministic=2500 --solution "$T/d1.csv"
 has "$T/out" '"stopped_by":"work","work":2500,' "  ... stopped by the work limit"
+has "$T/out" '"search_threads":1,' "  ... on one thread (two would depend on the machine)"
 cp "$T/out" "$T/d1.json"
 # the second run shares the machine with a busy loop of ours
 sh -c 'while :; do :; done' &

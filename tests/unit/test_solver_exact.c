@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getaffinity() */
+#endif
 /*
  * test_solver_exact.c - how far the exact search gets on a fixed budget of
  * search nodes (solver_search_exact_nodes(), so the counts hold on any
@@ -7,10 +10,13 @@
  * than those the search reached before (the table below).
  */
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "guillotine.h"
 #include "minimalloc_csv.h"
 #include "solver.h"
 #include "tap.h"
@@ -18,59 +24,15 @@
 
 static char err[512];
 
-/* --- guillotine instances --------------------------------------------------
- *
- * A W x T rectangle cut recursively, each piece alternately along time and
- * along bytes, at random points, until there are 150-225 pieces; each piece
- * is a buffer.  Every instant is full, so the optimum is W, the lower
- * bound.  xorshift64 keeps the instances the same everywhere.
- */
-struct rect {
-	int64_t t0, t1;
-	uint64_t b0, b1;
-	int bytes; /* the next cut is along bytes */
-};
-
-static uint64_t next_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-#define GUIL_MAX 225
-#define GUIL_W 1024 /* units of 1 KiB */
-#define GUIL_T 4096
+/* --- guillotine instances (guillotine.h) ---------------------------------- */
 
 /* Fills it[] (GUIL_MAX entries) with the instance of this seed; returns n. */
 static size_t guillotine(uint64_t seed, struct solver_item *it)
 {
-	uint64_t s = seed * UINT64_C(0x9E3779B97F4A7C15) + 1;
-	size_t n = 150 + next_rand(&s) % (GUIL_MAX - 150 + 1);
-	struct rect r[GUIL_MAX];
-	size_t m = 1;
-	r[0] = (struct rect){ 0, GUIL_T, 0, GUIL_W, 0 };
-	while (m < n) {
-		struct rect *a = &r[next_rand(&s) % m];
-		int64_t len = a->bytes ? (int64_t)(a->b1 - a->b0) : a->t1 - a->t0;
-		if (len < 2)
-			continue;
-		int64_t cut = 1 + (int64_t)(next_rand(&s) % (uint64_t)(len - 1));
-		struct rect b = *a;
-		if (a->bytes) {
-			a->b1 = a->b0 + (uint64_t)cut;
-			b.b0 = a->b1;
-		} else {
-			a->t1 = a->t0 + cut;
-			b.t0 = a->t1;
-		}
-		a->bytes = !a->bytes;
-		b.bytes = a->bytes;
-		r[m++] = b;
-	}
+	struct guil_rect r[GUIL_MAX];
+	size_t n = guil_cut(seed, r);
 	for (size_t i = 0; i < n; i++)
-		it[i] = (struct solver_item){ (r[i].b1 - r[i].b0) * 1024, 1,
+		it[i] = (struct solver_item){ (r[i].b1 - r[i].b0) * GUIL_UNIT, 1,
 					      r[i].t0, r[i].t1, NULL, 0,
 					      SOLVER_FREE, (int64_t)i };
 	return n;
@@ -97,7 +59,7 @@ static void test_guillotine(void)
 		snprintf(what, sizeof(what),
 			 "guillotine %" PRIu64 " (%zu buffers): the lower bound is the rectangle",
 			 seed, p.n);
-		CHECK_EQ_U64(lb, (uint64_t)GUIL_W * 1024, what);
+		CHECK_EQ_U64(lb, (uint64_t)GUIL_W * GUIL_UNIT, what);
 		struct solver_report r;
 		int rc = solver_search_exact_nodes(&p, GUIL_NODES, off, &r, err,
 						   sizeof(err));
@@ -130,19 +92,31 @@ static const struct {
 	{ "J", 1062912 }, { "K", 1048576 },
 };
 
+/* Loads instance name of the suite into *t and *p; 0 or -1 (said). */
+static int load_suite(const char *dir, const char *name, struct trace **t,
+		      struct solver_problem *p)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/placement/%s.1048576.csv", dir, name);
+	*t = NULL;
+	if (mmcsv_import(path, t, err, sizeof(err)) ||
+	    solver_problem_from_trace(*t, p, err, sizeof(err))) {
+		printf("# %s\n", err);
+		trace_free(*t);
+		*t = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 static void test_suite(const char *dir)
 {
-	char path[1024], what[160];
+	char what[160];
 	for (size_t k = 0; k < sizeof(suite) / sizeof(suite[0]); k++) {
-		snprintf(path, sizeof(path), "%s/placement/%s.1048576.csv", dir,
-			 suite[k].name);
-		struct trace *t = NULL;
+		struct trace *t;
 		struct solver_problem p;
-		if (mmcsv_import(path, &t, err, sizeof(err)) ||
-		    solver_problem_from_trace(t, &p, err, sizeof(err))) {
-			printf("# %s\n", err);
+		if (load_suite(dir, suite[k].name, &t, &p)) {
 			CHECK(0, "suite: the instance loads");
-			trace_free(t);
 			continue;
 		}
 		uint64_t *off = malloc(p.n * sizeof(*off));
@@ -184,17 +158,12 @@ static const struct {
 
 static void test_at_bound(const char *dir)
 {
-	char path[1024], what[160];
+	char what[160];
 	for (size_t k = 0; k < sizeof(at_bound) / sizeof(at_bound[0]); k++) {
-		snprintf(path, sizeof(path), "%s/placement/%s.1048576.csv", dir,
-			 at_bound[k].name);
-		struct trace *t = NULL;
+		struct trace *t;
 		struct solver_problem p;
-		if (mmcsv_import(path, &t, err, sizeof(err)) ||
-		    solver_problem_from_trace(t, &p, err, sizeof(err))) {
-			printf("# %s\n", err);
+		if (load_suite(dir, at_bound[k].name, &t, &p)) {
 			CHECK(0, "at the bound: the instance loads");
-			trace_free(t);
 			continue;
 		}
 		uint64_t *off = malloc(p.n * sizeof(*off));
@@ -215,10 +184,152 @@ static void test_at_bound(const char *dir)
 	}
 }
 
+/* --- the shortcuts of problems without holes -------------------------- */
+
+/*
+ * Without holes a node scans only the sections where it can fail and
+ * keeps no floor tree (raise_moved(), unpl_max()); exact_scan_all turns
+ * that off.  The same nodes must die: the same count, the same offsets.
+ */
+static void same_search(const struct solver_problem *p, uint64_t work,
+			const char *name)
+{
+	uint64_t *a = malloc(p->n * sizeof(*a)), *b = malloc(p->n * sizeof(*b));
+	struct solver_options oa = { .work_limit = work };
+	struct solver_options ob = { .work_limit = work, .exact_scan_all = 1 };
+	struct solver_report ra, rb;
+	char what[160];
+	memset(&ra, 0, sizeof(ra));
+	memset(&rb, 0, sizeof(rb));
+	int rca = solver_search_exact(p, &oa, a, &ra, err, sizeof(err));
+	int rcb = solver_search_exact(p, &ob, b, &rb, err, sizeof(err));
+	snprintf(what, sizeof(what),
+		 "%s: the same search with every section scanned (%" PRIu64
+		 " and %" PRIu64 " nodes)",
+		 name, ra.nodes, rb.nodes);
+	CHECK(rca == 0 && rcb == 0 && ra.nodes == rb.nodes && ra.nodes > 0 &&
+		      ra.height == rb.height &&
+		      !memcmp(a, b, p->n * sizeof(*a)),
+	      what);
+	free(a);
+	free(b);
+}
+
+static void test_scan_all(const char *dir)
+{
+	struct solver_item it[GUIL_MAX];
+	char name[64];
+	for (uint64_t seed = 20; seed < 28; seed++) {
+		struct solver_problem p = { it, guillotine(seed, it), NULL, 0 };
+		snprintf(name, sizeof(name), "guillotine %" PRIu64, seed);
+		same_search(&p, 20000, name);
+	}
+	if (!dir)
+		return;
+	for (size_t k = 0; k < sizeof(suite) / sizeof(suite[0]); k++) {
+		struct trace *t;
+		struct solver_problem p;
+		if (load_suite(dir, suite[k].name, &t, &p)) {
+			CHECK(0, "scan all: the instance loads");
+			continue;
+		}
+		snprintf(name, sizeof(name), "suite %s", suite[k].name);
+		same_search(&p, 15000, name);
+		solver_problem_free(&p);
+		trace_free(t);
+	}
+}
+
+/* --- two threads under a time limit -------------------------------------- */
+
+static long cpus(void)
+{
+#ifdef __linux__
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set);
+#endif
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
+}
+
+/*
+ * On two processors a time-limited search runs the floor and the climb in
+ * threads of their own; a counted one stays on one thread (its answer
+ * must not depend on the machine).  Whichever thread ends it, the answer
+ * is a valid placement no higher than the seed, and optimal is claimed
+ * only at the proven bound.
+ */
+static void check_threads(const struct solver_problem *p, double seconds,
+			  const char *name, int at_bound)
+{
+	uint64_t *off = malloc(p->n * sizeof(*off)), seed_h = 0, h = 0;
+	struct solver_options o = { .time_limit = seconds };
+	struct solver_report r;
+	char what[200];
+	memset(&r, 0, sizeof(r));
+	int rc = solver_search_exact(p, &o, off, &r, err, sizeof(err));
+	if (rc)
+		printf("# %s\n", err);
+	int threads = cpus() >= 2 ? 2 : 1;
+	snprintf(what, sizeof(what), "%s: a %.1f s search runs on %d thread%s",
+		 name, seconds, threads, threads == 1 ? "" : "s");
+	CHECK(rc == 0 && r.threads == threads, what);
+	rc = solver_check(p, off, &h, err, sizeof(err));
+	uint64_t *g = malloc(p->n * sizeof(*g));
+	struct solver_report rg;
+	if (solver_solve(p, "greedy-size", NULL, g, &rg, err, sizeof(err)) == 0)
+		seed_h = rg.height;
+	snprintf(what, sizeof(what),
+		 "%s: valid, no higher than greedy-size (%" PRIu64 " <= %" PRIu64
+		 "), bound %" PRIu64 " below it",
+		 name, h, seed_h, r.lower_bound);
+	CHECK(rc == 0 && h <= seed_h && r.lower_bound <= h &&
+		      r.optimal == (h == r.lower_bound),
+	      what);
+	if (at_bound) {
+		snprintf(what, sizeof(what), "%s: at the lower bound", name);
+		CHECK(r.optimal && h == solver_lower_bound(p), what);
+	}
+	struct solver_options w = { .work_limit = 5000 };
+	memset(&r, 0, sizeof(r));
+	rc = solver_search_exact(p, &w, off, &r, err, sizeof(err));
+	snprintf(what, sizeof(what), "%s: a counted search runs on one thread",
+		 name);
+	CHECK(rc == 0 && r.threads == 1, what);
+	free(off);
+	free(g);
+}
+
+static void test_threads(const char *dir)
+{
+	struct solver_item it[GUIL_MAX];
+	struct solver_problem p = { it, guillotine(24, it), NULL, 0 };
+	check_threads(&p, 10.0, "guillotine 24", 1);
+	if (!dir)
+		return;
+	static const char *const names[] = { "D", "E", "J" };
+	for (size_t k = 0; k < 3; k++) {
+		struct trace *t;
+		struct solver_problem q;
+		if (load_suite(dir, names[k], &t, &q)) {
+			CHECK(0, "threads: the instance loads");
+			continue;
+		}
+		char name[32];
+		snprintf(name, sizeof(name), "suite %s", names[k]);
+		check_threads(&q, 0.3, name, 0);
+		solver_problem_free(&q);
+		trace_free(t);
+	}
+}
+
 int main(void)
 {
 	const char *dir = tap_shared_data();
 	test_guillotine();
+	test_scan_all(dir);
+	test_threads(dir);
 	if (dir) {
 		test_suite(dir);
 		test_at_bound(dir);
