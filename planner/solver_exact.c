@@ -1927,7 +1927,7 @@ static int minimise(const struct solver_problem *p,
 	cl.step = climb_step(best, proven, g);
 	int trc = 0;
 	if (work_total == UINT64_MAX && biggest <= DUO_MAX_ITEMS &&
-	    online_cpus() >= 2)
+	    opt->max_threads != 1 && online_cpus() >= 2)
 		trc = duo(&x, &fl, &cl, &sh, opt);
 	else
 		trc = -1;

@@ -291,6 +291,12 @@ static void check_threads(const struct solver_problem *p, double seconds,
 		snprintf(what, sizeof(what), "%s: at the lower bound", name);
 		CHECK(r.optimal && h == solver_lower_bound(p), what);
 	}
+	struct solver_options one = { .time_limit = 0.05, .max_threads = 1 };
+	memset(&r, 0, sizeof(r));
+	rc = solver_search_exact(p, &one, off, &r, err, sizeof(err));
+	snprintf(what, sizeof(what),
+		 "%s: max_threads 1 keeps a timed search to one thread", name);
+	CHECK(rc == 0 && r.threads == 1, what);
 	struct solver_options w = { .work_limit = 5000 };
 	memset(&r, 0, sizeof(r));
 	rc = solver_search_exact(p, &w, off, &r, err, sizeof(err));
