@@ -69,7 +69,10 @@ static void compare_one(const struct compare_job *j, struct compare_row *r)
 	}
 	for (size_t s = 0; s < j->nstrat; s++) {
 		const char *name = j->strategies[s];
-		struct solver_options so = { .time_limit = j->limit };
+		/* with workers on every processor, a search's second
+		 * thread would only take a core from another trace */
+		struct solver_options so = { .time_limit = j->limit,
+					     .max_threads = j->workers > 1 };
 		struct solver_report rep;
 		rc = solver_solve(&p, name, &so, off, &rep, err, sizeof(err));
 		struct compare_cell *c = &r->cells[s];
@@ -112,13 +115,16 @@ void compare_run(struct compare_job *j, size_t jobs)
 	size_t nth = jobs < j->nrows ? jobs : j->nrows;
 	pthread_t *th = malloc((nth ? nth : 1) * sizeof(*th));
 	size_t started = 0;
+	j->workers = nth; /* before any worker reads it */
 	for (size_t i = 0; th && i < nth; i++) {
 		if (pthread_create(&th[i], NULL, compare_worker, &w) != 0)
 			break;
 		started++;
 	}
-	if (started == 0)
+	if (started == 0) {
+		j->workers = 1;
 		compare_worker(&w); /* no thread: do it all here */
+	}
 	for (size_t i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
 	free(th);

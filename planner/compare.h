@@ -38,6 +38,7 @@ struct compare_job {
 	const char **strategies; /* names solver_solve() knows */
 	size_t nstrat;
 	double limit;            /* seconds for each search */
+	size_t workers;          /* set by compare_run(): threads at work */
 };
 
 /*

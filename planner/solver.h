@@ -243,6 +243,10 @@ struct solver_options {
 	 * problems with holes, not only those where the node can fail (the
 	 * same nodes die either way; see solver_exact.c, raise_moved()). */
 	int exact_scan_all;
+	/* Threads the exact search may run: 0, as many as it can use (two,
+	 * under a time limit on two processors); 1, one (a caller running
+	 * searches side by side, as compare's workers do). */
+	int max_threads;
 };
 
 /*

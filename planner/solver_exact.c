@@ -1470,6 +1470,16 @@ static uint64_t height_of(const struct solver_problem *p, const uint64_t *o)
 	X(cadd_, 4 * (x->nb + 1)) X(sol, x->n + 1) X(tnow, x->n + 1)         \
 	X(floor_sol, x->n + 1)
 
+/* Bytes of the arrays exact_clone() copies. */
+static uint64_t exact_own_bytes(const struct exact *x)
+{
+	uint64_t n = 0;
+#define SIZE_OWN(f, count) n += (uint64_t)(count) * sizeof(*x->f);
+	EXACT_OWN(SIZE_OWN)
+#undef SIZE_OWN
+	return n;
+}
+
 static void exact_free_own(struct exact *x)
 {
 #define FREE_OWN(f, count) free(x->f);
@@ -1679,7 +1689,8 @@ static long online_cpus(void)
 }
 
 /* Threads only for components this small: the second search copies the
- * node orders, (n + 1)(n + 2) / 2 words. */
+ * node orders, (n + 1)(n + 2) / 2 words, and the section members (and
+ * only while that copy is at most a quarter of the memory cap). */
 #define DUO_MAX_ITEMS 2048
 
 /*
@@ -1926,7 +1937,10 @@ static int minimise(const struct solver_problem *p,
 	struct task cl = { &x, 0, &sh, g, proven, 0, slice, 0, 0 };
 	cl.step = climb_step(best, proven, g);
 	int trc = 0;
+	uint64_t cap_bytes = opt->memory_limit ? opt->memory_limit
+					       : SOLVER_DEFAULT_MEMORY_LIMIT;
 	if (work_total == UINT64_MAX && biggest <= DUO_MAX_ITEMS &&
+	    opt->max_threads != 1 && exact_own_bytes(&x) <= cap_bytes / 4 &&
 	    online_cpus() >= 2)
 		trc = duo(&x, &fl, &cl, &sh, opt);
 	else

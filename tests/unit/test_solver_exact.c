@@ -291,6 +291,30 @@ static void check_threads(const struct solver_problem *p, double seconds,
 		snprintf(what, sizeof(what), "%s: at the lower bound", name);
 		CHECK(r.optimal && h == solver_lower_bound(p), what);
 	}
+	struct solver_options one = { .time_limit = 0.05, .max_threads = 1 };
+	memset(&r, 0, sizeof(r));
+	rc = solver_search_exact(p, &one, off, &r, err, sizeof(err));
+	snprintf(what, sizeof(what),
+		 "%s: max_threads 1 keeps a timed search to one thread", name);
+	CHECK(rc == 0 && r.threads == 1, what);
+	/* the second thread copies the search's state: not when that copy
+	 * would pass a quarter of the memory cap, as it does at the lowest
+	 * cap that lets the search run at all */
+	uint64_t cap = 1 << 16;
+	for (; cap < (UINT64_C(1) << 30); cap += cap / 8) {
+		struct solver_options tight = { .time_limit = 0.05,
+						.memory_limit = cap };
+		memset(&r, 0, sizeof(r));
+		rc = solver_search_exact(p, &tight, off, &r, err, sizeof(err));
+		if (rc || r.threads)
+			break;
+	}
+	printf("# %s: the search runs from a cap of %" PRIu64 " bytes, on %d thread(s)\n",
+	       name, cap, r.threads);
+	snprintf(what, sizeof(what),
+		 "%s: no second thread at the lowest memory cap the search runs under",
+		 name);
+	CHECK(rc == 0 && r.threads == 1, what);
 	struct solver_options w = { .work_limit = 5000 };
 	memset(&r, 0, sizeof(r));
 	rc = solver_search_exact(p, &w, off, &r, err, sizeof(err));
