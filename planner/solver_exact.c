@@ -1688,10 +1688,6 @@ static long online_cpus(void)
 	return n > 0 ? n : 1;
 }
 
-/* Threads only for components this small: the second search copies the
- * node orders, (n + 1)(n + 2) / 2 words, and the section members (and
- * only while that copy is at most a quarter of the memory cap). */
-#define DUO_MAX_ITEMS 2048
 
 /*
  * The floor fl and the climb cl at once, the climb on a copy of x in a
@@ -1939,9 +1935,11 @@ static int minimise(const struct solver_problem *p,
 	int trc = 0;
 	uint64_t cap_bytes = opt->memory_limit ? opt->memory_limit
 					       : SOLVER_DEFAULT_MEMORY_LIMIT;
-	if (work_total == UINT64_MAX && biggest <= DUO_MAX_ITEMS &&
-	    opt->max_threads != 1 && exact_own_bytes(&x) <= cap_bytes / 4 &&
-	    online_cpus() >= 2)
+	/* the second search copies the node orders, (n + 1)(n + 2) / 2
+	 * words for the biggest component, and the section members: only
+	 * while that copy is at most a quarter of the memory cap */
+	if (work_total == UINT64_MAX && opt->max_threads != 1 &&
+	    exact_own_bytes(&x) <= cap_bytes / 4 && online_cpus() >= 2)
 		trc = duo(&x, &fl, &cl, &sh, opt);
 	else
 		trc = -1;
