@@ -176,6 +176,9 @@ struct exact {
 	size_t trail_cap;    /* bytes each undo trail may take (log, ftrail) */
 	int timed_out, nomem, memstop; /* memstop: a trail reached trail_cap */
 	atomic_int *halt;    /* set by the other thread's search, or NULL */
+	/* two threads: the lowest height either found and the nodes of
+	 * both, for the progress reports (the floor reports) */
+	_Atomic uint64_t *duo_best, *duo_nodes;
 	struct solver_budget *budget; /* the call's clock and work */
 	uint64_t work_end; /* nodes at which the work runs out (UINT64_MAX) */
 	int work_out;      /* the last abort was the work limit's */
@@ -908,6 +911,12 @@ static void report_progress(struct exact *x, double now)
 	x->next_progress = now + 0.25;
 	struct solver_progress pr = { x->progress_best, x->progress_lb,
 				      x->nodes, now };
+	if (x->duo_best) {
+		uint64_t other = atomic_load(x->duo_best);
+		if (other < pr.best)
+			pr.best = other;
+		pr.nodes += atomic_load(x->duo_nodes);
+	}
 	x->opt->progress(x->opt->progress_ctx, &pr);
 }
 
@@ -1609,6 +1618,8 @@ static int task_step(struct task *t)
 	uint64_t before = x->nodes;
 	int d = decide(x, cap, runs);
 	t->used += x->nodes - before;
+	if (x->duo_nodes && !t->floor)
+		atomic_store(x->duo_nodes, x->nodes);
 	if (x->memstop)
 		return STEP_OVER;
 	if (x->nomem)
@@ -1620,6 +1631,8 @@ static int task_step(struct task *t)
 			memcpy(sh->offsets, x->sol, x->n * sizeof(*sh->offsets));
 		}
 		x->progress_best = sh->best;
+		if (x->duo_best && !t->floor)
+			atomic_store(x->duo_best, sh->best);
 	} else if (d == NOTFOUND) {
 		if (cap + g > sh->proven) {
 			sh->proven = cap + g;
@@ -1716,7 +1729,10 @@ static int duo(struct exact *x, struct task *fl, struct task *cl,
 		return -1;
 	}
 	atomic_int halt = 0;
+	_Atomic uint64_t dbest = sh->best, dnodes = 0;
 	x->halt = x2.halt = &halt;
+	x->duo_best = x2.duo_best = &dbest;
+	x->duo_nodes = x2.duo_nodes = &dnodes;
 	x->trail_cap = x2.trail_cap = x->trail_cap / 2; /* four trails */
 	cl->x = &x2;
 	cl->sh = &sh2;
@@ -1743,6 +1759,7 @@ static int duo(struct exact *x, struct task *fl, struct task *cl,
 		rc = frc == STEP_NOMEM || a.rc == STEP_NOMEM;
 	}
 	x->halt = NULL;
+	x->duo_best = x->duo_nodes = NULL;
 	x->trail_cap *= 2;
 	cl->x = x;
 	cl->sh = sh;
