@@ -127,6 +127,7 @@ static int op_item_cmp_q(const void *a, const void *b)
 }
 
 unsigned swap_order_margin = SWAP_ORDER_MARGIN;
+uint64_t swap_search_work = SWAP_SEARCH_WORK;
 
 void swap_problem_free(struct solver_problem *q)
 {

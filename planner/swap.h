@@ -39,6 +39,17 @@
  * benchmark or test measuring what the margin costs) sets it first. */
 extern unsigned swap_order_margin;
 
+/*
+ * memplan's search of its chooser's knobs is counted, not timed: each
+ * simulated candidate costs the trace's events, and the search stops once
+ * SWAP_SEARCH_WORK of them are spent (twice that while nothing fits yet),
+ * so a trace and budget give the same plan on any machine.  500,000 is
+ * about 1.5 CPU seconds here (2-6 us an event).  swap_search_work is what
+ * swap_plan() uses: SWAP_SEARCH_WORK unless a test sets it first.
+ */
+#define SWAP_SEARCH_WORK 500000
+extern uint64_t swap_search_work;
+
 /* A chosen swap, on the allocator clock. */
 struct swap_op {
 	uint32_t gap;     /* index into the context's gaps */
@@ -174,6 +185,8 @@ struct swap_outcome {
 	uint64_t lb_noswap;   /* the trace's lower bound without swaps */
 	unsigned attempts;    /* placements tried */
 	double choose_s, place_s; /* seconds */
+	unsigned candidates;  /* memplan: candidates its search simulated */
+	uint64_t search_work; /* memplan: their events (swap_search_work) */
 	const char *chooser;  /* the chooser whose swaps the plan holds (static
 				 string: a strategy's name) */
 };
@@ -185,8 +198,8 @@ struct swap_outcome {
  * and *sim are the caller's (mp_plan_free, sim_free).  Returns 0;
  * SWAP_ENOFIT when the strategy finds no swaps that fit; SOLVER_ENOTFOUND
  * for an unknown strategy; TRACE_EINVAL, TRACE_ENOMEM; each with a sentence.
- * memplan searches its chooser's knobs by simulation (at most about 3 CPU
- * seconds, far less on the zoo's traces), then places and simulates the
+ * memplan searches its chooser's knobs by simulation (counted: see
+ * swap_search_work; far less on most of the zoo's traces), then places and simulates the
  * baselines' choices too unless a quick measure finds them clearly slower;
  * the least predicted time wins and oc->chooser names whose swaps it holds.
  */

@@ -27,14 +27,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* CPU seconds of this thread: the search's allowance, whatever the load. */
-static double cpu_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A chooser call: a strategy's, or memplan's with knobs. */
 static int choose(const struct swap_ctx *c, const struct swap_strategy *st,
 		  const struct swap_knobs *kn, uint64_t target,
@@ -220,9 +212,12 @@ static void keep(struct mp_plan *plan, struct sim_result *sim,
  * budgets share most of their candidates and a looser budget is rarely
  * predicted slower (not never: the feedback rounds depend on the budget).
  * Only the best candidate is placed with the caller's placer (auto tries
- * best-fit among its heuristics, so it fits as well).  On the zoo's traces
- * the search ends well before SEARCH_CPU and is deterministic; on a trace
- * of ~10^5 events the allowance ends it, and the result may vary.
+ * best-fit among its heuristics, so it fits as well).  Its allowance is
+ * counted, not timed (swap_search_work, swap.h), so that the same trace
+ * and budget give the same plan on any machine and under the sanitizers:
+ * Inception-v3 b32 at 70% gets 132 candidates (before, a CPU-time allowance
+ * of 1.5 s cut it at 79-121, depending on the machine), the zoo's others
+ * end first, and a trace of 10^5 events gets 5.
  */
 #define SEARCH_TARGETS 6   /* the budget and 5 grid points below it */
 #define SEARCH_STEP 40     /* grid step: the lower bound / 40 (2.5%) */
@@ -231,8 +226,6 @@ static void keep(struct mp_plan *plan, struct sim_result *sim,
 				 twice the booked ones on GPT-2) */
 #define SEARCH_ALLOW 0.006 /* the waits for swap-outs the fifo modes allow:
 			      this and twice this share of the iteration */
-#define SEARCH_CPU 1.5     /* CPU seconds the search may take: reached on
-			      traces of ~10^5 events, not on the zoo's */
 #define SKIP_MARGIN 0.02   /* a baseline predicted this much slower by the
 			      quick measure is not placed */
 
@@ -251,7 +244,7 @@ struct search {
 	struct swap_op *best_ops; /* the best candidate's swaps */
 	size_t best_nops;
 	unsigned evals;
-	double deadline; /* cpu_s() */
+	uint64_t work; /* events simulated so far (SEARCH_WORK) */
 };
 
 /* An op's key for finding it from a plan's swap: (buffer, out_at). */
@@ -341,14 +334,12 @@ static int search_one(struct search *S, uint64_t target, int rank, int fifo,
 	size_t ng = S->c->ngaps;
 	memset(S->pen, 0, (ng ? ng : 1) * sizeof(*S->pen));
 	for (int round = 0; round < SEARCH_ROUNDS; round++) {
-		/* out of time: stop, unless nothing fits yet (then take as
-		 * long again) */
-		double now = cpu_s();
-		if (S->evals && now > S->deadline &&
-		    (S->have || now > S->deadline + SEARCH_CPU))
+		/* out of work: stop, unless nothing fits yet (then take as
+		 * much again) */
+		if (S->evals && S->work > swap_search_work &&
+		    (S->have || S->work > 2 * swap_search_work))
 			return 0;
-		struct swap_knobs kn = { S->pen, rank, fifo, allow,
-					 S->deadline + SEARCH_CPU };
+		struct swap_knobs kn = { S->pen, rank, fifo, allow, 0 };
 		struct swap_op *ops = NULL;
 		size_t nops = 0;
 		uint64_t tg = target, height = 0;
@@ -365,6 +356,7 @@ static int search_one(struct search *S, uint64_t target, int rank, int fifo,
 			rc = quick_eval(S, ops, nops, &iter, &height, &stall,
 					S->got, err, errlen);
 			S->evals++;
+			S->work += S->t->nevents;
 			if (rc || height <= S->budget)
 				break;
 			uint64_t over = height - S->budget;
@@ -441,7 +433,7 @@ static int search_init(struct search *S, const struct swap_ctx *c,
 	S->order = malloc(ng * sizeof(*S->order));
 	if (!S->off || !S->pen || !S->got || !S->best_pen || !S->order)
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
-	S->deadline = cpu_s() + SEARCH_CPU;
+	S->work = 0;
 	return 0;
 }
 
@@ -636,6 +628,8 @@ int swap_plan_ctx(const struct swap_ctx *c, const char *name,
 	}
 	search_free(&S);
 	oc->choose_s += search_s;
+	oc->candidates = S.evals;
+	oc->search_work = S.work;
 	if (!have)
 		return trace_seterr(err, errlen, first_rc ? first_rc : SWAP_ENOFIT,
 				    "%s", first_err);

@@ -562,9 +562,87 @@ static void test_order_margin(const char *model, unsigned batch)
 	trace_free(t);
 }
 
+/*
+ * memplan's knob search is counted (swap_search_work): with a small
+ * allowance it stops just past it, at the round that passed it, and twice
+ * gives the same plan (a CPU-time allowance cut it wherever the machine's
+ * speed put it: Inception-v3 at 70% got 79-121 candidates).
+ */
+static void test_counted_search(const char *model, unsigned batch)
+{
+	struct synth_opts o = { 0 };
+	o.model = model;
+	o.batch = batch;
+	o.device = "h200";
+	struct trace *t;
+	char err[768], what[200];
+	if (synth_build(&o, &t, err, sizeof(err))) {
+		CHECK(0, err);
+		return;
+	}
+	struct solver_problem p;
+	solver_problem_from_trace(t, &p, err, sizeof(err));
+	struct link_model l;
+	link_parse("pcie5", NULL, &l, err, sizeof(err));
+	uint64_t budget = solver_lower_bound(&p) / 100 * 70;
+	uint64_t ev = t->nevents, limit = 6 * ev;
+	swap_search_work = limit;
+	struct mp_plan plan[2];
+	struct sim_result sim[2];
+	struct swap_outcome oc[2];
+	int rc[2];
+	for (int k = 0; k < 2; k++)
+		rc[k] = swap_plan(t, &p, &l, "memplan", budget, "best-fit", 1,
+				  &plan[k], &sim[k], &oc[k], err, sizeof(err));
+	swap_search_work = SWAP_SEARCH_WORK;
+	snprintf(what, sizeof(what),
+		 "%s: the search stops past its allowance of %" PRIu64
+		 " events, within the round that passed it (%" PRIu64
+		 ", %u candidates)",
+		 model, limit, oc[0].search_work, oc[0].candidates);
+	CHECK(rc[0] == 0 && oc[0].search_work > limit &&
+		      oc[0].search_work <= limit + 3 * ev &&
+		      oc[0].candidates == oc[0].search_work / ev,
+	      what);
+	snprintf(what, sizeof(what), "%s: the same plan twice", model);
+	int same = rc[0] == 0 && rc[1] == 0 &&
+		   oc[0].search_work == oc[1].search_work &&
+		   plan[0].nswaps == plan[1].nswaps &&
+		   plan[0].pool_size == plan[1].pool_size &&
+		   sim[0].iter_ns == sim[1].iter_ns;
+	for (uint32_t i = 0; same && i < plan[0].nswaps; i++)
+		same = !memcmp(&plan[0].swaps[i], &plan[1].swaps[i],
+			       sizeof(plan[0].swaps[i]));
+	CHECK(same, what);
+	for (int k = 0; k < 2; k++)
+		if (rc[k] == 0) {
+			mp_plan_free(&plan[k]);
+			sim_free(&sim[k]);
+		}
+	/* with the default allowance this model's search ends on its own */
+	struct mp_plan pl;
+	struct sim_result sm;
+	struct swap_outcome oo;
+	int r = swap_plan(t, &p, &l, "memplan", budget, "best-fit", 1, &pl,
+			  &sm, &oo, err, sizeof(err));
+	snprintf(what, sizeof(what),
+		 "%s: the default allowance (%d events) is more than it needs (%" PRIu64 ")",
+		 model, SWAP_SEARCH_WORK, oo.search_work);
+	CHECK(r == 0 && oo.search_work <= SWAP_SEARCH_WORK &&
+		      oo.candidates > oc[0].candidates,
+	      what);
+	if (r == 0) {
+		mp_plan_free(&pl);
+		sim_free(&sm);
+	}
+	solver_problem_free(&p);
+	trace_free(t);
+}
+
 int main(void)
 {
 	test_link();
+	test_counted_search("resnet50", 8);
 	test_hand();
 	test_zoo("resnet50", 8);
 	test_zoo("bert-base", 4);
