@@ -249,6 +249,11 @@ struct solver_options {
 	int max_threads;
 };
 
+/* Processors this process may run on (sched_getaffinity() where there is
+ * one, so taskset and cpusets count): the exact search runs two threads
+ * under a time limit only when this is 2 or more. */
+long solver_cpus(void);
+
 /*
  * The budget of one exact or auto call, shared by every phase (heuristics,
  * improvement, exact search): the clock and the counted work.  A work

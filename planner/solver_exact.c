@@ -1158,8 +1158,7 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 			 * sections changed (b's top is their floor now), and
 			 * the rest of the part had at most t0 unplaced. */
 			const struct cover *cv = &x->cov[x->cov0[b]];
-			uint64_t under = ok ? unpl_max(x, cv->sa, cv->sb) : 0;
-			if (ok && (o + bsize + under > x->cap ||
+			if (ok && (o + bsize + unpl_max(x, cv->sa, cv->sb) > x->cap ||
 				   (o + t0 > x->cap &&
 				    o + unpl_max(x, s0, s1) > x->cap)))
 				ok = 0;
@@ -1688,9 +1687,7 @@ static void *duo_main(void *arg)
 	return NULL;
 }
 
-/* Processors this process may run on (taskset and cgroup cpusets
- * included where the system says). */
-static long online_cpus(void)
+long solver_cpus(void)
 {
 #ifdef __linux__
 	cpu_set_t set;
@@ -1700,7 +1697,6 @@ static long online_cpus(void)
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? n : 1;
 }
-
 
 /*
  * The floor fl and the climb cl at once, the climb on a copy of x in a
@@ -1736,13 +1732,13 @@ static int duo(struct exact *x, struct task *fl, struct task *cl,
 	x->trail_cap = x2.trail_cap = x->trail_cap / 2; /* four trails */
 	cl->x = &x2;
 	cl->sh = &sh2;
-	fl->give = UINT64_MAX / 4; /* nothing to take turns with */
 	struct duo_arg a = { cl, STEP_OVER };
 	pthread_t th;
 	int rc = 0;
 	if (pthread_create(&th, NULL, duo_main, &a) != 0) {
-		rc = -1;
+		rc = -1; /* the turns follow, with the floor's slices as they were */
 	} else {
+		fl->give = UINT64_MAX / 4; /* nothing to take turns with */
 		int frc = task_run(fl);
 		pthread_join(th, NULL);
 		x->nodes += x2.nodes;
@@ -1805,7 +1801,9 @@ static int minimise(const struct solver_problem *p,
 	 * updates (n^2 in the worst case): each may take a quarter of the
 	 * memory cap, beyond which the search stops as for time.
 	 */
-	x.trail_cap = (opt->memory_limit ? opt->memory_limit : SOLVER_DEFAULT_MEMORY_LIMIT) / 4;
+	uint64_t mem_cap = opt->memory_limit ? opt->memory_limit
+					     : SOLVER_DEFAULT_MEMORY_LIMIT;
+	x.trail_cap = mem_cap / 4;
 	/* counted work: a node scans its items, so one on n buffers costs
 	 * n / NODE_ITEMS units (at least 1), and a work budget means about
 	 * the same time on 200 buffers as on 5,000 */
@@ -1949,17 +1947,12 @@ static int minimise(const struct solver_problem *p,
 	struct task fl = { &x, 1, &sh, g, 0, 0, 0, 2 * slice, 0 };
 	struct task cl = { &x, 0, &sh, g, proven, 0, slice, 0, 0 };
 	cl.step = climb_step(best, proven, g);
-	int trc = 0;
-	uint64_t cap_bytes = opt->memory_limit ? opt->memory_limit
-					       : SOLVER_DEFAULT_MEMORY_LIMIT;
 	/* the second search copies the node orders, (n + 1)(n + 2) / 2
 	 * words for the biggest component, and the section members: only
 	 * while that copy is at most a quarter of the memory cap */
-	if (work_total == UINT64_MAX && opt->max_threads != 1 &&
-	    exact_own_bytes(&x) <= cap_bytes / 4 && online_cpus() >= 2)
-		trc = duo(&x, &fl, &cl, &sh, opt);
-	else
-		trc = -1;
+	int two = work_total == UINT64_MAX && opt->max_threads != 1 &&
+		  exact_own_bytes(&x) <= mem_cap / 4 && solver_cpus() >= 2;
+	int trc = two ? duo(&x, &fl, &cl, &sh, opt) : -1;
 	r->threads = trc == 0 ? 2 : 1;
 	if (trc < 0) { /* one thread: turns */
 		while (sh.best > sh.proven) {

@@ -1,7 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE /* sched_getaffinity() */
-#endif
 /*
  * test_solver_exact.c - how far the exact search gets on a fixed budget of
  * search nodes (solver_search_exact_nodes(), so the counts hold on any
@@ -10,11 +7,9 @@
  * than those the search reached before (the table below).
  */
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "guillotine.h"
 #include "minimalloc_csv.h"
@@ -242,17 +237,6 @@ static void test_scan_all(const char *dir)
 
 /* --- two threads under a time limit -------------------------------------- */
 
-static long cpus(void)
-{
-#ifdef __linux__
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		return CPU_COUNT(&set);
-#endif
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? n : 1;
-}
-
 /*
  * On two processors a time-limited search runs the floor and the climb in
  * threads of their own; a counted one stays on one thread (its answer
@@ -271,7 +255,7 @@ static void check_threads(const struct solver_problem *p, double seconds,
 	int rc = solver_search_exact(p, &o, off, &r, err, sizeof(err));
 	if (rc)
 		printf("# %s\n", err);
-	int threads = cpus() >= 2 ? 2 : 1;
+	int threads = solver_cpus() >= 2 ? 2 : 1;
 	snprintf(what, sizeof(what), "%s: a %.1f s search runs on %d thread%s",
 		 name, seconds, threads, threads == 1 ? "" : "s");
 	CHECK(rc == 0 && r.threads == threads, what);
