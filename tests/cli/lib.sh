@@ -68,3 +68,13 @@ done_testing() {
 	echo "1..$tap_n"
 	[ "$tap_fail" -eq 0 ]
 }
+
+# need_python3: the rest of the test needs python3 (its fixtures are
+# written by Python generators); without it the rest skips, saying so, and
+# the test ends with the checks that ran before.
+need_python3() {
+	command -v python3 >/dev/null 2>&1 && return 0
+	skip "the rest of this test" "python3 is not installed"
+	done_testing
+	exit
+}

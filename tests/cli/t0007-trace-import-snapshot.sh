@@ -5,11 +5,7 @@
 # snapshots are refused with exit 3 and no output left behind.
 . tests/cli/lib.sh
 
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "ok 1 # skip python3 is not installed"
-	echo "1..1"
-	exit 0
-fi
+need_python3
 gen=tests/import/make_snapshot.py
 
 # value KEY FILE: the figure KEY of an .expect file

@@ -36,12 +36,7 @@ expect 2 "--iteration 0" memplan-trace slice "$z" --iteration 0 -o "$T/x.trace"
 expect 2 "slice without -o" memplan-trace slice "$z" --iteration 1
 expect 3 "slice of a missing trace" memplan-trace slice "$T/none.trace" --iteration 1 -o "$T/x.trace"
 
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "ok $((tap_n + 1)) # skip python3 is not installed"
-	tap_n=$((tap_n + 1))
-	done_testing
-	exit
-fi
+need_python3
 python3 tests/import/make_snapshot.py periodic "$T/p.pickle"
 ok $? "the generator wrote a training loop snapshot"
 period=$(awk '$1 == "period" { print $2 }' "$T/p.pickle.expect")

@@ -8,11 +8,7 @@
 # the processes on one device are imported one at a time.
 . tests/cli/lib.sh
 
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "ok 1 # skip python3 is not installed"
-	echo "1..1"
-	exit 0
-fi
+need_python3
 gen=tests/import/make_nsys.py
 value() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 

@@ -65,12 +65,7 @@ ok $? "the input trace is unchanged"
 expect 0 "slice to another file still works" \
 	memplan-trace slice "$z" --iteration 1 -o "$T/z1.trace"
 
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "ok $((tap_n + 1)) # skip python3 is not installed"
-	tap_n=$((tap_n + 1))
-	done_testing
-	exit
-fi
+need_python3
 sql() { # FILE STATEMENTS
 	python3 -c 'import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])

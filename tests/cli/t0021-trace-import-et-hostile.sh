@@ -5,11 +5,7 @@
 # field, or the byte offset for broken JSON, and leave no trace behind.
 . tests/cli/lib.sh
 
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "ok 1 # skip python3 is not installed"
-	echo "1..1"
-	exit 0
-fi
+need_python3
 
 # mk NAME PYTHON-EXPR: writes $T/NAME.json from a node list edited by the
 # expression (n: a good aten::mm node; doc: the document), or raw text

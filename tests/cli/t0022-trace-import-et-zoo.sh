@@ -7,11 +7,7 @@
 # import infers from threads and copies as the zoo assigns it).
 . tests/cli/lib.sh
 
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "ok 1 # skip python3 is not installed"
-	echo "1..1"
-	exit 0
-fi
+need_python3
 json_num() { grep -o "\"$1\":[0-9]*" "$2" | head -n 1; }
 
 for spec in "alexnet 128" "resnet50 32" "bert-base 32"; do

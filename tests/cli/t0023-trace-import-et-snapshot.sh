@@ -11,11 +11,7 @@
 # and leave nothing behind.
 . tests/cli/lib.sh
 
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "ok 1 # skip python3 is not installed"
-	echo "1..1"
-	exit 0
-fi
+need_python3
 gen=tests/import/make_et.py
 value() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 meta() { has "$T/out" "\"$1\":\"$2\"" "$3"; }

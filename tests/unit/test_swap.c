@@ -208,7 +208,8 @@ static void test_hand(void)
 	trace_free(t);
 }
 
-static void test_zoo(const char *model, unsigned batch)
+/* The synthetic trace of a zoo model on an H200, or NULL (a failed check). */
+static struct trace *zoo_trace(const char *model, unsigned batch)
 {
 	struct synth_opts o = { 0 };
 	o.model = model;
@@ -218,8 +219,17 @@ static void test_zoo(const char *model, unsigned batch)
 	char err[768];
 	if (synth_build(&o, &t, err, sizeof(err))) {
 		CHECK(0, err);
-		return;
+		return NULL;
 	}
+	return t;
+}
+
+static void test_zoo(const char *model, unsigned batch)
+{
+	struct trace *t = zoo_trace(model, batch);
+	char err[768];
+	if (!t)
+		return;
 	struct solver_problem p;
 	solver_problem_from_trace(t, &p, err, sizeof(err));
 	uint64_t lb = solver_lower_bound(&p);
@@ -286,16 +296,10 @@ static void test_frontier(const char *model, unsigned batch, const char *link,
 	/* the figures the README reports were measured on the trace's order
 	 * exactly; what the margin costs is measured by bench_swap */
 	swap_order_margin = 0;
-	struct synth_opts o = { 0 };
-	o.model = model;
-	o.batch = batch;
-	o.device = "h200";
-	struct trace *t;
+	struct trace *t = zoo_trace(model, batch);
 	char err[768];
-	if (synth_build(&o, &t, err, sizeof(err))) {
-		CHECK(0, err);
+	if (!t)
 		return;
-	}
 	struct solver_problem p;
 	solver_problem_from_trace(t, &p, err, sizeof(err));
 	uint64_t lb = solver_lower_bound(&p);
@@ -388,16 +392,10 @@ static void test_frontier(const char *model, unsigned batch, const char *link,
  */
 static void test_forward_lane(void)
 {
-	struct synth_opts o = { 0 };
-	o.model = "resnet50";
-	o.batch = 32;
-	o.device = "h200";
-	struct trace *t;
+	struct trace *t = zoo_trace("resnet50", 32);
 	char err[768];
-	if (synth_build(&o, &t, err, sizeof(err))) {
-		CHECK(0, err);
+	if (!t)
 		return;
-	}
 	struct solver_problem p;
 	struct link_model l;
 	solver_problem_from_trace(t, &p, err, sizeof(err));
@@ -499,16 +497,10 @@ static struct trace *shifted(const struct trace *t, int dir)
  */
 static void test_order_margin(const char *model, unsigned batch)
 {
-	struct synth_opts o = { 0 };
-	o.model = model;
-	o.batch = batch;
-	o.device = "h200";
-	struct trace *t;
+	struct trace *t = zoo_trace(model, batch);
 	char err[768];
-	if (synth_build(&o, &t, err, sizeof(err))) {
-		CHECK(0, err);
+	if (!t)
 		return;
-	}
 	struct trace *later = shifted(t, 1), *earlier = shifted(t, -1);
 	struct solver_problem p;
 	solver_problem_from_trace(t, &p, err, sizeof(err));
@@ -570,16 +562,10 @@ static void test_order_margin(const char *model, unsigned batch)
  */
 static void test_counted_search(const char *model, unsigned batch)
 {
-	struct synth_opts o = { 0 };
-	o.model = model;
-	o.batch = batch;
-	o.device = "h200";
-	struct trace *t;
+	struct trace *t = zoo_trace(model, batch);
 	char err[768], what[200];
-	if (synth_build(&o, &t, err, sizeof(err))) {
-		CHECK(0, err);
+	if (!t)
 		return;
-	}
 	struct solver_problem p;
 	solver_problem_from_trace(t, &p, err, sizeof(err));
 	struct link_model l;
