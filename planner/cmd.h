@@ -54,7 +54,7 @@ void cmd_strategy_names(char *buf, size_t len, int heuristics_only);
 /*
  * Loads TRACE path into *t and its placement problem into *p, every item's
  * alignment raised to *align, which goes in as the --align asked (1 when
- * none) and comes out as the plan's (planfile_align(): at least 256 for a
+ * none) and comes out as the plan's (solver_trace_align(): at least 256 for a
  * trace of CUDA allocations); the trace's own holes are dropped (counted as
  * resident: the runtime moves only a plan's swaps) unless keep_holes.
  * Returns 0, or prints the error and returns an exit status; *t (maybe

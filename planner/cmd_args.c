@@ -83,7 +83,7 @@ static int problem_of(const char *path, uint64_t *align, int keep_holes,
 	if (!rc && !keep_holes)
 		solver_problem_drop_holes(p);
 	if (!rc)
-		*align = planfile_align(*t, *align);
+		*align = solver_trace_align(*t, *align);
 	if (!rc && *align > 1)
 		rc = solver_problem_align(p, *align, err, sizeof(err));
 	if (rc) {

@@ -2,7 +2,7 @@
 /*
  * cmd_compile.c - memplan-plan compile: places a trace's transient buffers in
  * one pool (solver_solve()), or with --budget also plans swaps to host memory
- * (swap_plan()), and writes the plan file atomically.  Every plan is verified
+ * (budget_plan()), and writes the plan file atomically.  Every plan is verified
  * independently (planfile_verify()) before it is written.
  */
 #include <getopt.h>
@@ -21,7 +21,7 @@
 #include "planfile.h"
 #include "simulate.h"
 #include "solution.h"
-#include "swap.h"
+#include "budget.h"
 
 /*
  * Seconds of limit left to the search: less what the command has spent
@@ -191,8 +191,8 @@ static int compile_budget(const char *path, const char *out,
 		status = cmd_link_storable(link_s);
 	if (status)
 		goto done;
-	int rc = swap_plan(t, &p, &l, swap_s, budget, placer, align, &plan,
-			   &sim, &oc, err, sizeof(err));
+	int rc = budget_plan(t, &p, &l, swap_s, budget, placer, align, &plan,
+			     &sim, &oc, err, sizeof(err));
 	if (rc) {
 		char a[32];
 		cli_error("no plan fits --%s %s (%" PRIu64 " bytes%s, %.1f%% of the lower bound without swaps) for trace '%s': %s",
@@ -391,7 +391,7 @@ int cmd_compile(int argc, char **argv)
 			link_s = optarg;
 			break;
 		case 'w':
-			if (!swap_strategy_find(optarg))
+			if (!budget_strategy_find(optarg))
 				return cli_usage_error("compile: unknown --swap-strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid)",
 						       optarg);
 			swap_s = optarg;

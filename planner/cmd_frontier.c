@@ -17,7 +17,7 @@
 #include "cmd.h"
 #include "frontier.h"
 #include "json.h"
-#include "swap.h"
+#include "budget.h"
 
 /* A percentage, with or without its '%': 0 and *out when 0 < v <= 100
  * (or v == 0 when zero_ok), else -1. */
@@ -369,7 +369,7 @@ int cmd_frontier(int argc, char **argv)
 			int dup = 0;
 			for (size_t k = 0; k < nchosen; k++)
 				dup |= strcmp(chosen[k], s) == 0;
-			if (!swap_strategy_find(s) || dup || nchosen == 8) {
+			if (!budget_strategy_find(s) || dup || nchosen == 8) {
 				int st = cli_usage_error(dup ? "frontier: --strategies names '%s' twice"
 							     : "frontier: unknown swap strategy '%s' in --strategies (known: memplan, singa, vdnn, recompute, hybrid)",
 							 s);

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "input.h"
-#include "planfile.h"
 #include "solver.h"
 
 #define ERRLEN 1024
@@ -48,7 +47,7 @@ static void compare_one(const struct compare_job *j, struct compare_row *r)
 	}
 	rc = solver_problem_from_trace(t, &p, err, sizeof(err));
 	/* compile's default alignment: 256 and up for CUDA allocations */
-	uint64_t align = planfile_align(t, 1);
+	uint64_t align = solver_trace_align(t, 1);
 	if (!rc && align > 1)
 		rc = solver_problem_align(&p, align, err, sizeof(err));
 	if (rc) {

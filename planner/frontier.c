@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * frontier.c - the swap frontier (frontier.h): swap_plan() for every
+ * frontier.c - the swap frontier (frontier.h): budget_plan_ctx() for every
  * strategy at budgets falling from the lower bound without swaps, until no
  * strategy fits; then the figures read off it (smallest pool within an
  * overhead, whether one strategy dominates the others).  Budgets are
@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "simulate.h"
-#include "swap.h"
+#include "budget.h"
 
 static double clock_s(clockid_t id)
 {
@@ -59,7 +59,7 @@ static int pick_strategies(const struct frontier_options *o,
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		const struct swap_strategy *st =
-			o->strategies ? swap_strategy_find(o->strategies[i])
+			o->strategies ? budget_strategy_find(o->strategies[i])
 				      : swap_strategy_at(i);
 		if (!st)
 			return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
@@ -80,7 +80,7 @@ static int plan_cell(const struct swap_ctx *sc, const char *name,
 	struct sim_result sim;
 	struct swap_outcome oc;
 	double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-	int rc = swap_plan_ctx(sc, name, budget, placer, align, &plan, &sim,
+	int rc = budget_plan_ctx(sc, name, budget, placer, align, &plan, &sim,
 			       &oc, err, errlen);
 	c->seconds = clock_s(CLOCK_MONOTONIC) - w0;
 	c->cpu_seconds = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;

@@ -79,21 +79,6 @@ static int trace_stream_ordinals(const struct trace *t, uint32_t *out,
 	return 0;
 }
 
-uint64_t planfile_align(const struct trace *t, uint64_t asked)
-{
-	const char *src = trace_get_meta(t, "source");
-	if (src && !strcmp(src, "minimalloc-csv"))
-		return asked;
-	uint64_t a = asked > MP_PLAN_DEVICE_ALIGN ? asked : MP_PLAN_DEVICE_ALIGN;
-	for (size_t i = 0; i < t->nbuffers; i++) {
-		const struct trace_buffer *b = &t->buffers[i];
-		if (trace_buffer_poolable(b) && b->align > a &&
-		    !(b->align & (b->align - 1)))
-			a = b->align;
-	}
-	return a;
-}
-
 int planfile_build(const struct trace *t, const struct solver_problem *p,
 		   const uint64_t *offsets, const struct planfile_info *info,
 		   struct mp_plan *out, char *err, size_t errlen)

@@ -32,16 +32,6 @@ struct planfile_info {
 	int trust_holes;
 };
 
-/*
- * The alignment of t's plan when the command line asked for at least asked
- * (a power of two; 1 when it asked nothing): every planned offset becomes a
- * multiple of it, and so does the pool's base.  A MiniMalloc CSV is a
- * placement problem whose buffers carry their own alignment column: asked.
- * Every other trace holds CUDA allocations: at least MP_PLAN_DEVICE_ALIGN,
- * and at least the largest power-of-two alignment of its poolable buffers
- * (512 for PyTorch's blocks), so that the pool's base serves them all.
- */
-uint64_t planfile_align(const struct trace *t, uint64_t asked);
 
 /* The swaps a plan carries (swap_plan_entries()): sorted by (request,
  * out_at), staging slots assigned; copied into the plan. */

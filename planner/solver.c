@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * solver.c - the placement problem shared by every strategy: extraction from
- * a trace, validation, pieces, the lower bound, the checker, and the table of
- * strategies.  The checker is deliberately independent of the occupancy tree
+ * a trace, validation, pieces, the lower bound, the checker, and the
+ * alignment of a trace's plan.  The strategies stand on it
+ * (solver_heuristics.c, solver_exact.c) and solver_solve.c on them; it calls
+ * none of them.  The checker is deliberately independent of the occupancy tree
  * the strategies use (a plain sweep), so a bug there cannot vouch for itself.
  */
 #include "solver.h"
 #include "alloc_clock.h"
+#include "plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -612,127 +615,17 @@ out:
 	return rc;
 }
 
-/* --- strategies -------------------------------------------------------- */
-
-static const struct solver_strategy strategies[] = {
-	{ "first-fit",
-	  "allocation order, lowest free offset: a naive pool, the baseline",
-	  solver_place_firstfit },
-	{ "greedy-size",
-	  "largest first, lowest fitting gap (TFLite greedy by size)",
-	  solver_place_greedy },
-	{ "best-fit",
-	  "smallest fitting gap, best of size and duration orders (Zhang et al. 2019, XLA heap simulator)",
-	  solver_place_bestfit },
-	{ "best-gap",
-	  "largest first, smallest fitting gap of all (TFLite greedy by size, best gap)",
-	  solver_place_bestgap },
-	{ "best-gap-rows",
-	  "sizes descending in interval-colouring rows, smallest fitting gap (idealloc's boxing order)",
-	  solver_place_rows },
-};
-
-const struct solver_strategy *solver_strategy_at(size_t i)
+uint64_t solver_trace_align(const struct trace *t, uint64_t asked)
 {
-	return i < sizeof(strategies) / sizeof(strategies[0]) ? &strategies[i]
-							     : NULL;
-}
-
-const struct solver_strategy *solver_strategy_find(const char *name)
-{
-	for (size_t i = 0; solver_strategy_at(i); i++)
-		if (strcmp(strategies[i].name, name) == 0)
-			return &strategies[i];
-	return NULL;
-}
-
-/* --- solver_solve: every strategy behind one call ----------------------- */
-
-static const char *const search_names[][2] = {
-	{ "exact",
-	  "branch and bound over canonical placements (MiniMalloc-style), anytime, proves optimality when it can" },
-	{ "auto",
-	  "the heuristics, then exact seeded with the best of them, until the lower bound or the time limit" },
-};
-#define NSEARCH (sizeof(search_names) / sizeof(search_names[0]))
-#define NHEURISTIC (sizeof(strategies) / sizeof(strategies[0]))
-
-const char *solver_name_at(size_t i)
-{
-	if (i < NHEURISTIC)
-		return strategies[i].name;
-	return i - NHEURISTIC < NSEARCH ? search_names[i - NHEURISTIC][0]
-					: NULL;
-}
-
-const char *solver_name_about(const char *name)
-{
-	const struct solver_strategy *s = solver_strategy_find(name);
-	if (s)
-		return s->about;
-	for (size_t i = 0; i < NSEARCH; i++)
-		if (strcmp(search_names[i][0], name) == 0)
-			return search_names[i][1];
-	return NULL;
-}
-
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) +
-	       (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-int solver_solve(const struct solver_problem *p, const char *name,
-		 const struct solver_options *opt, uint64_t *offsets,
-		 struct solver_report *r, char *err, size_t errlen)
-{
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	memset(r, 0, sizeof(*r));
-	r->strategy = r->winner = name;
-	if (!solver_name_about(name))
-		return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
-			    "no strategy called '%s'", name);
-	int rc = solver_problem_validate(p, err, errlen);
-	if (rc)
-		return rc;
-	struct solver_options defaults = { 0 };
-	if (!opt)
-		opt = &defaults;
-	const struct solver_strategy *s = solver_strategy_find(name);
-	uint64_t h = 0;
-	if (s)
-		rc = s->place(p, offsets, &h, err, errlen);
-	else if (strcmp(name, "exact") == 0)
-		rc = solver_search_exact(p, opt, offsets, r, err, errlen);
-	else
-		rc = solver_search_auto(p, opt, offsets, r, err, errlen);
-	if (rc)
-		return rc;
-	char why[256];
-	rc = solver_check(p, offsets, &h, why, sizeof(why));
-	if (rc == SOLVER_EINVALID)
-		return trace_seterr(err, errlen, SOLVER_EINVALID,
-			    "internal error: strategy %s produced an invalid placement: %s",
-			    r->winner, why);
-	if (rc)
-		return trace_seterr(err, errlen, rc, "%s", why);
-	uint64_t lb = solver_lower_bound_aligned(p);
-	for (size_t i = 0; i < p->n; i++)
-		if (p->items[i].size > lb)
-			lb = p->items[i].size;
-	if (r->lower_bound < lb)
-		r->lower_bound = lb;
-	if (r->lower_bound > h)
-		return trace_seterr(err, errlen, SOLVER_EINVALID,
-			    "internal error: strategy %s claims a lower bound of %llu above its height %llu",
-			    r->winner, (unsigned long long)r->lower_bound,
-			    (unsigned long long)h);
-	r->height = h;
-	if (h == r->lower_bound)
-		r->optimal = 1;
-	r->seconds = seconds_since(&t0);
-	return 0;
+	const char *src = trace_get_meta(t, "source");
+	if (src && !strcmp(src, "minimalloc-csv"))
+		return asked;
+	uint64_t a = asked > MP_PLAN_DEVICE_ALIGN ? asked : MP_PLAN_DEVICE_ALIGN;
+	for (size_t i = 0; i < t->nbuffers; i++) {
+		const struct trace_buffer *b = &t->buffers[i];
+		if (trace_buffer_poolable(b) && b->align > a &&
+		    !(b->align & (b->align - 1)))
+			a = b->align;
+	}
+	return a;
 }

@@ -6,7 +6,9 @@
  * peak; placement may need more than the peak, so the target drops by the
  * excess and the strategy runs again, a bounded number of times.  memplan
  * searches its chooser's knobs by simulation first (bounded in CPU time),
- * then keeps the baselines' choices as a safety net.
+ * then keeps the baselines' choices as a safety net.  Swaps only: the
+ * strategies that recompute compose these plans (recompute_plan.c), and
+ * budget.c offers both behind one name.
  */
 #include "swap.h"
 
@@ -17,7 +19,6 @@
 #include <time.h>
 
 #include "planfile.h"
-#include "recompute.h"
 #include "simulate.h"
 
 static double now_s(void)
@@ -535,11 +536,8 @@ int swap_plan_ctx(const struct swap_ctx *c, const char *name,
 	memset(oc, 0, sizeof(*oc));
 	if (!st)
 		return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
-				    "unknown swap strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid)",
+				    "unknown swap strategy '%s' (known: memplan, singa, vdnn)",
 				    name);
-	if (recomp_is_strategy(name))
-		return recomp_plan_ctx(c, name, budget, placer, align, plan,
-				       sim, oc, err, errlen);
 	if (strcmp(name, "memplan") != 0)
 		return plan_one(c, st, NULL, budget, NULL, 0, name,
 				budget, placer, align, plan, sim, oc, err,

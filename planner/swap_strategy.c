@@ -863,21 +863,10 @@ const struct swap_strategy *swap_strategy_at(size_t i)
 							      : NULL;
 }
 
-/* Strategies that recompute (recompute.h): found by name, not listed by
- * swap_strategy_at(), so that the defaults and memplan's safety net stay
- * the swap choosers; swap_plan_ctx() hands them to recomp_plan_ctx(). */
-static const struct swap_strategy recomputing[] = {
-	{ "recompute", "recomputation only: the cheapest re-runs per byte freed, no swaps", NULL },
-	{ "hybrid", "per buffer keep, swap or recompute: the least predicted time of swap-only, recompute-only and mixes", NULL },
-};
-
 const struct swap_strategy *swap_strategy_find(const char *name)
 {
 	for (size_t i = 0; swap_strategy_at(i); i++)
 		if (strcmp(strategies[i].name, name) == 0)
 			return &strategies[i];
-	for (size_t i = 0; i < sizeof(recomputing) / sizeof(*recomputing); i++)
-		if (strcmp(recomputing[i].name, name) == 0)
-			return &recomputing[i];
 	return NULL;
 }

@@ -55,7 +55,7 @@ static int load(const struct job *jb, struct trace **t,
 		return -1;
 	}
 	solver_problem_drop_holes(p);
-	*align = planfile_align(*t, 1);
+	*align = solver_trace_align(*t, 1);
 	if (*align > 1 && solver_problem_align(p, *align, err, sizeof(err)))
 		return -1;
 	return 0;

@@ -61,7 +61,7 @@ static int load(const struct row *r, const char *link, struct trace **t,
 		return -1;
 	}
 	solver_problem_drop_holes(p);
-	*align = planfile_align(*t, 1);
+	*align = solver_trace_align(*t, 1);
 	if (solver_problem_align(p, *align, err, sizeof(err))) {
 		fprintf(stderr, "bench_recompute: %s: %s\n", r->model, err);
 		return -1;

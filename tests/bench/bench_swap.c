@@ -38,6 +38,7 @@
 
 #include "../../analyze/report.h"
 #include "../../analyze/swapfloor.h"
+#include "budget.h"
 #include "frontier.h"
 #include "planfile.h"
 #include "simulate.h"
@@ -91,7 +92,7 @@ static int sweep(const struct trace *t, const struct solver_problem *p,
 	struct frontier_options o = { .from = from, .step = step, .to = to,
 				      .placer = "best-fit",
 				      /* the zoo's 512: p carries it already */
-				      .align = planfile_align(t, 1) };
+				      .align = solver_trace_align(t, 1) };
 	if (link_parse(link, t, &l, err, sizeof(err)) ||
 	    frontier_sweep(t, p, &l, &o, f, err, sizeof(err))) {
 		fprintf(stderr, "bench_swap: %s: %s\n", link, err);
@@ -428,8 +429,8 @@ static int bench_large(void)
 		struct sim_result sim;
 		struct swap_outcome oc;
 		double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-		int rc = swap_plan(t, &p, &l, name, budget, "best-fit", 1, &plan,
-				   &sim, &oc, err, sizeof(err));
+		int rc = budget_plan(t, &p, &l, name, budget, "best-fit", 1,
+				     &plan, &sim, &oc, err, sizeof(err));
 		double w = clock_s(CLOCK_MONOTONIC) - w0,
 		       c = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 		if (rc && rc != SWAP_ENOFIT) {

@@ -50,7 +50,7 @@ static void test_zoo(const char *model, unsigned batch, const char *link,
 		return;
 	}
 	solver_problem_drop_holes(&p);
-	uint64_t align = planfile_align(t, 1);
+	uint64_t align = solver_trace_align(t, 1);
 	solver_problem_align(&p, align, err, sizeof(err));
 	uint64_t budget = solver_lower_bound(&p) / 100 * pct;
 	struct mp_plan plan;

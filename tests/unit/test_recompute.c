@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "link.h"
 #include "planfile.h"
 #include "recompute.h"
@@ -209,10 +210,32 @@ static void test_chain(void)
 		CHECK(a.sim.base_ns == 6100000, "  ... measured against the original iteration");
 		recomp_advice_free(&a);
 	}
-	CHECK(swap_plan_ctx(&c, "hybrid", 100 * MB, "best-fit", 1, &plan, &sim,
-			    &oc, err, sizeof(err)) == 0 &&
+	CHECK(budget_plan_ctx(&c, "hybrid", 100 * MB, "best-fit", 1, &plan,
+			      &sim, &oc, err, sizeof(err)) == 0 &&
 		      plan.pool_size <= 100 * MB,
-	      "swap_plan_ctx() runs hybrid as a strategy");
+	      "budget_plan_ctx() runs hybrid as a strategy");
+	{
+		/* composition runs one way: the swap planner knows only the
+		 * swap choosers, budget.c all five */
+		struct mp_plan p2;
+		struct sim_result s2;
+		struct swap_outcome o2;
+		CHECK(swap_plan_ctx(&c, "hybrid", 100 * MB, "best-fit", 1, &p2,
+				    &s2, &o2, err, sizeof(err)) == SOLVER_ENOTFOUND,
+		      "swap_plan_ctx() plans swaps only (hybrid is budget.c's)");
+		CHECK(!swap_strategy_find("recompute") &&
+			      budget_strategy_find("recompute") &&
+			      budget_strategy_find("hybrid") &&
+			      budget_strategy_find("memplan") ==
+				      swap_strategy_find("memplan") &&
+			      !budget_strategy_find("nope"),
+		      "budget_strategy_find(): the three choosers and the two that recompute");
+		CHECK(budget_plan_ctx(&c, "nope", 100 * MB, "best-fit", 1, &p2,
+				      &s2, &o2, err, sizeof(err)) ==
+				      SOLVER_ENOTFOUND &&
+			      strstr(err, "recompute, hybrid"),
+		      "budget_plan_ctx(): an unknown name lists all five");
+	}
 	mp_plan_free(&plan);
 	sim_free(&sim);
 	swap_ctx_free(&c);
@@ -339,7 +362,7 @@ static void test_zoo(const char *model, unsigned batch, const char *link)
 	struct solver_problem p;
 	struct link_model l;
 	struct swap_ctx c;
-	uint64_t align = planfile_align(t, 1);
+	uint64_t align = solver_trace_align(t, 1);
 	solver_problem_from_trace(t, &p, err, sizeof(err));
 	solver_problem_drop_holes(&p);
 	solver_problem_align(&p, align, err, sizeof(err));
@@ -359,8 +382,9 @@ static void test_zoo(const char *model, unsigned batch, const char *link)
 			struct mp_plan plan;
 			struct sim_result sim;
 			struct swap_outcome oc;
-			if (swap_plan_ctx(&c, names[s], budget, "best-fit", align,
-					  &plan, &sim, &oc, err, sizeof(err)) == 0) {
+			if (budget_plan_ctx(&c, names[s], budget, "best-fit",
+					    align, &plan, &sim, &oc, err,
+					    sizeof(err)) == 0) {
 				over[s] = sim_overhead(&sim);
 				mp_plan_free(&plan);
 				sim_free(&sim);

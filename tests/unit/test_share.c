@@ -137,7 +137,7 @@ static int load(struct trace *t, struct solver_problem *p,
 		return -1;
 	}
 	solver_problem_drop_holes(p);
-	uint64_t align = planfile_align(t, 1);
+	uint64_t align = solver_trace_align(t, 1);
 	if (align > 1 && solver_problem_align(p, align, err, sizeof(err)))
 		return -1;
 	j->t = t;

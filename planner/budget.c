@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * budget.c - one entry for every budget strategy (budget.h): the swap
+ * choosers through swap_plan_ctx(), recompute and hybrid through
+ * recomp_plan_ctx().  Composition runs one way: hybrid (recompute_plan.c)
+ * asks swap_plan_ctx() for memplan's swaps on the program that recomputes,
+ * and nothing below this file knows that the recomputing strategies exist.
+ */
+#include "budget.h"
+
+#include <string.h>
+
+static const struct swap_strategy recomputing[] = {
+	{ "recompute", "recomputation only: the cheapest re-runs per byte freed, no swaps", NULL },
+	{ "hybrid", "per buffer keep, swap or recompute: the least predicted time of swap-only, recompute-only and mixes", NULL },
+};
+
+const struct swap_strategy *budget_strategy_find(const char *name)
+{
+	const struct swap_strategy *s = swap_strategy_find(name);
+	if (s)
+		return s;
+	for (size_t i = 0; i < sizeof(recomputing) / sizeof(*recomputing); i++)
+		if (strcmp(recomputing[i].name, name) == 0)
+			return &recomputing[i];
+	return NULL;
+}
+
+int budget_plan_ctx(const struct swap_ctx *c, const char *name,
+		    uint64_t budget, const char *placer, uint64_t align,
+		    struct mp_plan *plan, struct sim_result *sim,
+		    struct swap_outcome *oc, char *err, size_t errlen)
+{
+	if (!budget_strategy_find(name)) {
+		memset(plan, 0, sizeof(*plan));
+		memset(sim, 0, sizeof(*sim));
+		memset(oc, 0, sizeof(*oc));
+		return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
+				    "unknown swap strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid)",
+				    name);
+	}
+	if (recomp_is_strategy(name))
+		return recomp_plan_ctx(c, name, budget, placer, align, plan,
+				       sim, oc, err, errlen);
+	return swap_plan_ctx(c, name, budget, placer, align, plan, sim, oc,
+			     err, errlen);
+}
+
+int budget_plan(const struct trace *t, const struct solver_problem *p,
+		const struct link_model *l, const char *name, uint64_t budget,
+		const char *placer, uint64_t align, struct mp_plan *plan,
+		struct sim_result *sim, struct swap_outcome *oc, char *err,
+		size_t errlen)
+{
+	struct swap_ctx c;
+	int rc = swap_ctx_init(&c, t, p, l, err, errlen);
+	if (rc) {
+		swap_ctx_free(&c);
+		memset(plan, 0, sizeof(*plan));
+		memset(sim, 0, sizeof(*sim));
+		memset(oc, 0, sizeof(*oc));
+		return rc;
+	}
+	rc = budget_plan_ctx(&c, name, budget, placer, align, plan, sim, oc,
+			     err, errlen);
+	swap_ctx_free(&c);
+	return rc;
+}
