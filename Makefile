@@ -100,17 +100,20 @@ EXTRA_UNINSTALL :=
 include $(wildcard capture/build.mk runtime/build.mk)
 
 # --- sources --------------------------------------------------------------
-# A program is any <component>/memplan-*.c; every other .c of a component or
-# of a room in it goes into the internal core library that programs and
-# tests link.
-PROG_SRC   := $(wildcard $(addsuffix /memplan-*.c,$(COMPONENTS)))
+# A program is any memplan-*.c of a component or of a room in it
+# (planner/cmd/memplan-plan.c); every other .c goes into the internal core
+# library that programs and tests link.
+PROG_SRC   := $(wildcard $(addsuffix /memplan-*.c,$(SRC_DIRS)))
 CORE_SRC   := $(filter-out $(PROG_SRC) $(NOT_CORE_SRC),$(wildcard $(addsuffix /*.c,$(SRC_DIRS))))
 PROGS      := $(patsubst %.c,$(BUILD)/bin/%,$(notdir $(PROG_SRC)))
 
 CORE_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 
-UNIT_SRC  := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+# Unit tests sit in tests/unit/ or, for a component in rooms, in a copy of
+# its layout (tests/unit/planner/placement/test_solver.c); every test's
+# name is unique and its program is $(BUILD)/tests/<name>.
+UNIT_SRC  := $(wildcard tests/unit/test_*.c tests/unit/*/*/test_*.c)
+UNIT_BINS := $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(UNIT_SRC)))
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/%,$(FUZZ_SRC))
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
@@ -157,6 +160,16 @@ $(foreach p,$(PROG_SRC),$(eval $(call PROG_RULE,$(p))))
 $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# the tests in rooms (explicit rules win over the pattern above)
+define UNIT_RULE
+$$(BUILD)/tests/$(basename $(notdir $(1))): $$(BUILD)/obj/$(1:.c=.o) $$(CORE_LIB)
+	@mkdir -p $$(dir $$@)
+	$$(call quiet,LINK,$$@)$$(CC) $$(CFLAGS) $$(MP_LDFLAGS) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+endef
+$(foreach t,$(filter-out tests/unit/test_%.c,$(UNIT_SRC)),$(eval $(call UNIT_RULE,$(t))))
+# tests in rooms find tap.h (and each other's headers) on the include path
+$(BUILD)/obj/tests/%.o: MP_CFLAGS += -Itests/unit
 
 $(BUILD)/tests/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/driver.o $(CORE_LIB)
 	@mkdir -p $(dir $@)

@@ -3,7 +3,7 @@
 # interposed CUDA names are exported), its header and memplan.pc; the
 # test-only stand-in for libcudart and the programs the tests run with it;
 # `make check-threads` (the runtime's threads under ThreadSanitizer).
-# memplan-replay (planner/memplan-replay.c) is an ordinary program of the core
+# memplan-replay (planner/cmd/memplan-replay.c) is an ordinary program of the core
 # library.  Included by the top Makefile.
 
 # interpose.c defines cudaMalloc & co.: only the shared library has it
@@ -77,7 +77,7 @@ $(BUILD)/faulty-out/runtime/runtime.o: runtime/runtime.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(MP_CFLAGS) -DMP_FAULT_NO_SWAPOUT_WAIT $(CFLAGS) -c -o $@ $<
 
-$(CUDA_T)/replay-no-swapout-wait: $(BUILD)/obj/planner/memplan-replay.o \
+$(CUDA_T)/replay-no-swapout-wait: $(BUILD)/obj/planner/cmd/memplan-replay.o \
 		$(BUILD)/faulty-out/runtime/runtime.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../unit/guillotine.h"
+#include "../unit/planner/placement/guillotine.h"
 
 /* --- a deterministic DL-shaped instance ---------------------------------- */
 

@@ -9,10 +9,10 @@
 
 # prog: its sources (the subcommand table first); its man page is man/prog.1
 cat >"$T/progs" <<'LIST'
-memplan-plan planner/memplan-plan.c planner/cmd_*.c
+memplan-plan planner/cmd/memplan-plan.c planner/cmd/cmd_*.c
 memplan-trace traces/memplan-trace.c
 memplan-analyze analyze/memplan-analyze.c
-memplan-replay planner/memplan-replay.c
+memplan-replay planner/cmd/memplan-replay.c
 memplan-capture capture/memplan-capture.c
 LIST
 

@@ -72,17 +72,17 @@ has "$T/err" "names no trace" "says the list is empty"
 st=0
 for k in 1 2 3; do
 	SLURM_ARRAY_TASK_ID=$((k + 9)) SLURM_ARRAY_TASK_MIN=10 SLURM_ARRAY_TASK_COUNT=3 \
-		LIST="$T/list" OUT="$T/slurm" bash planner/compare.sbatch $strat \
+		LIST="$T/list" OUT="$T/slurm" bash planner/placement/compare.sbatch $strat \
 		>"$T/out" 2>"$T/err" || st=1
 done
 ok $st "the job array's three tasks"
-MERGE=1 N=3 OUT="$T/slurm" bash planner/compare.sbatch >"$T/out" 2>"$T/err"
+MERGE=1 N=3 OUT="$T/slurm" bash planner/placement/compare.sbatch >"$T/out" 2>"$T/err"
 ok $? "the merge step"
 noseconds "$T/slurm/compare.csv" >"$T/m"
 cmp -s "$T/m" "$T/a"
 ok $? "the job array's table is the one run's"
 rm "$T/slurm/shard-2-of-3.csv"
-MERGE=1 N=3 OUT="$T/slurm" bash planner/compare.sbatch >"$T/out" 2>"$T/err"
+MERGE=1 N=3 OUT="$T/slurm" bash planner/placement/compare.sbatch >"$T/out" 2>"$T/err"
 [ $? -eq 3 ]
 ok $? "a missing shard stops the merge"
 has "$T/err" "shard-2-of-3.csv is missing" "naming it"
@@ -91,10 +91,10 @@ has "$T/err" "shard-2-of-3.csv is missing" "naming it"
 if command -v sbatch >/dev/null 2>&1 && sinfo -h >/dev/null 2>&1; then
 	mkdir -p "$T/real"
 	LIST="$T/list" OUT="$T/real" MEMPLAN_PLAN_BIN="$(command -v memplan-plan)" \
-		sbatch --wait --array=1-3 --chdir="$PWD" planner/compare.sbatch $strat \
+		sbatch --wait --array=1-3 --chdir="$PWD" planner/placement/compare.sbatch $strat \
 		>"$T/out" 2>"$T/err"
 	ok $? "sbatch --array=1-3"
-	MERGE=1 N=3 OUT="$T/real" bash planner/compare.sbatch >/dev/null 2>"$T/err"
+	MERGE=1 N=3 OUT="$T/real" bash planner/placement/compare.sbatch >/dev/null 2>"$T/err"
 	noseconds "$T/real/compare.csv" >"$T/m"
 	cmp -s "$T/m" "$T/a"
 	ok $? "Slurm's table is the one run's"
