@@ -3,7 +3,7 @@
  * memplan-plan - compile a trace into a plan file, verify a plan against a
  * trace, simulate and show plans, sweep swap frontiers, and compare placement
  * strategies over many traces.  Only the table of subcommands lives here:
- * each is one planner/cmd_<name>.c (cmd.h), a thin layer over the planner
+ * each is one planner/cmd/cmd_<name>.c (cmd.h), a thin layer over the planner
  * libraries; adding a command is one file and one row.
  */
 #include "cli.h"

@@ -2,7 +2,7 @@
 /*
  * memplan-replay.c - the memplan-replay command: a plan validated end to
  * end without the application.  Parses options, loads the trace and hands
- * both to replay_run() (planner/replay.c); prints each problem and one
+ * both to replay_run() (planner/replay/replay.c); prints each problem and one
  * verdict line (and the runtime's statistics with --stats), or all of it as
  * one JSON object with --json.  Exit: 0 valid, 1 invalid, 2 usage, 3 bad
  * input, 5 the runtime could not run (no CUDA, no memory for the pool).

@@ -55,6 +55,27 @@
  * and fixed offsets break it: for those problems the search still runs
  * (windows) or is skipped (fixed offsets), but optimality is only claimed
  * when the height meets the lower bound.
+ *
+ * How to read this file.  One algorithm, in eight parts, each opening with a
+ * "--- name" line, in the order a call runs them backwards (leaves first):
+ *  1. building the static data: struct exact, the items' sections, the
+ *     preorders (everything the nodes only read);
+ *  2. the search: the undo trails every change of a node is logged on;
+ *  3. section trees: the floor tree, the energy bound (raise_floor(),
+ *     raise_floors(), raise_moved()) and the unplaced bytes per section;
+ *  4. the node: dfs() places one item and prunes, dfs_part() and
+ *     solve_parts() solve independent stretches apart (with the progress
+ *     line, report_progress());
+ *  5. decisions: is capacity C reachable? run_preorder() under a node
+ *     budget, sched_next() (Luby restarts, MiniMalloc's round robin),
+ *     decide();
+ *  6. minimisation: the floor and the climb as tasks (task_step()), their
+ *     two threads (exact_clone(), duo()), minimise();
+ *  7. what the search may attempt, estimated from sizes before building
+ *     anything (estimate(), admit(), plan()), and search() that runs it;
+ *  8. the entry points: solver_search_exact(), solver_search_auto() (the
+ *     heuristics, exact, then solver_improve()), and the counted variants
+ *     the tests use.
  */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* sched_getaffinity() */
@@ -904,6 +925,8 @@ static void sort_moved(const struct exact *x, uint32_t *v, size_t k)
 	}
 }
 
+/* --- the node ---------------------------------------------------------- */
+
 static void report_progress(struct exact *x, double now)
 {
 	if (!x->opt->progress || now < x->next_progress)
@@ -1247,6 +1270,8 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 	return result;
 }
 
+/* --- decisions --------------------------------------------------------- */
+
 /* Resets the search state of component c for a fresh run. */
 static void reset_comp(struct exact *x, const struct comp *c)
 {
@@ -1456,6 +1481,8 @@ static int decide(struct exact *x, uint64_t cap, uint64_t *runs)
 	}
 	return FOUND;
 }
+
+/* --- minimisation ------------------------------------------------------ */
 
 static uint64_t height_of(const struct solver_problem *p, const uint64_t *o)
 {
@@ -2414,6 +2441,8 @@ nomem:
 }
 
 /* Runs the heuristics named in names[] and keeps the lowest placement. */
+/* --- the entry points -------------------------------------------------- */
+
 /* What a heuristic costs against greedy-size's time (measured on 18k-62k
  * buffer instances: the best-gap rules walk every gap). */
 static double heuristic_weight(const char *name)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_swapbound.c - the link bound (planner/swapbound.h): hand-made traces
+ * test_swapbound.c - the link bound (planner/budget/swapbound.h): hand-made traces
  * whose bound follows from the lane arithmetic, the swap floor on an
  * infinite link, and the property that matters: no plan the planner makes
  * on the zoo has a pool below the bound for its link and its stall.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_plan.c - the plan file (runtime/plan.c) and plans of traces
- * (planner/planfile.c): round trips; every corruption and truncation
+ * (planner/plan/planfile.c): round trips; every corruption and truncation
  * refused; foreign files, versions, unknown sections, overflowing fields;
  * the fingerprint and checksum against values computed independently from
  * memplan-plan(5); plans of zoo traces and of a MiniMalloc instance
