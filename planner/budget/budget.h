@@ -30,7 +30,8 @@ int budget_plan_ctx(const struct swap_ctx *c, const char *name,
 		    struct swap_outcome *oc, char *err, size_t errlen);
 
 /* budget_plan_ctx() on a context it builds (swap_ctx_init()) and frees:
- * swap_plan()'s arguments, any of the five strategies. */
+ * swap_ctx_init()'s and swap_plan_ctx()'s
+ * arguments, any of the five strategies. */
 int budget_plan(const struct trace *t, const struct solver_problem *p,
 		const struct link_model *l, const char *name, uint64_t budget,
 		const char *placer, uint64_t align, struct mp_plan *plan,

@@ -3,7 +3,7 @@
  * swap.h - choosing which buffers wait in host memory, and when, so that the
  * pool fits a budget: the idle gaps between uses (the candidates, on the
  * trace's allocator clock, alloc_clock.h), the swap strategies (vdnn,
- * singa, memplan), and swap_plan() that chooses, places with lifetime holes, simulates and builds
+ * singa, memplan), and swap_plan_ctx() that chooses, places with lifetime holes, simulates and builds
  * the plan.  Used by memplan-plan compile --budget and frontier.
  * Invariant: a swap's hole [hole_lo, in_at) lies strictly between the last
  * use before it and the next use after it, and out_at < hole_lo <= in_at.
@@ -20,7 +20,7 @@
 #include "solver.h"
 #include "trace.h"
 
-/* swap_plan(): no set of swaps the strategy finds fits the budget. */
+/* swap_plan_ctx(): no set of swaps the strategy finds fits the budget. */
 #define SWAP_ENOFIT (-8)
 
 /*
@@ -45,7 +45,7 @@ extern unsigned swap_order_margin;
  * SWAP_SEARCH_WORK of them are spent (twice that while nothing fits yet),
  * so a trace and budget give the same plan on any machine.  500,000 is
  * about 1.5 CPU seconds here (2-6 us an event).  swap_search_work is what
- * swap_plan() uses: SWAP_SEARCH_WORK unless a test sets it first.
+ * swap_plan_ctx() uses: SWAP_SEARCH_WORK unless a test sets it first.
  */
 #define SWAP_SEARCH_WORK 500000
 extern uint64_t swap_search_work;
@@ -121,7 +121,7 @@ int swap_choose_memplan(const struct swap_ctx *c, uint64_t target,
 			size_t errlen);
 
 /*
- * The knobs of the memplan chooser that swap_plan() searches over.  penalty
+ * The knobs of the memplan chooser that swap_plan_ctx() searches over.  penalty
  * (per gap, may be NULL): stall in ns to expect from the gap beyond what the
  * lane booking predicts, as a simulation saw it.  rank: 0, stall-free gaps
  * first, then the one that just covers the excess at the peak; 1, stall-free
@@ -192,27 +192,22 @@ struct swap_outcome {
 };
 
 /*
- * Plans trace t (problem p, alignment raised already) for a pool of at most
- * budget bytes over link l with swap strategy name, placing with solver
- * strategy placer; verifies the plan and simulates it.  On success *plan
- * and *sim are the caller's (mp_plan_free, sim_free).  Returns 0;
- * SWAP_ENOFIT when the strategy finds no swaps that fit; SOLVER_ENOTFOUND
- * for an unknown strategy; TRACE_EINVAL, TRACE_ENOMEM; each with a sentence.
- * memplan searches its chooser's knobs by simulation (counted: see
- * swap_search_work; far less on most of the zoo's traces), then places and simulates the
- * baselines' choices too unless a quick measure finds them clearly slower;
- * the least predicted time wins and oc->chooser names whose swaps it holds.
+ * Plans the trace of context c (swap_ctx_init() of the trace, its problem,
+ * alignment raised already, and the link; only read, so one context serves
+ * many budgets and strategies) for a pool of at most budget bytes with swap
+ * chooser name (memplan, singa or vdnn), placing with solver strategy
+ * placer; verifies the plan and simulates it.  On success *plan and *sim
+ * are the caller's (mp_plan_free, sim_free).  Returns 0; SWAP_ENOFIT when
+ * the strategy finds no swaps that fit; SOLVER_ENOTFOUND for an unknown
+ * strategy; TRACE_EINVAL, TRACE_ENOMEM; each with a sentence.  memplan
+ * searches its chooser's knobs by simulation (counted: see
+ * swap_search_work; far less on most of the zoo's traces), then places and
+ * simulates the baselines' choices too unless a quick measure finds them
+ * clearly slower; the least predicted time wins and oc->chooser names
+ * whose swaps it holds.  budget_plan() (budget.h) builds the context and
+ * offers the strategies that recompute as well.
  */
 #define SWAP_MAX_ATTEMPTS 12
-int swap_plan(const struct trace *t, const struct solver_problem *p,
-	      const struct link_model *l, const char *name, uint64_t budget,
-	      const char *placer, uint64_t align, struct mp_plan *plan,
-	      struct sim_result *sim, struct swap_outcome *oc, char *err,
-	      size_t errlen);
-
-/* swap_plan() on a context built already (swap_ctx_init() of the trace,
- * its problem and the link), for callers that plan one trace for many
- * budgets or strategies: the context is only read. */
 int swap_plan_ctx(const struct swap_ctx *c, const char *name,
 		  uint64_t budget, const char *placer, uint64_t align,
 		  struct mp_plan *plan, struct sim_result *sim,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * swap_plan.c - swap_plan(): a strategy's swaps for a budget, placed with
+ * swap_plan.c - swap_plan_ctx(): a strategy's swaps for a budget, placed with
  * lifetime holes (each swapped buffer keeps its offset), built into a plan,
  * verified independently and simulated.  The strategies aim at a resident
  * peak; placement may need more than the peak, so the target drops by the
@@ -494,7 +494,7 @@ static int memplan_search(struct search *S, uint64_t lb, char *err,
 /*
  * A baseline's choice at the budget, placed with best-fit and simulated:
  * *iter; INFINITY when the baseline finds no choice at the budget (so
- * neither would swap_plan()'s first try); -1 when the choice does not fit
+ * neither would swap_plan_ctx()'s first try); -1 when the choice does not fit
  * with best-fit (the caller's placer and retries might still make it fit).
  * Returns 0 or TRACE_ENOMEM.
  */
@@ -632,25 +632,4 @@ int swap_plan_ctx(const struct swap_ctx *c, const char *name,
 		return trace_seterr(err, errlen, first_rc ? first_rc : SWAP_ENOFIT,
 				    "%s", first_err);
 	return 0;
-}
-
-int swap_plan(const struct trace *t, const struct solver_problem *p,
-	      const struct link_model *l, const char *name, uint64_t budget,
-	      const char *placer, uint64_t align, struct mp_plan *plan,
-	      struct sim_result *sim, struct swap_outcome *oc, char *err,
-	      size_t errlen)
-{
-	struct swap_ctx c;
-	int rc = swap_ctx_init(&c, t, p, l, err, errlen);
-	if (rc) {
-		swap_ctx_free(&c);
-		memset(plan, 0, sizeof(*plan));
-		memset(sim, 0, sizeof(*sim));
-		memset(oc, 0, sizeof(*oc));
-		return rc;
-	}
-	rc = swap_plan_ctx(&c, name, budget, placer, align, plan, sim, oc,
-			   err, errlen);
-	swap_ctx_free(&c);
-	return rc;
 }

@@ -124,7 +124,7 @@ int cmd_device_budget(const char *s, uint64_t persistent, uint64_t *out);
 void cmd_explain_no_fit(const struct trace *t, const char *path, uint64_t lb,
 			uint64_t budget);
 
-/* The exit status of a failed solver_*() call, and of a failed swap_plan()
+/* The exit status of a failed solver_*() call, and of a failed budget_plan()
  * or frontier_sweep(). */
 int cmd_solver_exit(int rc);
 int cmd_swap_exit(int rc);

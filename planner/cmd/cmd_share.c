@@ -4,7 +4,7 @@
  * trace's frontier (share_job_init()), the split of the device memory left
  * by their persistent bytes (share_split()), and one plan per workload
  * written into DIR as <trace name>.plan; every plan was verified and
- * simulated when it was made (swap_plan()).  When nothing fits it says the
+ * simulated when it was made (swap_plan_ctx()).  When nothing fits it says the
  * least device memory that would and what each job would have to give.
  */
 #include <errno.h>

@@ -2,7 +2,7 @@
 /*
  * frontier.h - the swap frontier of one trace on one link: budgets swept
  * from the lower bound without swaps downward, each swap strategy planned
- * and simulated at each budget (swap_plan()), and what each plan costs.
+ * and simulated at each budget (budget_plan_ctx()), and what each plan costs.
  * Used by memplan-plan frontier and tests/bench/bench_swap.c, so the
  * command and the bench measure the same thing.  Invariant: rows hold
  * strictly decreasing budgets, and a cell that fits has pool <= budget.
@@ -20,13 +20,13 @@
 
 /* One strategy at one budget. */
 struct frontier_cell {
-	int fits;          /* 1: swap_plan() found a plan within the budget */
+	int fits;          /* 1: budget_plan_ctx() found a plan within the budget */
 	uint64_t pool;     /* the plan's pool (0 when it does not fit) */
 	double overhead;   /* predicted overhead, percent (sim_overhead) */
 	double iter_ns, stall_ns;
 	size_t nswaps;
 	uint64_t swapped;  /* bytes swapped out, each swap once */
-	double seconds, cpu_seconds; /* the whole swap_plan() call: wall, CPU */
+	double seconds, cpu_seconds; /* the whole budget_plan_ctx() call: wall, CPU */
 };
 
 /* One budget: percent of the lower bound without swaps, and in bytes. */

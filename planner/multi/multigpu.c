@@ -19,7 +19,7 @@
 
 #include "planfile.h"
 #include "simulate.h"
-#include "swap.h"
+#include "budget.h"
 
 struct gcopy {
 	uint8_t dir, started, done;
@@ -626,9 +626,9 @@ int mgpu_plan(const struct trace *t, const struct solver_problem *p,
 			struct sim_result sim;
 			struct swap_outcome oc;
 			char e2[512];
-			int pr = swap_plan(t, p, &lv, strategies[si], budget,
-					   "best-fit", align, &x->plan, &sim, &oc,
-					   e2, sizeof(e2));
+			int pr = budget_plan(t, p, &lv, strategies[si], budget,
+					     "best-fit", align, &x->plan, &sim, &oc,
+					     e2, sizeof(e2));
 			if (pr == SWAP_ENOFIT) {
 				if (!*e1)
 					snprintf(e1, sizeof(e1), "%s", e2);

@@ -55,7 +55,7 @@ struct mgpu_result {
 
 /*
  * Plans trace t (problem p, alignment align raised already) for l->gpus
- * GPUs at budget bytes each.  The lock-step plan is the one swap_plan()
+ * GPUs at budget bytes each.  The lock-step plan is the one budget_plan()
  * makes for l as it is (every GPU assumed to copy all the time, 1/N of the
  * uplink); the candidates are swap plans made for views of the link with
  * 1, 2, 4, ... N GPUs sharing it, with each swap strategy, and memplan's

@@ -24,7 +24,7 @@ struct swap_ctx;
 /* share_split(): no choice of points fits the memory given. */
 #define SHARE_ENOFIT (-9)
 
-/* One budget of a job: the plan swap_plan() made for it. */
+/* One budget of a job: the plan swap_plan_ctx() made for it. */
 struct share_point {
 	uint64_t budget, pool;
 	double overhead;     /* predicted, percent (sim_overhead) */

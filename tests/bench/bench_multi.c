@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "budget.h"
 #include "link.h"
 #include "multigpu.h"
 #include "planfile.h"
@@ -141,8 +142,8 @@ static int gpu_rows(const struct job *jb)
 			struct sim_result sim;
 			struct swap_outcome oc;
 			double alone = NAN;
-			if (swap_plan(t, &p, &one, "memplan", budget, "best-fit",
-				      align, &plan, &sim, &oc, err, sizeof(err)) == 0) {
+			if (budget_plan(t, &p, &one, "memplan", budget, "best-fit",
+				        align, &plan, &sim, &oc, err, sizeof(err)) == 0) {
 				alone = sim_overhead(&sim);
 				sim_free(&sim);
 				mp_plan_free(&plan);

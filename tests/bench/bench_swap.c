@@ -16,7 +16,7 @@
  * on that link, and (d)2% the same for plans with at most 2% overhead),
  * red<=1% over (d), and whether memplan dominated vdnn and singa (no more
  * predicted overhead at every budget where one of them fits).  Then the
- * time of one swap_plan() per strategy at one budget on a trace of at least
+ * time of one budget_plan() per strategy at one budget on a trace of at least
  * 10^5 events (consecutive GPT-2 iterations in one trace), recompute and
  * hybrid (recompute.h) included.
  * Budgets: the whole range every 5% of the lower bound (all strategies, for
@@ -378,7 +378,7 @@ static int repeat_trace(const struct trace *z, unsigned k, struct trace **out)
 	return 0;
 }
 
-/* swap_plan() once per strategy at 80% of the lower bound on a trace of at
+/* budget_plan() once per strategy at 80% of the lower bound on a trace of at
  * least 10^5 events.  0 or -1. */
 static int bench_large(void)
 {
@@ -453,7 +453,7 @@ static int bench_large(void)
 		}
 	}
 	printf("(target: < 5 s CPU per strategy; cpu_s is CLOCK_PROCESS_CPUTIME_ID, wall_s on a shared machine; "
-	       "choose_s and place_s are swap_plan's own wall-clock split; target: the resident peak aimed at last)\n");
+	       "choose_s and place_s are the planner's own wall-clock split; target: the resident peak aimed at last)\n");
 out:
 	solver_problem_free(&p);
 	trace_free(t);

@@ -6,7 +6,7 @@
  * random traces against brute force (peak, lower bound, live set, idle
  * buffers and their gaps).  The swap floor (swapfloor.h) on hand-made
  * traces, against brute force over the plan format's swap rule, and
- * against every plan swap_plan() makes on zoo traces.
+ * against every plan budget_plan() makes on zoo traces.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,6 +19,7 @@
 #include "../../analyze/diff.h"
 #include "../../analyze/scan.h"
 #include "../../analyze/timeline.h"
+#include "budget.h"
 #include "tracedb.h"
 #include "../../analyze/report.h"
 #include "../../analyze/swapfloor.h"
@@ -1127,7 +1128,7 @@ static void test_floor_random(void)
 
 /*
  * The floor bounds what the planner reaches: on zoo traces, every plan
- * swap_plan() makes on the infinite link, at budgets from 90% of the lower
+ * budget_plan() makes on the infinite link, at budgets from 90% of the lower
  * bound down to the floor itself, simulates a resident peak and a pool of
  * at least the floor; and the planner does get below the lower bound.
  */
@@ -1166,8 +1167,8 @@ static void test_floor_zoo(void)
 				struct mp_plan plan;
 				struct sim_result sim;
 				struct swap_outcome oc;
-				int rc = swap_plan(t, &p, &l, swap_strategy_at(s)->name, budget,
-						   "best-fit", 1, &plan, &sim, &oc, err, sizeof(err));
+				int rc = budget_plan(t, &p, &l, swap_strategy_at(s)->name, budget,
+						     "best-fit", 1, &plan, &sim, &oc, err, sizeof(err));
 				if (rc == SWAP_ENOFIT)
 					continue;
 				if (rc) {

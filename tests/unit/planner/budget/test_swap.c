@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "link.h"
 #include "planfile.h"
 #include "replay.h"
@@ -153,8 +154,8 @@ static void test_hand(void)
 		struct mp_plan plan;
 		struct sim_result sim;
 		struct swap_outcome oc;
-		int rc = swap_plan(t, &p, &l, names[i], 110000000, "best-fit", 1,
-				   &plan, &sim, &oc, err, sizeof(err));
+		int rc = budget_plan(t, &p, &l, names[i], 110000000, "best-fit", 1,
+				     &plan, &sim, &oc, err, sizeof(err));
 		char what[128];
 		snprintf(what, sizeof(what), "%s fits 110 MB", names[i]);
 		CHECK(rc == 0, what);
@@ -190,8 +191,8 @@ static void test_hand(void)
 	struct sim_result sim;
 	struct swap_outcome oc;
 	swap_order_margin = 0;
-	int rc = swap_plan(t, &p, &l, "memplan", 109999999, "best-fit", 1,
-			   &plan, &sim, &oc, err, sizeof(err));
+	int rc = budget_plan(t, &p, &l, "memplan", 109999999, "best-fit", 1,
+			     &plan, &sim, &oc, err, sizeof(err));
 	swap_order_margin = SWAP_ORDER_MARGIN;
 	CHECK(rc == 0 && sim.stall_ns > 0 && sim.nstalls &&
 		      sim.stalls[0].in == 0,
@@ -201,9 +202,9 @@ static void test_hand(void)
 		mp_plan_free(&plan);
 	}
 	/* A is resident with the scratch: 100 MB + 999 cannot be reached */
-	CHECK(swap_plan(t, &p, &l, "memplan", 100000999, "best-fit", 1, &plan,
+	CHECK(budget_plan(t, &p, &l, "memplan", 100000999, "best-fit", 1, &plan,
 			&sim, &oc, err, sizeof(err)) == SWAP_ENOFIT,
-	      "a budget below what is never idle does not fit");
+	        "a budget below what is never idle does not fit");
 	solver_problem_free(&p);
 	trace_free(t);
 }
@@ -245,9 +246,9 @@ static void test_zoo(const char *model, unsigned batch)
 				struct mp_plan plan;
 				struct sim_result sim;
 				struct swap_outcome oc;
-				int rc = swap_plan(t, &p, &l, names[i], budget,
-						   "best-fit", 1, &plan, &sim, &oc,
-						   err, sizeof(err));
+				int rc = budget_plan(t, &p, &l, names[i], budget,
+						     "best-fit", 1, &plan, &sim, &oc,
+						     err, sizeof(err));
 				char what[160];
 				if (rc) {
 					snprintf(what, sizeof(what), "%s b%u %s %d%%: %s does not fit (allowed)",
@@ -318,8 +319,8 @@ static void test_frontier(const char *model, unsigned batch, const char *link,
 			struct mp_plan plan;
 			struct sim_result sim;
 			struct swap_outcome oc;
-			int rc = swap_plan(t, &p, &l, names[i], budget, "best-fit",
-					   1, &plan, &sim, &oc, err, sizeof(err));
+			int rc = budget_plan(t, &p, &l, names[i], budget, "best-fit",
+					     1, &plan, &sim, &oc, err, sizeof(err));
 			fit[i] = rc == 0;
 			if (rc) {
 				bad += rc != SWAP_ENOFIT;
@@ -412,8 +413,8 @@ static void test_forward_lane(void)
 		char what[160];
 		snprintf(what, sizeof(what), "resnet50 b32 gh200-c2c %d%%: memplan fits with overhead <= %.0f%%",
 			 pct[i], most[i]);
-		int rc = swap_plan(t, &p, &l, "memplan", budget, "best-fit", 1,
-				   &plan, &sim, &oc, err, sizeof(err));
+		int rc = budget_plan(t, &p, &l, "memplan", budget, "best-fit", 1,
+				     &plan, &sim, &oc, err, sizeof(err));
 		CHECK(rc == 0 && plan.pool_size <= budget &&
 			      sim_overhead(&sim) <= most[i],
 		      what);
@@ -517,8 +518,8 @@ static void test_order_margin(const char *model, unsigned batch)
 		struct sim_result sim;
 		struct swap_outcome oc;
 		uint64_t budget = lb / 100 * 80;
-		if (swap_plan(t, &p, &l, names[i], budget, "best-fit", 1, &plan,
-			      &sim, &oc, err, sizeof(err)))
+		if (budget_plan(t, &p, &l, names[i], budget, "best-fit", 1, &plan,
+			        &sim, &oc, err, sizeof(err)))
 			continue;
 		uint64_t lost = 0;
 		struct replay_opts ro = { .backend = MP_BACKEND_HOST, .iterations = 1 };
@@ -578,8 +579,8 @@ static void test_counted_search(const char *model, unsigned batch)
 	struct swap_outcome oc[2];
 	int rc[2];
 	for (int k = 0; k < 2; k++)
-		rc[k] = swap_plan(t, &p, &l, "memplan", budget, "best-fit", 1,
-				  &plan[k], &sim[k], &oc[k], err, sizeof(err));
+		rc[k] = budget_plan(t, &p, &l, "memplan", budget, "best-fit", 1,
+				    &plan[k], &sim[k], &oc[k], err, sizeof(err));
 	swap_search_work = SWAP_SEARCH_WORK;
 	snprintf(what, sizeof(what),
 		 "%s: the search stops past its allowance of %" PRIu64
@@ -609,8 +610,8 @@ static void test_counted_search(const char *model, unsigned batch)
 	struct mp_plan pl;
 	struct sim_result sm;
 	struct swap_outcome oo;
-	int r = swap_plan(t, &p, &l, "memplan", budget, "best-fit", 1, &pl,
-			  &sm, &oo, err, sizeof(err));
+	int r = budget_plan(t, &p, &l, "memplan", budget, "best-fit", 1, &pl,
+			    &sm, &oo, err, sizeof(err));
 	snprintf(what, sizeof(what),
 		 "%s: the default allowance (%d events) is more than it needs (%" PRIu64 ")",
 		 model, SWAP_SEARCH_WORK, oo.search_work);

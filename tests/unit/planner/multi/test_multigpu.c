@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "link.h"
 #include "multigpu.h"
 #include "planfile.h"
@@ -58,8 +59,8 @@ static void test_zoo(const char *model, unsigned batch, const char *link,
 	struct swap_outcome oc;
 	struct link_model one = l;
 	one.gpus = 1;
-	if (swap_plan(t, &p, &one, "memplan", budget, "best-fit", align, &plan,
-		      &sim, &oc, err, sizeof(err))) {
+	if (budget_plan(t, &p, &one, "memplan", budget, "best-fit", align, &plan,
+		        &sim, &oc, err, sizeof(err))) {
 		snprintf(what, sizeof(what), "%s b%u %u%%: a plan (%.160s)", model, batch, pct, err);
 		CHECK(0, what);
 		goto out;
