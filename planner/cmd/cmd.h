@@ -118,6 +118,27 @@ uint64_t cmd_persistent_bytes(const struct trace *t);
  * persistent bytes alone take s (each with its message printed). */
 int cmd_device_budget(const char *s, uint64_t persistent, uint64_t *out);
 
+/*
+ * Whether trace t says when its pool's buffers are used: 0 when it records
+ * kernel accesses to at least half of them (as analyze's swap floor asks),
+ * else 1 with a clause in why: a PyTorch snapshot or an Nsight export knows
+ * only allocs and frees, so every buffer would look idle from its alloc to
+ * its free and no swap (or recomputation) can be planned honestly.  A
+ * trace swap planning refuses anyway (abstract times, no GPU timestamps)
+ * gets 0: the planner says why itself.
+ */
+int cmd_swap_blind(const struct trace *t, char *why, size_t len);
+
+/*
+ * For a command (cmd, e.g. "compile --budget") asked for a budget below
+ * lb, the lower bound without swaps, on a trace cmd_swap_blind() refuses:
+ * prints the error (why, and what can be answered: the lower bound, and
+ * that a budget at or above it fits without swaps) and the way to a trace
+ * that has accesses; returns MP_EXIT_INPUT.
+ */
+int cmd_refuse_swaps(const char *cmd, const char *path, uint64_t lb,
+		     const char *why);
+
 /* After "no plan fits": the least budget any swap plan can fit (the swap
  * floor, an infinitely fast link's link bound, swapbound.h) when it can be
  * computed, and where to look (frontier), as indented stderr lines. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_clock.h"
 #include "cli.h"
 #include "cmd.h"
 #include "cycle.h"
@@ -220,6 +221,53 @@ int cmd_device_budget(const char *s, uint64_t persistent, uint64_t *out)
 	}
 	*out = dev - persistent;
 	return 0;
+}
+
+int cmd_swap_blind(const struct trace *t, char *why, size_t len)
+{
+	size_t n = 0, unused = 0, timed = 0;
+	/* without the seq clock and GPU timestamps swap planning refuses the
+	 * trace itself, saying so (alloc_clock_build()) */
+	for (size_t i = 0; i < t->nevents && !timed; i++)
+		timed += t->events[i].t_start != TRACE_TIME_NONE;
+	if (t->clock != TRACE_CLOCK_SEQ || !timed)
+		return 0;
+	for (size_t i = 0; i < t->nbuffers; i++)
+		if (trace_buffer_poolable(&t->buffers[i])) {
+			n++;
+			unused += t->buffers[i].nuses == 0;
+		}
+	if (n == 0 || unused * 2 <= n)
+		return 0;
+	const char *src = trace_get_meta(t, "source");
+	const char *what = !src ? NULL
+			   : strcmp(src, "pytorch-snapshot") == 0 ? "a PyTorch snapshot"
+			   : strcmp(src, "nsys-sqlite") == 0	  ? "an Nsight Systems export"
+								  : NULL;
+	char from[96] = "";
+	if (what)
+		snprintf(from, sizeof(from), " (%s holds only allocs and frees)",
+			 what);
+	if (unused == n)
+		snprintf(why, len, "it records no kernel access to its buffers%s, so nothing says when a buffer is idle and no swap or recomputation can be planned",
+			 from);
+	else
+		snprintf(why, len, "it records kernel accesses to only %zu of its %zu pool buffers; the others would look idle from alloc to free, so no swap or recomputation can be planned honestly",
+			 n - unused, n);
+	return 1;
+}
+
+int cmd_refuse_swaps(const char *cmd, const char *path, uint64_t lb,
+		     const char *why)
+{
+	char a[32];
+	cli_error("%s: trace '%s' cannot be planned below its lower bound without swaps, %s (%" PRIu64 " bytes): %s",
+		  cmd, path, cli_format_size(lb, a, sizeof(a)), lb, why);
+	fprintf(stderr,
+		"  a budget at or above %s (100%%) needs no swap and fits: 'memplan-plan compile %s --budget 100%%' plans it\n"
+		"  to plan swaps, record the accesses: import an execution trace with its Kineto profile ('memplan-trace import --from pytorch-et ET.json --kineto KINETO.json -o TRACE') or capture the iteration ('memplan-capture -o TRACE -- PROGRAM')\n",
+		cli_format_size(lb, a, sizeof(a)), path);
+	return MP_EXIT_INPUT;
 }
 
 void cmd_explain_no_fit(const struct trace *t, const char *path, uint64_t lb,
