@@ -186,6 +186,11 @@ int cmd_parse_budget(const char *cmd, const char *s, uint64_t lb,
 		*out = (uint64_t)((double)lb * v / 100.0);
 		return 0;
 	}
+	/* "0.7" is a fraction: 70% */
+	if (bare_number(s) && strtod(s, NULL) > 0 && strtod(s, NULL) < 1)
+		return cli_usage_error("%s: --budget %s: did you mean %g%%? (a bare number up to 100 is ambiguous: write %g%% for that fraction of the lower bound without swaps, or %s%% for %s percent)",
+				       cmd, s, strtod(s, NULL) * 100,
+				       strtod(s, NULL) * 100, s, s);
 	/* "70" is far more likely 70% than 70 bytes */
 	if (bare_number(s) && strtod(s, NULL) <= 100)
 		return cli_usage_error("%s: --budget %s: did you mean %s%%? (a bare number up to 100 is ambiguous: write %s%% for a percentage of the lower bound without swaps, or %sB for bytes)",

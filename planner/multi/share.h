@@ -28,10 +28,10 @@ struct swap_ctx;
 struct share_point {
 	uint64_t budget, pool;
 	double overhead;     /* predicted, percent (sim_overhead) */
-	uint64_t swapped;    /* bytes its swaps move out (0: no swap) */
-	size_t nswaps;
 	double iter_ns, base_ns;
 	struct mp_plan plan; /* verified, with its simulated timing */
+	uint64_t swapped;    /* bytes its swaps move out (0: no swap) */
+	size_t nswaps;
 };
 
 /* One workload.  The caller fills t, p (solver_problem_from_trace, holes
@@ -43,7 +43,8 @@ struct share_job {
 	uint64_t persistent;   /* device bytes outside the pool: buffers live
 				  across iterations (share_persistent()) */
 	uint64_t lb;           /* the pool's lower bound without swaps */
-	struct share_point *pts; /* pools rising, overheads falling */
+	struct share_point *pts; /* pools rising, overheads falling (or, at
+				    the same overhead, swapped bytes) */
 	size_t npts;
 	struct swap_ctx *ctx;  /* the swap context of t, p and the link */
 	int no_swaps;          /* set by the caller: a trace without accesses,
