@@ -63,6 +63,12 @@ void cmd_strategy_names(char *buf, size_t len, int heuristics_only);
 int cmd_load_problem(const char *path, uint64_t *align, int keep_holes,
 		     struct trace **t, struct solver_problem *p);
 
+/* Warns (cli_warn) when trace t, loaded from path, holds several
+ * iterations (ranges named 'iteration', or a period slice_detect() finds):
+ * it would be planned as one, so the warning gives the 'memplan-trace
+ * slice' command that cuts one out.  cmd_load_problem() calls it. */
+void cmd_warn_iterations(const struct trace *t, const char *path);
+
 /* cmd_load_problem() of the traces at paths[0..n) concatenated into one
  * cycle (cycle_load()), *cy filled (the caller's to cycle_free()). */
 struct cycle;

@@ -17,6 +17,7 @@
 #include "input.h"
 #include "plan.h"
 #include "planfile.h"
+#include "slice.h"
 #include "swap.h"
 #include "swapbound.h"
 
@@ -55,7 +56,24 @@ int cmd_load_problem(const char *path, uint64_t *align, int keep_holes,
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}
+	cmd_warn_iterations(*t, path);
 	return problem_of(path, align, keep_holes, t, p);
+}
+
+void cmd_warn_iterations(const struct trace *t, const char *path)
+{
+	struct slice_period per;
+	size_t ranges = slice_count_ranges(t, "iteration");
+	if (ranges >= 2) {
+		cli_warn("trace '%s' holds %zu ranges named 'iteration' and is planned as one, all of them together; to plan one iteration, cut it out first: 'memplan-trace slice %s --iteration 2 -o STEP.trace'",
+			 path, ranges, path);
+		return;
+	}
+	if (ranges == 1 || slice_detect(t, &per) != 0 || !per.found ||
+	    per.iterations < 2)
+		return;
+	cli_warn("trace '%s' holds %zu complete iterations (a period of %zu allocation requests, as 'memplan-trace info' detects it) and is planned as one, all of them together; to plan one iteration, cut it out first: 'memplan-trace slice %s --auto --iteration 2 -o STEP.trace'",
+		 path, per.iterations, per.period, path);
 }
 
 int cmd_load_cycle(char *const *paths, size_t n, uint64_t *align,
