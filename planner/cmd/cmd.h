@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "link.h"
 #include "solver.h"
@@ -102,6 +103,28 @@ int cmd_plan_link(const char *spec, const struct mp_plan *plan,
 /* 0 when spec fits a plan's LINK section (MP_PLAN_LINK_LEN - 1 printable
  * ASCII characters at most), else prints a usage error and returns 2. */
 int cmd_link_storable(const char *spec);
+
+/* --- --json on failure ---------------------------------------------------- */
+
+/*
+ * What a command's errors become under --json: cmd_json_capture() sends
+ * stderr into a temporary file; cmd_json_release() puts stderr back,
+ * copies what was written there to it unchanged (people still read it),
+ * and when status is not 0 prints one JSON object on standard output:
+ * {"error": the first error's sentence, "exit_status": status,
+ * "messages": every line}.  Returns status.  A capture that cannot start
+ * leaves stderr as it is (and release does nothing).
+ */
+struct cmd_json_errors {
+	FILE *tmp; /* NULL: not capturing */
+	int saved; /* the descriptor stderr had */
+};
+void cmd_json_capture(struct cmd_json_errors *c);
+int cmd_json_release(struct cmd_json_errors *c, int status);
+/* Runs run(argc, argv) with its errors captured as above when argv asks
+ * for --json (or -j), so that usage errors are JSON too.  Returns its
+ * status. */
+int cmd_run_json_errors(int (*run)(int, char **), int argc, char **argv);
 
 /* --- budgets (compile) ---------------------------------------------------- */
 

@@ -332,7 +332,14 @@ const char cmd_compile_options[] =
 	"  -j, --json               print the result as one JSON object\n"
 	"  -h, --help               this text\n";
 
+static int compile_run(int argc, char **argv);
+
 int cmd_compile(int argc, char **argv)
+{
+	return cmd_run_json_errors(compile_run, argc, argv);
+}
+
+static int compile_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
