@@ -135,7 +135,7 @@ size_t check_run(const struct report *r, const struct check_opts *o,
 		char what[96];
 		uint64_t v;
 		int recorded = o->allocator == ALLOCSIM_PYTORCH &&
-			       r->recorded_reserved >= 0;
+			       r->recorded_reserved > 0; /* -1: none */
 		if (recorded) {
 			v = (uint64_t)r->recorded_reserved;
 			snprintf(what, sizeof(what),
