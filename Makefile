@@ -202,18 +202,29 @@ bench: $(PROGS) $(BENCH_BINS) archive $(EXTRA_ALL) $(EXTRA_BENCH)
 # One row per *.trace / *.csv of TRACES (default: the archive), made in
 # parallel under make -j by `memplan-plan compare --csv --no-header`, then
 # one table in $(BUILD)/compare.csv.  A trace that fails keeps its row (with
-# the error) and makes the target fail at the end.
+# the error) and makes the target fail at the end, as does a TRACES folder
+# that holds none.  The searches count work (WORK, default compare's), so
+# the table is the same on every run; TIME_LIMIT=S alone times them instead.
 TRACES     ?=
 STRATEGIES ?=
-TIME_LIMIT ?= 1
+TIME_LIMIT ?=
+WORK       ?=
 COMPARE_DIR := $(patsubst %/,%,$(or $(TRACES),$(BUILD)/traces))
 COMPARE_IN  := $(if $(TRACES),$(sort $(wildcard $(COMPARE_DIR)/*.trace $(COMPARE_DIR)/*.csv)),$(ARCHIVE_FILES))
 COMPARE_ROWS := $(patsubst $(COMPARE_DIR)/%,$(BUILD)/compare/%.row,$(COMPARE_IN))
-COMPARE_OPTS := $(if $(STRATEGIES),--strategies $(STRATEGIES)) --time-limit $(TIME_LIMIT)
+COMPARE_OPTS := $(if $(STRATEGIES),--strategies $(STRATEGIES)) \
+	$(if $(WORK),--deterministic=$(WORK)) $(if $(TIME_LIMIT),--time-limit $(TIME_LIMIT))
 PLAN_BIN := $(BUILD)/bin/memplan-plan
 
+ifneq ($(filter compare,$(MAKECMDGOALS)),)
+ifeq ($(COMPARE_IN),)
+$(error compare: no *.trace or *.csv in '$(COMPARE_DIR)' (TRACES=$(TRACES)))
+endif
+endif
+
+# the table, and its summary (compare --merge computes it over the rows)
 compare: $(BUILD)/compare.csv
-	@cat $<
+	@$(PLAN_BIN) compare --merge $<
 	@st=0; for r in $(COMPARE_ROWS); do [ ! -e $$r.failed ] || { \
 		echo "compare: $${r%.row}: failed (the error is in its row)" >&2; st=1; }; \
 	done; exit $$st

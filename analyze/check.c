@@ -29,12 +29,34 @@ int check_parse_tolerance(const char *s, double *out)
 		return -1;
 	while (isspace((unsigned char)*end))
 		end++;
-	if (*end == '%')
+	int sign = *end == '%';
+	if (sign)
 		end++;
 	if (*end)
 		return -1;
+	if (!sign && v > 0 && v < 1)
+		return -2;
 	*out = v / 100.0;
 	return 0;
+}
+
+int check_parse_limit(const char *s, uint64_t *out)
+{
+	if (!s || !*s)
+		return -1;
+	size_t digits = 0, points = 0, n = strlen(s);
+	for (size_t i = 0; i < n; i++) {
+		if (isdigit((unsigned char)s[i]))
+			digits++;
+		else if (s[i] == '.')
+			points++;
+	}
+	if (digits && points <= 1 && digits + points == n) {
+		double v = strtod(s, NULL);
+		if (points || v < 1048576.0)
+			return -2;
+	}
+	return cli_parse_size(s, out) ? -1 : 0;
 }
 
 /* Fills one result: value against limit, described by what and rule. */
@@ -47,6 +69,7 @@ static void judge(struct check_result *c, enum check_kind kind,
 	c->value = value;
 	c->limit = limit;
 	c->passed = value <= limit;
+	c->figure[0] = '\0';
 	snprintf(c->name, sizeof(c->name), "%s <= %s", what,
 		 cli_format_size(limit, l, sizeof(l)));
 	if (c->passed)
@@ -81,6 +104,7 @@ static void against(struct check_result *c, enum check_kind kind,
 	c->value = value;
 	c->limit = grown(base, tol);
 	c->passed = value <= c->limit;
+	c->figure[0] = '\0';
 	snprintf(c->name, sizeof(c->name), "%s within %g%% of the baseline",
 		 what, tol * 100);
 	double change = base ? 100.0 * ((double)value - (double)base) / (double)base
@@ -102,16 +126,30 @@ size_t check_run(const struct report *r, const struct check_opts *o,
 		 struct check_result *out)
 {
 	size_t n = 0;
-	if (o->has_max_peak)
-		judge(&out[n++], CHECK_MAX_PEAK, "peak", r->peak, o->max_peak,
+	if (o->has_max_peak) {
+		judge(&out[n], CHECK_MAX_PEAK, "peak", r->peak, o->max_peak,
 		      "--max-peak");
+		snprintf(out[n++].figure, sizeof(out->figure), "live bytes");
+	}
 	if (o->has_max_reserved) {
-		char what[64];
-		snprintf(what, sizeof(what), "reserved peak (%s)",
-			 allocsim_name(o->allocator));
-		judge(&out[n++], CHECK_MAX_RESERVED, what,
-		      r->alloc[o->allocator].reserved_peak, o->max_reserved,
+		char what[96];
+		uint64_t v;
+		int recorded = o->allocator == ALLOCSIM_PYTORCH &&
+			       r->recorded_reserved > 0; /* -1: none */
+		if (recorded) {
+			v = (uint64_t)r->recorded_reserved;
+			snprintf(what, sizeof(what),
+				 "reserved peak (recorded by PyTorch)");
+		} else {
+			v = r->alloc[o->allocator].reserved_peak;
+			snprintf(what, sizeof(what), "reserved peak (%s model)",
+				 allocsim_name(o->allocator));
+		}
+		judge(&out[n], CHECK_MAX_RESERVED, what, v, o->max_reserved,
 		      "--max-reserved");
+		snprintf(out[n++].figure, sizeof(out->figure), "%s%s",
+			 recorded ? "recorded by PyTorch" : allocsim_name(o->allocator),
+			 recorded ? "" : " model");
 	}
 	if (o->baseline) {
 		against(&out[n++], CHECK_BASELINE_PEAK, "peak", r->peak,

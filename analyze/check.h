@@ -33,12 +33,18 @@ struct check_result {
 	uint64_t value;    /* what the trace has */
 	uint64_t limit;    /* the most allowed */
 	int passed;
+	char figure[64];   /* which figure was checked: "live bytes",
+			      "recorded by PyTorch", "pytorch model", ... */
 	char message[320]; /* one line, no newline */
 };
 
 /*
  * Evaluates the limits set in o against r (r must hold the allocator o
- * names when max_reserved is set).  Writes up to CHECK_KIND_COUNT results
+ * names when max_reserved is set, unless the figure recorded is used).
+ * max_reserved gates on what the trace recorded (a PyTorch snapshot's
+ * reserved peak, r->recorded_reserved) when it has it and the allocator is
+ * PyTorch's: a CI gate checks what happened, the model only estimates
+ * it.  Writes up to CHECK_KIND_COUNT results
  * to out and returns how many; 0 when o sets no limit.
  */
 size_t check_run(const struct report *r, const struct check_opts *o,
@@ -46,8 +52,18 @@ size_t check_run(const struct report *r, const struct check_opts *o,
 
 /*
  * Parses a tolerance: a percentage with or without its sign ("2%", "2",
- * "0.5 %").  Returns 0 and the fraction in *out, or -1.
+ * "0.5 %").  Returns 0 and the fraction in *out, or -1; -2 for a bare
+ * number above 0 and below 1 ("0.02"), more likely a fraction than a
+ * percentage (the caller suggests v * 100 %).
  */
 int check_parse_tolerance(const char *s, double *out);
+
+/*
+ * Parses a limit in bytes: a size with its unit (cli_parse_size()), or a
+ * bare number of bytes from 1 MiB up.  A bare number below 1 MiB ("70",
+ * "3.5") is a unit left out, not a GPU memory limit: -2.  -1 when not a
+ * size.  0 and *out otherwise.
+ */
+int check_parse_limit(const char *s, uint64_t *out);
 
 #endif

@@ -246,6 +246,23 @@ static int write_junit(const char *file, const char *trace,
 	return cli_out_close(&o, bad_write == 0);
 }
 
+/* --max-peak and --max-reserved: check_parse_limit(), its refusals as
+ * usage errors with a hint.  0 and *out, or the exit status. */
+static int parse_limit(const char *opt, const char *s, uint64_t *out)
+{
+	int rc = check_parse_limit(s, out);
+	if (rc == -2 && strchr(s, '.'))
+		return cli_usage_error("check: %s %s: a number without a unit is bytes, and %s bytes is no GPU memory limit: write %sGiB, %sGB or %sMiB",
+				       opt, s, s, s, s, s);
+	if (rc == -2)
+		return cli_usage_error("check: %s %s: a number without a unit is bytes, and %s bytes is no GPU memory limit: write %sGiB, %sGB or %sMiB (or %sB if you mean bytes)",
+				       opt, s, s, s, s, s, s);
+	if (rc)
+		return cli_usage_error("check: %s '%s' is not a size (such as 3.5GiB or 3.5GB)",
+				       opt, s);
+	return 0;
+}
+
 static int cmd_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -266,15 +283,14 @@ static int cmd_check(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:r:a:b:t:J:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (cli_parse_size(optarg, &co.max_peak))
-				return cli_usage_error("check: --max-peak '%s' is not a size (such as 3.5GiB or 3.5GB)",
-						       optarg);
+			if ((rc = parse_limit("--max-peak", optarg, &co.max_peak)))
+				return rc;
 			co.has_max_peak = 1;
 			break;
 		case 'r':
-			if (cli_parse_size(optarg, &co.max_reserved))
-				return cli_usage_error("check: --max-reserved '%s' is not a size (such as 3.5GiB or 3.5GB)",
-						       optarg);
+			if ((rc = parse_limit("--max-reserved", optarg,
+					      &co.max_reserved)))
+				return rc;
 			co.has_max_reserved = 1;
 			break;
 		case 'a':
@@ -286,7 +302,13 @@ static int cmd_check(int argc, char **argv)
 			baseline = optarg;
 			break;
 		case 't':
-			if (check_parse_tolerance(optarg, &co.tolerance))
+			rc = check_parse_tolerance(optarg, &co.tolerance);
+			if (rc == -2)
+				return cli_usage_error("check: --tolerance %s: did you mean %g%%? (a tolerance is a percentage: write %g%% for a fraction of %s, or %s%% if you meant %s percent)",
+						       optarg, strtod(optarg, NULL) * 100,
+						       strtod(optarg, NULL) * 100, optarg,
+						       optarg, optarg);
+			if (rc)
 				return cli_usage_error("check: --tolerance '%s' is not a percentage (such as 2%%)",
 						       optarg);
 			has_tol = 1;
@@ -351,6 +373,8 @@ static int cmd_check(int argc, char **argv)
 			json_object(&j, NULL);
 			json_string(&j, "kind", check_kind_names[res[i].kind]);
 			json_string(&j, "name", res[i].name);
+			if (res[i].figure[0])
+				json_string(&j, "figure", res[i].figure);
 			json_u64(&j, "value", res[i].value);
 			json_u64(&j, "limit", res[i].limit);
 			json_bool(&j, "passed", res[i].passed);
@@ -590,13 +614,17 @@ static const char summary_options[] =
 	"  -h, --help               this text\n";
 static const char check_options[] =
 	"  -p, --max-peak SIZE      exit 1 when the peak of live bytes passes SIZE\n"
-	"  -r, --max-reserved SIZE  exit 1 when the allocator model's reserved peak\n"
-	"                           passes SIZE\n"
+	"                           (with its unit: 3.5GiB, 3.5GB, 512B; a bare\n"
+	"                           number below 1 MiB is refused)\n"
+	"  -r, --max-reserved SIZE  exit 1 when the reserved peak passes SIZE: the one\n"
+	"                           PyTorch recorded where the trace has it (a\n"
+	"                           snapshot), else the allocator model's\n"
 	"  -a, --allocator A        with --max-reserved: cudamalloc or pytorch\n"
-	"                           (default pytorch)\n"
+	"                           (default pytorch; cudamalloc is always the model)\n"
 	"  -b, --baseline OLD_TRACE exit 1 when the peak or the lower bound grew past\n"
 	"                           the old trace's by more than --tolerance\n"
-	"  -t, --tolerance PCT      with --baseline: growth allowed (default 0)\n"
+	"  -t, --tolerance PCT      with --baseline: growth allowed, percent (default\n"
+	"                           0; a bare number below 1, such as 0.02, is refused)\n"
 	"  -J, --junit FILE         also write the verdicts as JUnit XML\n"
 	"  -j, --json               one JSON object (default: text)\n"
 	"                           (one limit at least: --max-peak, --max-reserved or\n"

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "link.h"
 #include "solver.h"
@@ -63,6 +64,12 @@ void cmd_strategy_names(char *buf, size_t len, int heuristics_only);
 int cmd_load_problem(const char *path, uint64_t *align, int keep_holes,
 		     struct trace **t, struct solver_problem *p);
 
+/* Warns (cli_warn) when trace t, loaded from path, holds several
+ * iterations (ranges named 'iteration', or a period slice_detect() finds):
+ * it would be planned as one, so the warning gives the 'memplan-trace
+ * slice' command that cuts one out.  cmd_load_problem() calls it. */
+void cmd_warn_iterations(const struct trace *t, const char *path);
+
 /* cmd_load_problem() of the traces at paths[0..n) concatenated into one
  * cycle (cycle_load()), *cy filled (the caller's to cycle_free()). */
 struct cycle;
@@ -97,6 +104,28 @@ int cmd_plan_link(const char *spec, const struct mp_plan *plan,
  * ASCII characters at most), else prints a usage error and returns 2. */
 int cmd_link_storable(const char *spec);
 
+/* --- --json on failure ---------------------------------------------------- */
+
+/*
+ * What a command's errors become under --json: cmd_json_capture() sends
+ * stderr into a temporary file; cmd_json_release() puts stderr back,
+ * copies what was written there to it unchanged (people still read it),
+ * and when status is not 0 prints one JSON object on standard output:
+ * {"error": the first error's sentence, "exit_status": status,
+ * "messages": every line}.  Returns status.  A capture that cannot start
+ * leaves stderr as it is (and release does nothing).
+ */
+struct cmd_json_errors {
+	FILE *tmp; /* NULL: not capturing */
+	int saved; /* the descriptor stderr had */
+};
+void cmd_json_capture(struct cmd_json_errors *c);
+int cmd_json_release(struct cmd_json_errors *c, int status);
+/* Runs run(argc, argv) with its errors captured as above when argv asks
+ * for --json (or -j), so that usage errors are JSON too.  Returns its
+ * status. */
+int cmd_run_json_errors(int (*run)(int, char **), int argc, char **argv);
+
 /* --- budgets (compile) ---------------------------------------------------- */
 
 /*
@@ -117,6 +146,27 @@ uint64_t cmd_persistent_bytes(const struct trace *t);
  * less persistent.  0 and *out; 2 (usage) when s is not a size; 1 when the
  * persistent bytes alone take s (each with its message printed). */
 int cmd_device_budget(const char *s, uint64_t persistent, uint64_t *out);
+
+/*
+ * Whether trace t says when its pool's buffers are used: 0 when it records
+ * kernel accesses to at least half of them (as analyze's swap floor asks),
+ * else 1 with a clause in why: a PyTorch snapshot or an Nsight export knows
+ * only allocs and frees, so every buffer would look idle from its alloc to
+ * its free and no swap (or recomputation) can be planned honestly.  A
+ * trace swap planning refuses anyway (abstract times, no GPU timestamps)
+ * gets 0: the planner says why itself.
+ */
+int cmd_swap_blind(const struct trace *t, char *why, size_t len);
+
+/*
+ * For a command (cmd, e.g. "compile --budget") asked for a budget below
+ * lb, the lower bound without swaps, on a trace cmd_swap_blind() refuses:
+ * prints the error (why, and what can be answered: the lower bound, and
+ * that a budget at or above it fits without swaps) and the way to a trace
+ * that has accesses; returns MP_EXIT_INPUT.
+ */
+int cmd_refuse_swaps(const char *cmd, const char *path, uint64_t lb,
+		     const char *why);
 
 /* After "no plan fits": the least budget any swap plan can fit (the swap
  * floor, an infinitely fast link's link bound, swapbound.h) when it can be

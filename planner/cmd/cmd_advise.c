@@ -310,6 +310,10 @@ int cmd_advise(int argc, char **argv)
 	status = cmd_parse_budget("advise", budget_s, lb, &budget);
 	if (status)
 		goto done;
+	if (budget < lb && cmd_swap_blind(t, err, sizeof(err))) {
+		status = cmd_refuse_swaps("advise", path, lb, err);
+		goto done;
+	}
 	status = cmd_pick_link(link_s, t, &l);
 	if (status)
 		goto done;

@@ -9,13 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "alloc_clock.h"
 #include "cli.h"
 #include "cmd.h"
 #include "cycle.h"
 #include "input.h"
+#include "json.h"
 #include "plan.h"
 #include "planfile.h"
+#include "slice.h"
 #include "swap.h"
 #include "swapbound.h"
 
@@ -54,7 +58,24 @@ int cmd_load_problem(const char *path, uint64_t *align, int keep_holes,
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}
+	cmd_warn_iterations(*t, path);
 	return problem_of(path, align, keep_holes, t, p);
+}
+
+void cmd_warn_iterations(const struct trace *t, const char *path)
+{
+	struct slice_period per;
+	size_t ranges = slice_count_ranges(t, "iteration");
+	if (ranges >= 2) {
+		cli_warn("trace '%s' holds %zu ranges named 'iteration' and is planned as one, all of them together; to plan one iteration, cut it out first: 'memplan-trace slice %s --iteration 2 -o STEP.trace'",
+			 path, ranges, path);
+		return;
+	}
+	if (ranges == 1 || slice_detect(t, &per) != 0 || !per.found ||
+	    per.iterations < 2)
+		return;
+	cli_warn("trace '%s' holds %zu complete iterations (a period of %zu allocation requests, as 'memplan-trace info' detects it) and is planned as one, all of them together; to plan one iteration, cut it out first: 'memplan-trace slice %s --auto --iteration 2 -o STEP.trace'",
+		 path, per.iterations, per.period, path);
 }
 
 int cmd_load_cycle(char *const *paths, size_t n, uint64_t *align,
@@ -185,6 +206,11 @@ int cmd_parse_budget(const char *cmd, const char *s, uint64_t lb,
 		*out = (uint64_t)((double)lb * v / 100.0);
 		return 0;
 	}
+	/* "0.7" is a fraction: 70% */
+	if (bare_number(s) && strtod(s, NULL) > 0 && strtod(s, NULL) < 1)
+		return cli_usage_error("%s: --budget %s: did you mean %g%%? (a bare number up to 100 is ambiguous: write %g%% for that fraction of the lower bound without swaps, or %s%% for %s percent)",
+				       cmd, s, strtod(s, NULL) * 100,
+				       strtod(s, NULL) * 100, s, s);
 	/* "70" is far more likely 70% than 70 bytes */
 	if (bare_number(s) && strtod(s, NULL) <= 100)
 		return cli_usage_error("%s: --budget %s: did you mean %s%%? (a bare number up to 100 is ambiguous: write %s%% for a percentage of the lower bound without swaps, or %sB for bytes)",
@@ -220,6 +246,53 @@ int cmd_device_budget(const char *s, uint64_t persistent, uint64_t *out)
 	}
 	*out = dev - persistent;
 	return 0;
+}
+
+int cmd_swap_blind(const struct trace *t, char *why, size_t len)
+{
+	size_t n = 0, unused = 0, timed = 0;
+	/* without the seq clock and GPU timestamps swap planning refuses the
+	 * trace itself, saying so (alloc_clock_build()) */
+	for (size_t i = 0; i < t->nevents && !timed; i++)
+		timed += t->events[i].t_start != TRACE_TIME_NONE;
+	if (t->clock != TRACE_CLOCK_SEQ || !timed)
+		return 0;
+	for (size_t i = 0; i < t->nbuffers; i++)
+		if (trace_buffer_poolable(&t->buffers[i])) {
+			n++;
+			unused += t->buffers[i].nuses == 0;
+		}
+	if (n == 0 || unused * 2 <= n)
+		return 0;
+	const char *src = trace_get_meta(t, "source");
+	const char *what = !src ? NULL
+			   : strcmp(src, "pytorch-snapshot") == 0 ? "a PyTorch snapshot"
+			   : strcmp(src, "nsys-sqlite") == 0	  ? "an Nsight Systems export"
+								  : NULL;
+	char from[96] = "";
+	if (what)
+		snprintf(from, sizeof(from), " (%s holds only allocs and frees)",
+			 what);
+	if (unused == n)
+		snprintf(why, len, "it records no kernel access to its buffers%s, so nothing says when a buffer is idle and no swap or recomputation can be planned",
+			 from);
+	else
+		snprintf(why, len, "it records kernel accesses to only %zu of its %zu pool buffers; the others would look idle from alloc to free, so no swap or recomputation can be planned honestly",
+			 n - unused, n);
+	return 1;
+}
+
+int cmd_refuse_swaps(const char *cmd, const char *path, uint64_t lb,
+		     const char *why)
+{
+	char a[32];
+	cli_error("%s: trace '%s' cannot be planned below its lower bound without swaps, %s (%" PRIu64 " bytes): %s",
+		  cmd, path, cli_format_size(lb, a, sizeof(a)), lb, why);
+	fprintf(stderr,
+		"  a budget at or above %s (100%%) needs no swap and fits: 'memplan-plan compile %s --budget 100%%' plans it\n"
+		"  to plan swaps, record the accesses: import an execution trace with its Kineto profile ('memplan-trace import --from pytorch-et ET.json --kineto KINETO.json -o TRACE') or capture the iteration ('memplan-capture -o TRACE -- PROGRAM')\n",
+		cli_format_size(lb, a, sizeof(a)), path);
+	return MP_EXIT_INPUT;
 }
 
 void cmd_explain_no_fit(const struct trace *t, const char *path, uint64_t lb,
@@ -272,4 +345,88 @@ int cmd_swap_exit(int rc)
 	if (rc == SOLVER_ENOTFOUND)
 		return MP_EXIT_USAGE;
 	return MP_EXIT_INTERNAL;
+}
+
+void cmd_json_capture(struct cmd_json_errors *c)
+{
+	c->tmp = NULL;
+	c->saved = -1;
+	fflush(stderr);
+	FILE *f = tmpfile();
+	if (!f)
+		return;
+	int saved = dup(STDERR_FILENO);
+	if (saved < 0 || dup2(fileno(f), STDERR_FILENO) < 0) {
+		if (saved >= 0)
+			close(saved);
+		fclose(f);
+		return;
+	}
+	c->tmp = f;
+	c->saved = saved;
+}
+
+/* Prints line (len bytes, no newline) as a JSON string. */
+static void json_line(const char *line, size_t len)
+{
+	char buf[ERRLEN * 2];
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	json_quote(stdout, buf);
+}
+
+int cmd_json_release(struct cmd_json_errors *c, int status)
+{
+	if (!c->tmp)
+		return status;
+	fflush(stderr);
+	dup2(c->saved, STDERR_FILENO);
+	close(c->saved);
+	char text[1 << 16];
+	rewind(c->tmp);
+	size_t n = fread(text, 1, sizeof(text) - 1, c->tmp);
+	fclose(c->tmp);
+	c->tmp = NULL;
+	text[n] = '\0';
+	fwrite(text, 1, n, stderr);
+	if (status == MP_EXIT_OK)
+		return status;
+	/* the first error's sentence, after "<prog>: error: " */
+	static const char tag[] = ": error: ";
+	const char *e = strstr(text, tag);
+	printf("{\"error\":");
+	if (e) {
+		e += sizeof(tag) - 1;
+		json_line(e, strcspn(e, "\n"));
+	} else {
+		printf("\"exit status %d\"", status);
+	}
+	printf(",\"exit_status\":%d,\"messages\":[", status);
+	int first = 1;
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		if (len) {
+			printf(first ? "" : ",");
+			json_line(p, len);
+			first = 0;
+		}
+		p += len + (p[len] == '\n');
+	}
+	printf("]}\n");
+	fflush(stdout);
+	return status;
+}
+
+int cmd_run_json_errors(int (*run)(int, char **), int argc, char **argv)
+{
+	int json = 0;
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		json |= strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0;
+	if (!json)
+		return run(argc, argv);
+	struct cmd_json_errors c;
+	cmd_json_capture(&c);
+	return cmd_json_release(&c, run(argc, argv));
 }

@@ -7,6 +7,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,111 @@ static double ratio(uint64_t pool, uint64_t lb)
 	return lb ? (double)pool / (double)lb : 0.0;
 }
 
+/*
+ * The summary of a table, per strategy: the geometric mean of pool / lower
+ * bound over the traces it solved, the traces it won (the least pool of the
+ * row; a tie is a win for each), those proven optimal, and its seconds.
+ * Computed from the integers of each row (pools, lower bounds), so a
+ * merged table's summary is the one run's.
+ */
+struct compare_sum {
+	size_t solved, wins, optimal;
+	double logsum, seconds;
+};
+
+/* Adds one row: lb and, per strategy s < n, pool[s] (0: did not run),
+ * seconds[s], optimal[s]. */
+static void sum_add(struct compare_sum *sum, size_t n, uint64_t lb,
+		    const uint64_t *pool, const double *secs, const int *opt)
+{
+	uint64_t best = 0;
+	for (size_t s = 0; s < n; s++)
+		if (pool[s] && (!best || pool[s] < best))
+			best = pool[s];
+	for (size_t s = 0; s < n; s++) {
+		sum[s].seconds += secs[s];
+		if (!pool[s] || !lb)
+			continue;
+		sum[s].solved++;
+		sum[s].logsum += log((double)pool[s] / (double)lb);
+		sum[s].wins += pool[s] == best;
+		sum[s].optimal += opt[s] != 0;
+	}
+}
+
+/* The summary of j's rows into sum[0..nstrat) (zeroed here); -1: out of
+ * memory. */
+static int sum_rows(const struct compare_job *j, struct compare_sum *sum)
+{
+	uint64_t *pool = calloc(j->nstrat, sizeof(*pool));
+	double *secs = calloc(j->nstrat, sizeof(*secs));
+	int *opt = calloc(j->nstrat, sizeof(*opt));
+	memset(sum, 0, j->nstrat * sizeof(*sum));
+	if (!pool || !secs || !opt) {
+		free(pool);
+		free(secs);
+		free(opt);
+		return -1;
+	}
+	for (size_t i = 0; i < j->nrows; i++) {
+		const struct compare_row *r = &j->rows[i];
+		for (size_t s = 0; s < j->nstrat; s++) {
+			const struct compare_cell *c = &r->cells[s];
+			int ran = !c->failed && c->pool;
+			pool[s] = ran ? c->pool : 0;
+			secs[s] = ran ? c->seconds : 0;
+			opt[s] = ran && c->optimal;
+		}
+		sum_add(sum, j->nstrat, r->lower_bound, pool, secs, opt);
+	}
+	free(pool);
+	free(secs);
+	free(opt);
+	return 0;
+}
+
+static double geomean(const struct compare_sum *s)
+{
+	return s->solved ? exp(s->logsum / (double)s->solved) : 0.0;
+}
+
+/* The CSV summary row: marked by its first field, "#summary" (a comment
+ * to readers that skip them), the traces in buffers, and per strategy the
+ * wins in S_pool, the geometric mean in S_ratio, the total seconds in
+ * S_seconds, the traces proven optimal in S_optimal. */
+static void summary_csv(const struct compare_sum *sum, size_t n,
+			size_t traces)
+{
+	printf("#summary,%zu,", traces);
+	for (size_t s = 0; s < n; s++) {
+		if (sum[s].solved)
+			printf(",%zu,%.6f,%.3f,%zu", sum[s].wins, geomean(&sum[s]),
+			       sum[s].seconds, sum[s].optimal);
+		else
+			printf(",0,,%.3f,0", sum[s].seconds);
+	}
+	printf(",summary: S_pool counts the traces won (least pool), S_ratio is the geometric mean of pool / lower bound, S_seconds the total, S_optimal the traces proven optimal\n");
+}
+
+/* The JSON summary member (after "traces"). */
+static void summary_json(const struct compare_sum *sum,
+			 const char *const *names, size_t n)
+{
+	printf(",\"summary\":[");
+	for (size_t s = 0; s < n; s++) {
+		printf("%s{\"strategy\":", s ? "," : "");
+		json_quote(stdout, names[s]);
+		printf(",\"solved\":%zu,\"geomean_ratio\":", sum[s].solved);
+		if (sum[s].solved)
+			printf("%.6f", geomean(&sum[s]));
+		else
+			printf("null");
+		printf(",\"wins\":%zu,\"optimal\":%zu,\"seconds\":%.3f}",
+		       sum[s].wins, sum[s].optimal, sum[s].seconds);
+	}
+	printf("]");
+}
+
 static void compare_csv_header(const struct compare_job *j)
 {
 	printf("trace,buffers,lower_bound");
@@ -63,7 +169,8 @@ static void compare_csv_header(const struct compare_job *j)
 	printf(",error\n");
 }
 
-static void compare_csv(const struct compare_job *j, int header)
+static void compare_csv(const struct compare_job *j, int header,
+			const struct compare_sum *sum)
 {
 	if (header)
 		compare_csv_header(j);
@@ -84,16 +191,36 @@ static void compare_csv(const struct compare_job *j, int header)
 		csv_str(stdout, r->error ? r->error : "");
 		putchar('\n');
 	}
+	if (header && sum)
+		summary_csv(sum, j->nstrat, j->nrows);
 }
 
-static void compare_json(const struct compare_job *j)
+/* The time_limit and work_limit members of compare --json, which --merge
+ * compares between shards. */
+static void json_limits(const struct compare_job *j)
+{
+	if (j->limit > 0)
+		printf(",\"time_limit\":%.3f", j->limit);
+	else
+		printf(",\"time_limit\":null");
+	printf(",\"work_limit\":");
+	if (j->work)
+		printf("%" PRIu64, j->work);
+	else
+		printf("null");
+}
+
+static void compare_json(const struct compare_job *j,
+			 const struct compare_sum *sum)
 {
 	printf("{\"strategies\":[");
 	for (size_t s = 0; s < j->nstrat; s++) {
 		printf(s ? "," : "");
 		json_quote(stdout, j->strategies[s]);
 	}
-	printf("],\"time_limit\":%.3f,\"traces\":[", j->limit);
+	printf("]");
+	json_limits(j);
+	printf(",\"traces\":[");
 	for (size_t i = 0; i < j->nrows; i++) {
 		const struct compare_row *r = &j->rows[i];
 		printf("%s{\"trace\":", i ? "," : "");
@@ -118,12 +245,16 @@ static void compare_json(const struct compare_job *j)
 			printf("null");
 		putchar('}');
 	}
-	printf("]}\n");
+	printf("]");
+	if (sum)
+		summary_json(sum, j->strategies, j->nstrat);
+	printf("}\n");
 }
 
 /* The table for people: one row per trace, pool / lower bound and time per
  * strategy, "optimal" where proven. */
-static void compare_text(const struct compare_job *j, int header)
+static void compare_text(const struct compare_job *j, int header,
+			 const struct compare_sum *sum)
 {
 	int w = 12;
 	for (size_t i = 0; i < j->nrows; i++) {
@@ -159,8 +290,22 @@ static void compare_text(const struct compare_job *j, int header)
 		if (r->error)
 			printf("  error: %s\n", r->error);
 	}
-	if (header)
-		printf("(pool / lower bound, seconds; \"optimal\": proven)\n");
+	if (!header)
+		return;
+	if (sum) {
+		printf("%-*s %8zu %14s", w, "summary", j->nrows, "traces");
+		for (size_t s = 0; s < j->nstrat; s++) {
+			char won[16];
+			snprintf(won, sizeof(won), "%zu won", sum[s].wins);
+			if (sum[s].solved)
+				printf("   %6.4f %7.2fs %-7s", geomean(&sum[s]),
+				       sum[s].seconds, won);
+			else
+				printf("   %-22s", "-");
+		}
+		printf("\n");
+	}
+	printf("(pool / lower bound, seconds; \"optimal\": proven; summary: geometric mean, total seconds, traces won with the least pool)\n");
 }
 
 /* The whole of a regular file (at most 1 GiB), NUL-terminated, in *text
@@ -292,17 +437,135 @@ static int merge_prefix(const char *path, const char *text, size_t len,
 	return 0;
 }
 
+/* The number of strategies of a shard's first line: CSV, (commas - 3) / 4;
+ * JSON, the names in "strategies":[...].  0 when it makes no sense. */
+static size_t merge_nstrat(const char *text, size_t plen, int json)
+{
+	size_t commas = 0;
+	if (json) {
+		const char *a = strstr(text, "\"strategies\":[");
+		const char *b = a ? strchr(a, ']') : NULL;
+		if (!a || !b || b >= text + plen)
+			return 0;
+		for (const char *p = a; p < b; p++)
+			commas += *p == ',';
+		return commas + 1;
+	}
+	for (size_t i = 0; i < plen; i++)
+		commas += text[i] == ',';
+	return commas >= 7 && (commas - 3) % 4 == 0 ? (commas - 3) / 4 : 0;
+}
+
+/* One unsigned or double field of a CSV row at *p, up to the next comma
+ * (empty: 0); *p moves past the comma. */
+static double csv_num(const char **p)
+{
+	char *end;
+	double v = strtod(*p, &end);
+	if (end == *p)
+		v = 0;
+	const char *c = strchr(*p, ',');
+	*p = c ? c + 1 : *p + strlen(*p);
+	return v;
+}
+
+static uint64_t csv_u64(const char **p)
+{
+	char *end;
+	uint64_t v = strtoull(*p, &end, 10);
+	if (end == *p)
+		v = 0;
+	const char *c = strchr(*p, ',');
+	*p = c ? c + 1 : *p + strlen(*p);
+	return v;
+}
+
+/* Adds a CSV row (NUL-terminated, one line) of n strategies to sum. */
+static void merge_csv_row(const char *row, size_t n, struct compare_sum *sum,
+			  uint64_t *pool, double *secs, int *opt)
+{
+	const char *p = row;
+	if (*p == '"') { /* a quoted path: "" is a quote */
+		for (p++; *p && !(p[0] == '"' && p[1] != '"'); p += p[0] == '"' ? 2 : 1)
+			;
+		if (*p)
+			p++;
+	} else {
+		while (*p && *p != ',')
+			p++;
+	}
+	if (*p == ',')
+		p++;
+	(void)csv_u64(&p); /* buffers */
+	uint64_t lb = csv_u64(&p);
+	for (size_t s = 0; s < n; s++) {
+		pool[s] = csv_u64(&p);
+		(void)csv_num(&p); /* ratio: from pool and lb instead */
+		secs[s] = csv_num(&p);
+		opt[s] = (int)csv_u64(&p);
+	}
+	sum_add(sum, n, lb, pool, secs, opt);
+}
+
+/* Adds the JSON traces of body (NUL-terminated) with n strategies to sum.
+ * Keys are found by ,"key": or {"key": -- never inside a string, where
+ * every quote is escaped. */
+static void merge_json_rows(const char *body, size_t n,
+			    struct compare_sum *sum, uint64_t *pool,
+			    double *secs, int *opt)
+{
+	const char *p = body;
+	while ((p = strstr(p, ",\"lower_bound\":"))) {
+		p += strlen(",\"lower_bound\":");
+		uint64_t lb = strtoull(p, NULL, 10);
+		for (size_t s = 0; s < n; s++) {
+			const char *q = strstr(p, ",\"pool\":");
+			if (!q)
+				return;
+			q += strlen(",\"pool\":");
+			pool[s] = strtoull(q, NULL, 10); /* null: 0 */
+			q = strstr(q, ",\"seconds\":");
+			if (!q)
+				return;
+			q += strlen(",\"seconds\":");
+			secs[s] = strtod(q, NULL);
+			q = strstr(q, ",\"optimal\":");
+			if (!q)
+				return;
+			q += strlen(",\"optimal\":");
+			opt[s] = *q == 't';
+			p = q;
+		}
+		sum_add(sum, n, lb, pool, secs, opt);
+	}
+}
+
+/* The last occurrence of needle in text[0..len), or NULL. */
+static const char *last_of(const char *text, size_t len, const char *needle)
+{
+	const char *found = NULL, *p = text;
+	while ((p = strstr(p, needle)) && p < text + len)
+		found = p++;
+	return found;
+}
+
 /*
  * compare --merge: the shards' outputs (--csv with their headers, or
  * --json) in shard order, as one output: one header (the shards' must be
- * the same: same strategies, same time limit), then every row.
+ * the same: same strategies, same limits), then every row, then the
+ * summary of all the rows (the shards' own summaries are dropped), as one
+ * run would print it.
  */
 static int compare_merge(char **paths, size_t n, int header)
 {
 	char err[ERRLEN];
 	char *first = NULL;
-	size_t first_len = 0;
+	size_t first_len = 0, nstrat = 0, traces = 0;
 	int json = -1, status = MP_EXIT_OK, wrote = 0;
+	struct compare_sum *sum = NULL;
+	uint64_t *pool = NULL;
+	double *secs = NULL;
+	int *opt = NULL;
 	for (size_t i = 0; i < n && status == MP_EXIT_OK; i++) {
 		char *text;
 		size_t len, plen;
@@ -324,35 +587,88 @@ static int compare_merge(char **paths, size_t n, int header)
 			json = kind;
 			first = text;
 			first_len = plen;
+			nstrat = merge_nstrat(text, plen, json);
+			sum = calloc(nstrat + 1, sizeof(*sum));
+			pool = calloc(nstrat + 1, sizeof(*pool));
+			secs = calloc(nstrat + 1, sizeof(*secs));
+			opt = calloc(nstrat + 1, sizeof(*opt));
+			if (!sum || !pool || !secs || !opt) {
+				cli_error("out of memory");
+				status = MP_EXIT_INTERNAL;
+				break;
+			}
 			if (json || header)
 				fwrite(text, 1, plen, stdout);
 		} else if (plen != first_len || memcmp(text, first, plen) != 0) {
-			cli_error("compare: --merge: '%s', line 1: %s differs from '%s' (shards must compare the same strategies with the same time limit)",
-				  paths[i], json ? "the strategies or time limit" : "the header",
+			cli_error("compare: --merge: '%s', line 1: %s differs from '%s' (shards must compare the same strategies with the same limits)",
+				  paths[i], json ? "the strategies or limits" : "the header",
 				  paths[0]);
 			free(text);
 			status = MP_EXIT_INPUT;
 			break;
 		}
 		if (json) {
-			size_t body = len - 3 - plen; /* drop "]}\n" */
+			const char *k = last_of(text + plen, len - plen, "],\"summary\":[");
+			size_t body = k ? (size_t)(k - text) - plen : len - 3 - plen;
 			if (body) {
 				if (wrote)
 					putchar(',');
 				fwrite(text + plen, 1, body, stdout);
 				wrote = 1;
 			}
+			text[plen + body] = 0;
+			merge_json_rows(text + plen, nstrat, sum, pool, secs, opt);
+			for (const char *q = text + plen;
+			     (q = strstr(q, "{\"trace\":")); q++)
+				traces++;
 		} else {
-			fwrite(text + plen, 1, len - plen, stdout);
-			if (len > plen && text[len - 1] != '\n')
-				putchar('\n');
+			/* row by row: the shards' summary rows are left out */
+			for (char *p = text + plen; p < text + len;) {
+				char *e = memchr(p, '\n', (size_t)(text + len - p));
+				if (!e)
+					e = text + len;
+				*e = 0;
+				if (*p && strncmp(p, "#summary,", 9) != 0) {
+					printf("%s\n", p);
+					merge_csv_row(p, nstrat, sum, pool, secs, opt);
+					traces++;
+				}
+				p = e + 1;
+			}
 		}
 		if (text != first)
 			free(text);
 	}
-	if (status == MP_EXIT_OK && json == 1)
-		printf("]}\n");
+	if (status == MP_EXIT_OK && json == 1) {
+		printf("]");
+		if (nstrat) {
+			/* the names, from the first shard's line */
+			const char *a = strstr(first, "\"strategies\":[") +
+					strlen("\"strategies\":[");
+			printf(",\"summary\":[");
+			for (size_t s = 0; s < nstrat; s++) {
+				const char *b = strchr(a, s + 1 < nstrat ? ',' : ']');
+				printf("%s{\"strategy\":%.*s,\"solved\":%zu,\"geomean_ratio\":",
+				       s ? "," : "", (int)(b - a), a, sum[s].solved);
+				if (sum[s].solved)
+					printf("%.6f", geomean(&sum[s]));
+				else
+					printf("null");
+				printf(",\"wins\":%zu,\"optimal\":%zu,\"seconds\":%.3f}",
+				       sum[s].wins, sum[s].optimal, sum[s].seconds);
+				a = b + 1;
+			}
+			printf("]");
+		}
+		printf("}\n");
+	} else if (status == MP_EXIT_OK && json == 0 && header && nstrat) {
+		summary_csv(sum, nstrat, traces);
+	}
 	free(first);
+	free(sum);
+	free(pool);
+	free(secs);
+	free(opt);
 	if (fflush(stdout) != 0 && status == MP_EXIT_OK)
 		status = MP_EXIT_OUTPUT;
 	return status;
@@ -362,7 +678,11 @@ const char cmd_compare_options[] =
 	"      --strategies LIST    placement strategies, comma-separated (default:\n"
 	"                           every one, up to eight)\n"
 	"  -j, --jobs N             traces planned at once (default: the CPUs)\n"
-	"  -t, --time-limit SECONDS per trace and strategy (default 1)\n"
+	"      --deterministic[=WORK]  count work, not time: the same table on every\n"
+	"                           run and machine (the default, WORK 20000)\n"
+	"  -t, --time-limit SECONDS per trace and strategy: alone, time instead of\n"
+	"                           work (not reproducible); with --deterministic, a\n"
+	"                           safety net (default: none)\n"
 	"      --csv                one row per trace and strategy\n"
 	"      --json               one JSON object (default: a table)\n"
 	"      --no-header          CSV without its header line\n"
@@ -386,13 +706,16 @@ int cmd_compare(int argc, char **argv)
 		{ "shard", required_argument, NULL, 'S' },
 		{ "list", required_argument, NULL, 'L' },
 		{ "merge", no_argument, NULL, 'M' },
+		{ "deterministic", optional_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *list = NULL;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t jobs = cpus > 0 ? (uint64_t)cpus : 1;
-	double limit = SOLVER_DEFAULT_TIME_LIMIT;
+	double limit = 0;
+	uint64_t work = 0;
+	int have_work = 0, have_limit = 0;
 	int csv = 0, json = 0, header = 1, header_only = 0, merge = 0, c;
 	uint64_t shard_k = 1, shard_n = 1;
 	const char *listfile = NULL;
@@ -412,6 +735,14 @@ int cmd_compare(int argc, char **argv)
 			if (cmd_parse_seconds(optarg, &limit))
 				return cli_usage_error("compare: --time-limit '%s' is not a number of seconds above 0",
 						       optarg);
+			have_limit = 1;
+			break;
+		case 'D':
+			work = SOLVER_DEFAULT_WORK_LIMIT;
+			if (optarg && (cli_parse_u64(optarg, &work) || work == 0))
+				return cli_usage_error("compare: --deterministic='%s' is not a number of work units above 0",
+						       optarg);
+			have_work = 1;
 			break;
 		case 'c':
 			csv = 1;
@@ -445,7 +776,8 @@ int cmd_compare(int argc, char **argv)
 	if (header_only && !csv)
 		return cli_usage_error("compare: --header-only needs --csv");
 	if (merge) {
-		if (header_only || listfile || shard_n > 1 || list)
+		if (header_only || listfile || shard_n > 1 || list || have_work ||
+		    have_limit)
 			return cli_usage_error("compare: --merge takes only the shards' outputs (and --no-header)");
 		if (optind == argc)
 			return cli_usage_error("compare: --merge: expected at least one shard's output");
@@ -499,7 +831,12 @@ int cmd_compare(int argc, char **argv)
 		free(j.strategies);
 		return cli_usage_error("compare: --strategies lists no strategy");
 	}
+	/* counted work unless only a time was asked for: an archived
+	 * comparison gives the same table on any run and any node */
+	if (!have_work && !have_limit)
+		work = SOLVER_DEFAULT_WORK_LIMIT;
 	j.limit = limit;
+	j.work = work;
 	if (header_only) {
 		compare_csv_header(&j);
 		free(copy);
@@ -544,12 +881,20 @@ int cmd_compare(int argc, char **argv)
 	}
 	compare_run(&j, (size_t)jobs);
 
+	struct compare_sum *sum = calloc(j.nstrat, sizeof(*sum));
+	if (!sum || sum_rows(&j, sum)) {
+		cli_error("out of memory");
+		status = MP_EXIT_INTERNAL;
+		free(sum);
+		goto out;
+	}
 	if (csv)
-		compare_csv(&j, header);
+		compare_csv(&j, header, sum);
 	else if (json)
-		compare_json(&j);
+		compare_json(&j, sum);
 	else
-		compare_text(&j, header);
+		compare_text(&j, header, sum);
+	free(sum);
 	if (fflush(stdout) != 0)
 		status = MP_EXIT_OUTPUT;
 	for (size_t i = 0; i < j.nrows; i++) {

@@ -186,6 +186,13 @@ static int compile_budget(const char *path, const char *out,
 			      : cmd_parse_budget("compile", ba->budget_s, lb, &budget);
 	if (status)
 		goto done;
+	/* a trace without accesses: only a budget needing no swap is honest */
+	if (budget < lb && cmd_swap_blind(t, err, sizeof(err))) {
+		status = cmd_refuse_swaps(ba->device_s ? "compile --device-budget"
+						       : "compile --budget",
+					  path, lb, err);
+		goto done;
+	}
 	status = cmd_pick_link(link_s, t, &l);
 	if (!status && link_s)
 		status = cmd_link_storable(link_s);
@@ -325,7 +332,14 @@ const char cmd_compile_options[] =
 	"  -j, --json               print the result as one JSON object\n"
 	"  -h, --help               this text\n";
 
+static int compile_run(int argc, char **argv);
+
 int cmd_compile(int argc, char **argv)
+{
+	return cmd_run_json_errors(compile_run, argc, argv);
+}
+
+static int compile_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },

@@ -394,6 +394,12 @@ int cmd_frontier(int argc, char **argv)
 	int status = cmd_load_problem(path, &align, 0, &t, &p);
 	if (status)
 		goto done;
+	/* every budget below 100% needs swaps: none can be planned */
+	if (cmd_swap_blind(t, err, sizeof(err))) {
+		status = cmd_refuse_swaps("frontier", path, solver_lower_bound(&p),
+					  err);
+		goto done;
+	}
 	status = cmd_pick_link(link_s, t, &l);
 	if (status)
 		goto done;

@@ -34,10 +34,14 @@ int cmd_compile_per_gpu(const char *path, const char *prefix,
 	if (status)
 		goto done;
 	uint64_t budget;
-	status = cmd_parse_budget("compile", budget_s, solver_lower_bound(&p),
-				  &budget);
+	uint64_t lb = solver_lower_bound(&p);
+	status = cmd_parse_budget("compile", budget_s, lb, &budget);
 	if (status)
 		goto done;
+	if (budget < lb && cmd_swap_blind(t, err, sizeof(err))) {
+		status = cmd_refuse_swaps("compile --per-gpu", path, lb, err);
+		goto done;
+	}
 	status = cmd_pick_link(link_s, t, &l);
 	if (status)
 		goto done;

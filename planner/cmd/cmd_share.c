@@ -44,16 +44,20 @@ static int say_nofit(const struct share_job *jobs, char **paths, size_t n,
 		     uint64_t device, uint64_t persistent, int json)
 {
 	uint64_t least = persistent;
-	for (size_t i = 0; i < n; i++)
+	size_t blind = 0;
+	for (size_t i = 0; i < n; i++) {
 		least += jobs[i].npts ? jobs[i].pts[0].pool : jobs[i].lb;
-	char a[32], b[32], c[32];
+		blind += jobs[i].no_swaps;
+	}
+	/* one buffer per figure: the arguments are all formatted first */
+	char a[32], b[32], c[32], d[32];
 	cli_error("no split fits --device-memory %s (%" PRIu64
 		  "): the least that fits is %s (%" PRIu64
 		  "), %s more: persistent bytes %s and each job's smallest pool",
 		  cli_format_size(device, a, sizeof(a)), device,
 		  cli_format_size(least, b, sizeof(b)), least,
 		  cli_format_size(least > device ? least - device : 0, c, sizeof(c)),
-		  cli_format_size(persistent, a, sizeof(a)));
+		  cli_format_size(persistent, d, sizeof(d)));
 	for (size_t i = 0; i < n; i++) {
 		const struct share_job *j = &jobs[i];
 		if (!j->npts) {
@@ -63,13 +67,18 @@ static int say_nofit(const struct share_job *jobs, char **paths, size_t n,
 		}
 		uint64_t m = j->pts[0].pool, give = j->lb > m ? j->lb - m : 0;
 		fprintf(stderr,
-			"  %s: pool %s of its transient need %s, giving %s (%.1f%%) at %.2f%% overhead; persistent %s\n",
+			"  %s: pool %s of its transient need %s, giving %s (%.1f%%) at %.2f%% overhead; persistent %s%s\n",
 			paths[i], cli_format_size(m, a, sizeof(a)),
 			cli_format_size(j->lb, b, sizeof(b)),
 			cli_format_size(give, c, sizeof(c)), pct_of(give, j->lb),
 			j->pts[0].overhead,
-			cli_format_size(j->persistent, a, sizeof(a)));
+			cli_format_size(j->persistent, d, sizeof(d)),
+			j->no_swaps ? "; no swap: the trace records no kernel access" : "");
 	}
+	if (blind)
+		fprintf(stderr,
+			"  %zu of the traces record no kernel access (a PyTorch snapshot or an Nsight export holds only allocs and frees), so their pools cannot go below their need: import an execution trace with its Kineto profile ('memplan-trace import --from pytorch-et ET.json --kineto KINETO.json -o TRACE') or capture the iteration ('memplan-capture -o TRACE -- PROGRAM')\n",
+			blind);
 	if (json) {
 		struct json w;
 		json_init(&w, stdout);
@@ -101,7 +110,8 @@ static int say_nofit(const struct share_job *jobs, char **paths, size_t n,
 		json_finish(&w);
 		fflush(stdout);
 	}
-	return MP_EXIT_LIMIT;
+	/* with swaps it might have fit: the input lacks what they need */
+	return blind ? MP_EXIT_INPUT : MP_EXIT_LIMIT;
 }
 
 const char cmd_share_options[] =
@@ -216,6 +226,7 @@ int cmd_share(int argc, char **argv)
 		jobs[i].t = ts[i];
 		jobs[i].p = &ps[i];
 		jobs[i].align = align;
+		jobs[i].no_swaps = cmd_swap_blind(ts[i], err, sizeof(err));
 		int rc = share_job_init(&jobs[i], &l, step, err, sizeof(err));
 		if (rc) {
 			cli_error("trace '%s': %s", paths[i], err);
@@ -287,6 +298,8 @@ int cmd_share(int argc, char **argv)
 			json_u64(&w, "persistent", jobs[i].persistent);
 			json_u64(&w, "lower_bound", jobs[i].lb);
 			json_double(&w, "overhead_percent", q->overhead);
+			json_u64(&w, "swaps", q->nswaps);
+			json_u64(&w, "swapped_bytes", q->swapped);
 			json_u64(&w, "frontier_points", jobs[i].npts);
 			json_u64(&w, "proportional_budget", prop[i]);
 			json_double(&w, "proportional_overhead_percent", prop_oh[i]);
@@ -316,12 +329,13 @@ int cmd_share(int argc, char **argv)
 		       cli_format_size(pools + persistent, e, sizeof(e)));
 		for (size_t i = 0; i < n; i++) {
 			const struct share_point *q = &jobs[i].pts[pick[i]];
-			printf("  %s: budget %s, pool %s (%.1f%% of its need %s), persistent %s, overhead %.2f%% (proportional split: %.2f%%)\n",
+			printf("  %s: budget %s, pool %s (%.1f%% of its need %s), persistent %s, %zu swap%s, overhead %.2f%% (proportional split: %.2f%%)\n",
 			       out[i], cli_format_size(q->budget, a, sizeof(a)),
 			       cli_format_size(q->pool, b, sizeof(b)),
 			       pct_of(q->pool, jobs[i].lb),
 			       cli_format_size(jobs[i].lb, d, sizeof(d)),
 			       cli_format_size(jobs[i].persistent, e, sizeof(e)),
+			       q->nswaps, q->nswaps == 1 ? "" : "s",
 			       q->overhead, prop_oh[i]);
 		}
 		printf("worst overhead %.2f%%, total %.2f%%; the split proportional to the lower bounds: worst %.2f%%, total %.2f%%\n",

@@ -149,7 +149,14 @@ const char cmd_simulate_options[] =
 	"  -o, --output FILE.svg    also draw the lanes and memory as SVG\n"
 	"  -h, --help               this text\n";
 
+static int simulate_run(int argc, char **argv);
+
 int cmd_simulate(int argc, char **argv)
+{
+	return cmd_run_json_errors(simulate_run, argc, argv);
+}
+
+static int simulate_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "link", required_argument, NULL, 'l' },

@@ -12,20 +12,34 @@
 #include "cmd.h"
 #include "cycle.h"
 #include "input.h"
+#include "json.h"
 #include "plan.h"
 #include "planfile.h"
 
 const char cmd_verify_options[] =
+	"  -j, --json               print the verdict as one JSON object (on failure:\n"
+	"                           the error, the exit status and the messages)\n"
 	"  -h, --help               this text\n";
+
+static int verify_run(int argc, char **argv);
 
 int cmd_verify(int argc, char **argv)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' },
+	return cmd_run_json_errors(verify_run, argc, argv);
+}
+
+static int verify_run(int argc, char **argv)
+{
+	static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
+					      { "help", no_argument, NULL, 'h' },
 					      { 0 } };
-	int c;
+	int c, json = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
-		return cli_option_error(c, "verify");
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+		if (c != 'j')
+			return cli_option_error(c, "verify");
+		json = 1;
+	}
 	if (argc - optind < 2)
 		return cli_usage_error("verify: expected PLAN and TRACE (several for a cycle plan)");
 	const char *ppath = argv[optind], *tpath = argv[optind + 1];
@@ -69,15 +83,28 @@ int cmd_verify(int argc, char **argv)
 		uint32_t planned = 0;
 		for (uint32_t i = 0; i < plan.nallocs; i++)
 			planned += plan.allocs[i].offset != MP_PLAN_PASS_THROUGH;
-		printf("%s: valid for %s: %" PRIu32 " requests (%" PRIu32
-		       " planned), pool %" PRIu64 " bytes, lower bound %" PRIu64
-		       ", %" PRIu32 " swaps",
-		       ppath, tpath, plan.nallocs, planned, plan.pool_size,
-		       plan.lower_bound, plan.nswaps);
-		if (plan.nworkloads)
-			printf(", a cycle of %" PRIu32 " workload%s",
-			       plan.nworkloads, plan.nworkloads == 1 ? "" : "s");
-		printf("\n");
+		if (json) {
+			printf("{\"plan\":");
+			json_quote(stdout, ppath);
+			printf(",\"trace\":");
+			json_quote(stdout, tpath);
+			printf(",\"valid\":true,\"requests\":%" PRIu32
+			       ",\"planned\":%" PRIu32 ",\"pool\":%" PRIu64
+			       ",\"lower_bound\":%" PRIu64 ",\"swaps\":%" PRIu32
+			       ",\"workloads\":%" PRIu32 "}\n",
+			       plan.nallocs, planned, plan.pool_size,
+			       plan.lower_bound, plan.nswaps, plan.nworkloads);
+		} else {
+			printf("%s: valid for %s: %" PRIu32 " requests (%" PRIu32
+			       " planned), pool %" PRIu64 " bytes, lower bound %" PRIu64
+			       ", %" PRIu32 " swaps",
+			       ppath, tpath, plan.nallocs, planned, plan.pool_size,
+			       plan.lower_bound, plan.nswaps);
+			if (plan.nworkloads)
+				printf(", a cycle of %" PRIu32 " workload%s",
+				       plan.nworkloads, plan.nworkloads == 1 ? "" : "s");
+			printf("\n");
+		}
 		if (fflush(stdout) != 0)
 			status = MP_EXIT_OUTPUT;
 	}

@@ -26,7 +26,7 @@ static const struct cli_command commands[] = {
 	  "jointly, staggering their copies, into PREFIX.gpuK.plan; --cycle: "
 	  "the TRACEs take turns in one process and share one pool",
 	  cmd_compile_options },
-	{ "verify", cmd_verify, "verify PLAN TRACE...",
+	{ "verify", cmd_verify, "verify [--json] PLAN TRACE...",
 	  "check independently that a plan fits a trace (a cycle plan: its "
 	  "traces, in order)", cmd_verify_options },
 	{ "simulate", cmd_simulate,
@@ -46,7 +46,8 @@ static const struct cli_command commands[] = {
 	{ "inspect", cmd_inspect, "inspect [--csv | --json] PLAN",
 	  "show a plan file: header, sections, entries", cmd_inspect_options },
 	{ "compare", cmd_compare,
-	  "compare [--strategies LIST] [-j N] [--time-limit SECONDS] "
+	  "compare [--strategies LIST] [-j N] [--deterministic[=WORK]] "
+	  "[--time-limit SECONDS] "
 	  "[--csv | --json] [--no-header] [--header-only] [--shard K/N] "
 	  "(TRACE... | --list FILE) | compare --merge SHARD...",
 	  "run placement strategies over traces and tabulate pool / lower bound",

@@ -38,13 +38,15 @@ static void point_free(struct share_point *q)
 static int insert(struct share_job *j, struct share_point *q)
 {
 	for (size_t i = 0; i < j->npts; i++)
-		if (j->pts[i].pool <= q->pool && j->pts[i].overhead <= q->overhead) {
+		if (j->pts[i].pool <= q->pool && j->pts[i].overhead <= q->overhead &&
+		    j->pts[i].swapped <= q->swapped) {
 			point_free(q);
 			return 0;
 		}
 	size_t k = 0;
 	for (size_t i = 0; i < j->npts; i++) {
-		if (j->pts[i].pool >= q->pool && j->pts[i].overhead >= q->overhead)
+		if (j->pts[i].pool >= q->pool && j->pts[i].overhead >= q->overhead &&
+		    j->pts[i].swapped >= q->swapped)
 			point_free(&j->pts[i]);
 		else
 			j->pts[k++] = j->pts[i];
@@ -72,6 +74,8 @@ static int plan_at(struct share_job *j, uint64_t budget, double *overhead,
 {
 	if (overhead)
 		*overhead = INFINITY;
+	if (j->no_swaps && budget < j->lb)
+		return 0;
 	struct share_point q;
 	struct sim_result sim;
 	struct swap_outcome oc;
@@ -85,6 +89,8 @@ static int plan_at(struct share_job *j, uint64_t budget, double *overhead,
 	q.budget = budget;
 	q.pool = q.plan.pool_size;
 	q.overhead = sim_overhead(&sim);
+	q.swapped = oc.swapped;
+	q.nswaps = oc.nops;
 	q.iter_ns = sim.iter_ns;
 	q.base_ns = sim.base_ns;
 	if (overhead)
@@ -165,6 +171,7 @@ struct bb {
 	uint64_t *minpool;     /* [i]: the least pool of jobs i.. within level */
 	size_t *cur, *best;
 	double best_a, best_b; /* (primary, secondary) of best */
+	uint64_t best_moved;   /* then the fewest bytes swapped */
 	int have;
 	unsigned long nodes;
 };
@@ -179,26 +186,32 @@ static void cost(const struct bb *b, double worst, double total, double *a,
 	*c = b->obj == SHARE_MAX ? total : worst;
 }
 
-static int better(double a, double c, double ba, double bc)
+static int better(double a, double c, uint64_t m, double ba, double bc,
+		  uint64_t bm)
 {
 	if (a < ba - 1e-9)
 		return 1;
-	return a <= ba + 1e-9 && c < bc - 1e-9;
+	if (a > ba + 1e-9)
+		return 0;
+	if (c < bc - 1e-9)
+		return 1;
+	return c <= bc + 1e-9 && m < bm;
 }
 
 static void dfs(struct bb *b, size_t i, uint64_t used, double worst,
-		double total)
+		double total, uint64_t moved)
 {
 	if (++b->nodes > BB_NODES)
 		return;
 	double a, c;
 	cost(b, worst, total, &a, &c);
-	if (b->have && !better(a, c, b->best_a, b->best_b))
-		return; /* both only grow */
+	if (b->have && !better(a, c, moved, b->best_a, b->best_b, b->best_moved))
+		return; /* all three only grow */
 	if (i == b->n) {
 		memcpy(b->best, b->cur, b->n * sizeof(*b->cur));
 		b->best_a = a;
 		b->best_b = c;
+		b->best_moved = moved;
 		b->have = 1;
 		return;
 	}
@@ -213,7 +226,7 @@ static void dfs(struct bb *b, size_t i, uint64_t used, double worst,
 			continue;
 		b->cur[i] = k;
 		dfs(b, i + 1, used + q->pool, fmax(worst, q->overhead),
-		    total + q->overhead);
+		    total + q->overhead, moved + q->swapped);
 	}
 }
 
@@ -256,7 +269,7 @@ int share_split(const struct share_job *jobs, size_t n, uint64_t avail,
 					level = v;
 			}
 	}
-	struct bb b = { jobs, n, avail, obj, level, NULL, NULL, NULL, 0, 0, 0, 0 };
+	struct bb b = { jobs, n, avail, obj, level, NULL, NULL, NULL, 0, 0, 0, 0, 0 };
 	b.minpool = calloc(n + 1, sizeof(*b.minpool));
 	b.cur = calloc(n + 1, sizeof(*b.cur));
 	b.best = calloc(n + 1, sizeof(*b.best));
@@ -269,6 +282,7 @@ int share_split(const struct share_job *jobs, size_t n, uint64_t avail,
 		b.minpool[i] = b.minpool[i + 1] + least_within(&jobs[i], level);
 	/* a greedy seed: the least pools within the level */
 	double worst = 0, total = 0;
+	uint64_t moved = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
 		while (jobs[i].pts[k].overhead > level + 1e-9)
@@ -276,10 +290,12 @@ int share_split(const struct share_job *jobs, size_t n, uint64_t avail,
 		b.best[i] = k;
 		worst = fmax(worst, jobs[i].pts[k].overhead);
 		total += jobs[i].pts[k].overhead;
+		moved += jobs[i].pts[k].swapped;
 	}
 	cost(&b, worst, total, &b.best_a, &b.best_b);
+	b.best_moved = moved;
 	b.have = 1;
-	dfs(&b, 0, 0, 0, 0);
+	dfs(&b, 0, 0, 0, 0, 0);
 	memcpy(pick, b.best, n * sizeof(*pick));
 out:
 	free(b.minpool);

@@ -30,6 +30,8 @@ struct share_point {
 	double overhead;     /* predicted, percent (sim_overhead) */
 	double iter_ns, base_ns;
 	struct mp_plan plan; /* verified, with its simulated timing */
+	uint64_t swapped;    /* bytes its swaps move out (0: no swap) */
+	size_t nswaps;
 };
 
 /* One workload.  The caller fills t, p (solver_problem_from_trace, holes
@@ -41,9 +43,12 @@ struct share_job {
 	uint64_t persistent;   /* device bytes outside the pool: buffers live
 				  across iterations (share_persistent()) */
 	uint64_t lb;           /* the pool's lower bound without swaps */
-	struct share_point *pts; /* pools rising, overheads falling */
+	struct share_point *pts; /* pools rising, overheads falling (or, at
+				    the same overhead, swapped bytes) */
 	size_t npts;
 	struct swap_ctx *ctx;  /* the swap context of t, p and the link */
+	int no_swaps;          /* set by the caller: a trace without accesses,
+				  planned only at budgets needing no swap */
 };
 
 /* Device bytes of t's persistent buffers (weights, optimiser state: not
@@ -54,7 +59,9 @@ uint64_t share_persistent(const struct trace *t);
  * The frontier of job j over link l: swap plans (memplan's chooser,
  * best-fit placement) at 110% of the lower bound without swaps, then from
  * 100% down by step percent until a budget fits nothing or 5% is passed.
- * A point no better than one with a smaller pool is dropped.  Returns 0
+ * A point no better than one with a smaller pool (less or equal overhead
+ * and swapped bytes) is dropped.  With j->no_swaps, only the budgets at or
+ * above the lower bound are planned (and added).  Returns 0
  * (npts may be 0: no budget fits), TRACE_EINVAL (a trace without GPU
  * timestamps) or TRACE_ENOMEM, with a sentence; free with share_job_free()
  * either way.
@@ -74,6 +81,8 @@ enum share_objective { SHARE_MAX = 0, SHARE_SUM = 1 };
  * The split: for each of the n jobs a point pick[i] with the sum of pools at
  * most avail bytes, at the least worst overhead, then the least total
  * (SHARE_MAX), or at the least total, then the least worst (SHARE_SUM).
+ * Overheads equal, the split moving fewer bytes wins: a device with room
+ * to spare gets plans without needless swaps.
  * Exact over the points (a branch and bound; past 4 million nodes the best
  * found, which is never worse than a greedy split).  Returns 0, or
  * SHARE_ENOFIT when even the smallest pools do not fit (pick unchanged).

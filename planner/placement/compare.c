@@ -2,7 +2,8 @@
 /*
  * compare.c - the strategies over many traces (compare.h).  Workers take the
  * next row under a lock and own it alone while they plan it, so rows need no
- * lock of their own; a row's results do not depend on which worker ran it.
+ * lock of their own; a row's results do not depend on which worker ran it,
+ * and with counted work (compare_job.work) not on the machine's load.
  */
 #include "compare.h"
 
@@ -71,6 +72,7 @@ static void compare_one(const struct compare_job *j, struct compare_row *r)
 		/* with workers on every processor, a search's second
 		 * thread would only take a core from another trace */
 		struct solver_options so = { .time_limit = j->limit,
+					     .work_limit = j->work,
 					     .max_threads = j->workers > 1 };
 		struct solver_report rep;
 		rc = solver_solve(&p, name, &so, off, &rep, err, sizeof(err));

@@ -37,7 +37,10 @@ struct compare_job {
 	size_t nrows, next;      /* next: the first row no worker took yet */
 	const char **strategies; /* names solver_solve() knows */
 	size_t nstrat;
-	double limit;            /* seconds for each search */
+	double limit;            /* seconds for each search; <= 0: none
+				    (with work), else a safety net */
+	uint64_t work;           /* counted work for each search
+				    (solver_options.work_limit); 0: time */
 	size_t workers;          /* set by compare_run(): threads at work */
 };
 

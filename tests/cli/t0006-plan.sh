@@ -254,8 +254,8 @@ has "$T/out" "trace,buffers,lower_bound,first-fit_pool,first-fit_ratio,first-fit
 	"  ... the CSV header"
 rows=2
 [ -n "$big" ] && rows=3
-[ "$(wc -l <"$T/out")" -eq $((1 + rows)) ]
-ok $? "  ... a header and a row per input"
+[ "$(wc -l <"$T/out")" -eq $((2 + rows)) ]
+ok $? "  ... a header, a row per input and the summary row"
 expect 0 "compare --csv --no-header" \
 	memplan-plan compare --csv --no-header --strategies first-fit "$csv"
 [ "$(wc -l <"$T/out")" -eq 1 ]

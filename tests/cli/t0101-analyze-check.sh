@@ -17,9 +17,9 @@ has "$T/err" "--max-peak '3.5XB' is not a size" "names the bad size"
 expect 2 "--tolerance without --baseline" memplan-analyze check --max-peak 1G --tolerance 2% "$tr"
 expect 2 "bad tolerance" memplan-analyze check --baseline "$tr" --tolerance much "$tr"
 
-expect 0 "within --max-peak" memplan-analyze check --max-peak 2816 "$tr"
+expect 0 "within --max-peak" memplan-analyze check --max-peak 2816B "$tr"
 has "$T/out" "pass: peak 2.75 KiB is within --max-peak 2.75 KiB (0 B to spare)" "equal passes"
-expect 1 "over --max-peak" memplan-analyze check --max-peak 2815 "$tr"
+expect 1 "over --max-peak" memplan-analyze check --max-peak 2815B "$tr"
 has "$T/out" "FAIL: peak 2.75 KiB exceeds --max-peak 2.75 KiB by 1 B" "says which limit and by how much"
 expect 0 "2.75KiB is 2816 bytes" memplan-analyze check --max-peak 2.75KiB "$tr"
 expect 1 "2.8KB is 2800 bytes (SI)" memplan-analyze check --max-peak 2.8KB "$tr"
@@ -27,9 +27,9 @@ expect 0 "2.9KB is 2900 bytes" memplan-analyze check --max-peak 2.9KB "$tr"
 
 expect 0 "within --max-reserved (pytorch: 2 MiB)" memplan-analyze check --max-reserved 2MiB "$tr"
 expect 1 "over --max-reserved" memplan-analyze check --max-reserved 2MB "$tr"
-has "$T/out" "FAIL: reserved peak (pytorch) 2.00 MiB exceeds --max-reserved 1.91 MiB by 94.88 KiB (4.86% over)" "reserved excess"
+has "$T/out" "FAIL: reserved peak (pytorch model) 2.00 MiB exceeds --max-reserved 1.91 MiB by 94.88 KiB (4.86% over)" "reserved excess"
 expect 1 "--allocator cudamalloc" memplan-analyze check --max-reserved 1MiB --allocator cudamalloc "$tr"
-has "$T/out" "(cudamalloc)" "the allocator named"
+has "$T/out" "(cudamalloc model)" "the allocator named"
 
 # two failures: two FAIL lines, the passing limit one pass line
 expect 1 "two limits passed" memplan-analyze check --max-peak 1KiB --max-reserved 1MiB "$tr"

@@ -18,8 +18,10 @@ noseconds() { cut -d, -f1-5,7-9,11- "$1"; }
 
 expect 0 "one run over the list" memplan-plan compare --csv $strat --list "$T/list"
 cp "$T/out" "$T/all.csv"
-[ "$(wc -l <"$T/all.csv")" -eq 6 ]
-ok $? "one header and five rows"
+[ "$(wc -l <"$T/all.csv")" -eq 7 ]
+ok $? "one header, five rows and the summary row"
+tail -1 "$T/all.csv" | grep -q '^#summary,5,'
+ok $? "the summary row is the last, marked, over five traces"
 
 for n in 1 2 3 7; do
 	shards=""

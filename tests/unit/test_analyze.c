@@ -469,7 +469,7 @@ static void test_check(void)
 	CHECK(res[0].kind == CHECK_MAX_PEAK && res[0].passed, "peak equal to its limit passes");
 	CHECK(res[1].kind == CHECK_MAX_RESERVED && !res[1].passed, "reserved over its limit fails");
 	CHECK_STR_HAS(res[1].message, "exceeds --max-reserved 3.91 KiB by 96 B", "says which and by how much");
-	CHECK_STR_HAS(res[1].message, "(cudamalloc)", "names the allocator");
+	CHECK_STR_HAS(res[1].message, "(cudamalloc model)", "names the allocator");
 	CHECK(res[2].passed && res[2].limit == 1000, "peak +1.94% of 981 is within 2% (limit 1000)");
 	r.peak = 1000;
 	base.peak = 979;
@@ -479,6 +479,31 @@ static void test_check(void)
 	CHECK(res[3].passed, "lower bound unchanged passes");
 	struct check_opts none = { 0 };
 	CHECK_EQ_U64(check_run(&r, &none, res), 0, "no limit, no result");
+
+	/* a snapshot's recorded reserved peak is what --max-reserved checks
+	 * with PyTorch's allocator; the model's only without one */
+	CHECK(check_parse_tolerance("0.02", &tol) == -2, "tolerance 0.02: a fraction, refused");
+	CHECK(check_parse_tolerance("0.02%", &tol) == 0 && tol == 0.0002, "tolerance 0.02%");
+	uint64_t lim;
+	CHECK(check_parse_limit("70", &lim) == -2, "limit 70: a unit left out");
+	CHECK(check_parse_limit("3.5", &lim) == -2, "limit 3.5: a unit left out");
+	CHECK(check_parse_limit("70B", &lim) == 0 && lim == 70, "limit 70B: bytes");
+	CHECK(check_parse_limit("1048576", &lim) == 0 && lim == 1048576, "limit 1048576: bytes");
+	CHECK(check_parse_limit("3.5GiB", &lim) == 0 && lim == 3758096384u, "limit 3.5GiB");
+	struct report s = { .peak = 1000, .lower_bound = 800 };
+	s.alloc[ALLOCSIM_PYTORCH].reserved_peak = 6 << 20;
+	s.recorded_reserved = 5 << 20;
+	struct check_opts po = { .has_max_reserved = 1, .max_reserved = 5767168,
+				 .allocator = ALLOCSIM_PYTORCH };
+	CHECK(check_run(&s, &po, res) == 1 && res[0].passed &&
+		      res[0].value == 5u << 20,
+	      "5.5 MiB passes PyTorch's recorded 5 MiB (the model says 6)");
+	CHECK_STR_HAS(res[0].figure, "recorded by PyTorch", "names the recorded figure");
+	s.recorded_reserved = -1;
+	CHECK(check_run(&s, &po, res) == 1 && !res[0].passed &&
+		      res[0].value == 6u << 20,
+	      "without a recorded figure: the model's 6 MiB");
+	CHECK_STR_HAS(res[0].figure, "pytorch model", "names the model");
 }
 
 /* Buffers live for the whole iteration, one per (label, size). */

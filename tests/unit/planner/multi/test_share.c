@@ -175,8 +175,10 @@ static void test_hand(void)
 			if (planfile_verify(&q->plan, t[i], err, sizeof(err)) ||
 			    q->pool > q->budget || !q->plan.has_timing ||
 			    (k && !(q->pool > j[i].pts[k - 1].pool &&
-				    q->overhead < j[i].pts[k - 1].overhead))) {
-				CHECK(0, "a frontier point verifies, fits its budget, has timing, and pools rise as overheads fall");
+				    (q->overhead < j[i].pts[k - 1].overhead ||
+				     (q->overhead <= j[i].pts[k - 1].overhead &&
+				      q->swapped < j[i].pts[k - 1].swapped))))) {
+				CHECK(0, "a frontier point verifies, fits its budget, has timing, and pools rise as overheads fall (or swapped bytes, at the same overhead)");
 				printf("# job %d point %zu: %s\n", i, k, err);
 			}
 		}
@@ -206,15 +208,42 @@ static void test_hand(void)
 	}
 }
 
+/* Room to spare: at the same zero overhead, the split takes the points
+ * that swap nothing, not the smallest pools (which swap). */
+static void test_split_no_needless_swaps(void)
+{
+	struct share_point a[2] = { { 0, 10, 0, 0, 0, { 0 }, 500, 3 },
+				    { 0, 30, 0, 0, 0, { 0 }, 0, 0 } };
+	struct share_point b[2] = { { 0, 12, 0, 0, 0, { 0 }, 700, 4 },
+				    { 0, 40, 0, 0, 0, { 0 }, 0, 0 } };
+	struct share_job j[2];
+	memset(j, 0, sizeof(j));
+	j[0].pts = a;
+	j[0].npts = 2;
+	j[1].pts = b;
+	j[1].npts = 2;
+	size_t pick[2];
+	CHECK(share_split(j, 2, 1000, SHARE_MAX, pick) == 0 && pick[0] == 1 &&
+		      pick[1] == 1,
+	      "room to spare: no swap where none is needed (max)");
+	CHECK(share_split(j, 2, 1000, SHARE_SUM, pick) == 0 && pick[0] == 1 &&
+		      pick[1] == 1,
+	      "room to spare: no swap where none is needed (sum)");
+	/* 45 bytes: 30+12 moves 700, 10+12 moves 1200, the rest do not fit */
+	CHECK(share_split(j, 2, 45, SHARE_MAX, pick) == 0 && pick[0] == 1 &&
+		      pick[1] == 0,
+	      "45 bytes: the split that fits and moves the fewest bytes");
+}
+
 /* Frontiers by hand: pool, overhead. */
 static void test_split_exact(void)
 {
-	struct share_point a[3] = { { 0, 10, 9, 0, 0, { 0 } },
-				    { 0, 20, 4, 0, 0, { 0 } },
-				    { 0, 30, 0, 0, 0, { 0 } } };
-	struct share_point b[3] = { { 0, 10, 5, 0, 0, { 0 } },
-				    { 0, 15, 3, 0, 0, { 0 } },
-				    { 0, 40, 0, 0, 0, { 0 } } };
+	struct share_point a[3] = { { 0, 10, 9, 0, 0, { 0 }, 0, 0 },
+				    { 0, 20, 4, 0, 0, { 0 }, 0, 0 },
+				    { 0, 30, 0, 0, 0, { 0 }, 0, 0 } };
+	struct share_point b[3] = { { 0, 10, 5, 0, 0, { 0 }, 0, 0 },
+				    { 0, 15, 3, 0, 0, { 0 }, 0, 0 },
+				    { 0, 40, 0, 0, 0, { 0 }, 0, 0 } };
 	struct share_job j[2];
 	memset(j, 0, sizeof(j));
 	j[0].pts = a;
@@ -328,6 +357,7 @@ static void test_zoo_mix(const char *const *models, const unsigned *batch,
 int main(void)
 {
 	test_split_exact();
+	test_split_no_needless_swaps();
 	test_hand();
 	static const char *const m1[] = { "alexnet", "vgg16", "resnet50" };
 	static const unsigned b1[] = { 32, 4, 4 };
