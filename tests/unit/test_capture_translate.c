@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -870,6 +871,56 @@ static void test_exports(void)
 }
 
 /*
+ * NVTX's entry when a libcupti sits in the global scope before the capture
+ * library (a program that linked or dlopen'ed it RTLD_GLOBAL): the
+ * library's references to cuptiSubscribe and InitializeInjectionNvtx2 both
+ * bind to it, and the forwarder must still call that libcupti's entry and
+ * hand its answer back (NVTX turns every call into a no-op for good on 0).
+ * In a child: the stand-in must come before anything loaded the library.
+ */
+static void test_nvtx_global_cupti(void)
+{
+	if (access(MEMPLAN_CAPTURE_SO, R_OK) != 0) {
+		printf("ok %d - # SKIP %s not built\n", ++tap_n, MEMPLAN_CAPTURE_SO);
+		return;
+	}
+	char sdir[128], cmd[1024], lib[192];
+	snprintf(sdir, sizeof(sdir), "%s/gcupti", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s && cd %s && "
+		 "printf 'int standin_nvtx_calls;\\n"
+		 "int cuptiSubscribe(void *s, void *cb, void *ud){(void)s;(void)cb;(void)ud; return 0;}\\n"
+		 "int InitializeInjectionNvtx2(const void *(*f)(unsigned)){(void)f; standin_nvtx_calls++; return 1;}\\n' > c.c && "
+		 "${CC:-cc} -shared -fPIC -o libcupti-global.so c.c",
+		 sdir, sdir);
+	if (system(cmd) != 0) {
+		tap_skip("NVTX with a global libcupti", "the C compiler could not build the stand-in");
+		return;
+	}
+	snprintf(lib, sizeof(lib), "%s/libcupti-global.so", sdir);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		void *c = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+		void *h = c ? dlopen(MEMPLAN_CAPTURE_SO, RTLD_LAZY | RTLD_LOCAL) : NULL;
+		void *sym = h ? dlsym(h, "InitializeInjectionNvtx2") : NULL;
+		void *calls = c ? dlsym(c, "standin_nvtx_calls") : NULL;
+		if (!sym || !calls)
+			_exit(3);
+		int (*nvtx_init)(const void *(*)(uint32_t));
+		memcpy(&nvtx_init, &sym, sizeof(sym));
+		int rc = nvtx_init(no_export_table);
+		_exit(rc == 1 && *(int *)calls == 1 ? 0 : 1);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "with a libcupti in the global scope, NVTX's entry reaches it and returns its 1");
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		printf("#   child status %d\n", st);
+}
+
+/*
  * CUPTI's allocation source (CUpti_ActivityMemory4.source): an allocation
  * by an object with its own static cudart is recorded as bypassing the
  * runtime, one by the shared cudart's caller is not; whether the source
@@ -960,6 +1011,7 @@ int main(void)
 	snprintf(dir, sizeof(dir), "/tmp/memplan-tr.XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
+	test_nvtx_global_cupti();
 	test_whole_run();
 	test_allocation_source();
 	test_cuda13_shapes();
