@@ -85,13 +85,15 @@ static _Thread_local uint32_t tls_push; /* NVTX push depth */
 static _Thread_local uint32_t tls_push_name[PUSH_NAMES];
 /* A runtime launch whose layout is unknown, waiting for the driver launch
  * nested in it. */
-static _Thread_local struct {
+struct pending_launch {
 	int active;
+	int stream_known; /* 0: take the nested launch's stream (no params) */
 	uint32_t name;
 	int64_t stream;
 	uint32_t corr;
 	unsigned aux;
-} tls_pending;
+};
+static _Thread_local struct pending_launch tls_pending;
 
 void translate_self_enter(void)
 {
@@ -485,11 +487,16 @@ static void graph_launch(struct translate *t, const CUpti_CallbackData *cb,
 /* --- launches -------------------------------------------------------------- */
 
 /* Records the pending runtime launch with the words its nested launch
- * found, then the nested call's correlation id as its alias. */
+ * found (and its stream s when the runtime call gave none; -1 unknown),
+ * then the nested call's correlation id as its alias. */
 static void complete_pending(struct translate *t, const uint64_t *words,
-			     size_t n, size_t truncated, uint32_t alias)
+			     size_t n, size_t truncated, uint32_t alias, int64_t s)
 {
 	tls_pending.active = 0;
+	if (!tls_pending.stream_known) {
+		tls_pending.stream = s;
+		tls_pending.aux = captured(t, s);
+	}
 	recorder_launch(t->r, tls_pending.name, tls_pending.stream, tls_pending.corr,
 			tls_pending.aux, words, n, truncated);
 	recorder_alias(t->r, tls_pending.corr, alias);
@@ -507,7 +514,7 @@ static void rt_launch(struct translate *t, const CUpti_CallbackData *cb,
 {
 	if (cb->callbackSite != CUPTI_API_ENTER) {
 		if (tls_launch == 1 && tls_pending.active) /* no nested launch came */
-			complete_pending(t, NULL, 0, 0, 0);
+			complete_pending(t, NULL, 0, 0, 0, -1);
 		return;
 	}
 	if (recorder_state(t->r) != 1)
@@ -521,15 +528,23 @@ static void rt_launch(struct translate *t, const CUpti_CallbackData *cb,
 	if (tls_launch > 1) {
 		if (l) {
 			size_t n = launch_words(l, args, NULL, words, &truncated);
-			complete_pending(t, words, n, truncated, cb->correlationId);
+			complete_pending(t, words, n, truncated, cb->correlationId,
+					 sid(t, cb, stream, ptsz));
 		}
 		return;
 	}
 	uint32_t name = name_of(t, slot, cb->symbolName);
+	if (!cb->functionParams) { /* all the nested launch will tell */
+		tls_pending = (struct pending_launch){ .active = 1, .name = name,
+						       .corr = cb->correlationId,
+						       .stream = -1 };
+		return;
+	}
 	int64_t s = sid(t, cb, stream, ptsz);
 	unsigned aux = captured(t, s);
 	if (!l) {
 		tls_pending.active = 1;
+		tls_pending.stream_known = 1;
 		tls_pending.name = name;
 		tls_pending.stream = s;
 		tls_pending.corr = cb->correlationId;
@@ -558,12 +573,12 @@ static void drv_launch(struct translate *t, const CUpti_CallbackData *cb,
 	uint64_t words[MAX_WORDS];
 	size_t truncated;
 	size_t n = launch_words(l, params, extra, words, &truncated);
+	int64_t s = sid(t, cb, stream, ptsz);
 	if (tls_rt_depth > 0) { /* completing a runtime launch */
 		if (tls_pending.active)
-			complete_pending(t, words, n, truncated, cb->correlationId);
+			complete_pending(t, words, n, truncated, cb->correlationId, s);
 		return;
 	}
-	int64_t s = sid(t, cb, stream, ptsz);
 	recorder_launch(t->r, name_of(t, slot, cb->symbolName), s,
 			cb->correlationId, captured(t, s), words, n, truncated);
 }
@@ -641,6 +656,14 @@ static void runtime_api(struct translate *t, CUpti_CallbackId cbid,
 {
 	int enter = cb->callbackSite == CUPTI_API_ENTER;
 	int ptsz = 0;
+	/* CUDA 13.0's headers have no params struct for __cudaLaunchKernel
+	 * (the <<<>>> path): CUPTI gives none, and the nested driver launch
+	 * tells the rest */
+	if (!cb->functionParams && (cbid == RT(__cudaLaunchKernel_v13000) ||
+				    cbid == RT(__cudaLaunchKernel_ptsz_v13000))) {
+		rt_launch(t, cb, BACKEND_KERNEL, NULL, NULL, NULL, 0);
+		return;
+	}
 	/* CUPTI passes NULL params for internal calls: only the calls that
 	 * take no arguments may go on without them */
 	if (!cb->functionParams && cbid != RT(cudaDeviceSynchronize_v3020) &&

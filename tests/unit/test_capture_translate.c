@@ -397,8 +397,12 @@ static void test_cuda13_shapes(void)
 	/* every id of both domains with NULL params (CUPTI's internal calls):
 	 * nothing is dereferenced, nothing but the argument-less calls recorded */
 	for (CUpti_CallbackId id = 1; id < CUPTI_RUNTIME_TRACE_CBID_SIZE; id++) {
+		/* __cudaLaunchKernel has no params struct in CUDA 13.0: a
+		 * launch all the same, checked below */
 		if (id == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 ||
-		    id == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000)
+		    id == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000 ||
+		    id == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 ||
+		    id == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000)
 			continue;
 		call(t, RT, id, NULL, &ok_ret, "internal", NULL, 90);
 	}
@@ -450,6 +454,16 @@ static void test_cuda13_shapes(void)
 		"cudaLaunchKernel", "k_completed", 120);
 	/* the kernel record may carry the driver call's id */
 	kernel_time(t, 102, 9000, 9500);
+
+	/* __cudaLaunchKernel as CUPTI 13.0 gives it: no params; the name from
+	 * the callback, the layout and the stream from the driver launch */
+	cuLaunchKernel_params dn = dl;
+	dn.hStream = (CUstream)(uintptr_t)0x70;
+	backend_host_set_params(BACKEND_FUNCTION, dl.f, lay, 1);
+	nested(t, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, NULL,
+	       "__cudaLaunchKernel", 125, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &dn,
+	       "cuLaunchKernel", 126, "k_no_params");
+	kernel_time(t, 126, 9600, 9700);
 
 	/* a runtime call memplan does not decode: its driver copy stands alone */
 	cudaMemcpyToSymbol_v3020_params ts;
@@ -569,6 +583,11 @@ static void test_cuda13_shapes(void)
 	CHECK(k && k->nacc == 1 && touches(tr, k, DEV(1)) &&
 		      count_events(tr, TRACE_EV_KERNEL, "k_completed") == 1,
 	      "an unresolvable outer launch is completed by the resolvable one inside it");
+	k = find_event(tr, TRACE_EV_KERNEL, "k_no_params", 0);
+	CHECK(k && k->nacc == 1 && touches(tr, k, DEV(1)) && k->stream == 0x70 &&
+		      k->t_start == 9600 && count_events(tr, TRACE_EV_KERNEL, "k_no_params") == 1,
+	      "__cudaLaunchKernel with NULL params: one kernel, with the driver launch's "
+	      "buffers, stream and time");
 	const struct trace_event *c = find_event(tr, TRACE_EV_COPY, "cuMemcpyHtoD_v2", 0);
 	CHECK(c && c->aux == TRACE_COPY_H2D && c->nacc == 1 && touches(tr, c, DEV(2)),
 	      "a driver copy inside an undecoded runtime call (cudaMemcpyToSymbol) is recorded");
