@@ -2,17 +2,18 @@
 /*
  * backend_cuda.c - the real side of capture_backend.h, inside the injection library:
  * stream and device ids from CUPTI, kernel parameter layouts from the driver
- * (cuFuncGetParamInfo / cuKernelGetParamInfo, runtime stubs mapped with the
- * program's own cudaGetFuncBySymbol), the end of a capture (context
+ * (cuFuncGetParamInfo / cuKernelGetParamInfo), the end of a capture (context
  * synchronization, forced activity flush, dropped records) and the
  * end-of-capture bandwidth measurement.
  *
- * Driver and runtime functions are looked up with dlsym, not linked: the
- * driver that loaded us is already in the process (dlopen(RTLD_NOLOAD) finds
- * exactly that instance), the runtime must be the program's own copy (its
- * kernel registry is per copy, and it may be static or a framework's
- * private libcudart), and the library must still load on a machine without
- * a driver (for its tests and nm checks).
+ * No CUDA runtime call, ever: a failing one (cudaGetFuncBySymbol of a stub
+ * that belongs to cuBLAS's or cuDNN's static cudart) becomes the program's
+ * last error on that thread, which PyTorch's next launch check raises.  A
+ * runtime stub's layout comes from the driver launch nested in its call.
+ * Driver functions are looked up with dlsym, not linked: the driver that
+ * loaded us is already in the process (dlopen(RTLD_NOLOAD) finds exactly
+ * that instance), and the library must still load on a machine without a
+ * driver (for its tests and nm checks).
  */
 #define _GNU_SOURCE
 #include "backend_cuda.h"
@@ -29,13 +30,11 @@
 #include "translate.h"
 
 typedef CUresult (*param_info_fn)(void *, size_t, size_t *, size_t *);
-typedef int (*func_by_symbol_fn)(void **, const void *);
 
 static struct {
-	pthread_once_t once, runtime_once;
+	pthread_once_t once;
 	void *cuda;
 	param_info_fn func_params, kernel_params;
-	func_by_symbol_fn func_by_symbol;
 	CUresult (*ctx_get_current)(CUcontext *);
 	CUresult (*ctx_set_current)(CUcontext);
 	CUresult (*ctx_sync)(void);
@@ -48,7 +47,7 @@ static struct {
 	CUresult (*mem_free_host)(void *);
 	CUresult (*htod)(CUdeviceptr, const void *, size_t);
 	CUresult (*dtoh)(void *, CUdeviceptr, size_t);
-} drv = { .once = PTHREAD_ONCE_INIT, .runtime_once = PTHREAD_ONCE_INIT };
+} drv = { .once = PTHREAD_ONCE_INIT };
 
 /* dlsym into a function pointer of any type (object -> function pointer
  * through memcpy, as POSIX does). */
@@ -57,8 +56,6 @@ static void sym(void *h, const char *name, void *fnptr)
 	void *p = h ? dlsym(h, name) : NULL;
 	memcpy(fnptr, &p, sizeof(p));
 }
-
-static void find_runtime(void);
 
 static void load(void)
 {
@@ -79,20 +76,6 @@ static void load(void)
 	sym(drv.cuda, "cuMemFreeHost", &drv.mem_free_host);
 	sym(drv.cuda, "cuMemcpyHtoD_v2", &drv.htod);
 	sym(drv.cuda, "cuMemcpyDtoH_v2", &drv.dtoh);
-	find_runtime();
-}
-
-/* The program's runtime: linked into it, or a shared copy already loaded
- * (possibly privately, by a framework). */
-static void find_runtime(void)
-{
-	sym(RTLD_DEFAULT, "cudaGetFuncBySymbol", &drv.func_by_symbol);
-	static const char *const cudart[] = { "libcudart.so.13", "libcudart.so.12",
-					      "libcudart.so.11.0", "libcudart.so" };
-	for (size_t i = 0; !drv.func_by_symbol && i < sizeof(cudart) / sizeof(*cudart); i++) {
-		void *h = dlopen(cudart[i], RTLD_LAZY | RTLD_NOLOAD);
-		sym(h, "cudaGetFuncBySymbol", &drv.func_by_symbol);
-	}
 }
 
 static int64_t cuda_stream_id(void *ctx, void *stream, int per_thread)
@@ -142,15 +125,8 @@ static int cuda_params(int kind, const void *handle, struct argscan_param *out,
 {
 	pthread_once(&drv.once, load);
 	const void *h = handle;
-	if (kind == BACKEND_RUNTIME_STUB) {
-		/* a runtime loaded after cuInit: looked for once more */
-		if (!drv.func_by_symbol)
-			pthread_once(&drv.runtime_once, find_runtime);
-		void *f = NULL;
-		if (!drv.func_by_symbol || drv.func_by_symbol(&f, handle) != 0 || !f)
-			return -1;
-		h = f;
-	}
+	if (kind == BACKEND_RUNTIME_STUB)
+		return -1; /* the nested driver launch tells (see the top) */
 	argscan_info_fn fi = drv.func_params ? func_info : NULL;
 	argscan_info_fn ki = drv.kernel_params ? kernel_info : NULL;
 	/* a CUfunction that answers INVALID_VALUE at index 0 may be a CUkernel

@@ -114,6 +114,19 @@ $(CAP_SO): $(CAP_SO_OBJ) capture/exports.map
 		-Wl,--version-script=capture/exports.map $(if $(SANITIZE),,-Wl,--no-undefined) \
 		-o $@ $(CAP_SO_OBJ) -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) $(CUPTI_LINK) \
 		$(LIBS) -ldl
+
+# The stand-in libcupti (tests/cuda/cupti.c): memplan-capture records the
+# stand-in libcudart's programs through the real injection library; the
+# same file is the driver (libcuda.so.1) the library asks for layouts.
+CAP_STANDIN := $(BUILD)/tests/cuda/cupti/libcupti.so.13
+EXTRA_CHECK += $(CAP_STANDIN) $(dir $(CAP_STANDIN))libcuda.so.1
+$(CAP_STANDIN): tests/cuda/cupti.c
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(MP_CFLAGS) -fPIC $(CAP_CUDA_CFLAGS) -shared $(CFLAGS) \
+		$(MP_LDFLAGS) $(LDFLAGS) -Wl,-soname,libcupti.so.13 -o $@ $< -lpthread -ldl
+
+$(dir $(CAP_STANDIN))libcuda.so.1: $(CAP_STANDIN)
+	$(Q)ln -sf libcupti.so.13 $@
 endif
 
 .PHONY: install-capture uninstall-capture
