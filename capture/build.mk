@@ -139,3 +139,10 @@ install-capture: $(CAP_BIN) $(if $(CAP_HAVE_CUPTI),$(CAP_SO))
 uninstall-capture:
 	rm -f $(DESTDIR)$(BINDIR)/memplan-capture $(DESTDIR)$(LIBDIR)/libmemplan-capture.so \
 		$(DESTDIR)$(INCLUDEDIR)/memplan/marker.h
+
+# header dependencies of the component's own objects (the top-level list
+# does not hold them)
+-include $(CAP_PLAIN_OBJ:.o=.d) $(CAP_CUDA_OBJ:.o=.d) $(CAP_HOST_OBJ:.o=.d) \
+	 $(BUILD)/obj/capture/memplan-capture.d \
+	 $(patsubst %.c,$(BUILD)/pic/%.d,$(CAP_SO_SRC)) \
+	 $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/unit/%.d,$(wildcard tests/unit/test_capture_*.c))

@@ -80,6 +80,12 @@ static _Thread_local int tls_launch;    /* runtime launch callbacks in progress 
  * alias, since memset and some kernel records carry the driver's id. */
 static _Thread_local uint32_t tls_work_corr;
 static _Thread_local uint32_t tls_tid;  /* small thread number for keys */
+/* The outermost decoded runtime allocation call's correlation id, and the
+ * first driver call's nested in it: CUPTI's memory record (time, source)
+ * may carry either. */
+static _Thread_local uint32_t tls_alloc_corr, tls_alloc_alias;
+/* The entry point of the call being decoded, for recorder_alloc's via. */
+static _Thread_local uint8_t tls_via;
 static _Thread_local uint32_t tls_push; /* NVTX push depth */
 #define PUSH_NAMES 64
 static _Thread_local uint32_t tls_push_name[PUSH_NAMES];
@@ -280,8 +286,28 @@ static void rec_alloc(struct translate *t, const CUpti_CallbackData *cb,
 	struct recorder_alloc a = { .addr = addr, .size = size, .stream = stream,
 				    .corr = cb->correlationId,
 				    .device = t->b->device(cb->context),
-				    .kind = (uint8_t)kind };
+				    .kind = (uint8_t)kind, .via = tls_via,
+				    .api = recorder_intern(t->r, cb->functionName) };
 	recorder_alloc(t->r, &a);
+	if (tls_alloc_corr == cb->correlationId && tls_alloc_alias &&
+	    recorder_state(t->r) == 1)
+		recorder_alias(t->r, cb->correlationId, tls_alloc_alias);
+}
+
+/* The entry point an allocation call comes through, as memplan's runtime
+ * sees it (recorder.h's via): only cudaMalloc, cudaMallocAsync (not its
+ * per-thread-stream variant) and cuMemAlloc_v2 are interposed. */
+static uint8_t via_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020)
+			return ALLOCSOURCE_CUDA_MALLOC;
+		if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020)
+			return ALLOCSOURCE_CUDA_MALLOC_ASYNC;
+	} else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2) {
+		return ALLOCSOURCE_CU_MEM_ALLOC;
+	}
+	return RECORDER_NOT_INTERPOSED;
 }
 
 static int64_t sid(struct translate *t, const CUpti_CallbackData *cb,
@@ -656,6 +682,7 @@ static void runtime_api(struct translate *t, CUpti_CallbackId cbid,
 {
 	int enter = cb->callbackSite == CUPTI_API_ENTER;
 	int ptsz = 0;
+	tls_via = via_of(CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
 	/* CUDA 13.0's headers have no params struct for __cudaLaunchKernel
 	 * (the <<<>>> path): CUPTI gives none, and the nested driver launch
 	 * tells the rest */
@@ -891,6 +918,7 @@ static void driver_api(struct translate *t, CUpti_CallbackId cbid,
 {
 	int enter = cb->callbackSite == CUPTI_API_ENTER;
 	int ptsz = 0;
+	tls_via = via_of(CUPTI_CB_DOMAIN_DRIVER_API, cbid);
 	if (!cb->functionParams && cbid != DRV(cuCtxSynchronize))
 		return; /* an internal call: CUPTI gives no params */
 	switch (cbid) {
@@ -1146,7 +1174,7 @@ static void driver_api(struct translate *t, CUpti_CallbackId cbid,
 
 /* --- the callbacks decoded ---------------------------------------------- */
 
-enum { CB_DECODED = 1, CB_WORK = 2, CB_LAUNCH = 4 };
+enum { CB_DECODED = 1, CB_WORK = 2, CB_LAUNCH = 4, CB_ALLOC = 8 };
 
 struct cb_entry {
 	CUpti_CallbackId id;
@@ -1170,15 +1198,15 @@ static const struct cb_entry rt_ids[] = {
 	{ RT(cudaStreamBeginCaptureToGraph_v12030), 0 },
 	{ RT(cudaStreamEndCapture_ptsz_v10000), 0 },
 	{ RT(cudaStreamEndCapture_v10000), 0 },
-	{ RT(cudaMalloc_v3020), 0 },
-	{ RT(cudaMallocPitch_v3020), 0 },
-	{ RT(cudaMallocManaged_v6000), 0 },
-	{ RT(cudaMallocHost_v3020), 0 },
-	{ RT(cudaHostAlloc_v3020), 0 },
-	{ RT(cudaMallocAsync_ptsz_v11020), 0 },
-	{ RT(cudaMallocAsync_v11020), 0 },
-	{ RT(cudaMallocFromPoolAsync_ptsz_v11020), 0 },
-	{ RT(cudaMallocFromPoolAsync_v11020), 0 },
+	{ RT(cudaMalloc_v3020), CB_ALLOC },
+	{ RT(cudaMallocPitch_v3020), CB_ALLOC },
+	{ RT(cudaMallocManaged_v6000), CB_ALLOC },
+	{ RT(cudaMallocHost_v3020), CB_ALLOC },
+	{ RT(cudaHostAlloc_v3020), CB_ALLOC },
+	{ RT(cudaMallocAsync_ptsz_v11020), CB_ALLOC },
+	{ RT(cudaMallocAsync_v11020), CB_ALLOC },
+	{ RT(cudaMallocFromPoolAsync_ptsz_v11020), CB_ALLOC },
+	{ RT(cudaMallocFromPoolAsync_v11020), CB_ALLOC },
 	{ RT(cudaFree_v3020), 0 },
 	{ RT(cudaFreeHost_v3020), 0 },
 	{ RT(cudaFreeAsync_ptsz_v11020), 0 },
@@ -1377,8 +1405,11 @@ void translate_api(struct translate *t, CUpti_CallbackDomain domain,
 	int enter = cb->callbackSite == CUPTI_API_ENTER;
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
 		if (enter) {
-			if (++tls_rt_depth == 1)
+			if (++tls_rt_depth == 1) {
 				tls_work_corr = f & CB_WORK ? cb->correlationId : 0;
+				tls_alloc_corr = f & CB_ALLOC ? cb->correlationId : 0;
+				tls_alloc_alias = 0;
+			}
 			if (f & CB_LAUNCH)
 				tls_launch++;
 		}
@@ -1391,12 +1422,15 @@ void translate_api(struct translate *t, CUpti_CallbackDomain domain,
 				tls_launch--;
 			if (tls_rt_depth > 0 && --tls_rt_depth == 0) {
 				tls_work_corr = 0;
+				tls_alloc_corr = tls_alloc_alias = 0;
 				tls_launch = 0;
 			}
 		}
 		return;
 	}
 	if (tls_rt_depth > 0) {
+		if (enter && tls_alloc_corr && !tls_alloc_alias)
+			tls_alloc_alias = cb->correlationId;
 		if ((f & CB_LAUNCH) && tls_pending.active)
 			driver_api(t, cbid, cb);
 		else if (enter && (f & CB_WORK) && tls_work_corr &&
@@ -1565,9 +1599,10 @@ void translate_activity(struct translate *t, const CUpti_Activity *a)
 		if (m->memoryOperationType ==
 			    CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION &&
 		    m->source && m->source[0]) {
-			enum allocsource_verdict v = allocsource_verdict(m->source);
-			recorder_source(t->r, m->correlationId, m->source,
-					v == ALLOCSOURCE_BYPASSES);
+			char path[4096];
+			const char *src = allocsource_resolve(m->source, path, sizeof(path));
+			recorder_source(t->r, m->correlationId, m->address, src,
+					allocsource_entry_points(src));
 		}
 		gpu_time(t, m->correlationId, m->timestamp, m->timestamp);
 		return;

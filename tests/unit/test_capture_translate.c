@@ -939,6 +939,133 @@ static void test_nvtx_global_cupti(void)
 		printf("#   child status %d\n", st);
 }
 
+static void memory_record(struct translate *t, uint32_t corr, uint64_t addr,
+			  uint64_t bytes, const char *source)
+{
+	CUpti_ActivityMemory4 m;
+	memset(&m, 0, sizeof(m));
+	m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+	m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+	m.correlationId = corr;
+	m.address = addr;
+	m.bytes = bytes;
+	m.timestamp = 5000;
+	m.source = source;
+	translate_activity(t, (const CUpti_Activity *)&m);
+}
+
+static const struct trace_buffer *buffer_at(const struct trace *tr, uint64_t addr)
+{
+	for (size_t i = 0; tr && i < tr->nbuffers; i++)
+		if (tr->buffers[i].addr == addr)
+			return &tr->buffers[i];
+	return NULL;
+}
+
+/*
+ * Whether an allocation reaches the runtime is decided per entry point and
+ * per object together: a pinned host allocation bypasses it whoever asked
+ * (the runtime does not interpose cudaMallocHost), a cuMemAlloc_v2 by an
+ * object that names only cuMemAlloc_v2 reaches it.  Sources join by
+ * address when the record carries the nested driver call's id, are kept
+ * for allocations made before the range, and a bare file name is the
+ * loaded object's.
+ */
+static void test_source_joins(void)
+{
+	char sdir[128], cmd[1024];
+	snprintf(sdir, sizeof(sdir), "%s/joins", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s && cd %s && "
+		 "printf 'extern int cudaMalloc(void **, unsigned long);\\nint f(void){void *p; return cudaMalloc(&p, 1);}\\n' > a.c && "
+		 "printf 'extern int cuMemAlloc_v2(unsigned long long *, unsigned long);\\nint g(void){unsigned long long p; return cuMemAlloc_v2(&p, 1);}\\n' > d.c && "
+		 "printf 'int h(void){return 0;}\\n' > s.c && "
+		 "${CC:-cc} -shared -fPIC -o libtrainer.so a.c && "
+		 "${CC:-cc} -shared -fPIC -Wl,--unresolved-symbols=ignore-all -o libdrvonly.so d.c && "
+		 "${CC:-cc} -shared -fPIC -o libstaticrt.so s.c",
+		 sdir, sdir);
+	if (system(cmd) != 0) {
+		tap_skip("allocation verdicts per entry point", "the C compiler could not build the fixtures");
+		return;
+	}
+	char trainer[192], drvonly[192], staticrt[192];
+	snprintf(trainer, sizeof(trainer), "%s/libtrainer.so", sdir);
+	snprintf(drvonly, sizeof(drvonly), "%s/libdrvonly.so", sdir);
+	snprintf(staticrt, sizeof(staticrt), "%s/libstaticrt.so", sdir);
+	/* loaded, so that its bare name resolves to it */
+	void *sh = dlopen(staticrt, RTLD_NOW | RTLD_LOCAL);
+
+	char path[128], err[512];
+	snprintf(path, sizeof(path), "%s/joins.trace", dir);
+	struct recorder *r;
+	struct recorder_opts o = { .hold_ns = 60000000000ll };
+	CHECK(recorder_open(&r, path, &o, err, sizeof(err)) == 0, "open recorder (joins)");
+	struct select sel;
+	select_parse(&sel, NULL, "step", err, sizeof(err));
+	backend_host_reset();
+	struct translate *t = translate_new(r, &sel, &backend_host);
+
+	/* before the range: a static-cudart library's workspace, whose
+	 * source comes before the range begins */
+	void *pre = (void *)(uintptr_t)DEV(20);
+	cudaMalloc_v3020_params mp = { &pre, 8192 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &mp, &ok_ret, "cudaMalloc", NULL, 300);
+	memory_record(t, 300, DEV(20), 8192, staticrt);
+	translate_marker(t, 1, "step");
+	/* a pinned host allocation by an object that reaches the runtime */
+	void *host = (void *)(uintptr_t)0x50000000ull;
+	cudaMallocHost_v3020_params hp = { &host, 4096 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020, &hp, &ok_ret,
+	     "cudaMallocHost", NULL, 310);
+	memory_record(t, 310, 0x50000000ull, 4096, trainer);
+	/* cuMemAlloc_v2 by an object that names only cuMemAlloc_v2 */
+	cuMemAlloc_v2_params dp = { (CUdeviceptr[]){ DEV(21) }, 4096 };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &dp, &ok_ret, "cuMemAlloc_v2", NULL, 320);
+	memory_record(t, 320, DEV(21), 4096, drvonly);
+	/* cudaMalloc with the nested driver call's id in its record, by a
+	 * static-cudart library named by its file name alone */
+	void *nd = (void *)(uintptr_t)DEV(22);
+	cudaMalloc_v3020_params np = { &nd, 4096 };
+	cuMemAlloc_v2_params ndp = { (CUdeviceptr[]){ DEV(22) }, 4096 };
+	nested(t, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &np, "cudaMalloc", 330,
+	       CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &ndp, "cuMemAlloc_v2", 331, NULL);
+	memory_record(t, 331, DEV(22), 4096, "libstaticrt.so");
+	/* and a plain cudaMalloc by the trainer */
+	void *pl = (void *)(uintptr_t)DEV(23);
+	cudaMalloc_v3020_params pp = { &pl, 4096 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &pp, &ok_ret, "cudaMalloc", NULL, 340);
+	memory_record(t, 340, DEV(23), 4096, trainer);
+	translate_marker(t, 2, "step");
+	translate_free(t);
+	CHECK(recorder_close(r, 1, NULL, err, sizeof(err)) == 0, "close recorder (joins)");
+	if (sh)
+		dlclose(sh);
+	struct trace *tr = load(path);
+	CHECK(tr != NULL, "the trace with sources loads");
+	const struct trace_buffer *b = buffer_at(tr, 0x50000000ull);
+	CHECK(b && b->bypass && b->kind == TRACE_KIND_HOST,
+	      "a pinned host allocation bypasses the runtime, though its object reaches it");
+	b = buffer_at(tr, DEV(21));
+	CHECK(b && !b->bypass && b->source && strcmp(b->source, drvonly) == 0,
+	      "cuMemAlloc_v2 by an object naming only cuMemAlloc_v2 reaches the runtime");
+	b = buffer_at(tr, DEV(22));
+	CHECK(b && b->bypass && b->source && strstr(b->source, "/libstaticrt.so"),
+	      "a record with the nested driver call's id joins by address; a bare name is "
+	      "resolved to the loaded object, which bypasses");
+	b = buffer_at(tr, DEV(20));
+	CHECK(b && trace_buffer_persistent(b) && b->bypass && b->source &&
+		      strcmp(b->source, staticrt) == 0,
+	      "a source that came before the range stays with its allocation");
+	b = buffer_at(tr, DEV(23));
+	CHECK(b && !b->bypass && b->source && strcmp(b->source, trainer) == 0,
+	      "a cudaMalloc by the shared cudart's caller reaches the runtime");
+	int requests = 0;
+	for (size_t i = 0; tr && i < tr->nevents; i++)
+		requests += trace_event_request(tr, &tr->events[i]);
+	CHECK(requests == 2, "the request clock counts only the allocations the runtime sees");
+	trace_free(tr);
+}
+
 /*
  * CUPTI's allocation source (CUpti_ActivityMemory4.source): an allocation
  * by an object with its own static cudart is recorded as bypassing the
@@ -1033,6 +1160,7 @@ int main(void)
 	test_nvtx_global_cupti();
 	test_whole_run();
 	test_allocation_source();
+	test_source_joins();
 	test_cuda13_shapes();
 	test_callback_ids();
 	test_finish_gpu();
