@@ -630,6 +630,37 @@ static void copy(struct translate *t, const CUpti_CallbackData *cb,
 		      src, bytes, sid(t, cb, stream, ptsz), cb->correlationId);
 }
 
+/* An address in a 2D copy's description: its host or device pointer by
+ * memory type (arrays have none). */
+static uint64_t copy2d_addr(CUmemorytype type, const void *host, CUdeviceptr dev)
+{
+	return type == CU_MEMORYTYPE_HOST ? u64p(host)
+	       : type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED ? dev
+										 : 0;
+}
+
+static void copy2d(struct translate *t, const CUpti_CallbackData *cb,
+		   const CUDA_MEMCPY2D *c, const void *stream, int ptsz)
+{
+	if (!c)
+		return;
+	copy(t, cb, TRACE_COPY_UNKNOWN,
+	     copy2d_addr(c->dstMemoryType, c->dstHost, c->dstDevice),
+	     copy2d_addr(c->srcMemoryType, c->srcHost, c->srcDevice),
+	     (uint64_t)c->WidthInBytes * c->Height, stream, ptsz);
+}
+
+/* Most copies of one batch recorded (each its own event). */
+#define MAX_BATCH 4096
+
+static void copy_batch(struct translate *t, const CUpti_CallbackData *cb,
+		       CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes,
+		       size_t count, const void *stream, int ptsz)
+{
+	for (size_t i = 0; dsts && srcs && sizes && i < count && i < MAX_BATCH; i++)
+		copy(t, cb, TRACE_COPY_UNKNOWN, dsts[i], srcs[i], sizes[i], stream, ptsz);
+}
+
 static void memset_(struct translate *t, const CUpti_CallbackData *cb,
 		    uint64_t dst, uint64_t bytes, const void *stream, int ptsz)
 {
@@ -1108,22 +1139,67 @@ static void driver_api(struct translate *t, CUpti_CallbackId cbid,
 		     ptsz);
 		return;
 	}
+	case DRV(cuMemcpyHtoDAsync_v2_ptsz):
+		ptsz = 1;
+		/* fall through */
 	case DRV(cuMemcpyHtoDAsync_v2): {
 		const cuMemcpyHtoDAsync_v2_params *p = P(cuMemcpyHtoDAsync_v2_params);
 		copy(t, cb, TRACE_COPY_H2D, p->dstDevice, u64p(p->srcHost), p->ByteCount,
-		     p->hStream, 0);
+		     p->hStream, ptsz);
 		return;
 	}
+	case DRV(cuMemcpyDtoHAsync_v2_ptsz):
+		ptsz = 1;
+		/* fall through */
 	case DRV(cuMemcpyDtoHAsync_v2): {
 		const cuMemcpyDtoHAsync_v2_params *p = P(cuMemcpyDtoHAsync_v2_params);
 		copy(t, cb, TRACE_COPY_D2H, u64p(p->dstHost), p->srcDevice, p->ByteCount,
-		     p->hStream, 0);
+		     p->hStream, ptsz);
 		return;
 	}
+	case DRV(cuMemcpyDtoDAsync_v2_ptsz):
+		ptsz = 1;
+		/* fall through */
 	case DRV(cuMemcpyDtoDAsync_v2): {
 		const cuMemcpyDtoDAsync_v2_params *p = P(cuMemcpyDtoDAsync_v2_params);
 		copy(t, cb, TRACE_COPY_D2D, p->dstDevice, p->srcDevice, p->ByteCount,
-		     p->hStream, 0);
+		     p->hStream, ptsz);
+		return;
+	}
+	case DRV(cuMemcpy2D_v2):
+		copy2d(t, cb, P(cuMemcpy2D_v2_params)->pCopy, NULL, 0);
+		return;
+	case DRV(cuMemcpy2DAsync_v2_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemcpy2DAsync_v2):
+		copy2d(t, cb, P(cuMemcpy2DAsync_v2_params)->pCopy,
+		       P(cuMemcpy2DAsync_v2_params)->hStream, ptsz);
+		return;
+	case DRV(cuMemcpyPeerAsync_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemcpyPeerAsync): {
+		const cuMemcpyPeerAsync_params *p = P(cuMemcpyPeerAsync_params);
+		copy(t, cb, TRACE_COPY_UNKNOWN, p->dstDevice, p->srcDevice, p->ByteCount,
+		     p->hStream, ptsz);
+		return;
+	}
+	case DRV(cuMemcpyBatchAsync_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemcpyBatchAsync): {
+		const cuMemcpyBatchAsync_params *p = P(cuMemcpyBatchAsync_params);
+		copy_batch(t, cb, p->dsts, p->srcs, p->sizes, p->count, p->hStream, ptsz);
+		return;
+	}
+	case DRV(cuMemcpyBatchAsync_v2_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemcpyBatchAsync_v2): {
+		/* the _v2 params lack failIdx */
+		const cuMemcpyBatchAsync_v2_params *p = P(cuMemcpyBatchAsync_v2_params);
+		copy_batch(t, cb, p->dsts, p->srcs, p->sizes, p->count, p->hStream, ptsz);
 		return;
 	}
 	case DRV(cuMemsetD8_v2):
@@ -1149,6 +1225,14 @@ static void driver_api(struct translate *t, CUpti_CallbackId cbid,
 	case DRV(cuMemsetD8Async):
 		memset_(t, cb, P(cuMemsetD8Async_params)->dstDevice,
 			P(cuMemsetD8Async_params)->N, P(cuMemsetD8Async_params)->hStream, ptsz);
+		return;
+	case DRV(cuMemsetD16Async_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemsetD16Async):
+		memset_(t, cb, P(cuMemsetD16Async_params)->dstDevice,
+			2 * (uint64_t)P(cuMemsetD16Async_params)->N,
+			P(cuMemsetD16Async_params)->hStream, ptsz);
 		return;
 	case DRV(cuMemsetD32Async_ptsz):
 		ptsz = 1;
@@ -1288,6 +1372,18 @@ static const struct cb_entry drv_ids[] = {
 	{ DRV(cuMemcpyHtoDAsync_v2), CB_WORK },
 	{ DRV(cuMemcpyDtoHAsync_v2), CB_WORK },
 	{ DRV(cuMemcpyDtoDAsync_v2), CB_WORK },
+	{ DRV(cuMemcpyHtoDAsync_v2_ptsz), CB_WORK },
+	{ DRV(cuMemcpyDtoHAsync_v2_ptsz), CB_WORK },
+	{ DRV(cuMemcpyDtoDAsync_v2_ptsz), CB_WORK },
+	{ DRV(cuMemcpy2D_v2), CB_WORK },
+	{ DRV(cuMemcpy2DAsync_v2), CB_WORK },
+	{ DRV(cuMemcpy2DAsync_v2_ptsz), CB_WORK },
+	{ DRV(cuMemcpyPeerAsync), CB_WORK },
+	{ DRV(cuMemcpyPeerAsync_ptsz), CB_WORK },
+	{ DRV(cuMemcpyBatchAsync), CB_WORK },
+	{ DRV(cuMemcpyBatchAsync_ptsz), CB_WORK },
+	{ DRV(cuMemcpyBatchAsync_v2), CB_WORK },
+	{ DRV(cuMemcpyBatchAsync_v2_ptsz), CB_WORK },
 	{ DRV(cuMemsetD8_v2), CB_WORK },
 	{ DRV(cuMemsetD8_v2_ptds), CB_WORK },
 	{ DRV(cuMemsetD16_v2), CB_WORK },
@@ -1296,6 +1392,8 @@ static const struct cb_entry drv_ids[] = {
 	{ DRV(cuMemsetD32_v2_ptds), CB_WORK },
 	{ DRV(cuMemsetD8Async_ptsz), CB_WORK },
 	{ DRV(cuMemsetD8Async), CB_WORK },
+	{ DRV(cuMemsetD16Async_ptsz), CB_WORK },
+	{ DRV(cuMemsetD16Async), CB_WORK },
 	{ DRV(cuMemsetD32Async_ptsz), CB_WORK },
 	{ DRV(cuMemsetD32Async), CB_WORK },
 	{ DRV(cuCtxSynchronize), 0 },

@@ -623,6 +623,84 @@ static void test_cuda13_shapes(void)
 	trace_free(tr);
 }
 
+/* The copy and memset variants PyTorch and NCCL use on CUDA 13: each
+ * recorded, touching its buffers. */
+static void test_copy_variants(void)
+{
+	char path[128], err[512];
+	snprintf(path, sizeof(path), "%s/copies.trace", dir);
+	struct recorder *r;
+	struct recorder_opts o = { .record_from_start = 1, .hold_ns = 0 };
+	CHECK(recorder_open(&r, path, &o, err, sizeof(err)) == 0, "open recorder (copies)");
+	struct select sel;
+	select_parse(&sel, NULL, NULL, err, sizeof(err));
+	backend_host_reset();
+	struct translate *t = translate_new(r, &sel, &backend_host);
+	malloc_(t, DEV(1), 1 << 20);
+	malloc_(t, DEV(2), 1 << 20);
+	CUstream st = (CUstream)(uintptr_t)0x40;
+	CUDA_MEMCPY2D c2;
+	memset(&c2, 0, sizeof(c2));
+	c2.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	c2.srcDevice = DEV(2);
+	c2.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+	c2.dstDevice = DEV(1);
+	c2.WidthInBytes = 64;
+	c2.Height = 4;
+	cuMemcpy2DAsync_v2_params p2 = { &c2, st };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2, &p2, &ok_ret,
+	     "cuMemcpy2DAsync_v2", NULL, 0);
+	cuMemcpyPeerAsync_params pp = { DEV(1), NULL, DEV(2), NULL, 128, st };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync, &pp, &ok_ret,
+	     "cuMemcpyPeerAsync", NULL, 0);
+	cuMemcpyHtoDAsync_v2_params ph = { DEV(1), (const void *)(uintptr_t)0x30000000ull, 32, st };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz, &ph, &ok_ret,
+	     "cuMemcpyHtoDAsync_v2_ptsz", NULL, 0);
+	cuMemcpyDtoHAsync_v2_params pd = { (void *)(uintptr_t)0x30000000ull, DEV(2), 32, st };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz, &pd, &ok_ret,
+	     "cuMemcpyDtoHAsync_v2_ptsz", NULL, 0);
+	cuMemcpyDtoDAsync_v2_params pdd = { DEV(1), DEV(2), 32, st };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz, &pdd, &ok_ret,
+	     "cuMemcpyDtoDAsync_v2_ptsz", NULL, 0);
+	CUdeviceptr dsts[2] = { DEV(1), DEV(1) + 64 }, srcs[2] = { DEV(2), DEV(2) + 64 };
+	size_t sizes[2] = { 64, 64 };
+	cuMemcpyBatchAsync_params pb;
+	memset(&pb, 0, sizeof(pb));
+	pb.dsts = dsts;
+	pb.srcs = srcs;
+	pb.sizes = sizes;
+	pb.count = 2;
+	pb.hStream = st;
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync, &pb, &ok_ret,
+	     "cuMemcpyBatchAsync", NULL, 0);
+	cuMemsetD16Async_params ps = { DEV(2), 0, 100, st };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async, &ps, &ok_ret,
+	     "cuMemsetD16Async", NULL, 0);
+	translate_free(t);
+	CHECK(recorder_close(r, 1, NULL, err, sizeof(err)) == 0, "close recorder (copies)");
+	struct trace *tr = load(path);
+	if (!tr)
+		return;
+	const struct trace_event *e = find_event(tr, TRACE_EV_COPY, "cuMemcpy2DAsync_v2", 0);
+	CHECK(e && e->bytes == 256 && e->aux == TRACE_COPY_D2D && touches(tr, e, DEV(1)) &&
+		      touches(tr, e, DEV(2)) && e->stream == 0x40,
+	      "cuMemcpy2DAsync_v2: a D2D copy of width x height bytes on its stream");
+	e = find_event(tr, TRACE_EV_COPY, "cuMemcpyPeerAsync", 0);
+	CHECK(e && e->bytes == 128 && touches(tr, e, DEV(1)) && touches(tr, e, DEV(2)),
+	      "cuMemcpyPeerAsync");
+	e = find_event(tr, TRACE_EV_COPY, "cuMemcpyHtoDAsync_v2_ptsz", 0);
+	const struct trace_event *e2 = find_event(tr, TRACE_EV_COPY, "cuMemcpyDtoHAsync_v2_ptsz", 0);
+	const struct trace_event *e3 = find_event(tr, TRACE_EV_COPY, "cuMemcpyDtoDAsync_v2_ptsz", 0);
+	CHECK(e && e->aux == TRACE_COPY_H2D && e2 && e2->aux == TRACE_COPY_D2H && e3 &&
+		      e3->aux == TRACE_COPY_D2D,
+	      "the per-thread-stream async copies");
+	CHECK(count_events(tr, TRACE_EV_COPY, "cuMemcpyBatchAsync") == 2,
+	      "cuMemcpyBatchAsync: one copy per element");
+	e = find_event(tr, TRACE_EV_MEMSET, "cuMemsetD16Async", 0);
+	CHECK(e && e->bytes == 200 && touches(tr, e, DEV(2)), "cuMemsetD16Async: 2 bytes each");
+	trace_free(tr);
+}
+
 static void deliver(void *arg, const void *rec)
 {
 	translate_activity(arg, rec);
@@ -1163,6 +1241,7 @@ int main(void)
 	test_source_joins();
 	test_cuda13_shapes();
 	test_callback_ids();
+	test_copy_variants();
 	test_finish_gpu();
 	test_selection();
 	test_marker();
