@@ -22,7 +22,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <cuda.h>
 #include <cupti.h>
@@ -45,8 +44,16 @@ static struct {
 	CUresult (*mem_free)(CUdeviceptr);
 	CUresult (*mem_alloc_host)(void **, size_t);
 	CUresult (*mem_free_host)(void *);
-	CUresult (*htod)(CUdeviceptr, const void *, size_t);
-	CUresult (*dtoh)(void *, CUdeviceptr, size_t);
+	CUresult (*htod)(CUdeviceptr, const void *, size_t, CUstream);
+	CUresult (*dtoh)(void *, CUdeviceptr, size_t, CUstream);
+	CUresult (*stream_create)(CUstream *, unsigned);
+	CUresult (*stream_destroy)(CUstream);
+	CUresult (*stream_sync)(CUstream);
+	CUresult (*event_create)(CUevent *, unsigned);
+	CUresult (*event_destroy)(CUevent);
+	CUresult (*event_record)(CUevent, CUstream);
+	CUresult (*event_sync)(CUevent);
+	CUresult (*event_elapsed)(float *, CUevent, CUevent);
 } drv = { .once = PTHREAD_ONCE_INIT };
 
 /* dlsym into a function pointer of any type (object -> function pointer
@@ -74,8 +81,19 @@ static void load(void)
 	sym(drv.cuda, "cuMemFree_v2", &drv.mem_free);
 	sym(drv.cuda, "cuMemAllocHost_v2", &drv.mem_alloc_host);
 	sym(drv.cuda, "cuMemFreeHost", &drv.mem_free_host);
-	sym(drv.cuda, "cuMemcpyHtoD_v2", &drv.htod);
-	sym(drv.cuda, "cuMemcpyDtoH_v2", &drv.dtoh);
+	sym(drv.cuda, "cuMemcpyHtoDAsync_v2", &drv.htod);
+	sym(drv.cuda, "cuMemcpyDtoHAsync_v2", &drv.dtoh);
+	sym(drv.cuda, "cuStreamCreate", &drv.stream_create);
+	sym(drv.cuda, "cuStreamDestroy_v2", &drv.stream_destroy);
+	sym(drv.cuda, "cuStreamSynchronize", &drv.stream_sync);
+	sym(drv.cuda, "cuEventCreate", &drv.event_create);
+	sym(drv.cuda, "cuEventDestroy_v2", &drv.event_destroy);
+	sym(drv.cuda, "cuEventRecord", &drv.event_record);
+	sym(drv.cuda, "cuEventSynchronize", &drv.event_sync);
+	/* CUDA 12.8's _v2 (cuda.h maps the name to it), else the first */
+	sym(drv.cuda, "cuEventElapsedTime_v2", &drv.event_elapsed);
+	if (!drv.event_elapsed)
+		sym(drv.cuda, "cuEventElapsedTime", &drv.event_elapsed);
 }
 
 static int64_t cuda_stream_id(void *ctx, void *stream, int per_thread)
@@ -191,18 +209,37 @@ int backend_cuda_device_name(void *ctx, char *buf, size_t len)
 	return rc;
 }
 
-static double seconds(void)
+/* Copies reps times size bytes on stream st between events a and b;
+ * bytes per second, or 0. */
+static double timed_copies(int h2d, CUdeviceptr dev, void *host, size_t size,
+			   int reps, CUstream st, CUevent a, CUevent b)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	if (drv.event_record(a, st) != CUDA_SUCCESS)
+		return 0;
+	for (int i = 0; i < reps; i++) {
+		CUresult rc = h2d ? drv.htod(dev, host, size, st) : drv.dtoh(host, dev, size, st);
+		if (rc != CUDA_SUCCESS)
+			return 0;
+	}
+	float ms = 0;
+	if (drv.event_record(b, st) != CUDA_SUCCESS || drv.event_sync(b) != CUDA_SUCCESS ||
+	    drv.event_elapsed(&ms, a, b) != CUDA_SUCCESS || ms <= 0)
+		return 0;
+	return (double)size * reps / ((double)ms * 1e-3);
 }
 
+/*
+ * Measured without disturbing the program: on a non-blocking stream of
+ * our own (no implicit order with the program's streams, unlike the
+ * legacy stream), timed by events on it, never a context-wide sync.
+ */
 int backend_cuda_bandwidth(void *ctx, double *h2d, double *d2h)
 {
 	pthread_once(&drv.once, load);
 	if (!drv.mem_alloc || !drv.mem_alloc_host || !drv.htod || !drv.dtoh ||
-	    !drv.ctx_set_current || !drv.ctx_get_current || !drv.ctx_sync)
+	    !drv.ctx_set_current || !drv.ctx_get_current || !drv.stream_create ||
+	    !drv.stream_destroy || !drv.stream_sync || !drv.event_create || !drv.event_destroy ||
+	    !drv.event_record || !drv.event_sync || !drv.event_elapsed)
 		return -1;
 	translate_self_enter();
 	const size_t size = 64u << 20;
@@ -211,38 +248,38 @@ int backend_cuda_bandwidth(void *ctx, double *h2d, double *d2h)
 	CUcontext cur = NULL;
 	void *host = NULL;
 	CUdeviceptr dev = 0;
+	CUstream st = NULL;
+	CUevent a = NULL, b = NULL;
 	drv.ctx_get_current(&cur);
 	if (!cur && (!ctx || drv.ctx_set_current((CUcontext)ctx) != CUDA_SUCCESS))
 		goto out;
-	if (drv.mem_alloc_host(&host, size) != CUDA_SUCCESS ||
+	if (drv.stream_create(&st, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+	    drv.event_create(&a, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+	    drv.event_create(&b, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+	    drv.mem_alloc_host(&host, size) != CUDA_SUCCESS ||
 	    drv.mem_alloc(&dev, size) != CUDA_SUCCESS)
 		goto out;
 	memset(host, 1, size);
 	/* one untimed round trip first: page tables, clocks */
-	if (drv.htod(dev, host, size) != CUDA_SUCCESS ||
-	    drv.dtoh(host, dev, size) != CUDA_SUCCESS || drv.ctx_sync() != CUDA_SUCCESS)
+	if (timed_copies(1, dev, host, size, 1, st, a, b) <= 0 ||
+	    timed_copies(0, dev, host, size, 1, st, a, b) <= 0)
 		goto out;
-	double t0 = seconds();
-	for (int i = 0; i < reps; i++)
-		if (drv.htod(dev, host, size) != CUDA_SUCCESS)
-			goto out;
-	drv.ctx_sync();
-	double t1 = seconds();
-	for (int i = 0; i < reps; i++)
-		if (drv.dtoh(host, dev, size) != CUDA_SUCCESS)
-			goto out;
-	drv.ctx_sync();
-	double t2 = seconds();
-	if (t1 > t0 && t2 > t1) {
-		*h2d = (double)size * reps / (t1 - t0);
-		*d2h = (double)size * reps / (t2 - t1);
-		rc = 0;
-	}
+	*h2d = timed_copies(1, dev, host, size, reps, st, a, b);
+	*d2h = timed_copies(0, dev, host, size, reps, st, a, b);
+	rc = *h2d > 0 && *d2h > 0 ? 0 : -1;
 out:
+	if (st)
+		drv.stream_sync(st); /* nothing of ours still running */
 	if (dev)
 		drv.mem_free(dev);
 	if (host)
 		drv.mem_free_host(host);
+	if (a)
+		drv.event_destroy(a);
+	if (b)
+		drv.event_destroy(b);
+	if (st)
+		drv.stream_destroy(st);
 	if (!cur && ctx)
 		drv.ctx_set_current(NULL);
 	translate_self_leave();

@@ -61,6 +61,10 @@ t=$(q "$T/launch.trace" "SELECT count(*) FROM events WHERE type = 2 AND t_start 
 [ "${k:-0}" -gt 0 ] && [ "$a" = "$k" ] && [ "$t" -ge "$k" ]
 ok $? "its kernels are recorded, each touching its buffer, with GPU times ($k kernels, $a with accesses, $t timed)"
 
+bw=$(q "$T/launch.trace" "SELECT count(*) FROM meta WHERE key IN ('bandwidth_h2d', 'bandwidth_d2h') AND CAST(value AS REAL) > 0")
+[ "$bw" = 2 ]
+ok $? "the link is measured at the end, on a stream and events of the capture's own"
+
 # CUDA 13's <<<>>> path: __cudaLaunchKernel with NULL params
 cap cuda13 FAKECUPTI_CUDA13_LAUNCH=1 memplan-capture -o "$T/cuda13.trace" --iteration 2 -- \
 	"$APP" "$T/swap.trace" --iterations 3 --launch --mark --check-errors

@@ -525,3 +525,97 @@ EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 	name[len - 1] = '\0';
 	return CUDA_SUCCESS;
 }
+
+/* The bandwidth measurement's calls: host memory, copies at once, events
+ * that take the time they are recorded at. */
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
+{
+	void *q = malloc(n);
+	*p = (CUdeviceptr)(uintptr_t)q;
+	return q ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
+{
+	free((void *)(uintptr_t)p);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemAllocHost_v2(void **p, size_t n)
+{
+	*p = malloc(n);
+	return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult cuMemFreeHost(void *p)
+{
+	free(p);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, CUstream s)
+{
+	(void)s;
+	memcpy((void *)(uintptr_t)d, h, n);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, CUstream s)
+{
+	(void)s;
+	memcpy(h, (const void *)(uintptr_t)d, n);
+	return CUDA_SUCCESS;
+}
+
+static int a_stream;
+
+EXPORT CUresult cuStreamCreate(CUstream *s, unsigned flags)
+{
+	(void)flags;
+	*s = (CUstream)(void *)&a_stream;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamDestroy_v2(CUstream s)
+{
+	(void)s;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamSynchronize(CUstream s)
+{
+	(void)s;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventCreate(CUevent *e, unsigned flags)
+{
+	(void)flags;
+	*e = (CUevent)calloc(1, sizeof(uint64_t));
+	return *e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult cuEventDestroy_v2(CUevent e)
+{
+	free(e);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
+{
+	(void)s;
+	*(uint64_t *)(void *)e = now_ns();
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventSynchronize(CUevent e)
+{
+	(void)e;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b)
+{
+	*ms = (float)((double)(*(uint64_t *)(void *)b - *(uint64_t *)(void *)a) * 1e-6);
+	return CUDA_SUCCESS;
+}
