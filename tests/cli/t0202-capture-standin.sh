@@ -41,9 +41,8 @@ fi
 "$BUILD_DIR/tests/cuda/fixtures" "$T" 2>"$T/err"
 ok $? "the fixtures"
 
-# cap NAME [VAR=VALUE...] -- APP ARGS: capture iteration 2 into $T/NAME.trace
+# cap NAME CMD...: CMD on the stand-ins (NAME says which capture)
 cap() {
-	name=$1
 	shift
 	env LD_LIBRARY_PATH="$S" FAKECUDA_CUPTI="$S/libcupti.so.13" "$@" 2>"$T/err" >"$T/out"
 }
