@@ -22,7 +22,7 @@ struct live_entry {
 	 * allocation call's correlation id, API name and source (interned
 	 * name ids, 0 none) */
 	uint8_t reach, bypass;
-	uint32_t corr, api, source;
+	uint32_t corr, alias, api, source;
 };
 
 /*

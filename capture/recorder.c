@@ -962,7 +962,7 @@ void recorder_alloc(struct recorder *r, const struct recorder_alloc *a)
 				.id = st == ST_RECORDING ? r->next_id : -1,
 				.stream = a->stream, .device = a->device,
 				.kind = a->kind, .reach = reach, .bypass = !reach,
-				.corr = a->corr, .api = a->api };
+				.corr = a->corr, .alias = a->alias, .api = a->api };
 	if (live_insert(&r->live, &e) == 0 && st == ST_RECORDING) {
 		r->next_id++;
 		struct rec x = { .type = R_ALLOC, .id = e.id, .a = a->addr,
@@ -1242,7 +1242,8 @@ void recorder_source(struct recorder *r, uint32_t corr, uint64_t addr,
 		return;
 	}
 	struct live_entry *e = addr ? live_find(&r->live, addr) : NULL;
-	if (e && e->addr == addr) {
+	if (e && e->addr == addr &&
+	    (corr == 0 || e->corr == 0 || corr == e->corr || corr == e->alias)) {
 		/* by address: kept with the allocation, recorded or not */
 		e->source = n;
 		e->bypass = !e->reach || (entry_points >= 0 && !(entry_points & e->reach));

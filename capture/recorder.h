@@ -105,6 +105,7 @@ struct recorder_alloc {
 	 * bypasses the runtime whatever its source, named by api then. */
 	uint8_t via;
 	uint32_t api;   /* the call's name (recorder_intern), 0 if none */
+	uint32_t alias; /* the nested driver call's correlation id, 0 if none */
 };
 #define RECORDER_NOT_INTERPOSED 0x80
 
@@ -158,8 +159,9 @@ void recorder_gpu_time(struct recorder *r, uint32_t corr, int64_t start,
  * The shared object that asked for the allocation at addr with correlation
  * id corr (CUPTI's allocation source), and the interposed entry points it
  * names (allocsource_entry_points: bits, -1 unknown).  Joined by address
- * with the live allocation there (whose own call may have had another
- * correlation id: the driver's), else by corr; the buffer bypasses the
+ * with the live allocation there when corr is its call's or the nested
+ * driver call's id (records come late: the address may have been freed and
+ * handed out again), else by corr; the buffer bypasses the
  * runtime unless its entry point is one the object names.  May come
  * before the range (kept with the live allocation) or after the
  * allocation is written.

@@ -288,10 +288,11 @@ static void rec_alloc(struct translate *t, const CUpti_CallbackData *cb,
 				    .device = t->b->device(cb->context),
 				    .kind = (uint8_t)kind, .via = tls_via,
 				    .api = recorder_intern(t->r, cb->functionName) };
+	if (tls_alloc_corr == cb->correlationId)
+		a.alias = tls_alloc_alias;
 	recorder_alloc(t->r, &a);
-	if (tls_alloc_corr == cb->correlationId && tls_alloc_alias &&
-	    recorder_state(t->r) == 1)
-		recorder_alias(t->r, cb->correlationId, tls_alloc_alias);
+	if (a.alias && recorder_state(t->r) == 1)
+		recorder_alias(t->r, cb->correlationId, a.alias);
 }
 
 /* The entry point an allocation call comes through, as memplan's runtime

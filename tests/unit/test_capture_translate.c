@@ -1113,6 +1113,16 @@ static void test_source_joins(void)
 	cudaMalloc_v3020_params pp = { &pl, 4096 };
 	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &pp, &ok_ret, "cudaMalloc", NULL, 340);
 	memory_record(t, 340, DEV(23), 4096, trainer);
+	/* an address freed and handed out again before the first one's
+	 * record comes: the record is the first allocation's, not the live one's */
+	void *x = (void *)(uintptr_t)DEV(24);
+	cudaMalloc_v3020_params xp = { &x, 4096 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &xp, &ok_ret, "cudaMalloc", NULL, 350);
+	cudaFree_v3020_params xf = { x };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, &xf, &ok_ret, "cudaFree", NULL, 351);
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &xp, &ok_ret, "cudaMalloc", NULL, 360);
+	memory_record(t, 350, DEV(24), 4096, staticrt);
+	memory_record(t, 360, DEV(24), 4096, trainer);
 	translate_marker(t, 2, "step");
 	translate_free(t);
 	CHECK(recorder_close(r, 1, NULL, err, sizeof(err)) == 0, "close recorder (joins)");
@@ -1137,10 +1147,17 @@ static void test_source_joins(void)
 	b = buffer_at(tr, DEV(23));
 	CHECK(b && !b->bypass && b->source && strcmp(b->source, trainer) == 0,
 	      "a cudaMalloc by the shared cudart's caller reaches the runtime");
+	const struct trace_buffer *first = NULL, *second = NULL;
+	for (size_t i = 0; tr && i < tr->nbuffers; i++)
+		if (tr->buffers[i].addr == DEV(24))
+			*(first ? &second : &first) = &tr->buffers[i];
+	CHECK(first && second && first->bypass && !second->bypass && second->source &&
+		      strcmp(second->source, trainer) == 0,
+	      "a late record of a freed allocation goes to it, not to the one now at its address");
 	int requests = 0;
 	for (size_t i = 0; tr && i < tr->nevents; i++)
 		requests += trace_event_request(tr, &tr->events[i]);
-	CHECK(requests == 2, "the request clock counts only the allocations the runtime sees");
+	CHECK(requests == 3, "the request clock counts only the allocations the runtime sees");
 	trace_free(tr);
 }
 
