@@ -55,6 +55,12 @@ MP_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recove
 MP_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
+# DEPS=DIR: a private root of Debian's libsqlite3-dev and zlib1g-dev
+# unpacked (tests/gpu/prepare.sh), for a machine without their headers
+ifneq ($(DEPS),)
+MP_CFLAGS += -isystem $(DEPS)/usr/include
+MP_LDFLAGS += $(addprefix -L,$(wildcard $(DEPS)/usr/lib/*-linux-gnu $(DEPS)/lib/*-linux-gnu))
+endif
 SQLITE_CFLAGS := $(shell pkg-config --cflags sqlite3 2>/dev/null)
 SQLITE_LIBS   := $(or $(shell pkg-config --libs sqlite3 2>/dev/null),-lsqlite3)
 MP_CFLAGS += $(SQLITE_CFLAGS)

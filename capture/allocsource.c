@@ -18,9 +18,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The entry points runtime/interpose.c takes over. */
-static const char *const entry_points[] = {
-	"cudaMalloc", "cudaMallocAsync", "cudaFree", "cudaFreeAsync",
+/* The entry points runtime/interpose.c takes over, and their bits. */
+static const struct {
+	const char *name;
+	int bit;
+} entry_points[] = {
+	{ "cudaMalloc", ALLOCSOURCE_CUDA_MALLOC },
+	{ "cudaFree", ALLOCSOURCE_CUDA_MALLOC },
+	{ "cudaMallocAsync", ALLOCSOURCE_CUDA_MALLOC_ASYNC },
+	{ "cudaFreeAsync", ALLOCSOURCE_CUDA_MALLOC_ASYNC },
+	{ "cuMemAlloc_v2", ALLOCSOURCE_CU_MEM_ALLOC },
+	{ "cuMemFree_v2", ALLOCSOURCE_CU_MEM_ALLOC },
 };
 
 /* Bounds: no real shared object comes near them. */
@@ -58,18 +66,20 @@ static int read_at(int fd, uint64_t fsize, uint64_t off, void *buf, size_t n)
 	return 0;
 }
 
+/* The entry point's bit, or 0. */
 static int is_entry_point(const char *s, size_t max)
 {
 	for (size_t i = 0; i < sizeof(entry_points) / sizeof(*entry_points); i++) {
-		size_t n = strlen(entry_points[i]);
-		if (n < max && memcmp(s, entry_points[i], n) == 0 && s[n] == '\0')
-			return 1;
+		size_t n = strlen(entry_points[i].name);
+		if (n < max && memcmp(s, entry_points[i].name, n) == 0 && s[n] == '\0')
+			return entry_points[i].bit;
 	}
 	return 0;
 }
 
+/* The entry points' bits the object names in *mask; the verdict. */
 static enum allocsource_verdict scan(int fd, uint64_t fsize, const char *path,
-				     char *why, size_t whylen)
+				     int *mask, char *why, size_t whylen)
 {
 	Elf64_Ehdr eh;
 	if (read_at(fd, fsize, 0, &eh, sizeof(eh)) ||
@@ -141,9 +151,10 @@ static enum allocsource_verdict scan(int fd, uint64_t fsize, const char *path,
 		uint32_t off = sym[i].st_name;
 		if (off >= nstr)
 			continue;
-		if (is_entry_point(str + off, nstr - off)) {
+		int bit = is_entry_point(str + off, nstr - off);
+		if (bit) {
 			v = ALLOCSOURCE_REACHES;
-			break;
+			*mask |= bit;
 		}
 	}
 out:
@@ -153,9 +164,10 @@ out:
 	return v;
 }
 
-enum allocsource_verdict allocsource_classify(const char *path, char *why,
-					      size_t whylen)
+static enum allocsource_verdict classify(const char *path, int *mask,
+					 char *why, size_t whylen)
 {
+	*mask = 0;
 	if (why && whylen)
 		why[0] = '\0';
 	if (!path || !*path)
@@ -169,9 +181,16 @@ enum allocsource_verdict allocsource_classify(const char *path, char *why,
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		v = why_set(why, whylen, "'%s' is not a regular file", path);
 	else
-		v = scan(fd, (uint64_t)st.st_size, path, why, whylen);
+		v = scan(fd, (uint64_t)st.st_size, path, mask, why, whylen);
 	close(fd);
 	return v;
+}
+
+enum allocsource_verdict allocsource_classify(const char *path, char *why,
+					      size_t whylen)
+{
+	int mask;
+	return classify(path, &mask, why, whylen);
 }
 
 #define CACHE 64
@@ -179,23 +198,26 @@ enum allocsource_verdict allocsource_classify(const char *path, char *why,
 static struct {
 	pthread_mutex_t mu;
 	char *path[CACHE];
-	signed char verdict[CACHE];
+	signed char verdict[CACHE], mask[CACHE];
 	unsigned next;
 } cache = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
-enum allocsource_verdict allocsource_verdict(const char *path)
+/* The cached verdict of path, and its entry points in *mask. */
+static enum allocsource_verdict cached(const char *path, int *mask)
 {
+	*mask = 0;
 	if (!path || !*path)
 		return ALLOCSOURCE_UNKNOWN;
 	pthread_mutex_lock(&cache.mu);
 	for (unsigned i = 0; i < CACHE; i++)
 		if (cache.path[i] && strcmp(cache.path[i], path) == 0) {
 			enum allocsource_verdict v = cache.verdict[i];
+			*mask = cache.mask[i];
 			pthread_mutex_unlock(&cache.mu);
 			return v;
 		}
 	pthread_mutex_unlock(&cache.mu);
-	enum allocsource_verdict v = allocsource_classify(path, NULL, 0);
+	enum allocsource_verdict v = classify(path, mask, NULL, 0);
 	char *copy = strdup(path);
 	if (!copy)
 		return v;
@@ -204,6 +226,52 @@ enum allocsource_verdict allocsource_verdict(const char *path)
 	free(cache.path[i]);
 	cache.path[i] = copy;
 	cache.verdict[i] = (signed char)v;
+	cache.mask[i] = (signed char)*mask;
 	pthread_mutex_unlock(&cache.mu);
 	return v;
+}
+
+enum allocsource_verdict allocsource_verdict(const char *path)
+{
+	int mask;
+	return cached(path, &mask);
+}
+
+int allocsource_entry_points(const char *path)
+{
+	int mask;
+	return cached(path, &mask) == ALLOCSOURCE_UNKNOWN ? -1 : mask;
+}
+
+/*
+ * The loaded objects are read from /proc/self/maps (<link.h>'s
+ * dl_iterate_phdr is shadowed by planner/link.h on the include path): a
+ * mapped file whose name is name, or starts with it and a '.'.
+ */
+const char *allocsource_resolve(const char *name, char *out, size_t outlen)
+{
+	if (!name || !*name || strchr(name, '/') || !out || outlen == 0)
+		return name;
+	FILE *f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return name;
+	size_t len = strlen(name);
+	char line[4096];
+	int found = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *path = strchr(line, '/');
+		if (!path)
+			continue;
+		path[strcspn(path, "\n")] = '\0';
+		const char *base = strrchr(path, '/') + 1;
+		if (strncmp(base, name, len) != 0 || (base[len] != '\0' && base[len] != '.') ||
+		    strlen(path) >= outlen)
+			continue;
+		strcpy(out, path);
+		found = 1;
+		if (base[len] == '\0')
+			break; /* the exact name */
+	}
+	fclose(f);
+	return found ? out : name;
 }

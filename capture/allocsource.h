@@ -5,8 +5,12 @@
  * once cuptiActivityEnableAllocationSource(1) is on)?
  *
  * The runtime serves the requests that reach CUDA's allocation entry points
- * it interposes (runtime/interpose.c: cudaMalloc, cudaMallocAsync and their
- * frees) through the dynamic loader.  A library that carries its own static
+ * it interposes (runtime/interpose.c: cudaMalloc, cudaMallocAsync,
+ * cuMemAlloc_v2 and their frees) through the dynamic loader.  Whether one
+ * allocation reaches it depends on both the entry point it came through
+ * (pinned host, managed, pitch, from-pool, per-thread-stream and driver
+ * async calls are never interposed) and the object that called: that
+ * entry point must be in its dynamic symbols.  A library that carries its own static
  * copy of cudart (cuBLAS, cuDNN, NCCL) or calls the driver API directly,
  * and a program linked with nvcc's default -cudart static, allocate without
  * ever passing through those symbols: a plan that counted their requests
@@ -40,5 +44,28 @@ enum allocsource_verdict allocsource_classify(const char *path, char *why,
  * same few objects allocate over and over).  Thread-safe.
  */
 enum allocsource_verdict allocsource_verdict(const char *path);
+
+/* The interposed entry points, as bits: the alloc and its free. */
+enum {
+	ALLOCSOURCE_CUDA_MALLOC = 1,       /* cudaMalloc, cudaFree */
+	ALLOCSOURCE_CUDA_MALLOC_ASYNC = 2, /* cudaMallocAsync, cudaFreeAsync */
+	ALLOCSOURCE_CU_MEM_ALLOC = 4,      /* cuMemAlloc_v2, cuMemFree_v2 */
+	ALLOCSOURCE_ALL = 7,
+};
+
+/*
+ * Which interposed entry points the object at path names in its dynamic
+ * symbols (imported or exported), as ALLOCSOURCE_* bits; -1 when it cannot
+ * tell (not a readable ELF object).  Cached as allocsource_verdict().
+ */
+int allocsource_entry_points(const char *path);
+
+/*
+ * CUPTI may name a source by its file name alone ("libcublasLt.so.13"):
+ * the path of the loaded object with that name (or soname-like prefix)
+ * into out; returns out, or name itself when it has a '/' or no loaded
+ * object matches.
+ */
+const char *allocsource_resolve(const char *name, char *out, size_t outlen);
 
 #endif

@@ -2,17 +2,18 @@
 /*
  * backend_cuda.c - the real side of capture_backend.h, inside the injection library:
  * stream and device ids from CUPTI, kernel parameter layouts from the driver
- * (cuFuncGetParamInfo / cuKernelGetParamInfo, runtime stubs mapped with the
- * program's own cudaGetFuncBySymbol), the end of a capture (context
+ * (cuFuncGetParamInfo / cuKernelGetParamInfo), the end of a capture (context
  * synchronization, forced activity flush, dropped records) and the
  * end-of-capture bandwidth measurement.
  *
- * Driver and runtime functions are looked up with dlsym, not linked: the
- * driver that loaded us is already in the process (dlopen(RTLD_NOLOAD) finds
- * exactly that instance), the runtime must be the program's own copy (its
- * kernel registry is per copy, and it may be static or a framework's
- * private libcudart), and the library must still load on a machine without
- * a driver (for its tests and nm checks).
+ * No CUDA runtime call, ever: a failing one (cudaGetFuncBySymbol of a stub
+ * that belongs to cuBLAS's or cuDNN's static cudart) becomes the program's
+ * last error on that thread, which PyTorch's next launch check raises.  A
+ * runtime stub's layout comes from the driver launch nested in its call.
+ * Driver functions are looked up with dlsym, not linked: the driver that
+ * loaded us is already in the process (dlopen(RTLD_NOLOAD) finds exactly
+ * that instance), and the library must still load on a machine without a
+ * driver (for its tests and nm checks).
  */
 #define _GNU_SOURCE
 #include "backend_cuda.h"
@@ -21,7 +22,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <cuda.h>
 #include <cupti.h>
@@ -29,13 +29,11 @@
 #include "translate.h"
 
 typedef CUresult (*param_info_fn)(void *, size_t, size_t *, size_t *);
-typedef int (*func_by_symbol_fn)(void **, const void *);
 
 static struct {
-	pthread_once_t once, runtime_once;
+	pthread_once_t once;
 	void *cuda;
 	param_info_fn func_params, kernel_params;
-	func_by_symbol_fn func_by_symbol;
 	CUresult (*ctx_get_current)(CUcontext *);
 	CUresult (*ctx_set_current)(CUcontext);
 	CUresult (*ctx_sync)(void);
@@ -46,9 +44,17 @@ static struct {
 	CUresult (*mem_free)(CUdeviceptr);
 	CUresult (*mem_alloc_host)(void **, size_t);
 	CUresult (*mem_free_host)(void *);
-	CUresult (*htod)(CUdeviceptr, const void *, size_t);
-	CUresult (*dtoh)(void *, CUdeviceptr, size_t);
-} drv = { .once = PTHREAD_ONCE_INIT, .runtime_once = PTHREAD_ONCE_INIT };
+	CUresult (*htod)(CUdeviceptr, const void *, size_t, CUstream);
+	CUresult (*dtoh)(void *, CUdeviceptr, size_t, CUstream);
+	CUresult (*stream_create)(CUstream *, unsigned);
+	CUresult (*stream_destroy)(CUstream);
+	CUresult (*stream_sync)(CUstream);
+	CUresult (*event_create)(CUevent *, unsigned);
+	CUresult (*event_destroy)(CUevent);
+	CUresult (*event_record)(CUevent, CUstream);
+	CUresult (*event_sync)(CUevent);
+	CUresult (*event_elapsed)(float *, CUevent, CUevent);
+} drv = { .once = PTHREAD_ONCE_INIT };
 
 /* dlsym into a function pointer of any type (object -> function pointer
  * through memcpy, as POSIX does). */
@@ -57,8 +63,6 @@ static void sym(void *h, const char *name, void *fnptr)
 	void *p = h ? dlsym(h, name) : NULL;
 	memcpy(fnptr, &p, sizeof(p));
 }
-
-static void find_runtime(void);
 
 static void load(void)
 {
@@ -77,22 +81,19 @@ static void load(void)
 	sym(drv.cuda, "cuMemFree_v2", &drv.mem_free);
 	sym(drv.cuda, "cuMemAllocHost_v2", &drv.mem_alloc_host);
 	sym(drv.cuda, "cuMemFreeHost", &drv.mem_free_host);
-	sym(drv.cuda, "cuMemcpyHtoD_v2", &drv.htod);
-	sym(drv.cuda, "cuMemcpyDtoH_v2", &drv.dtoh);
-	find_runtime();
-}
-
-/* The program's runtime: linked into it, or a shared copy already loaded
- * (possibly privately, by a framework). */
-static void find_runtime(void)
-{
-	sym(RTLD_DEFAULT, "cudaGetFuncBySymbol", &drv.func_by_symbol);
-	static const char *const cudart[] = { "libcudart.so.13", "libcudart.so.12",
-					      "libcudart.so.11.0", "libcudart.so" };
-	for (size_t i = 0; !drv.func_by_symbol && i < sizeof(cudart) / sizeof(*cudart); i++) {
-		void *h = dlopen(cudart[i], RTLD_LAZY | RTLD_NOLOAD);
-		sym(h, "cudaGetFuncBySymbol", &drv.func_by_symbol);
-	}
+	sym(drv.cuda, "cuMemcpyHtoDAsync_v2", &drv.htod);
+	sym(drv.cuda, "cuMemcpyDtoHAsync_v2", &drv.dtoh);
+	sym(drv.cuda, "cuStreamCreate", &drv.stream_create);
+	sym(drv.cuda, "cuStreamDestroy_v2", &drv.stream_destroy);
+	sym(drv.cuda, "cuStreamSynchronize", &drv.stream_sync);
+	sym(drv.cuda, "cuEventCreate", &drv.event_create);
+	sym(drv.cuda, "cuEventDestroy_v2", &drv.event_destroy);
+	sym(drv.cuda, "cuEventRecord", &drv.event_record);
+	sym(drv.cuda, "cuEventSynchronize", &drv.event_sync);
+	/* CUDA 12.8's _v2 (cuda.h maps the name to it), else the first */
+	sym(drv.cuda, "cuEventElapsedTime_v2", &drv.event_elapsed);
+	if (!drv.event_elapsed)
+		sym(drv.cuda, "cuEventElapsedTime", &drv.event_elapsed);
 }
 
 static int64_t cuda_stream_id(void *ctx, void *stream, int per_thread)
@@ -142,15 +143,8 @@ static int cuda_params(int kind, const void *handle, struct argscan_param *out,
 {
 	pthread_once(&drv.once, load);
 	const void *h = handle;
-	if (kind == BACKEND_RUNTIME_STUB) {
-		/* a runtime loaded after cuInit: looked for once more */
-		if (!drv.func_by_symbol)
-			pthread_once(&drv.runtime_once, find_runtime);
-		void *f = NULL;
-		if (!drv.func_by_symbol || drv.func_by_symbol(&f, handle) != 0 || !f)
-			return -1;
-		h = f;
-	}
+	if (kind == BACKEND_RUNTIME_STUB)
+		return -1; /* the nested driver launch tells (see the top) */
 	argscan_info_fn fi = drv.func_params ? func_info : NULL;
 	argscan_info_fn ki = drv.kernel_params ? kernel_info : NULL;
 	/* a CUfunction that answers INVALID_VALUE at index 0 may be a CUkernel
@@ -215,18 +209,37 @@ int backend_cuda_device_name(void *ctx, char *buf, size_t len)
 	return rc;
 }
 
-static double seconds(void)
+/* Copies reps times size bytes on stream st between events a and b;
+ * bytes per second, or 0. */
+static double timed_copies(int h2d, CUdeviceptr dev, void *host, size_t size,
+			   int reps, CUstream st, CUevent a, CUevent b)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	if (drv.event_record(a, st) != CUDA_SUCCESS)
+		return 0;
+	for (int i = 0; i < reps; i++) {
+		CUresult rc = h2d ? drv.htod(dev, host, size, st) : drv.dtoh(host, dev, size, st);
+		if (rc != CUDA_SUCCESS)
+			return 0;
+	}
+	float ms = 0;
+	if (drv.event_record(b, st) != CUDA_SUCCESS || drv.event_sync(b) != CUDA_SUCCESS ||
+	    drv.event_elapsed(&ms, a, b) != CUDA_SUCCESS || ms <= 0)
+		return 0;
+	return (double)size * reps / ((double)ms * 1e-3);
 }
 
+/*
+ * Measured without disturbing the program: on a non-blocking stream of
+ * our own (no implicit order with the program's streams, unlike the
+ * legacy stream), timed by events on it, never a context-wide sync.
+ */
 int backend_cuda_bandwidth(void *ctx, double *h2d, double *d2h)
 {
 	pthread_once(&drv.once, load);
 	if (!drv.mem_alloc || !drv.mem_alloc_host || !drv.htod || !drv.dtoh ||
-	    !drv.ctx_set_current || !drv.ctx_get_current || !drv.ctx_sync)
+	    !drv.ctx_set_current || !drv.ctx_get_current || !drv.stream_create ||
+	    !drv.stream_destroy || !drv.stream_sync || !drv.event_create || !drv.event_destroy ||
+	    !drv.event_record || !drv.event_sync || !drv.event_elapsed)
 		return -1;
 	translate_self_enter();
 	const size_t size = 64u << 20;
@@ -235,38 +248,38 @@ int backend_cuda_bandwidth(void *ctx, double *h2d, double *d2h)
 	CUcontext cur = NULL;
 	void *host = NULL;
 	CUdeviceptr dev = 0;
+	CUstream st = NULL;
+	CUevent a = NULL, b = NULL;
 	drv.ctx_get_current(&cur);
 	if (!cur && (!ctx || drv.ctx_set_current((CUcontext)ctx) != CUDA_SUCCESS))
 		goto out;
-	if (drv.mem_alloc_host(&host, size) != CUDA_SUCCESS ||
+	if (drv.stream_create(&st, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+	    drv.event_create(&a, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+	    drv.event_create(&b, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+	    drv.mem_alloc_host(&host, size) != CUDA_SUCCESS ||
 	    drv.mem_alloc(&dev, size) != CUDA_SUCCESS)
 		goto out;
 	memset(host, 1, size);
 	/* one untimed round trip first: page tables, clocks */
-	if (drv.htod(dev, host, size) != CUDA_SUCCESS ||
-	    drv.dtoh(host, dev, size) != CUDA_SUCCESS || drv.ctx_sync() != CUDA_SUCCESS)
+	if (timed_copies(1, dev, host, size, 1, st, a, b) <= 0 ||
+	    timed_copies(0, dev, host, size, 1, st, a, b) <= 0)
 		goto out;
-	double t0 = seconds();
-	for (int i = 0; i < reps; i++)
-		if (drv.htod(dev, host, size) != CUDA_SUCCESS)
-			goto out;
-	drv.ctx_sync();
-	double t1 = seconds();
-	for (int i = 0; i < reps; i++)
-		if (drv.dtoh(host, dev, size) != CUDA_SUCCESS)
-			goto out;
-	drv.ctx_sync();
-	double t2 = seconds();
-	if (t1 > t0 && t2 > t1) {
-		*h2d = (double)size * reps / (t1 - t0);
-		*d2h = (double)size * reps / (t2 - t1);
-		rc = 0;
-	}
+	*h2d = timed_copies(1, dev, host, size, reps, st, a, b);
+	*d2h = timed_copies(0, dev, host, size, reps, st, a, b);
+	rc = *h2d > 0 && *d2h > 0 ? 0 : -1;
 out:
+	if (st)
+		drv.stream_sync(st); /* nothing of ours still running */
 	if (dev)
 		drv.mem_free(dev);
 	if (host)
 		drv.mem_free_host(host);
+	if (a)
+		drv.event_destroy(a);
+	if (b)
+		drv.event_destroy(b);
+	if (st)
+		drv.stream_destroy(st);
 	if (!cur && ctx)
 		drv.ctx_set_current(NULL);
 	translate_self_leave();

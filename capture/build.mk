@@ -114,6 +114,19 @@ $(CAP_SO): $(CAP_SO_OBJ) capture/exports.map
 		-Wl,--version-script=capture/exports.map $(if $(SANITIZE),,-Wl,--no-undefined) \
 		-o $@ $(CAP_SO_OBJ) -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) $(CUPTI_LINK) \
 		$(LIBS) -ldl
+
+# The stand-in libcupti (tests/cuda/cupti.c): memplan-capture records the
+# stand-in libcudart's programs through the real injection library; the
+# same file is the driver (libcuda.so.1) the library asks for layouts.
+CAP_STANDIN := $(BUILD)/tests/cuda/cupti/libcupti.so.13
+EXTRA_CHECK += $(CAP_STANDIN) $(dir $(CAP_STANDIN))libcuda.so.1
+$(CAP_STANDIN): tests/cuda/cupti.c
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(MP_CFLAGS) -fPIC $(CAP_CUDA_CFLAGS) -shared $(CFLAGS) \
+		$(MP_LDFLAGS) $(LDFLAGS) -Wl,-soname,libcupti.so.13 -o $@ $< -lpthread -ldl
+
+$(dir $(CAP_STANDIN))libcuda.so.1: $(CAP_STANDIN)
+	$(Q)ln -sf libcupti.so.13 $@
 endif
 
 .PHONY: install-capture uninstall-capture
@@ -126,3 +139,10 @@ install-capture: $(CAP_BIN) $(if $(CAP_HAVE_CUPTI),$(CAP_SO))
 uninstall-capture:
 	rm -f $(DESTDIR)$(BINDIR)/memplan-capture $(DESTDIR)$(LIBDIR)/libmemplan-capture.so \
 		$(DESTDIR)$(INCLUDEDIR)/memplan/marker.h
+
+# header dependencies of the component's own objects (the top-level list
+# does not hold them)
+-include $(CAP_PLAIN_OBJ:.o=.d) $(CAP_CUDA_OBJ:.o=.d) $(CAP_HOST_OBJ:.o=.d) \
+	 $(BUILD)/obj/capture/memplan-capture.d \
+	 $(patsubst %.c,$(BUILD)/pic/%.d,$(CAP_SO_SRC)) \
+	 $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/unit/%.d,$(wildcard tests/unit/test_capture_*.c))

@@ -2,8 +2,8 @@
 /*
  * capture_backend.h - the one small contract between the capture's translation of
  * CUPTI callbacks and CUDA itself: stream ids, devices and kernel parameter
- * layouts.  backend_cuda.c asks the driver, CUPTI and the program's CUDA
- * runtime; backend_host.c answers from tables the tests fill, so the
+ * layouts.  backend_cuda.c asks the driver and CUPTI, never the CUDA runtime
+ * (its errors stay on the program's thread); backend_host.c answers from tables the tests fill, so the
  * translation above never knows which one it runs on.
  */
 #ifndef MEMPLAN_CAPTURE_BACKEND_H

@@ -398,25 +398,47 @@ EXPORT int InitializeInjection(void)
  * libcupti.so.13 (a PyTorch wheel does), which the dynamic linker bound us
  * to by soname, and a second copy loaded by path would have no subscriber.
  * So the call goes to InitializeInjectionNvtx2 of the libcupti that
- * cuptiSubscribe comes from.  Returns its answer, or 0 (NVTX then runs
- * without a tool) when that library cannot be found.
+ * cuptiSubscribe comes from.  The guard against calling ourselves compares
+ * objects (load addresses), not function addresses: our own reference to
+ * InitializeInjectionNvtx2 goes through the GOT and binds to a libcupti in
+ * the global scope, which would make the two look equal.  Returns its
+ * answer, or 0 (NVTX then makes every call a no-op for the rest of the
+ * process) with a warning on stderr.
  */
 typedef const void *(*nvtx_export_table_fn)(uint32_t id);
+
+static int nvtx_refused(const char *why)
+{
+	fprintf(stderr, "memplan-capture: warning: NVTX ranges are off in this process: %s\n",
+		why);
+	return 0;
+}
+
 EXPORT int InitializeInjectionNvtx2(nvtx_export_table_fn get_export_table);
 EXPORT int InitializeInjectionNvtx2(nvtx_export_table_fn get_export_table)
 {
-	Dl_info info;
-	void *self_sym = (void *)(uintptr_t)&cuptiSubscribe;
-	if (!dladdr(self_sym, &info) || !info.dli_fname)
-		return 0;
+	Dl_info info, self;
+	void *cupti_sym = (void *)(uintptr_t)&cuptiSubscribe;
+	void *self_sym = (void *)(uintptr_t)&nvtx_refused; /* static: ours */
+	if (!dladdr(cupti_sym, &info) || !info.dli_fname || !dladdr(self_sym, &self))
+		return nvtx_refused("the libcupti in use cannot be found (dladdr)");
 	void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
 	if (!h)
-		return 0;
+		return nvtx_refused("the libcupti in use cannot be opened again");
 	void *p = dlsym(h, "InitializeInjectionNvtx2");
-	int (*init)(nvtx_export_table_fn);
-	memcpy(&init, &p, sizeof(p));
-	int rc = init && init != InitializeInjectionNvtx2
-		 ? init(get_export_table) : 0;
+	Dl_info at;
+	int rc;
+	if (!p)
+		rc = nvtx_refused("the libcupti in use has no InitializeInjectionNvtx2");
+	else if (dladdr(p, &at) && at.dli_fbase == self.dli_fbase)
+		rc = nvtx_refused("InitializeInjectionNvtx2 of libcupti resolves to the capture library itself");
+	else {
+		int (*init)(nvtx_export_table_fn);
+		memcpy(&init, &p, sizeof(p));
+		rc = init(get_export_table);
+		if (!rc)
+			nvtx_refused("libcupti's InitializeInjectionNvtx2 refused");
+	}
 	dlclose(h); /* NOLOAD took a reference; the library stays loaded */
 	return rc;
 }

@@ -17,6 +17,12 @@ struct live_entry {
 	int64_t stream;      /* stream id at allocation, -1 if none */
 	int32_t device;
 	uint8_t kind;        /* enum trace_kind */
+	/* what reaches memplan's runtime (recorder.c): the call's entry
+	 * points (allocsource.h bits; 0 none), the verdict so far, and the
+	 * allocation call's correlation id, API name and source (interned
+	 * name ids, 0 none) */
+	uint8_t reach, bypass;
+	uint32_t corr, alias, api, source;
 };
 
 /*

@@ -26,6 +26,7 @@
 
 #include <sqlite3.h>
 
+#include "allocsource.h"
 #include "live.h"
 #include "trace.h"
 #include "tracedb.h"
@@ -43,7 +44,8 @@ enum rec_type {
 	R_TIME,
 	R_META,
 	R_ALIAS, /* corr: an event's id, c: a second id its GPU record may carry */
-	R_SOURCE, /* corr: an allocation's id, name: its source, aux: bypass */
+	R_SOURCE, /* id: its buffer (-1: join by corr), corr: the allocation's
+		   * id, name: its source, aux: bypass */
 };
 
 struct rec {
@@ -159,6 +161,7 @@ struct pev {
 	struct trace_event e;
 	struct trace_buffer b;
 	uint8_t has_event, has_buf, timed;
+	uint8_t reach; /* an allocation's entry points (recorder_alloc) */
 	uint32_t corr;
 	uint32_t alias; /* the nested driver call's correlation id, 0 if none */
 	uint64_t expect_acc; /* accesses still to come from the queue */
@@ -177,6 +180,7 @@ struct corr_slot {
 struct late_slot {
 	uint32_t corr; /* 0: empty */
 	uint8_t timed;
+	uint8_t reach; /* as struct pev's */
 	int64_t seq;
 	int64_t buffer; /* an allocation's buffer, else TRACE_NONE */
 	int64_t start, end;
@@ -317,7 +321,7 @@ static struct late_slot *late_find(struct recorder *r, uint32_t corr)
 }
 
 /* Remembers that the event seq, written without times, has id corr. */
-static void late_remember(struct recorder *r, uint32_t corr, int64_t seq,
+static void late_remember(struct recorder *r, uint32_t corr, uint8_t reach, int64_t seq,
 			  int64_t buffer)
 {
 	if (!corr)
@@ -347,7 +351,7 @@ static void late_remember(struct recorder *r, uint32_t corr, int64_t seq,
 	if (!r->late[j].corr)
 		r->late_used++;
 	r->late[j] = (struct late_slot){ .corr = corr, .seq = seq,
-					 .buffer = buffer };
+					 .buffer = buffer, .reach = reach };
 }
 
 static void write_pev(struct recorder *r, struct pev *p)
@@ -357,8 +361,8 @@ static void write_pev(struct recorder *r, struct pev *p)
 	if (p->has_event && p->corr && !p->timed) {
 		int64_t b = p->has_buf && p->e.type == TRACE_EV_ALLOC
 				    ? p->b.id : TRACE_NONE;
-		late_remember(r, p->corr, p->e.seq, b);
-		late_remember(r, p->alias, p->e.seq, b);
+		late_remember(r, p->corr, p->reach, p->e.seq, b);
+		late_remember(r, p->alias, p->reach, p->e.seq, b);
 	}
 	int rc = 0;
 	if (p->has_buf) {
@@ -512,6 +516,14 @@ static void add_access(struct recorder *r, struct pev *p, int64_t id,
 	p->acc[p->nacc++] = (struct pacc){ id, mode };
 }
 
+/* Whether an allocation through entry points reach (0: none the runtime
+ * interposes) by an object naming mask (0xff: cannot tell) bypasses the
+ * runtime. */
+static int source_bypass(uint8_t reach, uint8_t mask)
+{
+	return !reach || (mask != 0xff && !(mask & reach));
+}
+
 static void handle(struct recorder *r, const struct rec *x)
 {
 	struct pev *p;
@@ -532,7 +544,10 @@ static void handle(struct recorder *r, const struct rec *x)
 			/* every kind comes from CUDA's routines (trace.h) */
 			.align = TRACE_ALIGN_CUDA, .fixed_offset = TRACE_NONE,
 			.stream = x->stream, .device = x->device, .kind = x->kind,
+			/* name: its source (or the API the runtime never sees) */
+			.source = name_of(&r->names, x->name), .bypass = x->aux,
 		};
+		p->reach = x->mode;
 		p->e.buffer = x->id;
 		return;
 	case R_FREE:
@@ -576,15 +591,24 @@ static void handle(struct recorder *r, const struct rec *x)
 		} else if (!p) {
 			struct late_slot *l = late_find(r, x->corr);
 			if (l)
-				late_remember(r, x->c, l->seq, l->buffer);
+				late_remember(r, x->c, l->reach, l->seq, l->buffer);
 		}
 		return;
 	}
 	case R_SOURCE:
-		p = ctab_find(r, x->corr, NULL);
-		if (p && p->has_buf && p->e.type == TRACE_EV_ALLOC) {
+		p = x->corr ? ctab_find(r, x->corr, NULL) : NULL;
+		if (p && p->has_buf && p->e.type == TRACE_EV_ALLOC &&
+		    (x->id < 0 || p->b.id == x->id)) {
 			p->b.source = name_of(&r->names, x->name);
-			p->b.bypass = x->aux ? 1 : 0;
+			p->b.bypass = x->id >= 0 ? x->aux != 0 : source_bypass(p->reach, x->mode);
+		} else if (x->id >= 0) {
+			/* its buffer (written, or waiting where corr cannot
+			 * reach it): the row is replaced when the buffer's own
+			 * comes, which carries the same verdict */
+			if (!r->werr)
+				wfail(r, trace_writer_buffer_source(
+						 r->w, x->id, name_of(&r->names, x->name),
+						 x->aux));
 		} else if (!p) {
 			/* written already: its row gets the source now */
 			struct late_slot *l = late_find(r, x->corr);
@@ -592,10 +616,11 @@ static void handle(struct recorder *r, const struct rec *x)
 				wfail(r, trace_writer_buffer_source(
 						 r->w, l->buffer,
 						 name_of(&r->names, x->name),
-						 x->aux));
+						 source_bypass(l->reach, x->mode)));
+			p = NULL;
 		}
 		r->st.sources++;
-		r->st.bypassing += x->aux != 0;
+		r->st.bypassing += p ? p->b.bypass : x->id >= 0 ? x->aux != 0 : x->mode == 0;
 		return;
 	case R_TIME:
 		p = ctab_find(r, x->corr, NULL);
@@ -875,7 +900,9 @@ int recorder_begin(struct recorder *r, uint32_t name)
 		e->id = r->next_id++;
 		struct rec x = { .type = R_BUFFER, .id = e->id, .a = e->addr,
 				 .b = e->size, .kind = e->kind,
-				 .device = e->device, .stream = e->stream };
+				 .device = e->device, .stream = e->stream,
+				 .name = e->source ? e->source : e->bypass ? e->api : 0,
+				 .aux = e->bypass, .mode = e->reach };
 		put(r, t++, &x);
 	}
 	struct rec m = { .type = R_MARK, .aux = TRACE_MARK_BEGIN,
@@ -929,16 +956,20 @@ void recorder_alloc(struct recorder *r, const struct recorder_alloc *a)
 		atomic_fetch_add(&r->missed_frees, 1);
 		emit_free(r, &old, old.stream, 0);
 	}
+	uint8_t reach = a->via & RECORDER_NOT_INTERPOSED ? 0
+			: a->via ? a->via : ALLOCSOURCE_ALL;
 	struct live_entry e = { .addr = a->addr, .size = a->size,
 				.id = st == ST_RECORDING ? r->next_id : -1,
 				.stream = a->stream, .device = a->device,
-				.kind = a->kind };
+				.kind = a->kind, .reach = reach, .bypass = !reach,
+				.corr = a->corr, .alias = a->alias, .api = a->api };
 	if (live_insert(&r->live, &e) == 0 && st == ST_RECORDING) {
 		r->next_id++;
 		struct rec x = { .type = R_ALLOC, .id = e.id, .a = a->addr,
 				 .b = a->size, .kind = a->kind,
 				 .device = a->device, .stream = a->stream,
-				 .corr = a->corr };
+				 .corr = a->corr, .aux = e.bypass, .mode = reach,
+				 .name = e.bypass ? a->api : 0 };
 		put(r, reserve(r, 1), &x);
 	}
 	pthread_rwlock_unlock(&r->lock);
@@ -1194,18 +1225,36 @@ void recorder_gpu_time(struct recorder *r, uint32_t corr, int64_t start,
 	put(r, t, &x);
 }
 
-void recorder_source(struct recorder *r, uint32_t corr, const char *source,
-		     int bypass)
+void recorder_source(struct recorder *r, uint32_t corr, uint64_t addr,
+		     const char *source, int entry_points)
 {
-	if (corr == 0 || !source || !*source)
+	if ((corr == 0 && addr == 0) || !source || !*source)
 		return;
 	uint32_t n = recorder_intern(r, source);
-	if (!n || live_state(r) == ST_IDLE)
+	if (!n)
 		return;
-	struct rec x = { .type = R_SOURCE, .corr = corr, .name = n,
-			 .aux = (uint8_t)(bypass != 0) };
-	pthread_rwlock_rdlock(&r->lock);
+	/* mode: the object's entry points for a join by corr (0xff unknown) */
+	struct rec x = { .type = R_SOURCE, .id = -1, .corr = corr, .name = n,
+			 .mode = entry_points < 0 ? 0xff : (uint8_t)entry_points };
+	pthread_rwlock_wrlock(&r->lock);
 	if (atomic_load(&r->closing) || atomic_load(&r->disabled)) {
+		pthread_rwlock_unlock(&r->lock);
+		return;
+	}
+	struct live_entry *e = addr ? live_find(&r->live, addr) : NULL;
+	if (e && e->addr == addr &&
+	    (corr == 0 || e->corr == 0 || corr == e->corr || corr == e->alias)) {
+		/* by address: kept with the allocation, recorded or not */
+		e->source = n;
+		e->bypass = !e->reach || (entry_points >= 0 && !(entry_points & e->reach));
+		if (e->id < 0) {
+			pthread_rwlock_unlock(&r->lock);
+			return; /* before the range: recorder_begin() writes it */
+		}
+		x.id = e->id;
+		x.corr = e->corr;
+		x.aux = e->bypass;
+	} else if (corr == 0 || atomic_load(&r->state) == ST_IDLE) {
 		pthread_rwlock_unlock(&r->lock);
 		return;
 	}

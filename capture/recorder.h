@@ -98,7 +98,16 @@ struct recorder_alloc {
 	uint32_t corr;  /* CUPTI correlation id, 0 if none */
 	int32_t device;
 	uint8_t kind;   /* enum trace_kind */
+	/* The entry point it came through, as allocsource.h's bits: 0 counts
+	 * as any one memplan's runtime interposes, RECORDER_NOT_INTERPOSED
+	 * is one it never sees (pinned host, managed, pitch, from-pool,
+	 * per-thread-stream and driver async, VMM mappings): such a buffer
+	 * bypasses the runtime whatever its source, named by api then. */
+	uint8_t via;
+	uint32_t api;   /* the call's name (recorder_intern), 0 if none */
+	uint32_t alias; /* the nested driver call's correlation id, 0 if none */
 };
+#define RECORDER_NOT_INTERPOSED 0x80
 
 /* An allocation (tracked always, recorded while recording).  One that
  * overlaps live allocations replaces them (their frees were missed). */
@@ -146,11 +155,19 @@ void recorder_mark(struct recorder *r, uint32_t name, unsigned aux);
 void recorder_gpu_time(struct recorder *r, uint32_t corr, int64_t start,
 		       int64_t end);
 /* A meta key/value for the trace (copied). */
-/* The shared object that asked for the allocation with correlation id corr
- * (CUPTI's allocation source), and whether its requests bypass memplan's
- * runtime (allocsource.h).  May come after the allocation is written. */
-void recorder_source(struct recorder *r, uint32_t corr, const char *source,
-		     int bypass);
+/*
+ * The shared object that asked for the allocation at addr with correlation
+ * id corr (CUPTI's allocation source), and the interposed entry points it
+ * names (allocsource_entry_points: bits, -1 unknown).  Joined by address
+ * with the live allocation there when corr is its call's or the nested
+ * driver call's id (records come late: the address may have been freed and
+ * handed out again), else by corr; the buffer bypasses the
+ * runtime unless its entry point is one the object names.  May come
+ * before the range (kept with the live allocation) or after the
+ * allocation is written.
+ */
+void recorder_source(struct recorder *r, uint32_t corr, uint64_t addr,
+		     const char *source, int entry_points);
 void recorder_meta(struct recorder *r, const char *key, const char *value);
 
 /*

@@ -80,18 +80,26 @@ static _Thread_local int tls_launch;    /* runtime launch callbacks in progress 
  * alias, since memset and some kernel records carry the driver's id. */
 static _Thread_local uint32_t tls_work_corr;
 static _Thread_local uint32_t tls_tid;  /* small thread number for keys */
+/* The outermost decoded runtime allocation call's correlation id, and the
+ * first driver call's nested in it: CUPTI's memory record (time, source)
+ * may carry either. */
+static _Thread_local uint32_t tls_alloc_corr, tls_alloc_alias;
+/* The entry point of the call being decoded, for recorder_alloc's via. */
+static _Thread_local uint8_t tls_via;
 static _Thread_local uint32_t tls_push; /* NVTX push depth */
 #define PUSH_NAMES 64
 static _Thread_local uint32_t tls_push_name[PUSH_NAMES];
 /* A runtime launch whose layout is unknown, waiting for the driver launch
  * nested in it. */
-static _Thread_local struct {
+struct pending_launch {
 	int active;
+	int stream_known; /* 0: take the nested launch's stream (no params) */
 	uint32_t name;
 	int64_t stream;
 	uint32_t corr;
 	unsigned aux;
-} tls_pending;
+};
+static _Thread_local struct pending_launch tls_pending;
 
 void translate_self_enter(void)
 {
@@ -278,8 +286,29 @@ static void rec_alloc(struct translate *t, const CUpti_CallbackData *cb,
 	struct recorder_alloc a = { .addr = addr, .size = size, .stream = stream,
 				    .corr = cb->correlationId,
 				    .device = t->b->device(cb->context),
-				    .kind = (uint8_t)kind };
+				    .kind = (uint8_t)kind, .via = tls_via,
+				    .api = recorder_intern(t->r, cb->functionName) };
+	if (tls_alloc_corr == cb->correlationId)
+		a.alias = tls_alloc_alias;
 	recorder_alloc(t->r, &a);
+	if (a.alias && recorder_state(t->r) == 1)
+		recorder_alias(t->r, cb->correlationId, a.alias);
+}
+
+/* The entry point an allocation call comes through, as memplan's runtime
+ * sees it (recorder.h's via): only cudaMalloc, cudaMallocAsync (not its
+ * per-thread-stream variant) and cuMemAlloc_v2 are interposed. */
+static uint8_t via_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020)
+			return ALLOCSOURCE_CUDA_MALLOC;
+		if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020)
+			return ALLOCSOURCE_CUDA_MALLOC_ASYNC;
+	} else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2) {
+		return ALLOCSOURCE_CU_MEM_ALLOC;
+	}
+	return RECORDER_NOT_INTERPOSED;
 }
 
 static int64_t sid(struct translate *t, const CUpti_CallbackData *cb,
@@ -485,11 +514,16 @@ static void graph_launch(struct translate *t, const CUpti_CallbackData *cb,
 /* --- launches -------------------------------------------------------------- */
 
 /* Records the pending runtime launch with the words its nested launch
- * found, then the nested call's correlation id as its alias. */
+ * found (and its stream s when the runtime call gave none; -1 unknown),
+ * then the nested call's correlation id as its alias. */
 static void complete_pending(struct translate *t, const uint64_t *words,
-			     size_t n, size_t truncated, uint32_t alias)
+			     size_t n, size_t truncated, uint32_t alias, int64_t s)
 {
 	tls_pending.active = 0;
+	if (!tls_pending.stream_known) {
+		tls_pending.stream = s;
+		tls_pending.aux = captured(t, s);
+	}
 	recorder_launch(t->r, tls_pending.name, tls_pending.stream, tls_pending.corr,
 			tls_pending.aux, words, n, truncated);
 	recorder_alias(t->r, tls_pending.corr, alias);
@@ -507,7 +541,7 @@ static void rt_launch(struct translate *t, const CUpti_CallbackData *cb,
 {
 	if (cb->callbackSite != CUPTI_API_ENTER) {
 		if (tls_launch == 1 && tls_pending.active) /* no nested launch came */
-			complete_pending(t, NULL, 0, 0, 0);
+			complete_pending(t, NULL, 0, 0, 0, -1);
 		return;
 	}
 	if (recorder_state(t->r) != 1)
@@ -521,15 +555,23 @@ static void rt_launch(struct translate *t, const CUpti_CallbackData *cb,
 	if (tls_launch > 1) {
 		if (l) {
 			size_t n = launch_words(l, args, NULL, words, &truncated);
-			complete_pending(t, words, n, truncated, cb->correlationId);
+			complete_pending(t, words, n, truncated, cb->correlationId,
+					 sid(t, cb, stream, ptsz));
 		}
 		return;
 	}
 	uint32_t name = name_of(t, slot, cb->symbolName);
+	if (!cb->functionParams) { /* all the nested launch will tell */
+		tls_pending = (struct pending_launch){ .active = 1, .name = name,
+						       .corr = cb->correlationId,
+						       .stream = -1 };
+		return;
+	}
 	int64_t s = sid(t, cb, stream, ptsz);
 	unsigned aux = captured(t, s);
 	if (!l) {
 		tls_pending.active = 1;
+		tls_pending.stream_known = 1;
 		tls_pending.name = name;
 		tls_pending.stream = s;
 		tls_pending.corr = cb->correlationId;
@@ -558,12 +600,12 @@ static void drv_launch(struct translate *t, const CUpti_CallbackData *cb,
 	uint64_t words[MAX_WORDS];
 	size_t truncated;
 	size_t n = launch_words(l, params, extra, words, &truncated);
+	int64_t s = sid(t, cb, stream, ptsz);
 	if (tls_rt_depth > 0) { /* completing a runtime launch */
 		if (tls_pending.active)
-			complete_pending(t, words, n, truncated, cb->correlationId);
+			complete_pending(t, words, n, truncated, cb->correlationId, s);
 		return;
 	}
-	int64_t s = sid(t, cb, stream, ptsz);
 	recorder_launch(t->r, name_of(t, slot, cb->symbolName), s,
 			cb->correlationId, captured(t, s), words, n, truncated);
 }
@@ -587,6 +629,37 @@ static void copy(struct translate *t, const CUpti_CallbackData *cb,
 		return;
 	recorder_copy(t->r, recorder_intern(t->r, cb->functionName), kind, dst,
 		      src, bytes, sid(t, cb, stream, ptsz), cb->correlationId);
+}
+
+/* An address in a 2D copy's description: its host or device pointer by
+ * memory type (arrays have none). */
+static uint64_t copy2d_addr(CUmemorytype type, const void *host, CUdeviceptr dev)
+{
+	return type == CU_MEMORYTYPE_HOST ? u64p(host)
+	       : type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED ? dev
+										 : 0;
+}
+
+static void copy2d(struct translate *t, const CUpti_CallbackData *cb,
+		   const CUDA_MEMCPY2D *c, const void *stream, int ptsz)
+{
+	if (!c)
+		return;
+	copy(t, cb, TRACE_COPY_UNKNOWN,
+	     copy2d_addr(c->dstMemoryType, c->dstHost, c->dstDevice),
+	     copy2d_addr(c->srcMemoryType, c->srcHost, c->srcDevice),
+	     (uint64_t)c->WidthInBytes * c->Height, stream, ptsz);
+}
+
+/* Most copies of one batch recorded (each its own event). */
+#define MAX_BATCH 4096
+
+static void copy_batch(struct translate *t, const CUpti_CallbackData *cb,
+		       CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes,
+		       size_t count, const void *stream, int ptsz)
+{
+	for (size_t i = 0; dsts && srcs && sizes && i < count && i < MAX_BATCH; i++)
+		copy(t, cb, TRACE_COPY_UNKNOWN, dsts[i], srcs[i], sizes[i], stream, ptsz);
 }
 
 static void memset_(struct translate *t, const CUpti_CallbackData *cb,
@@ -641,6 +714,15 @@ static void runtime_api(struct translate *t, CUpti_CallbackId cbid,
 {
 	int enter = cb->callbackSite == CUPTI_API_ENTER;
 	int ptsz = 0;
+	tls_via = via_of(CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+	/* CUDA 13.0's headers have no params struct for __cudaLaunchKernel
+	 * (the <<<>>> path): CUPTI gives none, and the nested driver launch
+	 * tells the rest */
+	if (!cb->functionParams && (cbid == RT(__cudaLaunchKernel_v13000) ||
+				    cbid == RT(__cudaLaunchKernel_ptsz_v13000))) {
+		rt_launch(t, cb, BACKEND_KERNEL, NULL, NULL, NULL, 0);
+		return;
+	}
 	/* CUPTI passes NULL params for internal calls: only the calls that
 	 * take no arguments may go on without them */
 	if (!cb->functionParams && cbid != RT(cudaDeviceSynchronize_v3020) &&
@@ -868,6 +950,7 @@ static void driver_api(struct translate *t, CUpti_CallbackId cbid,
 {
 	int enter = cb->callbackSite == CUPTI_API_ENTER;
 	int ptsz = 0;
+	tls_via = via_of(CUPTI_CB_DOMAIN_DRIVER_API, cbid);
 	if (!cb->functionParams && cbid != DRV(cuCtxSynchronize))
 		return; /* an internal call: CUPTI gives no params */
 	switch (cbid) {
@@ -1057,22 +1140,67 @@ static void driver_api(struct translate *t, CUpti_CallbackId cbid,
 		     ptsz);
 		return;
 	}
+	case DRV(cuMemcpyHtoDAsync_v2_ptsz):
+		ptsz = 1;
+		/* fall through */
 	case DRV(cuMemcpyHtoDAsync_v2): {
 		const cuMemcpyHtoDAsync_v2_params *p = P(cuMemcpyHtoDAsync_v2_params);
 		copy(t, cb, TRACE_COPY_H2D, p->dstDevice, u64p(p->srcHost), p->ByteCount,
-		     p->hStream, 0);
+		     p->hStream, ptsz);
 		return;
 	}
+	case DRV(cuMemcpyDtoHAsync_v2_ptsz):
+		ptsz = 1;
+		/* fall through */
 	case DRV(cuMemcpyDtoHAsync_v2): {
 		const cuMemcpyDtoHAsync_v2_params *p = P(cuMemcpyDtoHAsync_v2_params);
 		copy(t, cb, TRACE_COPY_D2H, u64p(p->dstHost), p->srcDevice, p->ByteCount,
-		     p->hStream, 0);
+		     p->hStream, ptsz);
 		return;
 	}
+	case DRV(cuMemcpyDtoDAsync_v2_ptsz):
+		ptsz = 1;
+		/* fall through */
 	case DRV(cuMemcpyDtoDAsync_v2): {
 		const cuMemcpyDtoDAsync_v2_params *p = P(cuMemcpyDtoDAsync_v2_params);
 		copy(t, cb, TRACE_COPY_D2D, p->dstDevice, p->srcDevice, p->ByteCount,
-		     p->hStream, 0);
+		     p->hStream, ptsz);
+		return;
+	}
+	case DRV(cuMemcpy2D_v2):
+		copy2d(t, cb, P(cuMemcpy2D_v2_params)->pCopy, NULL, 0);
+		return;
+	case DRV(cuMemcpy2DAsync_v2_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemcpy2DAsync_v2):
+		copy2d(t, cb, P(cuMemcpy2DAsync_v2_params)->pCopy,
+		       P(cuMemcpy2DAsync_v2_params)->hStream, ptsz);
+		return;
+	case DRV(cuMemcpyPeerAsync_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemcpyPeerAsync): {
+		const cuMemcpyPeerAsync_params *p = P(cuMemcpyPeerAsync_params);
+		copy(t, cb, TRACE_COPY_UNKNOWN, p->dstDevice, p->srcDevice, p->ByteCount,
+		     p->hStream, ptsz);
+		return;
+	}
+	case DRV(cuMemcpyBatchAsync_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemcpyBatchAsync): {
+		const cuMemcpyBatchAsync_params *p = P(cuMemcpyBatchAsync_params);
+		copy_batch(t, cb, p->dsts, p->srcs, p->sizes, p->count, p->hStream, ptsz);
+		return;
+	}
+	case DRV(cuMemcpyBatchAsync_v2_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemcpyBatchAsync_v2): {
+		/* the _v2 params lack failIdx */
+		const cuMemcpyBatchAsync_v2_params *p = P(cuMemcpyBatchAsync_v2_params);
+		copy_batch(t, cb, p->dsts, p->srcs, p->sizes, p->count, p->hStream, ptsz);
 		return;
 	}
 	case DRV(cuMemsetD8_v2):
@@ -1099,6 +1227,14 @@ static void driver_api(struct translate *t, CUpti_CallbackId cbid,
 		memset_(t, cb, P(cuMemsetD8Async_params)->dstDevice,
 			P(cuMemsetD8Async_params)->N, P(cuMemsetD8Async_params)->hStream, ptsz);
 		return;
+	case DRV(cuMemsetD16Async_ptsz):
+		ptsz = 1;
+		/* fall through */
+	case DRV(cuMemsetD16Async):
+		memset_(t, cb, P(cuMemsetD16Async_params)->dstDevice,
+			2 * (uint64_t)P(cuMemsetD16Async_params)->N,
+			P(cuMemsetD16Async_params)->hStream, ptsz);
+		return;
 	case DRV(cuMemsetD32Async_ptsz):
 		ptsz = 1;
 		/* fall through */
@@ -1123,7 +1259,7 @@ static void driver_api(struct translate *t, CUpti_CallbackId cbid,
 
 /* --- the callbacks decoded ---------------------------------------------- */
 
-enum { CB_DECODED = 1, CB_WORK = 2, CB_LAUNCH = 4 };
+enum { CB_DECODED = 1, CB_WORK = 2, CB_LAUNCH = 4, CB_ALLOC = 8 };
 
 struct cb_entry {
 	CUpti_CallbackId id;
@@ -1147,15 +1283,15 @@ static const struct cb_entry rt_ids[] = {
 	{ RT(cudaStreamBeginCaptureToGraph_v12030), 0 },
 	{ RT(cudaStreamEndCapture_ptsz_v10000), 0 },
 	{ RT(cudaStreamEndCapture_v10000), 0 },
-	{ RT(cudaMalloc_v3020), 0 },
-	{ RT(cudaMallocPitch_v3020), 0 },
-	{ RT(cudaMallocManaged_v6000), 0 },
-	{ RT(cudaMallocHost_v3020), 0 },
-	{ RT(cudaHostAlloc_v3020), 0 },
-	{ RT(cudaMallocAsync_ptsz_v11020), 0 },
-	{ RT(cudaMallocAsync_v11020), 0 },
-	{ RT(cudaMallocFromPoolAsync_ptsz_v11020), 0 },
-	{ RT(cudaMallocFromPoolAsync_v11020), 0 },
+	{ RT(cudaMalloc_v3020), CB_ALLOC },
+	{ RT(cudaMallocPitch_v3020), CB_ALLOC },
+	{ RT(cudaMallocManaged_v6000), CB_ALLOC },
+	{ RT(cudaMallocHost_v3020), CB_ALLOC },
+	{ RT(cudaHostAlloc_v3020), CB_ALLOC },
+	{ RT(cudaMallocAsync_ptsz_v11020), CB_ALLOC },
+	{ RT(cudaMallocAsync_v11020), CB_ALLOC },
+	{ RT(cudaMallocFromPoolAsync_ptsz_v11020), CB_ALLOC },
+	{ RT(cudaMallocFromPoolAsync_v11020), CB_ALLOC },
 	{ RT(cudaFree_v3020), 0 },
 	{ RT(cudaFreeHost_v3020), 0 },
 	{ RT(cudaFreeAsync_ptsz_v11020), 0 },
@@ -1237,6 +1373,18 @@ static const struct cb_entry drv_ids[] = {
 	{ DRV(cuMemcpyHtoDAsync_v2), CB_WORK },
 	{ DRV(cuMemcpyDtoHAsync_v2), CB_WORK },
 	{ DRV(cuMemcpyDtoDAsync_v2), CB_WORK },
+	{ DRV(cuMemcpyHtoDAsync_v2_ptsz), CB_WORK },
+	{ DRV(cuMemcpyDtoHAsync_v2_ptsz), CB_WORK },
+	{ DRV(cuMemcpyDtoDAsync_v2_ptsz), CB_WORK },
+	{ DRV(cuMemcpy2D_v2), CB_WORK },
+	{ DRV(cuMemcpy2DAsync_v2), CB_WORK },
+	{ DRV(cuMemcpy2DAsync_v2_ptsz), CB_WORK },
+	{ DRV(cuMemcpyPeerAsync), CB_WORK },
+	{ DRV(cuMemcpyPeerAsync_ptsz), CB_WORK },
+	{ DRV(cuMemcpyBatchAsync), CB_WORK },
+	{ DRV(cuMemcpyBatchAsync_ptsz), CB_WORK },
+	{ DRV(cuMemcpyBatchAsync_v2), CB_WORK },
+	{ DRV(cuMemcpyBatchAsync_v2_ptsz), CB_WORK },
 	{ DRV(cuMemsetD8_v2), CB_WORK },
 	{ DRV(cuMemsetD8_v2_ptds), CB_WORK },
 	{ DRV(cuMemsetD16_v2), CB_WORK },
@@ -1245,6 +1393,8 @@ static const struct cb_entry drv_ids[] = {
 	{ DRV(cuMemsetD32_v2_ptds), CB_WORK },
 	{ DRV(cuMemsetD8Async_ptsz), CB_WORK },
 	{ DRV(cuMemsetD8Async), CB_WORK },
+	{ DRV(cuMemsetD16Async_ptsz), CB_WORK },
+	{ DRV(cuMemsetD16Async), CB_WORK },
 	{ DRV(cuMemsetD32Async_ptsz), CB_WORK },
 	{ DRV(cuMemsetD32Async), CB_WORK },
 	{ DRV(cuCtxSynchronize), 0 },
@@ -1354,8 +1504,11 @@ void translate_api(struct translate *t, CUpti_CallbackDomain domain,
 	int enter = cb->callbackSite == CUPTI_API_ENTER;
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
 		if (enter) {
-			if (++tls_rt_depth == 1)
+			if (++tls_rt_depth == 1) {
 				tls_work_corr = f & CB_WORK ? cb->correlationId : 0;
+				tls_alloc_corr = f & CB_ALLOC ? cb->correlationId : 0;
+				tls_alloc_alias = 0;
+			}
 			if (f & CB_LAUNCH)
 				tls_launch++;
 		}
@@ -1368,12 +1521,15 @@ void translate_api(struct translate *t, CUpti_CallbackDomain domain,
 				tls_launch--;
 			if (tls_rt_depth > 0 && --tls_rt_depth == 0) {
 				tls_work_corr = 0;
+				tls_alloc_corr = tls_alloc_alias = 0;
 				tls_launch = 0;
 			}
 		}
 		return;
 	}
 	if (tls_rt_depth > 0) {
+		if (enter && tls_alloc_corr && !tls_alloc_alias)
+			tls_alloc_alias = cb->correlationId;
 		if ((f & CB_LAUNCH) && tls_pending.active)
 			driver_api(t, cbid, cb);
 		else if (enter && (f & CB_WORK) && tls_work_corr &&
@@ -1542,9 +1698,10 @@ void translate_activity(struct translate *t, const CUpti_Activity *a)
 		if (m->memoryOperationType ==
 			    CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION &&
 		    m->source && m->source[0]) {
-			enum allocsource_verdict v = allocsource_verdict(m->source);
-			recorder_source(t->r, m->correlationId, m->source,
-					v == ALLOCSOURCE_BYPASSES);
+			char path[4096];
+			const char *src = allocsource_resolve(m->source, path, sizeof(path));
+			recorder_source(t->r, m->correlationId, m->address, src,
+					allocsource_entry_points(src));
 		}
 		gpu_time(t, m->correlationId, m->timestamp, m->timestamp);
 		return;

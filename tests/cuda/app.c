@@ -31,6 +31,13 @@
  * hand out.  Several TRACEs take turns: each iteration performs them in
  * the order given, one after the other (their concatenation, cycle.h), as
  * a process running the workloads of a plan compiled with --cycle does.
+ * For memplan-capture on the stand-ins (cudart.c, cupti.c): --launch also
+ * launches a kernel (cudaLaunchKernel of a stub no runtime registered, as
+ * cuBLAS's are to the program's cudart) with the buffer as its parameter
+ * wherever a host function runs; --mark marks each iteration with
+ * marker.h's memplan_mark_iteration_begin/end; --pinned allocates a pinned
+ * host buffer (cudaMallocHost) inside each iteration, after its first
+ * allocation, and frees it at its end.
  * Exit: 0 all checks passed, 1 a check failed, 2 usage, 3 input.
  */
 #include <dlfcn.h>
@@ -43,6 +50,7 @@
 #include <time.h>
 
 #include "cudart.h"
+#include "../../capture/marker.h"
 #include "cycle.h"
 #include "replay.h"
 #include "tracedb.h"
@@ -96,6 +104,7 @@ static int nstreams, async_mode, driver_mode, fresh_streams, check_errors,
 /* --capture: the iteration captured, the mode, the stream; the jobs the
  * graph holds */
 static int capture_at = -1, capture_mode, capturing, side_mode;
+static int launch_mode, mark_mode, pinned_mode;
 static cudaStream_t cap_stream, side_stream;
 static cudaEvent_t side_event, side_done;
 static unsigned char *side_pending; /* per buffer: read on the side stream */
@@ -169,6 +178,9 @@ static struct job *new_job(int check, int64_t b, size_t ev, unsigned sleep_us)
 	return j;
 }
 
+/* --launch: the kernel's host stub; only its address matters */
+static const char app_kernel_stub = 0;
+
 static void launch(const struct trace *t, int64_t b, int check, size_t ev)
 {
 	struct job *j = new_job(check, b, ev, 0);
@@ -177,6 +189,16 @@ static void launch(const struct trace *t, int64_t b, int check, size_t ev)
 		exit(1);
 	}
 	check_last_error("cudaLaunchHostFunc");
+	if (launch_mode) {
+		void *arg = ptr[b];
+		void *args[1] = { &arg };
+		dim3 one = { 1, 1, 1 };
+		if (cudaLaunchKernel(&app_kernel_stub, one, one, args, 0, stream_of(t, b))) {
+			fprintf(stderr, "app: cudaLaunchKernel failed\n");
+			exit(1);
+		}
+		check_last_error("cudaLaunchKernel");
+	}
 }
 
 /* --side-stream: a slow read of b on the side stream, after what b's own
@@ -301,7 +323,8 @@ static const char usage[] =
 	"usage: app TRACE... [--iterations N] [--async] [--streams N] [--fresh-streams]\n"
 	"           [--driver] [--check-errors | --keep-error]\n"
 	"           [--torch LIBRARY [--side-stream]] [--diverge ITERATION]...\n"
-	"           [--capture ITERATION [--capture-mode global|thread|relaxed]]\n";
+	"           [--capture ITERATION [--capture-mode global|thread|relaxed]]\n"
+	"           [--launch] [--mark] [--pinned]\n";
 
 int main(int argc, char **argv)
 {
@@ -338,6 +361,12 @@ int main(int argc, char **argv)
 				       !strcmp(m, "thread") ? cudaStreamCaptureModeThreadLocal :
 				       !strcmp(m, "relaxed") ? cudaStreamCaptureModeRelaxed : -1;
 		}
+		else if (!strcmp(argv[i], "--launch"))
+			launch_mode = 1;
+		else if (!strcmp(argv[i], "--mark"))
+			mark_mode = 1;
+		else if (!strcmp(argv[i], "--pinned"))
+			pinned_mode = 1;
 		else if (!strcmp(argv[i], "--diverge") && i + 1 < argc)
 			diverge |= (uint64_t)1 << (atoi(argv[++i]) & 63);
 		else if (argv[i][0] != '-' && npaths < 8)
@@ -426,6 +455,9 @@ int main(int argc, char **argv)
 		for (size_t b = 0; b < t->nbuffers; b++)
 			if (t->buffers[b].alloc_ev == TRACE_NONE && !ptr[b])
 				do_alloc(t, (int64_t)b, t->buffers[b].size, it);
+		if (mark_mode)
+			memplan_mark_iteration_begin();
+		void *pinned = NULL;
 		unsigned nalloc = 0;
 		for (size_t i = 0; i < t->nevents; i++) {
 			const struct trace_event *e = &t->events[i];
@@ -434,6 +466,13 @@ int main(int argc, char **argv)
 				if (it < 64 && (diverge >> it & 1) && ++nalloc == 3)
 					n += 256; /* this iteration differs */
 				do_alloc(t, e->buffer, n, it);
+				if (pinned_mode && !pinned) {
+					if (cudaMallocHost(&pinned, 4096)) {
+						fprintf(stderr, "app: cudaMallocHost failed\n");
+						return 1;
+					}
+					check_last_error("cudaMallocHost");
+				}
 			} else if (e->type == TRACE_EV_FREE) {
 				do_free(t, e->buffer, i);
 			} else {
@@ -456,6 +495,15 @@ int main(int argc, char **argv)
 			if (t->buffers[b].free_ev == TRACE_NONE &&
 			    t->buffers[b].alloc_ev != TRACE_NONE)
 				do_free(t, (int64_t)b, t->nevents);
+		if (pinned) {
+			cudaFreeHost(pinned);
+			check_last_error("cudaFreeHost");
+		}
+		if (mark_mode) {
+			cudaDeviceSynchronize();
+			check_last_error("cudaDeviceSynchronize");
+			memplan_mark_iteration_end();
+		}
 		if (capturing)
 			end_capture(it);
 	}

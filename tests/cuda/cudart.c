@@ -23,9 +23,20 @@
  * forbidden call fails and invalidates the capture, whose
  * cudaStreamEndCapture then gives no graph.  Simplification: the default stream is an ordinary stream;
  * it does not synchronise with other blocking streams.
+ *
+ * Capture without a GPU: when FAKECUDA_CUPTI names the stand-in libcupti
+ * (tests/cuda/cupti.c) and CUDA_INJECTION64_PATH an injection library, the
+ * first call loads the one RTLD_GLOBAL and calls the other's
+ * InitializeInjection, as cuInit does; allocations, frees and launches
+ * then report to the stand-in CUPTI.  Kernels (cudaLaunchKernel) run
+ * nothing; cudaGetFuncBySymbol knows no stub (none is ever registered), so
+ * it fails and leaves its error behind, as the real one does for a stub of
+ * another copy of cudart (cuBLAS's, cuDNN's).
  */
+#define _GNU_SOURCE /* dladdr */
 #include "cudart.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -493,7 +504,67 @@ static void mem_release(void *p)
 	free(p);
 }
 
-cudaError_t cudaMalloc(void **p, size_t n)
+/* --- capture: the stand-in CUPTI and the injection library ------------------ */
+
+static struct {
+	pthread_once_t once;
+	uint32_t (*alloc)(int, int, void **, size_t, void *, int, const void *, uint32_t);
+	void (*free)(int, void *, void *);
+	void (*launch)(const void *, const char *, void **, void *);
+} cupti = { .once = PTHREAD_ONCE_INIT };
+
+static void sym_into(void *h, const char *name, void *fnptr)
+{
+	void *p = h ? dlsym(h, name) : NULL;
+	memcpy(fnptr, &p, sizeof(p));
+}
+
+static void inject_init(void)
+{
+	const char *lib = getenv("CUDA_INJECTION64_PATH"), *c = getenv("FAKECUDA_CUPTI");
+	if (!lib || !*lib || !c || !*c)
+		return;
+	void *h = dlopen(c, RTLD_NOW | RTLD_GLOBAL);
+	if (!h) {
+		fprintf(stderr, "fakecuda: %s\n", dlerror());
+		return;
+	}
+	sym_into(h, "fakecupti_alloc", &cupti.alloc);
+	sym_into(h, "fakecupti_free", &cupti.free);
+	sym_into(h, "fakecupti_launch", &cupti.launch);
+	void *inj = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	int (*init_fn)(void) = NULL;
+	sym_into(inj, "InitializeInjection", &init_fn);
+	if (!init_fn) {
+		fprintf(stderr, "fakecuda: no InitializeInjection in %s: %s\n", lib, dlerror());
+		return;
+	}
+	init_fn();
+}
+
+/* Reports an allocation call (enter, then exit with rc) to the stand-in
+ * CUPTI, if loaded; caller: the object that called, for its source. */
+enum { FC_MALLOC, FC_MALLOC_HOST, FC_MALLOC_ASYNC, FC_MEM_ALLOC };
+enum { FC_FREE, FC_FREE_HOST, FC_FREE_ASYNC, FC_MEM_FREE };
+#define HOOK_ALLOC(kind, p, n, s, call)                                            \
+	do {                                                                       \
+		pthread_once(&cupti.once, inject_init);                            \
+		const void *caller_ = __builtin_return_address(0);                 \
+		uint32_t corr_ = cupti.alloc ? cupti.alloc(kind, 1, (void **)(p), n, \
+							   s, 0, caller_, 0) : 0; \
+		cudaError_t rc_ = (call);                                          \
+		if (cupti.alloc)                                                   \
+			cupti.alloc(kind, 0, (void **)(p), n, s, rc_, caller_, corr_); \
+		return rc_;                                                        \
+	} while (0)
+#define HOOK_FREE(kind, p, s)                                                      \
+	do {                                                                       \
+		pthread_once(&cupti.once, inject_init);                            \
+		if (cupti.free)                                                    \
+			cupti.free(kind, (void *)(uintptr_t)(p), s);               \
+	} while (0)
+
+static cudaError_t malloc_impl(void **p, size_t n)
 {
 	cudaError_t rc = cap_unsafe();
 	if (rc) {
@@ -518,8 +589,14 @@ static cudaError_t free_sync(void *p)
 	return cudaSuccess;
 }
 
+cudaError_t cudaMalloc(void **p, size_t n)
+{
+	HOOK_ALLOC(FC_MALLOC, p, n, NULL, malloc_impl(p, n));
+}
+
 cudaError_t cudaFree(void *p)
 {
+	HOOK_FREE(FC_FREE, p, NULL);
 	cudaError_t rc = cap_unsafe();
 	return ret(rc ? rc : free_sync(p));
 }
@@ -538,7 +615,13 @@ static int capturing(cudaStream_t h, struct fakecuda_stream **seq)
 }
 
 /* During a capture: the graph's own memory, which lives as long as it. */
+static cudaError_t malloc_async_impl(void **p, size_t n, cudaStream_t s);
 cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s)
+{
+	HOOK_ALLOC(FC_MALLOC_ASYNC, p, n, s, malloc_async_impl(p, n, s));
+}
+
+static cudaError_t malloc_async_impl(void **p, size_t n, cudaStream_t s)
 {
 	struct fakecuda_stream *o;
 	*p = NULL;
@@ -573,6 +656,7 @@ static int graph_owns(const struct fakecuda_graph *gr, const void *p)
 
 cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
 {
+	HOOK_FREE(FC_FREE_ASYNC, p, s);
 	if (!p)
 		return cudaSuccess;
 	struct fakecuda_stream *o;
@@ -596,7 +680,13 @@ cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
 	return ret(enqueue(s, op));
 }
 
+static int mem_alloc_impl(unsigned long long *p, size_t n);
 int cuMemAlloc_v2(unsigned long long *p, size_t n)
+{
+	HOOK_ALLOC(FC_MEM_ALLOC, p, n, NULL, mem_alloc_impl(p, n));
+}
+
+static int mem_alloc_impl(unsigned long long *p, size_t n)
 {
 	void *q = NULL;
 	cudaError_t rc = cap_unsafe();
@@ -608,6 +698,7 @@ int cuMemAlloc_v2(unsigned long long *p, size_t n)
 
 int cuMemFree_v2(unsigned long long p)
 {
+	HOOK_FREE(FC_MEM_FREE, p, NULL);
 	cudaError_t rc = cap_unsafe();
 	return rc ? rc : free_sync((void *)(uintptr_t)p);
 }
@@ -631,7 +722,13 @@ static int is_pinned(const void *p)
 	return yes;
 }
 
+static cudaError_t malloc_host_impl(void **p, size_t n);
 cudaError_t cudaMallocHost(void **p, size_t n)
+{
+	HOOK_ALLOC(FC_MALLOC_HOST, p, n, NULL, malloc_host_impl(p, n));
+}
+
+static cudaError_t malloc_host_impl(void **p, size_t n)
 {
 	pthread_once(&g.once, init);
 	cudaError_t rc = cap_unsafe();
@@ -656,6 +753,7 @@ cudaError_t cudaMallocHost(void **p, size_t n)
 
 cudaError_t cudaFreeHost(void *p)
 {
+	HOOK_FREE(FC_FREE_HOST, p, NULL);
 	cudaError_t rc = cap_unsafe();
 	if (rc)
 		return ret(rc);
@@ -1008,6 +1106,44 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *user)
 		o->user = user;
 	}
 	return ret(submit(s, o));
+}
+
+static void kernel_noop(void *user)
+{
+	(void)user;
+}
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+			     size_t shared, cudaStream_t s)
+{
+	(void)grid;
+	(void)block;
+	(void)shared;
+	pthread_once(&cupti.once, inject_init);
+	if (cupti.launch) {
+		Dl_info in;
+		const char *name = dladdr(func, &in) && in.dli_sname ? in.dli_sname : "kernel";
+		cupti.launch(func, name, args, s);
+	}
+	struct op *o = op_new(OP_HOST);
+	if (o)
+		o->fn = kernel_noop;
+	return ret(submit(s, o));
+}
+
+/* No stub is registered with this runtime: every lookup fails, and its
+ * error stays behind as the thread's last error. */
+cudaError_t cudaGetFuncBySymbol(void **func, const void *symbol)
+{
+	(void)symbol;
+	if (func)
+		*func = NULL;
+	return ret(cudaErrorInvalidDeviceFunction);
+}
+
+void fakecuda_sync_all(void)
+{
+	device_sync_raw();
 }
 
 const char *cudaGetErrorString(cudaError_t e)

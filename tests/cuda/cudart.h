@@ -22,6 +22,7 @@ enum {
 	cudaSuccess = 0,
 	cudaErrorInvalidValue = 1,
 	cudaErrorMemoryAllocation = 2,
+	cudaErrorInvalidDeviceFunction = 98,
 	cudaErrorInvalidDevice = 101,
 	cudaErrorIllegalState = 401,
 	cudaErrorNotReady = 600,
@@ -84,6 +85,15 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t n,
 		       enum cudaMemcpyKind kind);
 cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s);
 cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *user);
+typedef struct {
+	unsigned x, y, z;
+} dim3;
+/* A kernel that runs nothing; reported to the stand-in CUPTI when loaded. */
+cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+			     size_t shared, cudaStream_t s);
+cudaError_t cudaGetFuncBySymbol(void **func, const void *symbol);
+/* Waits for every stream (the stand-in CUPTI's cuCtxSynchronize). */
+void fakecuda_sync_all(void);
 const char *cudaGetErrorString(cudaError_t e);
 /* stream capture and graphs (CUDA 13's signatures; the graph node and edge
  * types of cudaStreamGetCaptureInfo are opaque here, and always empty) */

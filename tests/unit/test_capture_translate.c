@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -396,8 +397,12 @@ static void test_cuda13_shapes(void)
 	/* every id of both domains with NULL params (CUPTI's internal calls):
 	 * nothing is dereferenced, nothing but the argument-less calls recorded */
 	for (CUpti_CallbackId id = 1; id < CUPTI_RUNTIME_TRACE_CBID_SIZE; id++) {
+		/* __cudaLaunchKernel has no params struct in CUDA 13.0: a
+		 * launch all the same, checked below */
 		if (id == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 ||
-		    id == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000)
+		    id == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000 ||
+		    id == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 ||
+		    id == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000)
 			continue;
 		call(t, RT, id, NULL, &ok_ret, "internal", NULL, 90);
 	}
@@ -449,6 +454,16 @@ static void test_cuda13_shapes(void)
 		"cudaLaunchKernel", "k_completed", 120);
 	/* the kernel record may carry the driver call's id */
 	kernel_time(t, 102, 9000, 9500);
+
+	/* __cudaLaunchKernel as CUPTI 13.0 gives it: no params; the name from
+	 * the callback, the layout and the stream from the driver launch */
+	cuLaunchKernel_params dn = dl;
+	dn.hStream = (CUstream)(uintptr_t)0x70;
+	backend_host_set_params(BACKEND_FUNCTION, dl.f, lay, 1);
+	nested(t, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, NULL,
+	       "__cudaLaunchKernel", 125, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &dn,
+	       "cuLaunchKernel", 126, "k_no_params");
+	kernel_time(t, 126, 9600, 9700);
 
 	/* a runtime call memplan does not decode: its driver copy stands alone */
 	cudaMemcpyToSymbol_v3020_params ts;
@@ -568,6 +583,11 @@ static void test_cuda13_shapes(void)
 	CHECK(k && k->nacc == 1 && touches(tr, k, DEV(1)) &&
 		      count_events(tr, TRACE_EV_KERNEL, "k_completed") == 1,
 	      "an unresolvable outer launch is completed by the resolvable one inside it");
+	k = find_event(tr, TRACE_EV_KERNEL, "k_no_params", 0);
+	CHECK(k && k->nacc == 1 && touches(tr, k, DEV(1)) && k->stream == 0x70 &&
+		      k->t_start == 9600 && count_events(tr, TRACE_EV_KERNEL, "k_no_params") == 1,
+	      "__cudaLaunchKernel with NULL params: one kernel, with the driver launch's "
+	      "buffers, stream and time");
 	const struct trace_event *c = find_event(tr, TRACE_EV_COPY, "cuMemcpyHtoD_v2", 0);
 	CHECK(c && c->aux == TRACE_COPY_H2D && c->nacc == 1 && touches(tr, c, DEV(2)),
 	      "a driver copy inside an undecoded runtime call (cudaMemcpyToSymbol) is recorded");
@@ -600,6 +620,84 @@ static void test_cuda13_shapes(void)
 	      "a launch on a stream that joined a capture is tagged captured");
 	k = find_event(tr, TRACE_EV_KERNEL, "k_after_capture", 0);
 	CHECK(k && k->aux == 0, "after the capture ends it is not");
+	trace_free(tr);
+}
+
+/* The copy and memset variants PyTorch and NCCL use on CUDA 13: each
+ * recorded, touching its buffers. */
+static void test_copy_variants(void)
+{
+	char path[128], err[512];
+	snprintf(path, sizeof(path), "%s/copies.trace", dir);
+	struct recorder *r;
+	struct recorder_opts o = { .record_from_start = 1, .hold_ns = 0 };
+	CHECK(recorder_open(&r, path, &o, err, sizeof(err)) == 0, "open recorder (copies)");
+	struct select sel;
+	select_parse(&sel, NULL, NULL, err, sizeof(err));
+	backend_host_reset();
+	struct translate *t = translate_new(r, &sel, &backend_host);
+	malloc_(t, DEV(1), 1 << 20);
+	malloc_(t, DEV(2), 1 << 20);
+	CUstream st = (CUstream)(uintptr_t)0x40;
+	CUDA_MEMCPY2D c2;
+	memset(&c2, 0, sizeof(c2));
+	c2.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	c2.srcDevice = DEV(2);
+	c2.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+	c2.dstDevice = DEV(1);
+	c2.WidthInBytes = 64;
+	c2.Height = 4;
+	cuMemcpy2DAsync_v2_params p2 = { &c2, st };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2, &p2, &ok_ret,
+	     "cuMemcpy2DAsync_v2", NULL, 0);
+	cuMemcpyPeerAsync_params pp = { DEV(1), NULL, DEV(2), NULL, 128, st };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync, &pp, &ok_ret,
+	     "cuMemcpyPeerAsync", NULL, 0);
+	cuMemcpyHtoDAsync_v2_params ph = { DEV(1), (const void *)(uintptr_t)0x30000000ull, 32, st };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz, &ph, &ok_ret,
+	     "cuMemcpyHtoDAsync_v2_ptsz", NULL, 0);
+	cuMemcpyDtoHAsync_v2_params pd = { (void *)(uintptr_t)0x30000000ull, DEV(2), 32, st };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz, &pd, &ok_ret,
+	     "cuMemcpyDtoHAsync_v2_ptsz", NULL, 0);
+	cuMemcpyDtoDAsync_v2_params pdd = { DEV(1), DEV(2), 32, st };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz, &pdd, &ok_ret,
+	     "cuMemcpyDtoDAsync_v2_ptsz", NULL, 0);
+	CUdeviceptr dsts[2] = { DEV(1), DEV(1) + 64 }, srcs[2] = { DEV(2), DEV(2) + 64 };
+	size_t sizes[2] = { 64, 64 };
+	cuMemcpyBatchAsync_params pb;
+	memset(&pb, 0, sizeof(pb));
+	pb.dsts = dsts;
+	pb.srcs = srcs;
+	pb.sizes = sizes;
+	pb.count = 2;
+	pb.hStream = st;
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync, &pb, &ok_ret,
+	     "cuMemcpyBatchAsync", NULL, 0);
+	cuMemsetD16Async_params ps = { DEV(2), 0, 100, st };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async, &ps, &ok_ret,
+	     "cuMemsetD16Async", NULL, 0);
+	translate_free(t);
+	CHECK(recorder_close(r, 1, NULL, err, sizeof(err)) == 0, "close recorder (copies)");
+	struct trace *tr = load(path);
+	if (!tr)
+		return;
+	const struct trace_event *e = find_event(tr, TRACE_EV_COPY, "cuMemcpy2DAsync_v2", 0);
+	CHECK(e && e->bytes == 256 && e->aux == TRACE_COPY_D2D && touches(tr, e, DEV(1)) &&
+		      touches(tr, e, DEV(2)) && e->stream == 0x40,
+	      "cuMemcpy2DAsync_v2: a D2D copy of width x height bytes on its stream");
+	e = find_event(tr, TRACE_EV_COPY, "cuMemcpyPeerAsync", 0);
+	CHECK(e && e->bytes == 128 && touches(tr, e, DEV(1)) && touches(tr, e, DEV(2)),
+	      "cuMemcpyPeerAsync");
+	e = find_event(tr, TRACE_EV_COPY, "cuMemcpyHtoDAsync_v2_ptsz", 0);
+	const struct trace_event *e2 = find_event(tr, TRACE_EV_COPY, "cuMemcpyDtoHAsync_v2_ptsz", 0);
+	const struct trace_event *e3 = find_event(tr, TRACE_EV_COPY, "cuMemcpyDtoDAsync_v2_ptsz", 0);
+	CHECK(e && e->aux == TRACE_COPY_H2D && e2 && e2->aux == TRACE_COPY_D2H && e3 &&
+		      e3->aux == TRACE_COPY_D2D,
+	      "the per-thread-stream async copies");
+	CHECK(count_events(tr, TRACE_EV_COPY, "cuMemcpyBatchAsync") == 2,
+	      "cuMemcpyBatchAsync: one copy per element");
+	e = find_event(tr, TRACE_EV_MEMSET, "cuMemsetD16Async", 0);
+	CHECK(e && e->bytes == 200 && touches(tr, e, DEV(2)), "cuMemsetD16Async: 2 bytes each");
 	trace_free(tr);
 }
 
@@ -870,6 +968,200 @@ static void test_exports(void)
 }
 
 /*
+ * NVTX's entry when a libcupti sits in the global scope before the capture
+ * library (a program that linked or dlopen'ed it RTLD_GLOBAL): the
+ * library's references to cuptiSubscribe and InitializeInjectionNvtx2 both
+ * bind to it, and the forwarder must still call that libcupti's entry and
+ * hand its answer back (NVTX turns every call into a no-op for good on 0).
+ * In a child: the stand-in must come before anything loaded the library.
+ */
+static void test_nvtx_global_cupti(void)
+{
+	if (access(MEMPLAN_CAPTURE_SO, R_OK) != 0) {
+		printf("ok %d - # SKIP %s not built\n", ++tap_n, MEMPLAN_CAPTURE_SO);
+		return;
+	}
+	char sdir[128], cmd[1024], lib[192];
+	snprintf(sdir, sizeof(sdir), "%s/gcupti", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s && cd %s && "
+		 "printf 'int standin_nvtx_calls;\\n"
+		 "int cuptiSubscribe(void *s, void *cb, void *ud){(void)s;(void)cb;(void)ud; return 0;}\\n"
+		 "int InitializeInjectionNvtx2(const void *(*f)(unsigned)){(void)f; standin_nvtx_calls++; return 1;}\\n' > c.c && "
+		 "${CC:-cc} -shared -fPIC -o libcupti-global.so c.c",
+		 sdir, sdir);
+	if (system(cmd) != 0) {
+		tap_skip("NVTX with a global libcupti", "the C compiler could not build the stand-in");
+		return;
+	}
+	snprintf(lib, sizeof(lib), "%s/libcupti-global.so", sdir);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		void *c = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+		void *h = c ? dlopen(MEMPLAN_CAPTURE_SO, RTLD_LAZY | RTLD_LOCAL) : NULL;
+		void *sym = h ? dlsym(h, "InitializeInjectionNvtx2") : NULL;
+		void *calls = c ? dlsym(c, "standin_nvtx_calls") : NULL;
+		if (!sym || !calls)
+			_exit(3);
+		int (*nvtx_init)(const void *(*)(uint32_t));
+		memcpy(&nvtx_init, &sym, sizeof(sym));
+		int rc = nvtx_init(no_export_table);
+		_exit(rc == 1 && *(int *)calls == 1 ? 0 : 1);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "with a libcupti in the global scope, NVTX's entry reaches it and returns its 1");
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		printf("#   child status %d\n", st);
+}
+
+static void memory_record(struct translate *t, uint32_t corr, uint64_t addr,
+			  uint64_t bytes, const char *source)
+{
+	CUpti_ActivityMemory4 m;
+	memset(&m, 0, sizeof(m));
+	m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+	m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+	m.correlationId = corr;
+	m.address = addr;
+	m.bytes = bytes;
+	m.timestamp = 5000;
+	m.source = source;
+	translate_activity(t, (const CUpti_Activity *)&m);
+}
+
+static const struct trace_buffer *buffer_at(const struct trace *tr, uint64_t addr)
+{
+	for (size_t i = 0; tr && i < tr->nbuffers; i++)
+		if (tr->buffers[i].addr == addr)
+			return &tr->buffers[i];
+	return NULL;
+}
+
+/*
+ * Whether an allocation reaches the runtime is decided per entry point and
+ * per object together: a pinned host allocation bypasses it whoever asked
+ * (the runtime does not interpose cudaMallocHost), a cuMemAlloc_v2 by an
+ * object that names only cuMemAlloc_v2 reaches it.  Sources join by
+ * address when the record carries the nested driver call's id, are kept
+ * for allocations made before the range, and a bare file name is the
+ * loaded object's.
+ */
+static void test_source_joins(void)
+{
+	char sdir[128], cmd[1024];
+	snprintf(sdir, sizeof(sdir), "%s/joins", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s && cd %s && "
+		 "printf 'extern int cudaMalloc(void **, unsigned long);\\nint f(void){void *p; return cudaMalloc(&p, 1);}\\n' > a.c && "
+		 "printf 'extern int cuMemAlloc_v2(unsigned long long *, unsigned long);\\nint g(void){unsigned long long p; return cuMemAlloc_v2(&p, 1);}\\n' > d.c && "
+		 "printf 'int h(void){return 0;}\\n' > s.c && "
+		 "${CC:-cc} -shared -fPIC -o libtrainer.so a.c && "
+		 "${CC:-cc} -shared -fPIC -Wl,--unresolved-symbols=ignore-all -o libdrvonly.so d.c && "
+		 "${CC:-cc} -shared -fPIC -o libstaticrt.so s.c",
+		 sdir, sdir);
+	if (system(cmd) != 0) {
+		tap_skip("allocation verdicts per entry point", "the C compiler could not build the fixtures");
+		return;
+	}
+	char trainer[192], drvonly[192], staticrt[192];
+	snprintf(trainer, sizeof(trainer), "%s/libtrainer.so", sdir);
+	snprintf(drvonly, sizeof(drvonly), "%s/libdrvonly.so", sdir);
+	snprintf(staticrt, sizeof(staticrt), "%s/libstaticrt.so", sdir);
+	/* loaded, so that its bare name resolves to it */
+	void *sh = dlopen(staticrt, RTLD_NOW | RTLD_LOCAL);
+
+	char path[128], err[512];
+	snprintf(path, sizeof(path), "%s/joins.trace", dir);
+	struct recorder *r;
+	struct recorder_opts o = { .hold_ns = 60000000000ll };
+	CHECK(recorder_open(&r, path, &o, err, sizeof(err)) == 0, "open recorder (joins)");
+	struct select sel;
+	select_parse(&sel, NULL, "step", err, sizeof(err));
+	backend_host_reset();
+	struct translate *t = translate_new(r, &sel, &backend_host);
+
+	/* before the range: a static-cudart library's workspace, whose
+	 * source comes before the range begins */
+	void *pre = (void *)(uintptr_t)DEV(20);
+	cudaMalloc_v3020_params mp = { &pre, 8192 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &mp, &ok_ret, "cudaMalloc", NULL, 300);
+	memory_record(t, 300, DEV(20), 8192, staticrt);
+	translate_marker(t, 1, "step");
+	/* a pinned host allocation by an object that reaches the runtime */
+	void *host = (void *)(uintptr_t)0x50000000ull;
+	cudaMallocHost_v3020_params hp = { &host, 4096 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020, &hp, &ok_ret,
+	     "cudaMallocHost", NULL, 310);
+	memory_record(t, 310, 0x50000000ull, 4096, trainer);
+	/* cuMemAlloc_v2 by an object that names only cuMemAlloc_v2 */
+	cuMemAlloc_v2_params dp = { (CUdeviceptr[]){ DEV(21) }, 4096 };
+	call(t, DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &dp, &ok_ret, "cuMemAlloc_v2", NULL, 320);
+	memory_record(t, 320, DEV(21), 4096, drvonly);
+	/* cudaMalloc with the nested driver call's id in its record, by a
+	 * static-cudart library named by its file name alone */
+	void *nd = (void *)(uintptr_t)DEV(22);
+	cudaMalloc_v3020_params np = { &nd, 4096 };
+	cuMemAlloc_v2_params ndp = { (CUdeviceptr[]){ DEV(22) }, 4096 };
+	nested(t, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &np, "cudaMalloc", 330,
+	       CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &ndp, "cuMemAlloc_v2", 331, NULL);
+	memory_record(t, 331, DEV(22), 4096, "libstaticrt.so");
+	/* and a plain cudaMalloc by the trainer */
+	void *pl = (void *)(uintptr_t)DEV(23);
+	cudaMalloc_v3020_params pp = { &pl, 4096 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &pp, &ok_ret, "cudaMalloc", NULL, 340);
+	memory_record(t, 340, DEV(23), 4096, trainer);
+	/* an address freed and handed out again before the first one's
+	 * record comes: the record is the first allocation's, not the live one's */
+	void *x = (void *)(uintptr_t)DEV(24);
+	cudaMalloc_v3020_params xp = { &x, 4096 };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &xp, &ok_ret, "cudaMalloc", NULL, 350);
+	cudaFree_v3020_params xf = { x };
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, &xf, &ok_ret, "cudaFree", NULL, 351);
+	call(t, RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, &xp, &ok_ret, "cudaMalloc", NULL, 360);
+	memory_record(t, 350, DEV(24), 4096, staticrt);
+	memory_record(t, 360, DEV(24), 4096, trainer);
+	translate_marker(t, 2, "step");
+	translate_free(t);
+	CHECK(recorder_close(r, 1, NULL, err, sizeof(err)) == 0, "close recorder (joins)");
+	if (sh)
+		dlclose(sh);
+	struct trace *tr = load(path);
+	CHECK(tr != NULL, "the trace with sources loads");
+	const struct trace_buffer *b = buffer_at(tr, 0x50000000ull);
+	CHECK(b && b->bypass && b->kind == TRACE_KIND_HOST,
+	      "a pinned host allocation bypasses the runtime, though its object reaches it");
+	b = buffer_at(tr, DEV(21));
+	CHECK(b && !b->bypass && b->source && strcmp(b->source, drvonly) == 0,
+	      "cuMemAlloc_v2 by an object naming only cuMemAlloc_v2 reaches the runtime");
+	b = buffer_at(tr, DEV(22));
+	CHECK(b && b->bypass && b->source && strstr(b->source, "/libstaticrt.so"),
+	      "a record with the nested driver call's id joins by address; a bare name is "
+	      "resolved to the loaded object, which bypasses");
+	b = buffer_at(tr, DEV(20));
+	CHECK(b && trace_buffer_persistent(b) && b->bypass && b->source &&
+		      strcmp(b->source, staticrt) == 0,
+	      "a source that came before the range stays with its allocation");
+	b = buffer_at(tr, DEV(23));
+	CHECK(b && !b->bypass && b->source && strcmp(b->source, trainer) == 0,
+	      "a cudaMalloc by the shared cudart's caller reaches the runtime");
+	const struct trace_buffer *first = NULL, *second = NULL;
+	for (size_t i = 0; tr && i < tr->nbuffers; i++)
+		if (tr->buffers[i].addr == DEV(24))
+			*(first ? &second : &first) = &tr->buffers[i];
+	CHECK(first && second && first->bypass && !second->bypass && second->source &&
+		      strcmp(second->source, trainer) == 0,
+	      "a late record of a freed allocation goes to it, not to the one now at its address");
+	int requests = 0;
+	for (size_t i = 0; tr && i < tr->nevents; i++)
+		requests += trace_event_request(tr, &tr->events[i]);
+	CHECK(requests == 3, "the request clock counts only the allocations the runtime sees");
+	trace_free(tr);
+}
+
+/*
  * CUPTI's allocation source (CUpti_ActivityMemory4.source): an allocation
  * by an object with its own static cudart is recorded as bypassing the
  * runtime, one by the shared cudart's caller is not; whether the source
@@ -960,10 +1252,13 @@ int main(void)
 	snprintf(dir, sizeof(dir), "/tmp/memplan-tr.XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
+	test_nvtx_global_cupti();
 	test_whole_run();
 	test_allocation_source();
+	test_source_joins();
 	test_cuda13_shapes();
 	test_callback_ids();
+	test_copy_variants();
 	test_finish_gpu();
 	test_selection();
 	test_marker();
