@@ -334,6 +334,32 @@ void trace_lifetime(const struct trace *t, const struct trace_buffer *b,
 				       : trace_event_clock(t, (size_t)b->free_ev);
 }
 
+int trace_buffer_streams(const struct trace *t, const struct trace_buffer *b,
+			 int64_t s[2], int64_t *ev)
+{
+	int64_t home = b->stream;
+	if (home == TRACE_NONE && b->alloc_ev != TRACE_NONE)
+		home = t->events[b->alloc_ev].stream;
+	for (uint32_t u = 0; u < b->nuses; u++) {
+		uint32_t i = t->uses[b->use0 + u];
+		int64_t x = t->events[i].stream;
+		if (x == TRACE_NONE || x == home)
+			continue;
+		if (home == TRACE_NONE) { /* the first stream known */
+			home = x;
+			continue;
+		}
+		if (s) {
+			s[0] = home;
+			s[1] = x;
+		}
+		if (ev)
+			*ev = (int64_t)i;
+		return 1;
+	}
+	return 0;
+}
+
 int trace_check_buffer(const struct trace_buffer *b, size_t row,
 		       uint64_t *total, char *err, size_t errlen)
 {

@@ -672,7 +672,9 @@ static int planned_rects(const struct mp_plan *plan, const struct trace *t,
 
 /* No use of a swapped buffer between its swap-out and swap-in requests:
  * the copy back is issued after in_at, so a use before it would read
- * bytes that are not there. */
+ * bytes that are not there.  No swap of a buffer used on more than one
+ * stream: the copy-out waits for the buffer's own stream, the copy-in
+ * makes it alone wait, and a use on another one would race with both. */
 static int verify_swap_uses(const struct mp_plan *plan, const struct trace *t,
 			    char *err, size_t errlen)
 {
@@ -698,6 +700,15 @@ static int verify_swap_uses(const struct mp_plan *plan, const struct trace *t,
 			break;
 		}
 		const struct trace_buffer *b = &t->buffers[a->buffer];
+		int64_t st[2], sev;
+		if (trace_buffer_streams(t, b, st, &sev)) {
+			rc = invalid(err, errlen,
+				     "swap %u: buffer %lld is used on streams %lld and %lld (seq %lld), and the runtime orders a swap after the work of one stream only: a buffer used on several streams must stay resident",
+				     j, (long long)b->id, (long long)st[0],
+				     (long long)st[1],
+				     (long long)t->events[sev].seq);
+			break;
+		}
 		for (uint32_t u = 0; u < b->nuses; u++) {
 			uint32_t e = t->uses[b->use0 + u];
 			if (e > ev[w->out_at] && e < ev[w->in_at]) {

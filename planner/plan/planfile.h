@@ -77,7 +77,8 @@ int planfile_build_swaps(const struct trace *t, const struct solver_problem *p,
  * from request out_at + 1 until request in_at; the holes of t only when the
  * plan has MP_PLAN_TRUSTS_HOLES, since the runtime moves nothing else)
  * sharing a byte; no use of a swapped buffer between its swap-out and swap-in
- * triggers; the lower bound recomputed and not above the pool; host staging
+ * triggers, and no swap of a buffer used on more than one stream
+ * (trace_buffer_streams()); the lower bound recomputed and not above the pool; host staging
  * slots of swaps out at the same time disjoint.  Returns 0, PLANFILE_EINVALID with a sentence naming the
  * request(s), buffer(s) or field, TRACE_EINVAL for an unfinished trace, or
  * TRACE_ENOMEM.
