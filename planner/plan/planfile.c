@@ -914,6 +914,42 @@ static int verify_link(const struct mp_plan *plan, const struct trace *t,
 		       plan->link, why);
 }
 
+int planfile_trusted_holes(const struct mp_plan *plan, const struct trace *t,
+			   uint64_t *nholes, char *err, size_t errlen)
+{
+	*nholes = 0;
+	if (!(plan->flags & MP_PLAN_TRUSTS_HOLES))
+		return 0;
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < plan->nallocs; i++)
+		if (plan->allocs[i].offset != MP_PLAN_PASS_THROUGH &&
+		    plan->allocs[i].buffer < t->nbuffers)
+			n += t->buffers[plan->allocs[i].buffer].nholes;
+	if (n == 0)
+		return 0;
+	/* the same plan with the holes resident: do two buffers meet? */
+	struct mp_plan q = *plan;
+	q.flags &= ~MP_PLAN_TRUSTS_HOLES;
+	struct rect *r;
+	size_t nr;
+	int rc = planned_rects(&q, t, &r, &nr, err, errlen);
+	if (rc && rc != TRACE_ENOMEM)
+		return rc; /* a plan planfile_verify() refuses */
+	int s = -1;
+	uint64_t peak;
+	struct clash c;
+	if (rc == 0) {
+		s = sweep(r, nr, &peak, &c);
+		free(r);
+	}
+	if (s < 0)
+		return trace_seterr(err, errlen, TRACE_ENOMEM,
+				    "out of memory verifying %u requests",
+				    plan->nallocs);
+	*nholes = s ? n : 0;
+	return 0;
+}
+
 int planfile_verify(const struct mp_plan *plan, const struct trace *t,
 		    char *err, size_t errlen)
 {

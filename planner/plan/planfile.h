@@ -87,6 +87,17 @@ int planfile_verify(const struct mp_plan *plan, const struct trace *t,
 		    char *err, size_t errlen);
 
 /*
+ * The trace holes a plan that planfile_verify() accepted relies on: 0 when
+ * the plan does not trust the trace's holes (MP_PLAN_TRUSTS_HOLES), or
+ * verifies without trusting them (its buffers are placed as if the holes
+ * were resident); else the number of holes of t in the lifetimes of the
+ * plan's pool buffers, which something other than the runtime must empty
+ * for the plan to lose no byte.  Returns 0 and *nholes, or TRACE_ENOMEM.
+ */
+int planfile_trusted_holes(const struct mp_plan *plan, const struct trace *t,
+			   uint64_t *nholes, char *err, size_t errlen);
+
+/*
  * With a cycle (plan->nworkloads), renumbers the stream ordinals ord[] of
  * plan's nallocs entries per workload, each from 0 by first appearance in
  * its turn: the runtime binds each workload's streams anew, as two traces'

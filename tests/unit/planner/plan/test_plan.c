@@ -1604,6 +1604,13 @@ static void test_hand(void)
 	CHECK(p.flags & MP_PLAN_TRUSTS_HOLES, "  ... but is when told to trust them, and says so");
 	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
 	      "trusting a hole in A's lifetime, A and C may share bytes");
+	uint64_t nh = 99;
+	CHECK(planfile_trusted_holes(&p, t, &nh, err, sizeof(err)) == 0 && nh == 1,
+	      "  ... valid only if something else moves that 1 hole");
+	p.allocs[2].offset = 300; /* C clear of A: the hole is not needed */
+	CHECK(planfile_trusted_holes(&p, t, &nh, err, sizeof(err)) == 0 && nh == 0,
+	      "  ... and with C clear of A, the plan needs no hole moved");
+	p.allocs[2].offset = 0;
 	p.flags &= ~MP_PLAN_TRUSTS_HOLES;
 	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
 	      "  ... not in a plan that does not trust it: the runtime would not empty the hole");
@@ -1619,6 +1626,9 @@ static void test_hand(void)
 	planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
 	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
 	      "a window [80, 100) kept during the hole misses C's [0, 60)");
+	nh = 99;
+	CHECK(planfile_trusted_holes(&p, t, &nh, err, sizeof(err)) == 0 && nh == 1,
+	      "  ... still relying on the hole (C meets A's bytes [0, 80))");
 	mp_plan_free(&p);
 	off[2] = 40;
 	planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
