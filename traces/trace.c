@@ -518,7 +518,10 @@ int trace_check_access(const struct trace *t, const struct trace_buffer *b,
 			    row, (long long)seq, (long long)c, (long long)lo,
 			    (long long)hi, (long long)b->id);
 	/* the holes of b are sorted and disjoint: the last one starting at or
-	 * before c is the only one that can hold it */
+	 * before c is the only one that can hold it.  None: t->holes may be
+	 * NULL, and NULL + 0 is undefined in C. */
+	if (b->nholes == 0)
+		return 0;
 	size_t n = b->nholes, first = 0;
 	const struct trace_hole *h = t->holes + b->hole0;
 	while (n > 0) {
@@ -634,11 +637,13 @@ static int index_uses(struct trace *t)
 	free(t->uses);
 	t->uses = NULL;
 	t->nuses = 0;
-	if (t->naccesses == 0)
-		return 0;
-	t->uses = malloc(t->naccesses * sizeof(*t->uses));
+	/* never NULL, even without accesses: readers take t->uses + use0,
+	 * and NULL + 0 is undefined in C */
+	t->uses = malloc((t->naccesses ? t->naccesses : 1) * sizeof(*t->uses));
 	if (!t->uses)
 		return TRACE_ENOMEM;
+	if (t->naccesses == 0)
+		return 0;
 	for (size_t i = 0; i < t->naccesses; i++)
 		t->buffers[t->accesses[i].buffer].nuses++;
 	uint32_t off = 0;
