@@ -254,10 +254,12 @@ $(BUILD)/compare/%.row: $(COMPARE_DIR)/% $(PLAN_BIN) $(BUILD)/compare/options
 FORCE:
 
 # Longer fuzzing: libFuzzer when clang has it, else the built-in driver
-# (FUZZ_SECONDS x 3000 runs); every target, then "N passed, N failed".
+# (FUZZ_SECONDS x 3000 runs); every target, then "N passed, N failed".  A
+# sanitizer report fails its target (no recovery): libFuzzer's build has
+# ASan and UBSan; the built-in driver's those of SANITIZE=.
 FUZZ_SECONDS ?= 60
 fuzz: $(FUZZ_BINS)
-	@BUILD=$(BUILD) CC_FUZZ="$(CC_FUZZ)" FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	@BUILD=$(BUILD) CC_FUZZ="$(CC_FUZZ)" FUZZ_SECONDS=$(FUZZ_SECONDS) SANITIZE=$(SANITIZE) \
 		SHARED_DATA=$(SHARED_DATA) FUZZ_CORE_SRC="$(CORE_SRC)" \
 		FUZZ_INCLUDES="$(addprefix -I,$(SRC_DIRS))" sh tests/fuzz/run.sh
 

@@ -18,6 +18,8 @@ enum mp_exit {
 	MP_EXIT_INPUT = 3,    /* an input file is missing, unreadable or invalid */
 	MP_EXIT_OUTPUT = 4,   /* an output could not be written */
 	MP_EXIT_INTERNAL = 5, /* out of memory or an internal error */
+	MP_EXIT_TRUSTED = 6,  /* memplan-plan verify: the plan fits only if
+				 something else empties trace holes it trusts */
 };
 
 /* Set once by main: the name messages start with. */

@@ -334,6 +334,32 @@ void trace_lifetime(const struct trace *t, const struct trace_buffer *b,
 				       : trace_event_clock(t, (size_t)b->free_ev);
 }
 
+int trace_buffer_streams(const struct trace *t, const struct trace_buffer *b,
+			 int64_t s[2], int64_t *ev)
+{
+	int64_t home = b->stream;
+	if (home == TRACE_NONE && b->alloc_ev != TRACE_NONE)
+		home = t->events[b->alloc_ev].stream;
+	for (uint32_t u = 0; u < b->nuses; u++) {
+		uint32_t i = t->uses[b->use0 + u];
+		int64_t x = t->events[i].stream;
+		if (x == TRACE_NONE || x == home)
+			continue;
+		if (home == TRACE_NONE) { /* the first stream known */
+			home = x;
+			continue;
+		}
+		if (s) {
+			s[0] = home;
+			s[1] = x;
+		}
+		if (ev)
+			*ev = (int64_t)i;
+		return 1;
+	}
+	return 0;
+}
+
 int trace_check_buffer(const struct trace_buffer *b, size_t row,
 		       uint64_t *total, char *err, size_t errlen)
 {
@@ -492,7 +518,10 @@ int trace_check_access(const struct trace *t, const struct trace_buffer *b,
 			    row, (long long)seq, (long long)c, (long long)lo,
 			    (long long)hi, (long long)b->id);
 	/* the holes of b are sorted and disjoint: the last one starting at or
-	 * before c is the only one that can hold it */
+	 * before c is the only one that can hold it.  None: t->holes may be
+	 * NULL, and NULL + 0 is undefined in C. */
+	if (b->nholes == 0)
+		return 0;
 	size_t n = b->nholes, first = 0;
 	const struct trace_hole *h = t->holes + b->hole0;
 	while (n > 0) {
@@ -608,11 +637,13 @@ static int index_uses(struct trace *t)
 	free(t->uses);
 	t->uses = NULL;
 	t->nuses = 0;
-	if (t->naccesses == 0)
-		return 0;
-	t->uses = malloc(t->naccesses * sizeof(*t->uses));
+	/* never NULL, even without accesses: readers take t->uses + use0,
+	 * and NULL + 0 is undefined in C */
+	t->uses = malloc((t->naccesses ? t->naccesses : 1) * sizeof(*t->uses));
 	if (!t->uses)
 		return TRACE_ENOMEM;
+	if (t->naccesses == 0)
+		return 0;
 	for (size_t i = 0; i < t->naccesses; i++)
 		t->buffers[t->accesses[i].buffer].nuses++;
 	uint32_t off = 0;

@@ -343,6 +343,18 @@ static inline int trace_event_request(const struct trace *t,
 void trace_lifetime(const struct trace *t, const struct trace_buffer *b,
 		    int64_t *lo, int64_t *hi);
 
+/*
+ * Whether buffer b of finished t is used on more than one stream, of those
+ * the trace knows: the stream of its allocation (the buffer's, else its
+ * alloc event's) and the streams of the events that access it.  Returns 1
+ * with the first stream in s[0], the first other one in s[1] and the index
+ * of the first event that uses b on it in *ev (s and ev may be NULL), or 0.
+ * The runtime orders a swap of b after b's own stream alone, so the
+ * planner never swaps or recomputes such a buffer (memplan-plan(1)).
+ */
+int trace_buffer_streams(const struct trace *t, const struct trace_buffer *b,
+			 int64_t s[2], int64_t *ev);
+
 /* Clock value of event index i (its seq, or its t_start on a time clock). */
 int64_t trace_event_clock(const struct trace *t, size_t i);
 

@@ -21,7 +21,7 @@
 static const char *const why_names[RECOMP_WHY_COUNT] = {
 	"recomputable", "not planned", "no producer", "written by several kernels",
 	"random state", "input freed", "input overwritten", "updates an input in place",
-	"no later use", "unknown access or holes",
+	"no later use", "unknown access or holes", "used on several streams",
 };
 
 const char *recomp_why_name(unsigned why)
@@ -232,6 +232,10 @@ static void judge(struct recomp_model *m, size_t i)
 	}
 	if (b->nholes) {
 		rb->why = RECOMP_UNKNOWN;
+		return;
+	}
+	if (trace_buffer_streams(t, b, NULL, NULL)) {
+		rb->why = RECOMP_STREAMS;
 		return;
 	}
 	const uint32_t *u = t->uses + b->use0;

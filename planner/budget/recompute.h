@@ -45,6 +45,8 @@ enum recomp_why {
 	RECOMP_IN_PLACE,     /* the producer updates a transient input in place */
 	RECOMP_NO_GAP,       /* no later use to recompute it for */
 	RECOMP_UNKNOWN,      /* an access of unknown mode, or holes */
+	RECOMP_STREAMS,      /* used on more than one stream: its free and
+				re-run would be ordered after one of them */
 	RECOMP_WHY_COUNT
 };
 const char *recomp_why_name(unsigned why);

@@ -54,8 +54,27 @@ int swap_ctx_init_margin(struct swap_ctx *c, const struct trace *t,
 	rc = trace_gaps(t, &c->clock, ids, p->n, &c->gaps, &c->ngaps, err,
 			errlen);
 	free(ids);
-	if (rc || margin == 0)
+	if (rc)
 		return rc;
+	/* a buffer used on more than one stream stays resident: the runtime's
+	 * copy-out waits for the work of the buffer's own stream alone, so a
+	 * use on another stream could still be running, and its write land
+	 * in the bytes of the buffer placed over it (libmemplan(3)) */
+	size_t kept = 0;
+	int64_t last = -1;
+	int cross = 0;
+	for (size_t j = 0; j < c->ngaps; j++) {
+		if (c->gaps[j].buffer != last) {
+			last = c->gaps[j].buffer;
+			cross = trace_buffer_streams(t, &t->buffers[last], NULL,
+						     NULL);
+		}
+		if (!cross)
+			c->gaps[kept++] = c->gaps[j];
+	}
+	c->ngaps = kept;
+	if (margin == 0)
+		return 0;
 	/* the runtime sees requests only, and another run may put a kernel on
 	 * the other side of a neighbouring request: margin requests between
 	 * each use and the swap that follows or precedes it */

@@ -60,7 +60,9 @@ struct swap_op {
 
 /* Everything the strategies share about one trace and one link.  The
  * clock and the candidates (the idle gaps, whose item is the index in the
- * problem) are the trace's own (alloc_clock.h). */
+ * problem) are the trace's own (alloc_clock.h), less the gaps of buffers
+ * used on more than one stream (trace_buffer_streams()), which stay
+ * resident: the runtime orders a swap after the buffer's own stream alone. */
 struct swap_ctx {
 	const struct trace *t;
 	const struct solver_problem *p; /* the trace's problem, no swap holes */

@@ -125,6 +125,10 @@ int cmd_json_release(struct cmd_json_errors *c, int status);
  * for --json (or -j), so that usage errors are JSON too.  Returns its
  * status. */
 int cmd_run_json_errors(int (*run)(int, char **), int argc, char **argv);
+/* Set by a command that printed its own verdict object on standard output
+ * (verify's, for a plan that does not fit or trusts holes): release then
+ * prints no second, error object. */
+extern int cmd_json_verdict_printed;
 
 /* --- budgets (compile) ---------------------------------------------------- */
 

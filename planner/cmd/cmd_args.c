@@ -377,6 +377,8 @@ static void json_line(const char *line, size_t len)
 	json_quote(stdout, buf);
 }
 
+int cmd_json_verdict_printed;
+
 int cmd_json_release(struct cmd_json_errors *c, int status)
 {
 	if (!c->tmp)
@@ -391,7 +393,7 @@ int cmd_json_release(struct cmd_json_errors *c, int status)
 	c->tmp = NULL;
 	text[n] = '\0';
 	fwrite(text, 1, n, stderr);
-	if (status == MP_EXIT_OK)
+	if (status == MP_EXIT_OK || cmd_json_verdict_printed)
 		return status;
 	/* the first error's sentence, after "<prog>: error: " */
 	static const char tag[] = ": error: ";

@@ -43,25 +43,26 @@ static double search_time(double limit, const struct timespec *t0, size_t n)
 }
 
 /* compile --solution: the placement as MiniMalloc CSV (solution.h),
- * written under a temporary name and renamed.  Returns the exit status. */
-static int write_solution(const char *solution, const char *path,
-			  const struct trace *t, const struct solver_problem *p,
-			  const uint64_t *off)
+ * written under a temporary name in *o, which the caller renames into
+ * place once the plan is written (cli_out_close(o, 1)), or removes.
+ * Returns the exit status; on failure nothing is left. */
+static int write_solution(struct cli_out *o, const char *solution,
+			  const char *path, const struct trace *t,
+			  const struct solver_problem *p, const uint64_t *off)
 {
 	char err[ERRLEN];
-	struct cli_out o;
-	int status = cli_out_open(&o, solution);
+	int status = cli_out_open(o, solution);
 	if (status)
 		return status;
-	int rc = solution_write_csv(o.f, path, t, p, off, err, sizeof(err));
+	int rc = solution_write_csv(o->f, path, t, p, off, err, sizeof(err));
 	if (rc) {
 		cli_error("--solution '%s': %s", solution, err);
-		cli_out_close(&o, 0);
+		cli_out_close(o, 0);
 		return rc == TRACE_EIO	   ? MP_EXIT_OUTPUT
 		       : rc == TRACE_ENOMEM ? MP_EXIT_INTERNAL
 					    : MP_EXIT_INPUT;
 	}
-	return cli_out_close(&o, 1);
+	return 0;
 }
 
 struct progress {
@@ -592,16 +593,23 @@ static int compile_run(int argc, char **argv)
 	}
 	if ((status = make_cycle(&cyc, &plan, t)))
 		goto done;
+	/* the solution first, under its temporary name: a failure of either
+	 * output leaves neither */
+	struct cli_out so_out = { 0 };
+	if (solution &&
+	    (status = write_solution(&so_out, solution, path, t, &p, off)))
+		goto done;
 	rc = mp_plan_write_file(out, &plan, err, sizeof(err));
 	if (rc) {
 		cli_error("%s", err);
 		status = rc == MP_PLAN_EIO ? MP_EXIT_OUTPUT : MP_EXIT_INTERNAL;
+		if (solution)
+			cli_out_close(&so_out, 0);
 		goto done;
 	}
-	if (solution) {
-		status = write_solution(solution, path, t, &p, off);
-		if (status)
-			goto done;
+	if (solution && (status = cli_out_close(&so_out, 1))) {
+		unlink(out);
+		goto done;
 	}
 	double gap = solver_gap_percent(plan.pool_size, plan.lower_bound);
 	const char *winner = r.winner ? r.winner : strategy;

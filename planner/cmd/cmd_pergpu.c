@@ -71,6 +71,11 @@ int cmd_compile_per_gpu(const char *path, const char *prefix,
 		goto done;
 	}
 	for (unsigned g = 0; g < r.n; g++) {
+		/* the LINK section, as compile --budget writes it: the link
+		 * every GPU's swaps were planned on together */
+		snprintf(r.plans[g].link, sizeof(r.plans[g].link), "%s",
+			 cmd_link_spec(link_s, t));
+		r.plans[g].has_link = 1;
 		rc = mp_plan_write_file(out[g], &r.plans[g], err, sizeof(err));
 		if (rc) {
 			cli_error("%s", err);

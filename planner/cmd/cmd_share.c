@@ -266,7 +266,11 @@ int cmd_share(int argc, char **argv)
 	uint64_t pools = 0;
 	double worst = 0, total = 0, pworst = 0, ptotal = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct share_point *q = &jobs[i].pts[pick[i]];
+		struct share_point *q = &jobs[i].pts[pick[i]];
+		/* the LINK section, as compile --budget writes it */
+		snprintf(q->plan.link, sizeof(q->plan.link), "%s",
+			 cmd_link_spec(link_s, ts[i]));
+		q->plan.has_link = 1;
 		rc = mp_plan_write_file(out[i], &q->plan, err, sizeof(err));
 		if (rc) {
 			cli_error("%s", err);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
+
 static int io_error(char *err, size_t errlen, const char *what,
 		    const char *path)
 {
@@ -174,9 +176,11 @@ int solution_write_csv(FILE *f, const char *input, const struct trace *t,
 		       const struct solver_problem *p, const uint64_t *offsets,
 		       char *err, size_t errlen)
 {
+	/* by the input's format, not the trace's origin: a trace imported
+	 * from a CSV and stored as SQLite says "minimalloc-csv" too */
 	const char *src = trace_get_meta(t, "source");
 	int csv = src && strcmp(src, "minimalloc-csv") == 0 &&
-		  !trace_get_meta(t, "slice");
+		  !trace_get_meta(t, "slice") && input && input_is_csv(input);
 	int rc = 0;
 	if (csv) {
 		int64_t *at = malloc((t->nbuffers + 1) * sizeof(*at));

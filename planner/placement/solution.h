@@ -15,8 +15,9 @@
 #include "trace.h"
 
 /*
- * Writes offsets (offsets[k] for p->items[k]) to f.  When trace t was
- * imported from the MiniMalloc CSV at input (and not sliced since), its
+ * Writes offsets (offsets[k] for p->items[k]) to f.  When input is a
+ * MiniMalloc CSV (input_is_csv()) and trace t was read from it (and not
+ * sliced since; a trace imported from a CSV and stored as SQLite is not), its
  * header and rows are copied as given, in input order and with every
  * column, and each row gets its buffer's offset: in the input's own offset
  * column when it has one (pinned rows keep their value), else in an offset

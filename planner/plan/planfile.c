@@ -672,7 +672,9 @@ static int planned_rects(const struct mp_plan *plan, const struct trace *t,
 
 /* No use of a swapped buffer between its swap-out and swap-in requests:
  * the copy back is issued after in_at, so a use before it would read
- * bytes that are not there. */
+ * bytes that are not there.  No swap of a buffer used on more than one
+ * stream: the copy-out waits for the buffer's own stream, the copy-in
+ * makes it alone wait, and a use on another one would race with both. */
 static int verify_swap_uses(const struct mp_plan *plan, const struct trace *t,
 			    char *err, size_t errlen)
 {
@@ -698,6 +700,15 @@ static int verify_swap_uses(const struct mp_plan *plan, const struct trace *t,
 			break;
 		}
 		const struct trace_buffer *b = &t->buffers[a->buffer];
+		int64_t st[2], sev;
+		if (trace_buffer_streams(t, b, st, &sev)) {
+			rc = invalid(err, errlen,
+				     "swap %u: buffer %lld is used on streams %lld and %lld (seq %lld), and the runtime orders a swap after the work of one stream only: a buffer used on several streams must stay resident",
+				     j, (long long)b->id, (long long)st[0],
+				     (long long)st[1],
+				     (long long)t->events[sev].seq);
+			break;
+		}
 		for (uint32_t u = 0; u < b->nuses; u++) {
 			uint32_t e = t->uses[b->use0 + u];
 			if (e > ev[w->out_at] && e < ev[w->in_at]) {
@@ -901,6 +912,42 @@ static int verify_link(const struct mp_plan *plan, const struct trace *t,
 	return invalid(err, errlen,
 		       "the plan's LINK section '%s' is not a link of this trace: %s",
 		       plan->link, why);
+}
+
+int planfile_trusted_holes(const struct mp_plan *plan, const struct trace *t,
+			   uint64_t *nholes, char *err, size_t errlen)
+{
+	*nholes = 0;
+	if (!(plan->flags & MP_PLAN_TRUSTS_HOLES))
+		return 0;
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < plan->nallocs; i++)
+		if (plan->allocs[i].offset != MP_PLAN_PASS_THROUGH &&
+		    plan->allocs[i].buffer < t->nbuffers)
+			n += t->buffers[plan->allocs[i].buffer].nholes;
+	if (n == 0)
+		return 0;
+	/* the same plan with the holes resident: do two buffers meet? */
+	struct mp_plan q = *plan;
+	q.flags &= ~MP_PLAN_TRUSTS_HOLES;
+	struct rect *r;
+	size_t nr;
+	int rc = planned_rects(&q, t, &r, &nr, err, errlen);
+	if (rc && rc != TRACE_ENOMEM)
+		return rc; /* a plan planfile_verify() refuses */
+	int s = -1;
+	uint64_t peak;
+	struct clash c;
+	if (rc == 0) {
+		s = sweep(r, nr, &peak, &c);
+		free(r);
+	}
+	if (s < 0)
+		return trace_seterr(err, errlen, TRACE_ENOMEM,
+				    "out of memory verifying %u requests",
+				    plan->nallocs);
+	*nholes = s ? n : 0;
+	return 0;
 }
 
 int planfile_verify(const struct mp_plan *plan, const struct trace *t,

@@ -77,13 +77,25 @@ int planfile_build_swaps(const struct trace *t, const struct solver_problem *p,
  * from request out_at + 1 until request in_at; the holes of t only when the
  * plan has MP_PLAN_TRUSTS_HOLES, since the runtime moves nothing else)
  * sharing a byte; no use of a swapped buffer between its swap-out and swap-in
- * triggers; the lower bound recomputed and not above the pool; host staging
+ * triggers, and no swap of a buffer used on more than one stream
+ * (trace_buffer_streams()); the lower bound recomputed and not above the pool; host staging
  * slots of swaps out at the same time disjoint.  Returns 0, PLANFILE_EINVALID with a sentence naming the
  * request(s), buffer(s) or field, TRACE_EINVAL for an unfinished trace, or
  * TRACE_ENOMEM.
  */
 int planfile_verify(const struct mp_plan *plan, const struct trace *t,
 		    char *err, size_t errlen);
+
+/*
+ * The trace holes a plan that planfile_verify() accepted relies on: 0 when
+ * the plan does not trust the trace's holes (MP_PLAN_TRUSTS_HOLES), or
+ * verifies without trusting them (its buffers are placed as if the holes
+ * were resident); else the number of holes of t in the lifetimes of the
+ * plan's pool buffers, which something other than the runtime must empty
+ * for the plan to lose no byte.  Returns 0 and *nholes, or TRACE_ENOMEM.
+ */
+int planfile_trusted_holes(const struct mp_plan *plan, const struct trace *t,
+			   uint64_t *nholes, char *err, size_t errlen);
 
 /*
  * With a cycle (plan->nworkloads), renumbers the stream ordinals ord[] of

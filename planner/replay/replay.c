@@ -621,6 +621,15 @@ int replay_run(const struct trace *t, const char *plan_path,
 		r.swap0[r.plan->swaps[w].request + 1]++;
 	for (uint32_t i = 0; i < r.plan->nallocs; i++)
 		r.swap0[i + 1] += r.swap0[i];
+	/* the host backend copies at once, so a race between a swap and a
+	 * use on another stream cannot show up below: judged from the trace */
+	for (uint32_t w = 0; w < r.plan->nswaps; w++) {
+		int64_t b = (int64_t)r.plan->allocs[r.plan->swaps[w].request].buffer;
+		int64_t st[2], sev;
+		if (trace_buffer_streams(t, &t->buffers[b], st, &sev))
+			problem(&r, "swap %u: buffer %" PRId64 " is used on streams %" PRId64 " and %" PRId64 " (seq %" PRId64 "), and the runtime orders its copies after stream %" PRId64 " alone: a write on the other may be lost",
+				w, b, st[0], st[1], t->events[sev].seq, st[0]);
+	}
 
 	for (unsigned i = 0; i < opt->iterations; i++) {
 		r.it = i;

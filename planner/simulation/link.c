@@ -129,6 +129,8 @@ int link_parse(const char *spec, const struct trace *t, struct link_model *l,
 			return rc;
 	}
 	const char *s = spec + len;
+	char seen[16][16]; /* the keys so far: each may be given once */
+	size_t nseen = 0;
 	while (*s == ',') {
 		s++;
 		char key[16], val[48];
@@ -143,6 +145,13 @@ int link_parse(const char *spec, const struct trace *t, struct link_model *l,
 		key[kl] = '\0';
 		memcpy(val, s + kl + 1, all - kl - 1);
 		val[all - kl - 1] = '\0';
+		for (size_t k = 0; k < nseen; k++)
+			if (strcmp(seen[k], key) == 0)
+				return trace_seterr(err, errlen, TRACE_EINVAL,
+						    "--link '%s': key '%s' is given twice (each key once: the spec is written into the plan as given)",
+						    spec, key);
+		if (nseen < sizeof(seen) / sizeof(*seen))
+			memcpy(seen[nseen++], key, kl + 1);
 		double v;
 		int bad = 0;
 		if (strcmp(key, "h2d") == 0 || strcmp(key, "d2h") == 0) {

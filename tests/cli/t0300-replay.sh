@@ -50,8 +50,32 @@ memplan-plan inspect "$T/gt.plan" >"$T/out" 2>"$T/err"
 has "$T/out" "holes:        trusts the trace's holes" "  ... the plan says so (inspect)"
 memplan-plan inspect --json "$T/gt.plan" >"$T/out" 2>"$T/err"
 has "$T/out" '"trusts_holes":true' "  ... and in JSON"
-memplan-plan verify "$T/gt.plan" "$T/gaps.csv" >/dev/null 2>"$T/err"
-ok $? "  ... verify accepts it on its word"
+# issue 30: verify is the runtime's contract, and the runtime does not
+# empty trace holes: such a plan is valid only if something else does
+expect 6 "  ... verify: exit 6, valid only if something else moves its hole" \
+	memplan-plan verify "$T/gt.plan" "$T/gaps.csv"
+has "$T/out" "valid for $T/gaps.csv only if something else moves 1 hole: the plan trusts the trace's holes" \
+	"  ... the verdict says so"
+has "$T/err" "relies on 1 trace hole that the runtime does not empty (exit 6; verify --trust-holes accepts that)" \
+	"  ... and stderr why the status"
+expect 6 "  ... --json: exit 6 too" memplan-plan verify --json "$T/gt.plan" "$T/gaps.csv"
+has "$T/out" '"verdict":"valid_if_holes_moved","valid":false,"holes_to_move":1,"trusts_holes":true' \
+	"  ... verdict valid_if_holes_moved, 1 hole"
+expect 0 "  ... verify --trust-holes accepts it on its word (exit 0)" \
+	memplan-plan verify --trust-holes "$T/gt.plan" "$T/gaps.csv"
+has "$T/out" "only if something else moves 1 hole" "  ... with the same verdict"
+expect 0 "a plan that does not trust holes: verify --json, exit 0" \
+	memplan-plan verify --json "$T/g.plan" "$T/gaps.csv"
+has "$T/out" '"verdict":"valid","valid":true,"holes_to_move":0,"trusts_holes":false' "  ... verdict valid"
+printf 'id,lower,upper,size\n0,0,10,1024\n1,3,7,1024\n' >"$T/nogaps.csv"
+memplan-plan compile --trust-holes "$T/nogaps.csv" -o "$T/ng.plan" >/dev/null 2>"$T/err"
+expect 0 "a --trust-holes plan of a trace without holes needs none: exit 0" \
+	memplan-plan verify "$T/ng.plan" "$T/nogaps.csv"
+has "$T/out" "ng.plan: valid for" "  ... plainly valid"
+expect 1 "an invalid plan: --json says invalid, exit 1" \
+	memplan-plan verify --json "$T/gt.plan" "$T/nogaps.csv"
+has "$T/out" '"verdict":"invalid","valid":false' "  ... verdict invalid"
+has "$T/out" '"error":"fingerprint mismatch' "  ... with the error"
 expect 1 "  ... and replay shows what the runtime alone does" memplan-replay "$T/gt.plan" "$T/gaps.trace"
 has "$T/out" "buffer 0's trace hole [2, 8) (time clock) went to buffer 1 without a swap" "  ... naming the hole"
 has "$T/out" "(the plan trusts the trace's holes: something else must move these bytes)" "  ... and the flag"

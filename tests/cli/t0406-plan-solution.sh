@@ -105,7 +105,22 @@ expect 4 "--solution in a missing folder" memplan-plan compile tests/fuzz/seeds/
 ls "$T/none" >/dev/null 2>&1
 [ $? -ne 0 ]
 ok $? "  ... leaves nothing behind"
+[ ! -e "$T/x.plan" ]
+ok $? "  ... not even the plan (issue 30: a failed --solution wrote it first)"
 has "$T/err" "memplan-plan: error: cannot write" "  ... and says why"
+
+# issue 30: a trace imported from a MiniMalloc CSV and stored as SQLite is
+# not read as CSV (the format of the input decides, not its origin)
+printf 'id,lower,upper,size\n0,0,10,1024\n1,3,7,1024\n2,1,9,512\n' >"$T/m.csv"
+memplan-trace import --from minimalloc-csv "$T/m.csv" -o "$T/m.trace" >/dev/null 2>"$T/err"
+ok $? "a MiniMalloc CSV imported as a trace"
+expect 0 "compile --solution from it" \
+	memplan-plan compile "$T/m.trace" -o "$T/m.plan" --solution "$T/ms.csv"
+head -1 "$T/ms.csv" | grep -qx 'id,lower,upper,size,offset'
+ok $? "  ... MiniMalloc's columns"
+[ "$(wc -l <"$T/ms.csv")" -eq 4 ]
+ok $? "  ... a row per buffer"
+expect 0 "  ... and the plan verifies" memplan-plan verify "$T/m.plan" "$T/m.trace"
 
 # the public instances, when they are here
 if have_shared; then

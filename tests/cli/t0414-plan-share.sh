@@ -45,7 +45,17 @@ for m in alexnet vgg16 resnet50; do
 	ok $? "  ... wrote $m.plan"
 	expect 0 "  ... $m.plan verifies" memplan-plan verify "$T/dir/$m.plan" "$T/$m.trace"
 	expect 0 "  ... $m.plan replays" memplan-replay --iterations 2 "$T/dir/$m.plan" "$T/$m.trace"
+	# issue 30: the link its swaps were planned for, as compile --budget
+	# records it, so that simulate judges it by that link
+	expect 0 "  ... $m.plan inspects" memplan-plan inspect "$T/dir/$m.plan"
+	has "$T/out" "link:         pcie5 (LINK" "  ... with a LINK section: the default link, pcie5"
 done
+expect 0 "share --link gh200-c2c" \
+	memplan-plan share "$T/alexnet.trace" "$T/vgg16.trace" "$T/resnet50.trace" \
+	--device-memory "$device" --step 25 --link gh200-c2c -o "$T/c2c"
+expect 0 "  ... simulate takes the plan's link" memplan-plan simulate "$T/c2c/vgg16.plan" "$T/vgg16.trace"
+has "$T/out" "gh200-c2c" "  ... gh200-c2c"
+has "$T/out" "the plan's link" "  ... from the plan"
 
 expect 0 "share --objective sum, text" \
 	memplan-plan share "$T/alexnet.trace" "$T/vgg16.trace" "$T/resnet50.trace" \

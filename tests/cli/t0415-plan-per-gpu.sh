@@ -31,6 +31,8 @@ for g in 0 1; do
 	expect 0 "  ... gpu$g inspects" memplan-plan inspect "$T/p.gpu$g.plan"
 	grep -E "^device: +$g\$" "$T/out" >/dev/null
 	ok $? "  ... and names device $g"
+	has "$T/out" "link:         pcie5,gpus=2 (LINK" \
+		"  ... and the link its swaps were planned on (issue 30: no LINK section)"
 done
 # the host backend has one device: gpu1's plan is for device 1 (its
 # content replays in test_multigpu with the device cleared)

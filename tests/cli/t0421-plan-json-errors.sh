@@ -2,7 +2,9 @@
 # --json on failure: compile, verify and simulate print one JSON object on
 # standard output, {"error", "exit_status", "messages"}, with the exit
 # status unchanged and the messages still on standard error; verify --json
-# gives its verdict as JSON; without --json standard output stays empty.
+# gives its verdict as JSON (for a plan that does not fit too: its own
+# object, no error object beside it); without --json standard output stays
+# empty.
 . tests/cli/lib.sh
 
 memplan-trace synth --model alexnet --batch 2 -o "$T/a.trace" >/dev/null 2>&1 &&
@@ -43,9 +45,13 @@ ok $r "  ... and no error"
 expect 0 "verify --json" memplan-plan verify --json "$T/a.plan" "$T/a.trace"
 has "$T/out" '"valid":true' "  ... the verdict as JSON"
 expect 1 "verify --json of another trace" memplan-plan verify --json "$T/a.plan" "$T/v.trace"
-json_error "$T/out" 1
-ok $? "  ... one JSON error object, exit_status 1"
+has "$T/out" '"verdict":"invalid"' "  ... its verdict object says invalid"
 has "$T/out" "fingerprint mismatch" "  ... saying why"
+[ "$(wc -l <"$T/out")" -eq 1 ]
+ok $? "  ... one object, no error object beside it"
+expect 3 "verify --json of a missing plan" memplan-plan verify --json "$T/none.plan" "$T/a.trace"
+json_error "$T/out" 3
+ok $? "  ... no verdict: one JSON error object, exit_status 3"
 expect 3 "simulate --json of another trace" memplan-plan simulate --json "$T/a.plan" "$T/v.trace"
 json_error "$T/out" 3
 ok $? "  ... one JSON error object, exit_status 3"

@@ -3,6 +3,11 @@
 # tests/fuzz/run.sh - `make fuzz`: each fuzz target for FUZZ_SECONDS with
 # libFuzzer (clang -fsanitize=fuzzer,address,undefined) when clang has it,
 # else with the built-in driver for many more runs than `make check` does.
+# A sanitizer's report stops the target and fails it: UBSan does not
+# recover (-fno-sanitize-recover=all, as SANITIZE= builds do), so undefined
+# behaviour is never a printed line in a target that exits 0.  The built-in
+# driver has the sanitizers of its build: `make fuzz SANITIZE=address,undefined`
+# (as .ci/run does); without them it says so.
 # Every target runs (a corpus folder that does not exist would make
 # libFuzzer stop at once, so the seed folders are made first and only
 # existing ones are passed); one line per target, then "N passed, N failed".
@@ -20,6 +25,7 @@ BUILD=$BUILD sh tests/fuzz/seeds.sh
 seeds=$BUILD/tests/seeds
 cc=${CC_FUZZ:-clang}
 flags="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 $includes"
+norecover=-fno-sanitize-recover=all
 libfuzzer=0
 if echo 'int LLVMFuzzerTestOneInput(const char *d, long n){return 0;}' |
 	$cc -x c -fsanitize=fuzzer - -o "$out/probe" 2>/dev/null; then
@@ -29,7 +35,7 @@ if echo 'int LLVMFuzzerTestOneInput(const char *d, long n){return 0;}' |
 	for src in $core; do
 		o=$out/obj/$(echo "$src" | tr / _).o
 		mkdir -p "$out/obj"
-		$cc $flags -fsanitize=fuzzer-no-link,address,undefined \
+		$cc $flags -fsanitize=fuzzer-no-link,address,undefined $norecover \
 			$(pkg-config --cflags sqlite3) -c "$src" -o "$o" || {
 			echo "fuzz: cannot compile $src"
 			echo "0 passed, 1 failed"
@@ -51,7 +57,7 @@ for target in tests/fuzz/fuzz_*.c; do
 	done
 	if [ "$libfuzzer" -eq 1 ]; then
 		echo "== $name: libFuzzer for ${FUZZ_SECONDS}s"
-		if $cc $flags -fsanitize=fuzzer,address,undefined "$target" $objs \
+		if $cc $flags -fsanitize=fuzzer,address,undefined $norecover "$target" $objs \
 			$(pkg-config --libs sqlite3) -lz -lm -lpthread -ldl -o "$out/$name" &&
 			"$out/$name" -max_total_time="$FUZZ_SECONDS" -max_len=1048576 \
 				-artifact_prefix="$out/$name-" "$corpus" $dirs; then
@@ -63,7 +69,9 @@ for target in tests/fuzz/fuzz_*.c; do
 		fi
 	else
 		runs=$((FUZZ_SECONDS * 3000))
-		echo "== $name: no libFuzzer in $cc; built-in driver, $runs runs"
+		echo "== $name: no libFuzzer in $cc; built-in driver, $runs runs${SANITIZE:+, sanitizers $SANITIZE}"
+		[ -n "${SANITIZE:-}" ] ||
+			echo "# built without sanitizers: undefined behaviour goes unseen (make fuzz SANITIZE=address,undefined)"
 		if "$BUILD/tests/$name" -runs=$runs -crash="$out/$name-crash.bin" \
 			$dirs; then
 			pass=$((pass + 1))

@@ -41,13 +41,16 @@ static int64_t hb_buf(struct hb *h, uint64_t size, int persistent)
 	return trace_add_buffer(h->t, &b);
 }
 
+/* the stream of the events hb_ev() adds */
+static int64_t hb_stream = TRACE_NONE;
+
 static void hb_ev(struct hb *h, uint8_t type, int64_t buf, const char *name,
 		  int64_t dur)
 {
 	struct trace_event e = { 0 };
 	e.type = type;
 	e.buffer = buf;
-	e.stream = TRACE_NONE;
+	e.stream = hb_stream;
 	e.seq = h->seq++;
 	e.t_start = h->now;
 	e.t_end = h->now + dur;
@@ -73,11 +76,13 @@ static struct trace *hb_done(struct hb *h)
  * buffer a host-to-device copy filled, freed right after k1 (the
  * producer's input is gone, and nothing can make it again).  Kind 2: k1 is
  * a dropout writing X and its mask M (1 MB).  Kind 3: as 1, but a kernel
- * k0 (10 us) filled Y: the re-run makes Y again first (a chain).
+ * k0 (10 us) filled Y: the re-run makes Y again first (a chain).  Kind 4:
+ * as 0, every event on stream 0 but k2, which reads X on stream 1.
  */
 static struct trace *chain(int kind)
 {
 	struct hb h = { trace_new(), 0, 0 };
+	hb_stream = kind == 4 ? 0 : TRACE_NONE;
 	int64_t w = hb_buf(&h, 4096, 1);
 	int64_t x = hb_buf(&h, 100 * MB, 0), y = -1, m = -1;
 	if (kind == 1 || kind == 3) {
@@ -107,8 +112,12 @@ static struct trace *chain(int kind)
 	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "big k3", 5000000);
 	trace_add_access(h.t, tt, TRACE_ACCESS_WRITE);
 	hb_ev(&h, TRACE_EV_FREE, tt, NULL, 0);
+	if (kind == 4)
+		hb_stream = 1;
 	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "use k2", 1000000);
 	trace_add_access(h.t, x, TRACE_ACCESS_READ);
+	if (kind == 4)
+		hb_stream = 0;
 	if (m >= 0)
 		trace_add_access(h.t, m, TRACE_ACCESS_READ);
 	hb_ev(&h, TRACE_EV_FREE, x, NULL, 0);
@@ -146,6 +155,25 @@ static void test_chain(void)
 	CHECK(m.b[1].last_fwd == 1 && m.b[1].next_use == 5, "  ... freed after k1, re-run before k2");
 	CHECK(m.b[2].why == RECOMP_NO_GAP, "T has no later use");
 	CHECK(m.b[0].why == RECOMP_NOT_PLANNED, "W is persistent");
+	{
+		/* issue 30: X read on a second stream is not recomputed (nor
+		 * swapped): its free would be ordered after one stream */
+		struct trace *t4 = chain(4);
+		struct solver_problem p4;
+		struct recomp_model m4;
+		CHECK(t4 && solver_problem_from_trace(t4, &p4, err, sizeof(err)) == 0 &&
+			      recomp_model_init(&m4, t4, &p4, err, sizeof(err)) == 0,
+		      "the chain with X read on a second stream: its model");
+		if (t4) {
+			CHECK(m4.b[1].why == RECOMP_STREAMS,
+			      "  ... X is not recomputable: used on several streams");
+			CHECK(strcmp(recomp_why_name(RECOMP_STREAMS), "used on several streams") == 0,
+			      "  ... which advise names");
+			recomp_model_free(&m4);
+			solver_problem_free(&p4);
+			trace_free(t4);
+		}
+	}
 
 	uint8_t chosen[3] = { 0 };
 	CHECK_EQ_U64(recomp_choose(&m, 100 * MB, chosen), 100 * MB,

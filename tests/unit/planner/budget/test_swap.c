@@ -75,7 +75,19 @@ static void test_link(void)
  * 50 GB/s: out from 1 to 3 ms, before the first 60 MB at 4 ms; in after
  * the last 60 MB is freed at 6 ms, done before the read at 9 ms.
  */
+static struct trace *hand_trace_streams(int cross);
 static struct trace *hand_trace(void)
+{
+	return hand_trace_streams(0);
+}
+
+/*
+ * hand_trace() with streams: every event on stream 0 and, with cross, A
+ * also read and written on stream 1 right after its write (stream 1 waits
+ * for stream 0 with an event, stream 0 for stream 1 before the rest), as
+ * libmemplan(3) allows: the same requests, so the same fingerprint.
+ */
+static struct trace *hand_trace_streams(int cross)
 {
 	struct trace *t = trace_new();
 	struct trace_buffer b = { 0 };
@@ -84,10 +96,11 @@ static struct trace *hand_trace(void)
 	b.fixed_offset = TRACE_NONE;
 	b.stream = TRACE_NONE;
 	b.role = TRACE_ROLE_ACTIVATION;
+	b.stream = cross ? 0 : TRACE_NONE;
 	int64_t a = trace_add_buffer(t, &b);
 	int64_t now = 0, seq = 0;
 	struct trace_event e = { 0 };
-	e.stream = TRACE_NONE;
+	e.stream = cross ? 0 : TRACE_NONE;
 #define EV(type_, buf_, dur_)                                        \
 	do {                                                          \
 		e.type = (type_);                                     \
@@ -101,6 +114,22 @@ static struct trace *hand_trace(void)
 	EV(TRACE_EV_ALLOC, a, 0);
 	EV(TRACE_EV_KERNEL, TRACE_NONE, 1000000);
 	trace_add_access(t, a, TRACE_ACCESS_WRITE);
+	if (cross) {
+		e.aux = TRACE_SYNC_RECORD;
+		EV(TRACE_EV_SYNC, TRACE_NONE, 0);
+		e.stream = 1;
+		e.aux = TRACE_SYNC_WAIT;
+		EV(TRACE_EV_SYNC, TRACE_NONE, 0);
+		e.aux = 0;
+		EV(TRACE_EV_KERNEL, TRACE_NONE, 10000);
+		trace_add_access(t, a, TRACE_ACCESS_RW);
+		e.aux = TRACE_SYNC_RECORD;
+		EV(TRACE_EV_SYNC, TRACE_NONE, 0);
+		e.stream = 0;
+		e.aux = TRACE_SYNC_WAIT;
+		EV(TRACE_EV_SYNC, TRACE_NONE, 0);
+		e.aux = 0;
+	}
 	/* a small scratch: the request the swap-out is issued after */
 	b.size = b.rounded = 1000;
 	b.role = TRACE_ROLE_WORKSPACE;
@@ -207,6 +236,85 @@ static void test_hand(void)
 	        "a budget below what is never idle does not fit");
 	solver_problem_free(&p);
 	trace_free(t);
+}
+
+/*
+ * Issue 30: a buffer used on a second stream is never swapped (the
+ * runtime's copy-out waits for its allocation's stream alone, so a write
+ * still queued on the other stream would land in the bytes lent out), and
+ * verify refuses a plan that swaps one.  A of hand_trace_streams(1) is the
+ * only candidate, so no strategy fits 110 MB, and the plan of the trace
+ * with one stream (same requests) does not verify against it.
+ */
+static void test_cross_stream(void)
+{
+	struct trace *one = hand_trace_streams(0), *two = hand_trace_streams(1);
+	CHECK(one && two, "the hand-made traces, one stream and two");
+	if (!one || !two) {
+		trace_free(one);
+		trace_free(two);
+		return;
+	}
+	char err[768];
+	int64_t st[2], ev;
+	CHECK(trace_buffer_streams(two, &two->buffers[0], st, &ev) == 1 &&
+		      st[0] == 0 && st[1] == 1 &&
+		      two->events[ev].type == TRACE_EV_KERNEL,
+	      "trace_buffer_streams: A is used on streams 0 and 1, by a kernel");
+	CHECK(trace_buffer_streams(one, &one->buffers[0], NULL, NULL) == 0 &&
+		      trace_buffer_streams(two, &two->buffers[1], NULL, NULL) == 0,
+	      "  ... not A without the second stream, nor the scratch");
+	struct solver_problem p1, p2;
+	CHECK(solver_problem_from_trace(one, &p1, err, sizeof(err)) == 0 &&
+		      solver_problem_from_trace(two, &p2, err, sizeof(err)) == 0,
+	      "their problems");
+	struct link_model l;
+	link_parse("pcie5,latency=0", NULL, &l, err, sizeof(err));
+	struct swap_ctx c;
+	CHECK(swap_ctx_init(&c, two, &p2, &l, err, sizeof(err)) == 0 &&
+		      c.ngaps == 0,
+	      "A used on two streams: no swap candidate");
+	swap_ctx_free(&c);
+	const char *names[] = { "memplan", "singa", "vdnn" };
+	for (int i = 0; i < 3; i++) {
+		struct mp_plan plan;
+		struct sim_result sim;
+		struct swap_outcome oc;
+		int rc = swap_plan(two, &p2, &l, names[i], 110000000, "best-fit",
+				   1, &plan, &sim, &oc, err, sizeof(err));
+		char what[128];
+		snprintf(what, sizeof(what),
+			 "%s: 110 MB does not fit without swapping A", names[i]);
+		CHECK(rc == SWAP_ENOFIT, what);
+		if (!rc) {
+			sim_free(&sim);
+			mp_plan_free(&plan);
+		}
+	}
+	struct mp_plan plan;
+	struct sim_result sim;
+	struct swap_outcome oc;
+	int rc = swap_plan(one, &p1, &l, "memplan", 110000000, "best-fit", 1,
+			   &plan, &sim, &oc, err, sizeof(err));
+	CHECK(rc == 0 && plan.nswaps == 1, "one stream: A is swapped to fit 110 MB");
+	if (!rc) {
+		CHECK(planfile_verify(&plan, one, err, sizeof(err)) == 0,
+		      "  ... and the plan verifies against its trace");
+		/* the same requests, all allocated on the second trace's
+		 * stream 0: its STREAMS section fits, the swap must not */
+		for (uint32_t i = 0; i < plan.nallocs; i++)
+			plan.streams[i] = 0;
+		CHECK(planfile_verify(&plan, two, err, sizeof(err)) == PLANFILE_EINVALID,
+		      "verify refuses the plan that swaps A against the trace with A on two streams");
+		CHECK_STR_HAS(err, "buffer 0 is used on streams 0 and 1",
+			      "  ... naming the buffer and both streams");
+		sim_free(&sim);
+		mp_plan_free(&plan);
+	}
+	solver_problem_free(&p1);
+	solver_problem_free(&p2);
+	trace_free(one);
+	trace_free(two);
 }
 
 /* The synthetic trace of a zoo model on an H200, or NULL (a failed check). */
@@ -631,6 +739,7 @@ int main(void)
 	test_link();
 	test_counted_search("resnet50", 8);
 	test_hand();
+	test_cross_stream();
 	test_zoo("resnet50", 8);
 	test_zoo("bert-base", 4);
 	test_frontier("resnet50", 8, "gh200-c2c", 1, 0.9);

@@ -102,7 +102,7 @@ static void test_hand(void)
 	/* step 3: A's swap-out starts at 100 and must end by 200 */
 	CHECK_EQ_U64(bound_of(t, SLOW, 0), 2500,
 		     "stall-free: 500 of A's bytes can be out by the first peak");
-	CHECK_EQ_U64(bound_of(t, SLOW ",latency=0.02", 0), 2600,
+	CHECK_EQ_U64(bound_of(t, "pcie5,h2d=5,d2h=5,duplex=full,latency=0.02", 0), 2600,
 		     "stall-free: the latency comes off the window (400 bytes)");
 	CHECK_EQ_U64(bound_of(t, SLOW, 50), 2250,
 		     "50 ns of stall: 750 bytes by the first peak");

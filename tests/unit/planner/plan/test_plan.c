@@ -1604,6 +1604,13 @@ static void test_hand(void)
 	CHECK(p.flags & MP_PLAN_TRUSTS_HOLES, "  ... but is when told to trust them, and says so");
 	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
 	      "trusting a hole in A's lifetime, A and C may share bytes");
+	uint64_t nh = 99;
+	CHECK(planfile_trusted_holes(&p, t, &nh, err, sizeof(err)) == 0 && nh == 1,
+	      "  ... valid only if something else moves that 1 hole");
+	p.allocs[2].offset = 300; /* C clear of A: the hole is not needed */
+	CHECK(planfile_trusted_holes(&p, t, &nh, err, sizeof(err)) == 0 && nh == 0,
+	      "  ... and with C clear of A, the plan needs no hole moved");
+	p.allocs[2].offset = 0;
 	p.flags &= ~MP_PLAN_TRUSTS_HOLES;
 	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
 	      "  ... not in a plan that does not trust it: the runtime would not empty the hole");
@@ -1619,6 +1626,9 @@ static void test_hand(void)
 	planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
 	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0,
 	      "a window [80, 100) kept during the hole misses C's [0, 60)");
+	nh = 99;
+	CHECK(planfile_trusted_holes(&p, t, &nh, err, sizeof(err)) == 0 && nh == 1,
+	      "  ... still relying on the hole (C meets A's bytes [0, 80))");
 	mp_plan_free(&p);
 	off[2] = 40;
 	planfile_build(t, &pr, off, &info, &p, err, sizeof(err));
@@ -2160,9 +2170,32 @@ static void test_streams_trace(void)
 	      "the same requests with two streams swapped do not verify");
 	CHECK_STR_HAS(err, "request 2 (buffer 2)", "  ... naming the first request");
 	CHECK_STR_HAS(err, "stream ordinal 1, the trace's streams give 0", "  ... and both ordinals");
+	/* every other entry right: only the unknown one can be refused (a
+	 * verify that let an unknown ordinal pass survived while entry 3 was
+	 * wrong too) */
+	p.streams[3] = 1;
 	p.streams[2] = MP_PLAN_STREAM_UNKNOWN;
 	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
-	      "an unknown stream where the trace knows it does not verify");
+	      "an unknown stream where the trace knows it does not verify (the runtime would check nothing there)");
+	CHECK_STR_HAS(err, "request 2 (buffer 2): the plan's STREAMS section says stream ordinal unknown, the trace's streams give 0",
+		      "  ... naming the request and both ordinals");
+	p.streams[2] = 0;
+	p.streams[3] = MP_PLAN_STREAM_UNKNOWN;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "  ... nor does the last entry's (the only wrong one)");
+	CHECK_STR_HAS(err, "request 3 (buffer 3)", "  ... naming it");
+	p.streams[3] = 1;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == 0, "  ... put back, it verifies");
+	size_t dal = 0; /* D's alloc event: without its stream, D's is unknown */
+	while (dal < t->nevents && !(t->events[dal].type == TRACE_EV_ALLOC &&
+				     t->events[dal].buffer == 3))
+		dal++;
+	t->events[dal].stream = TRACE_NONE;
+	CHECK(planfile_verify(&p, t, err, sizeof(err)) == PLANFILE_EINVALID,
+	      "a known stream where the trace knows none does not verify");
+	CHECK_STR_HAS(err, "says stream ordinal 1, the trace's streams give unknown",
+		      "  ... saying so");
+	t->events[dal].stream = 9;
 	free(p.streams);
 	p.streams = NULL;
 	p.has_streams = 0;
@@ -2180,6 +2213,100 @@ static void test_streams_trace(void)
 	      "a trace without streams gives unknown ordinals");
 	mp_plan_free(&p);
 	trace_free(t);
+}
+
+/*
+ * A swap's triggers against the uses around it, event by event.  A (100
+ * bytes, request 0) is written by a kernel, swapped out after request 2 (B's
+ * free) and in after request 5 (D's alloc); kernels sit right before and
+ * right after each trigger, and use A or not (bits of uses: 1 the kernel
+ * before request 2, 2 the one right after it, 4 the one right before
+ * request 5, 8 the one right after it).  A use from the event after the
+ * swap-out's request to the event before the swap-in's is refused; one
+ * just outside is not (a verify that moved either end by one event
+ * survived make check).
+ *
+ *   ev  0 alloc A (r0)  1 k writes A  2 alloc B (r1)  3 k[1]  4 free B (r2)
+ *       5 k[2]  6 alloc C (r3)  7 free C (r4)  8 k[4]  9 alloc D (r5)
+ *      10 k[8] 11 free D (r6) 12 k reads A  13 free A (r7)
+ */
+static struct trace *swap_edge_trace(unsigned uses)
+{
+	struct trace *t = trace_new();
+	for (int i = 0; i < 4; i++) {
+		struct trace_buffer x = { .size = 100, .rounded = 100, .align = 1,
+					  .fixed_offset = TRACE_NONE,
+					  .stream = 0 };
+		trace_add_buffer(t, &x);
+	}
+	static const struct { int type, buf, bit; } ev[] = {
+		{ TRACE_EV_ALLOC, 0, 0 }, { TRACE_EV_KERNEL, -1, 0x10 },
+		{ TRACE_EV_ALLOC, 1, 0 }, { TRACE_EV_KERNEL, -1, 1 },
+		{ TRACE_EV_FREE, 1, 0 },  { TRACE_EV_KERNEL, -1, 2 },
+		{ TRACE_EV_ALLOC, 2, 0 }, { TRACE_EV_FREE, 2, 0 },
+		{ TRACE_EV_KERNEL, -1, 4 }, { TRACE_EV_ALLOC, 3, 0 },
+		{ TRACE_EV_KERNEL, -1, 8 }, { TRACE_EV_FREE, 3, 0 },
+		{ TRACE_EV_KERNEL, -1, 0x10 }, { TRACE_EV_FREE, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(ev) / sizeof(*ev); i++) {
+		struct trace_event e = { .seq = (int64_t)i,
+					 .t_start = TRACE_TIME_NONE,
+					 .t_end = TRACE_TIME_NONE,
+					 .buffer = ev[i].buf, .stream = 0,
+					 .type = (uint8_t)ev[i].type };
+		trace_add_event(t, &e);
+		if (ev[i].bit & (uses | 0x10))
+			trace_add_access(t, 0, TRACE_ACCESS_RW);
+	}
+	if (trace_finish(t, err, sizeof(err))) {
+		printf("# %s\n", err);
+		trace_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void test_swap_edges(void)
+{
+	static const struct {
+		unsigned uses;
+		int refused;
+		const char *what;
+	} cases[] = {
+		{ 0, 0, "a swap of A between its write and its read verifies" },
+		{ 1, 0, "  ... with a use right before the swap-out's request" },
+		{ 2, 1, "  ... not with a use right after the swap-out's request (the copy-out does not wait for it)" },
+		{ 4, 1, "  ... not with a use right before the swap-in's request (its bytes are out)" },
+		{ 8, 0, "  ... with a use right after the swap-in's request (its stream waits for the copy-in)" },
+		{ 9, 0, "  ... with both uses just outside the swap" },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		struct trace *t = swap_edge_trace(cases[c].uses);
+		CHECK(t != NULL, "  ... (the trace of the case)");
+		if (!t)
+			continue;
+		struct solver_problem pr;
+		solver_problem_from_trace(t, &pr, err, sizeof(err));
+		uint64_t off[4] = { 0, 100, 200, 300 };
+		struct mp_plan_swap w = { 0, 2, 5, 0, 100, 0, 0 };
+		struct planfile_swaps sw = { &w, 1, 100 };
+		struct planfile_info info = { 1, "edges", 0, 0 };
+		struct mp_plan p;
+		int rc = planfile_build_swaps(t, &pr, off, &info, &sw, &p, err,
+					      sizeof(err));
+		if (rc == 0) {
+			rc = planfile_verify(&p, t, err, sizeof(err));
+			mp_plan_free(&p);
+		}
+		CHECK(cases[c].refused ? rc == PLANFILE_EINVALID : rc == 0,
+		      cases[c].what);
+		if (cases[c].refused)
+			CHECK_STR_HAS(err, "buffer 0 is used at seq", "  ... naming the buffer and the use");
+		else if (rc)
+			printf("# %s\n", err);
+		solver_problem_free(&pr);
+		trace_free(t);
+	}
 }
 
 /* The optional LINK section: the link spec a swap plan was made for,
@@ -2660,6 +2787,7 @@ int main(void)
 	test_hand();
 	test_streams_format();
 	test_streams_trace();
+	test_swap_edges();
 	test_link_format();
 	test_link_trace();
 	test_random();

@@ -114,6 +114,18 @@ int main(void)
 		snprintf(what, sizeof(what), "'%s' is refused", bad[i]);
 		CHECK(link_parse(bad[i], NULL, &l, err, sizeof(err)) != 0, what);
 	}
+	/* issue 30: a key given twice was taken silently (the last won, and
+	 * the plan's LINK section kept both) */
+	static const char *const twice[] = {
+		"pcie5,h2d=1,h2d=2", "pcie4,gpus=2,latency=1,gpus=2",
+		"pcie5,uplink=60,ports=4,uplink=70",
+	};
+	for (size_t i = 0; i < sizeof(twice) / sizeof(twice[0]); i++) {
+		char what[96];
+		snprintf(what, sizeof(what), "'%s' is refused: a key given twice", twice[i]);
+		CHECK(link_parse(twice[i], NULL, &l, err, sizeof(err)) == TRACE_EINVAL, what);
+		CHECK(strstr(err, "is given twice") != NULL, "  ... saying so");
+	}
 
 	/* round trip: the name is the spec */
 	static const char *const specs[] = {
