@@ -116,6 +116,52 @@ int recomp_transform(const struct recomp_model *m, const uint8_t *chosen,
 		     struct trace **out, int64_t **orig, char *err,
 		     size_t errlen);
 
+/*
+ * Buffers made again together (a segment of the forward recomputed from
+ * its checkpoints): the buffers of one group are freed after their last
+ * forward use and made again by one re-run, before the group's point,
+ * which runs the writers of every member and, in turn, the writers of
+ * every input that is not resident with its value there (freed, in
+ * another group's window, or overwritten since), however many; the cost
+ * of a re-run is charged once per group.  Re-runs at one point run in
+ * group order.  A chosen[] of recomp_choose() is the special case of one
+ * group per buffer (recomp_groups_from_choice()).
+ */
+struct recomp_groups {
+	size_t ngroups;
+	int64_t *at;       /* per group: the re-run runs before this event */
+	int32_t *group;    /* per buffer: its group, -1 kept */
+	int64_t *last_fwd; /* per buffer in a group: freed after this event */
+	/* filled by recomp_groups_close(), per group: */
+	double *cost_ns;   /* the re-run's kernels' durations */
+	uint32_t *nkernels;
+	int64_t *first, *last; /* its first and last kernel (event index) */
+	uint8_t *rng;      /* it re-runs a random draw: the framework
+			      restores the generator's state (PyTorch's
+			      checkpoint preserve_rng_state) */
+};
+
+/* Allocates for nbuffers and ngroups, every buffer kept; TRACE_ENOMEM.
+ * Free with recomp_groups_free() either way. */
+int recomp_groups_init(struct recomp_groups *g, size_t nbuffers,
+		       size_t ngroups);
+void recomp_groups_free(struct recomp_groups *g);
+/* One group per chosen buffer, at its next use; TRACE_ENOMEM. */
+int recomp_groups_from_choice(const struct recomp_model *m,
+			      const uint8_t *chosen, struct recomp_groups *g);
+/* Closes every group in order: a group whose re-run cannot be made (a
+ * member or input whose writers are not kernels, an input updated in
+ * place) is dropped, its members kept (*dropped counts them, may be
+ * NULL); the others get their cost, kernels and random flag.  Returns 0
+ * or TRACE_ENOMEM with a sentence. */
+int recomp_groups_close(const struct recomp_model *m, struct recomp_groups *g,
+			size_t *dropped, char *err, size_t errlen);
+/* recomp_transform() for groups (closed or not: a group whose re-run
+ * cannot be made is an internal error, TRACE_EINVAL). */
+int recomp_transform_groups(const struct recomp_model *m,
+			    const struct recomp_groups *g, struct trace **out,
+			    int64_t **orig, char *err, size_t errlen);
+
 /* The layer of a label for reports: the module path, its last component
  * dropped ("layer1.0.bn1.out" -> "layer1.0.bn1"); "-" for none. */
 void recomp_layer(const char *label, char *buf, size_t len);
