@@ -162,6 +162,43 @@ int recomp_transform_groups(const struct recomp_model *m,
 			    const struct recomp_groups *g, struct trace **out,
 			    int64_t **orig, char *err, size_t errlen);
 
+/* The forward pass: the events of the mark range named "forward", else
+ * from the first kernel to the last before the first whose name says bwd
+ * or backward.  Returns 0 and its first and last event index, or -1. */
+int recomp_forward(const struct trace *t, int64_t *lo, int64_t *hi);
+
+/*
+ * The layers of the forward: its kernels cut after every kernel where at
+ * most one tensor made in the forward (of at least 1% of the largest, so
+ * an attention mask or ids do not count) is still to be read later in the
+ * forward: the layer's output, its checkpoint.  A ResNet's blocks and its
+ * stem's operators, a transformer's residual sums.
+ */
+struct recomp_units {
+	int64_t lo, hi; /* the forward */
+	size_t n;
+	int64_t *end;   /* per layer, its last kernel (event index) */
+};
+/* Returns 0, SWAP_ENOFIT (no forward) or TRACE_ENOMEM with a sentence;
+ * free with recomp_units_free() on success. */
+int recomp_units_find(const struct recomp_model *m, struct recomp_units *u,
+		      char *err, size_t errlen);
+void recomp_units_free(struct recomp_units *u);
+
+/*
+ * A checkpoint baseline as groups: the layers in segments of per layers
+ * (0: ceil(sqrt(layers)), Chen et al. 2016; 1: every layer), each
+ * segment's tensors saved for the backward freed after the forward but
+ * its output (the next segment's input, kept) and made again by one
+ * re-run of the segment's forward before the first backward use of any
+ * of them, the last segment excepted (its backward comes first).  Closed
+ * (recomp_groups_close()).  *nseg: the segments.  Returns 0, SWAP_ENOFIT
+ * or TRACE_ENOMEM with a sentence; recomp_groups_free() either way.
+ */
+int recomp_choose_checkpoints(const struct recomp_model *m, unsigned per,
+			      struct recomp_groups *g, size_t *nseg,
+			      char *err, size_t errlen);
+
 /* The layer of a label for reports: the module path, its last component
  * dropped ("layer1.0.bn1.out" -> "layer1.0.bn1"); "-" for none. */
 void recomp_layer(const char *label, char *buf, size_t len);
@@ -183,11 +220,16 @@ struct recomp_advice {
 	size_t nbuf;
 	size_t nrecompute, nswap;
 	uint64_t recomputed, swapped; /* bytes */
-	const char *strategy;    /* "recompute" or "hybrid" */
+	struct recomp_groups groups; /* the re-runs: per buffer its group
+					(a segment, or the buffer alone),
+					per group its kernels and cost */
+	const char *strategy;    /* "recompute", "hybrid", "sqrt-n" or
+				    "every-layer" */
 };
 void recomp_advice_free(struct recomp_advice *a);
 
-/* Is name one of the strategies of this file (recompute, hybrid)? */
+/* Is name one of the strategies of this file (recompute, hybrid, and the
+ * checkpoint baselines sqrt-n and every-layer)? */
 int recomp_is_strategy(const char *name);
 
 /*

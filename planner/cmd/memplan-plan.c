@@ -15,7 +15,7 @@ static const struct cli_command commands[] = {
 	  "[--deterministic[=WORK]] [--solution OUT.csv] "
 	  "[--align A] [--trust-holes] [--max-pool SIZE | "
 	  "(--budget SIZE|PCT% | --device-budget SIZE) [--max-overhead P] "
-	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn|recompute|hybrid]] [--json] | "
+	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn|recompute|hybrid|sqrt-n|every-layer]] [--json] | "
 	  "compile TRACE --budget SIZE|PCT% --link MODEL,gpus=N --per-gpu "
 	  "-o PREFIX [--json]",
 	  "place every transient buffer in one pool (with swaps to host "
