@@ -191,8 +191,10 @@ static int close_rerun(const struct trace *t, struct recomp_buf *rb, size_t i)
 again:
 	for (unsigned k = 0; k < rb->nrerun; k++) {
 		const struct trace_event *e = &t->events[rb->rerun[k]];
+		/* a random draw re-runs with the generator's state restored
+		 * (the framework's preserve_rng_state): the same output */
 		if (recomp_kernel_random(e->name))
-			return RECOMP_RANDOM;
+			rb->rng = 1;
 		for (uint32_t a = 0; a < e->nacc; a++) {
 			int64_t x = t->accesses[e->acc0 + a].buffer;
 			const struct trace_buffer *xb = &t->buffers[x];
@@ -627,6 +629,7 @@ void recomp_groups_free(struct recomp_groups *g)
 	free(g->first);
 	free(g->last);
 	free(g->rng);
+	free(g->ckpt);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -644,11 +647,14 @@ int recomp_groups_init(struct recomp_groups *g, size_t nbuffers,
 	g->first = calloc(ng, sizeof(*g->first));
 	g->last = calloc(ng, sizeof(*g->last));
 	g->rng = calloc(ng, sizeof(*g->rng));
-	if (!g->at || !g->group || !g->last_fwd || !g->cost_ns ||
+	g->ckpt = malloc(ng * sizeof(*g->ckpt));
+	if (!g->ckpt || !g->at || !g->group || !g->last_fwd || !g->cost_ns ||
 	    !g->nkernels || !g->first || !g->last || !g->rng) {
 		recomp_groups_free(g);
 		return TRACE_ENOMEM;
 	}
+	for (size_t k = 0; k < ngroups; k++)
+		g->ckpt[k] = -1;
 	for (size_t i = 0; i < nbuffers; i++) {
 		g->group[i] = -1;
 		g->last_fwd[i] = -1;
@@ -931,6 +937,20 @@ int recomp_groups_close(const struct recomp_model *m, struct recomp_groups *G,
 		}
 		G->cost_ns[g] = 0;
 		G->rng[g] = 0;
+		G->ckpt[g] = -1;
+		for (size_t k = 0; k < c.k.n; k++) {
+			const struct trace_event *e = &t->events[c.k.v[k]];
+			for (uint32_t a = 0; a < e->nacc; a++) {
+				int64_t x = t->accesses[e->acc0 + a].buffer;
+				const struct trace_buffer *xb = &t->buffers[x];
+				if (trace_buffer_persistent(xb) || scratch(xb) ||
+				    c.mark[first_use_ev(t, x)])
+					continue;
+				if (G->ckpt[g] < 0 ||
+				    xb->size > t->buffers[G->ckpt[g]].size)
+					G->ckpt[g] = x;
+			}
+		}
 		G->nkernels[g] = (uint32_t)c.k.n;
 		G->first[g] = c.k.n ? c.k.v[0] : -1;
 		G->last[g] = c.k.n ? c.k.v[c.k.n - 1] : -1;

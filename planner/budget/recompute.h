@@ -39,7 +39,9 @@ enum recomp_why {
 	RECOMP_NOT_PLANNED,  /* persistent, host or pass-through memory */
 	RECOMP_NO_PRODUCER,  /* no kernel creates it (a copy, a memset, none) */
 	RECOMP_WRITERS,      /* more than RECOMP_MAX_WRITERS kernels write it */
-	RECOMP_RANDOM,       /* its producer draws random numbers (dropout) */
+	RECOMP_RANDOM,       /* unused: a producer drawing random numbers
+				(dropout) re-runs with the generator's state
+				restored (recomp_buf.rng) */
 	RECOMP_INPUT_FREED,  /* an input of the producer is gone at the re-run */
 	RECOMP_INPUT_CHANGED,/* an input is written between producer and re-run */
 	RECOMP_IN_PLACE,     /* the producer updates a transient input in place */
@@ -61,6 +63,9 @@ struct recomp_buf {
 	int64_t last_fwd;   /* freed after this event (the use before the gap) */
 	int64_t next_use;   /* re-run just before this event */
 	int64_t blocker;    /* the input that blocks it, or -1 */
+	uint8_t rng;        /* the re-run draws random numbers: the framework
+			       restores the generator's state before it, as
+			       PyTorch's checkpoint (preserve_rng_state) */
 	double cost_ns;     /* the re-run: its kernels' durations */
 	uint64_t temp_bytes;/* buffers the re-run makes that are not live at it
 			       (the writers' other outputs, freed inputs) */
@@ -139,6 +144,8 @@ struct recomp_groups {
 	uint8_t *rng;      /* it re-runs a random draw: the framework
 			      restores the generator's state (PyTorch's
 			      checkpoint preserve_rng_state) */
+	int64_t *ckpt;     /* the largest transient buffer the re-run reads
+			      and does not make: its checkpoint, or -1 */
 };
 
 /* Allocates for nbuffers and ngroups, every buffer kept; TRACE_ENOMEM.
@@ -197,6 +204,19 @@ void recomp_units_free(struct recomp_units *u);
  */
 int recomp_choose_checkpoints(const struct recomp_model *m, unsigned per,
 			      struct recomp_groups *g, size_t *nseg,
+			      char *err, size_t errlen);
+
+/*
+ * The choice with segments: the single buffers of chosen (recomp_choose()'s,
+ * may be NULL) as groups of one, then whole layers (recomp_units) as
+ * groups, cheapest forward time per byte freed first among those whose
+ * window spans the current peak, until the resident peak is at most
+ * target or no layer helps; a layer takes over the single buffers it
+ * holds, its re-run charged once.  Closed.  Returns the peak reached, or
+ * UINT64_MAX (out of memory, a sentence); recomp_groups_free() either way.
+ */
+uint64_t recomp_choose_layers(const struct recomp_model *m, uint64_t target,
+			      const uint8_t *chosen, struct recomp_groups *g,
 			      char *err, size_t errlen);
 
 /* The layer of a label for reports: the module path, its last component

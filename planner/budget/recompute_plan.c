@@ -87,6 +87,33 @@ static int finish_placed(const struct swap_ctx *sc, struct cplan *c,
 			 const char *what, uint64_t align, char *err,
 			 size_t errlen);
 
+/*
+ * The choice for target into c: single buffers, cheapest re-run per byte
+ * first (recomp_choose()); when they cannot reach it, whole layers on top
+ * (recomp_choose_layers()), c->g then holding the groups.  Returns the
+ * peak reached, or UINT64_MAX (out of memory, a sentence).
+ */
+static uint64_t choose(const struct recomp_model *m, uint64_t target,
+		       struct cplan *c, char *err, size_t errlen)
+{
+	recomp_groups_free(&c->g);
+	c->grouped = 0;
+	uint64_t reached = recomp_choose(m, target, c->chosen);
+	if (reached == UINT64_MAX) {
+		trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+		return reached;
+	}
+	if (reached <= target)
+		return reached;
+	reached = recomp_choose_layers(m, target, c->chosen, &c->g, err, errlen);
+	if (reached == UINT64_MAX)
+		return reached;
+	for (size_t i = 0; i < m->n; i++)
+		c->chosen[i] = c->g.group[i] >= 0;
+	c->grouped = 1;
+	return reached;
+}
+
 /* Recompute only: choose for a target, place, lower the target by what
  * the placement needs above the budget, again. */
 static int plan_recompute(const struct swap_ctx *sc,
@@ -104,9 +131,9 @@ static int plan_recompute(const struct swap_ctx *sc,
 	struct solver_report r;
 	for (unsigned attempt = 1;; attempt++) {
 		memset(c->chosen, 0, m->n ? m->n : 1);
-		uint64_t reached = recomp_choose(m, target, c->chosen);
+		uint64_t reached = choose(m, target, c, err, errlen);
 		if (reached == UINT64_MAX) {
-			rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+			rc = TRACE_ENOMEM;
 			goto out;
 		}
 		if (reached > target) {
@@ -239,8 +266,8 @@ static int plan_level(const struct swap_ctx *sc, const struct recomp_model *m,
 	if (!c->chosen)
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	if (target < UINT64_MAX &&
-	    recomp_choose(m, target, c->chosen) == UINT64_MAX)
-		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	    choose(m, target, c, err, errlen) == UINT64_MAX)
+		return TRACE_ENOMEM;
 	return swap_program(sc, m, budget, placer, align, c, err, errlen);
 }
 

@@ -212,3 +212,206 @@ int recomp_choose_checkpoints(const struct recomp_model *m, unsigned per,
 			g->at[s] = -1;
 	return recomp_groups_close(m, g, NULL, err, errlen);
 }
+
+/* --- the choice with segments: single buffers first, then whole layers --- */
+
+/* The resident peak of the problem with groups g's members away from
+ * their last forward use to their group's re-run (event indexes): a
+ * difference array, O(events + buffers).  *at gets where it is reached. */
+static uint64_t groups_peak(const struct recomp_model *m,
+			    const struct recomp_groups *g, int64_t *d,
+			    size_t *at)
+{
+	const struct trace *t = m->t;
+	size_t n = t->nevents;
+	memset(d, 0, (n + 1) * sizeof(*d));
+	for (size_t k = 0; k < m->p->n; k++) {
+		const struct solver_item *it = &m->p->items[k];
+		const struct trace_buffer *b = &t->buffers[it->buffer];
+		if (b->alloc_ev == TRACE_NONE || b->free_ev == TRACE_NONE)
+			continue;
+		d[b->alloc_ev] += (int64_t)it->size;
+		d[b->free_ev] -= (int64_t)it->size;
+	}
+	for (size_t x = 0; x < m->n; x++) {
+		int32_t gx = g->group[x];
+		if (gx < 0 || g->at[gx] <= g->last_fwd[x] + 1)
+			continue;
+		d[g->last_fwd[x] + 1] -= (int64_t)m->b[x].bytes;
+		d[g->at[gx]] += (int64_t)m->b[x].bytes;
+	}
+	int64_t cur = 0, best = 0;
+	*at = 0;
+	for (size_t i = 0; i < n; i++) {
+		cur += d[i];
+		if (cur > best) {
+			best = cur;
+			*at = i;
+		}
+	}
+	return (uint64_t)best;
+}
+
+struct layer_cand {
+	double per_byte;
+	size_t unit;
+	double cost;
+	uint64_t bytes;
+	int64_t lo, hi; /* the window where all its members are away */
+};
+
+static int layer_cmp(const void *a, const void *b)
+{
+	const struct layer_cand *x = a, *y = b;
+	if (x->per_byte != y->per_byte)
+		return x->per_byte < y->per_byte ? -1 : 1;
+	return (x->unit > y->unit) - (x->unit < y->unit);
+}
+
+uint64_t recomp_choose_layers(const struct recomp_model *m, uint64_t target,
+			      const uint8_t *chosen, struct recomp_groups *g,
+			      char *err, size_t errlen)
+{
+	const struct trace *t = m->t;
+	struct recomp_units u;
+	size_t nch = 0;
+	memset(g, 0, sizeof(*g));
+	for (size_t i = 0; i < m->n; i++)
+		nch += chosen && chosen[i];
+	int rc = recomp_units_find(m, &u, err, errlen);
+	if (rc == TRACE_ENOMEM)
+		return UINT64_MAX;
+	if (rc) /* no forward: single buffers only */
+		memset(&u, 0, sizeof(u));
+	uint64_t peak = UINT64_MAX;
+	int64_t *d = malloc((t->nevents + 1) * sizeof(*d));
+	int32_t *unit_of = malloc((m->n ? m->n : 1) * sizeof(*unit_of));
+	struct layer_cand *c = calloc(u.n ? u.n : 1, sizeof(*c));
+	if (!d || !unit_of || !c ||
+	    recomp_groups_init(g, m->n, nch + u.n))
+		goto out;
+	/* the single buffers, as recomp_groups_from_choice() */
+	size_t ng = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		unit_of[i] = -1;
+		if (!chosen || !chosen[i])
+			continue;
+		g->group[i] = (int32_t)ng;
+		g->last_fwd[i] = m->b[i].last_fwd;
+		g->at[ng++] = m->b[i].next_use;
+	}
+	/* each layer but the last: its saved tensors but its output */
+	for (size_t k = 0; k < u.n; k++) {
+		c[k].unit = k;
+		c[k].lo = INT64_MAX;
+		c[k].hi = INT64_MAX;
+		g->at[nch + k] = -1;
+	}
+	for (size_t x = 0; x < m->n; x++) {
+		if (!made_in_forward(m, x, u.lo, u.hi))
+			continue;
+		int64_t u0 = t->uses[t->buffers[x].use0];
+		int64_t nx = first_use_after(t, x, u.hi);
+		int64_t last = last_use_upto(t, x, u.hi);
+		if (nx < 0 || last < 0)
+			continue;
+		size_t k = 0;
+		while (k + 1 < u.n && u.end[k] < u0)
+			k++;
+		if (k + 1 >= u.n || last > u.end[k])
+			continue;
+		unit_of[x] = (int32_t)k;
+		c[k].bytes += m->b[x].bytes;
+		if (last + 1 < c[k].lo)
+			c[k].lo = last + 1;
+		size_t gk = nch + k;
+		if (g->at[gk] < 0 || nx < g->at[gk])
+			g->at[gk] = nx;
+	}
+	size_t nc = 0;
+	for (size_t k = 0; k + 1 < u.n; k++) {
+		if (!c[k].bytes)
+			continue;
+		int64_t from = k ? u.end[k - 1] + 1 : u.lo;
+		for (int64_t e = from; e <= u.end[k]; e++)
+			if (t->events[e].type == TRACE_EV_KERNEL) {
+				const struct trace_event *ev = &t->events[e];
+				if (ev->t_end != TRACE_TIME_NONE &&
+				    ev->t_start != TRACE_TIME_NONE &&
+				    ev->t_end > ev->t_start)
+					c[k].cost += (double)(ev->t_end - ev->t_start);
+			}
+		c[k].hi = g->at[nch + k];
+		c[k].per_byte = c[k].cost / (double)c[k].bytes;
+		c[nc++] = c[k];
+	}
+	qsort(c, nc, sizeof(*c), layer_cmp);
+	size_t at;
+	peak = groups_peak(m, g, d, &at);
+	uint8_t *used = calloc(nc ? nc : 1, 1);
+	if (!used) {
+		peak = UINT64_MAX;
+		goto out;
+	}
+	while (peak > target) {
+		size_t pick = SIZE_MAX;
+		for (size_t j = 0; j < nc && pick == SIZE_MAX; j++)
+			if (!used[j] && c[j].lo <= (int64_t)at &&
+			    (int64_t)at < c[j].hi)
+				pick = j;
+		if (pick == SIZE_MAX)
+			break;
+		used[pick] = 1;
+		size_t k = c[pick].unit;
+		for (size_t x = 0; x < m->n; x++)
+			if (unit_of[x] == (int32_t)k) {
+				g->group[x] = (int32_t)(nch + k);
+				g->last_fwd[x] = last_use_upto(t, x, u.hi);
+			}
+		peak = groups_peak(m, g, d, &at);
+	}
+	free(used);
+	/* single buffers a layer made unneeded: back to resident, the dearest
+	 * per byte first (a bounded number, each a pass over the profile) */
+	if (peak <= target && nch) {
+		struct cand1 { double per_byte; size_t buf; } *one = malloc(nch * sizeof(*one));
+		size_t n1 = 0;
+		if (!one) {
+			peak = UINT64_MAX;
+			goto out;
+		}
+		for (size_t i = 0; i < m->n; i++)
+			if (g->group[i] >= 0 && (size_t)g->group[i] < nch)
+				one[n1++] = (struct cand1){ m->b[i].cost_ns / (double)(m->b[i].bytes ? m->b[i].bytes : 1), i };
+		for (size_t k = 0; k < n1 && k < 256; k++) {
+			size_t best = k; /* selection: the dearest left */
+			for (size_t j = k + 1; j < n1; j++)
+				if (one[j].per_byte > one[best].per_byte ||
+				    (one[j].per_byte == one[best].per_byte && one[j].buf < one[best].buf))
+					best = j;
+			struct cand1 tmp = one[k];
+			one[k] = one[best];
+			one[best] = tmp;
+			size_t i = one[k].buf;
+			int32_t was = g->group[i];
+			g->group[i] = -1;
+			uint64_t pk = groups_peak(m, g, d, &at);
+			if (pk > target)
+				g->group[i] = was;
+		}
+		free(one);
+	}
+	/* the layers not taken hold no buffer: every group's members set */
+	if (recomp_groups_close(m, g, NULL, err, errlen))
+		peak = UINT64_MAX;
+	else
+		peak = groups_peak(m, g, d, &at);
+out:
+	if (peak == UINT64_MAX)
+		trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	free(d);
+	free(unit_of);
+	free(c);
+	recomp_units_free(&u);
+	return peak;
+}
