@@ -910,6 +910,23 @@ static uint8_t role_of(const struct closer *c, int64_t x)
 	return c->stamp[x] == c->now ? c->role[x] : ROLE_CUR;
 }
 
+int recomp_groups_check(const struct recomp_model *m,
+			const struct recomp_groups *G, size_t g)
+{
+	struct closer c;
+	if (closer_init(&c, m, G)) {
+		closer_free(&c);
+		return -1;
+	}
+	int64_t blocker;
+	int why = c.head[g] >= 0 ? close_group(&c, g, &blocker) : RECOMP_OK;
+	closer_clear(&c);
+	closer_free(&c);
+	if (why == TRACE_ENOMEM)
+		return -1;
+	return why == RECOMP_OK;
+}
+
 int recomp_groups_close(const struct recomp_model *m, struct recomp_groups *G,
 			size_t *dropped, char *err, size_t errlen)
 {

@@ -163,6 +163,9 @@ int recomp_groups_from_choice(const struct recomp_model *m,
  * or TRACE_ENOMEM with a sentence. */
 int recomp_groups_close(const struct recomp_model *m, struct recomp_groups *g,
 			size_t *dropped, char *err, size_t errlen);
+/* Can group g's re-run be made?  1 yes, 0 no, -1 out of memory. */
+int recomp_groups_check(const struct recomp_model *m,
+			const struct recomp_groups *g, size_t g_index);
 /* recomp_transform() for groups (closed or not: a group whose re-run
  * cannot be made is an internal error, TRACE_EINVAL). */
 int recomp_transform_groups(const struct recomp_model *m,
@@ -207,13 +210,19 @@ int recomp_choose_checkpoints(const struct recomp_model *m, unsigned per,
 			      char *err, size_t errlen);
 
 /*
- * The choice with segments: the single buffers of chosen (recomp_choose()'s,
- * may be NULL) as groups of one, then whole layers (recomp_units) as
- * groups, cheapest forward time per byte freed first among those whose
- * window spans the current peak, until the resident peak is at most
- * target or no layer helps; a layer takes over the single buffers it
- * holds, its re-run charged once.  Closed.  Returns the peak reached, or
- * UINT64_MAX (out of memory, a sentence); recomp_groups_free() either way.
+ * The choice with segments, for when single buffers cannot reach target:
+ * the single buffers of chosen (recomp_choose()'s, may be NULL) as groups
+ * of one; then buffers that meet chosen ones (an input of their writers,
+ * or read by the writers of one), the cheapest writers' time per byte
+ * first among those away at the current peak, each merged with the groups
+ * of its neighbours into one segment whose re-run runs at the first next
+ * use of any member (kept only if that re-run can be made); then whole
+ * layers (recomp_units), the cheapest forward time per byte first, a
+ * layer taking over the buffers it holds; until the resident peak is at
+ * most target or nothing helps; then single buffers no longer needed, the
+ * dearest per byte first (at most 256), are kept again.  Each re-run is
+ * charged once.  Closed.  Returns the peak reached, or UINT64_MAX (out of
+ * memory, a sentence); recomp_groups_free() either way.
  */
 uint64_t recomp_choose_layers(const struct recomp_model *m, uint64_t target,
 			      const uint8_t *chosen, struct recomp_groups *g,

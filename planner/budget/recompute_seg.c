@@ -10,7 +10,6 @@
  */
 #include "recompute.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +251,198 @@ static uint64_t groups_peak(const struct recomp_model *m,
 	return (uint64_t)best;
 }
 
+/*
+ * Single buffers that meet chosen ones, merged into their groups: after
+ * recomp_choose() stops (every further buffer's re-run needs a chosen one,
+ * or is needed by one), buffer x, the cheapest writers' time per byte
+ * first among those away at the current peak, joins the groups of the
+ * chosen buffers next to it in the dataflow (the inputs of its writers,
+ * the outputs of the forward kernels that read it); their re-run runs at
+ * the first next use of any member.  Groups 0..nsingle-1 of g are the
+ * single buffers; merged groups keep the lowest id.  Returns the peak
+ * reached, or UINT64_MAX out of memory.
+ */
+struct mcand {
+	double per_byte;
+	size_t buf;
+};
+
+static int mcand_cmp(const void *a, const void *b)
+{
+	const struct mcand *x = a, *y = b;
+	if (x->per_byte != y->per_byte)
+		return x->per_byte < y->per_byte ? -1 : 1;
+	return (x->buf > y->buf) - (x->buf < y->buf);
+}
+
+/* Is x's first use a kernel that writes it? */
+static int made_by_kernel(const struct trace *t, int64_t x)
+{
+	const struct trace_buffer *b = &t->buffers[x];
+	if (!b->nuses)
+		return 0;
+	const struct trace_event *e = &t->events[t->uses[b->use0]];
+	if (e->type != TRACE_EV_KERNEL)
+		return 0;
+	for (uint32_t a = 0; a < e->nacc; a++) {
+		const struct trace_access *ac = &t->accesses[e->acc0 + a];
+		if (ac->buffer == x && (ac->mode & TRACE_ACCESS_WRITE ||
+					ac->mode == TRACE_ACCESS_UNKNOWN))
+			return 1;
+	}
+	return 0;
+}
+
+static uint64_t merge_greedy(const struct recomp_model *m, uint64_t target,
+			     struct recomp_groups *g, size_t nsingle,
+			     int64_t *d)
+{
+	const struct trace *t = m->t;
+	size_t n = m->n ? m->n : 1;
+	struct mcand *c = malloc(n * sizeof(*c));
+	size_t nslots = nsingle, free_slot = 0;
+	uint8_t *used = calloc(nslots ? nslots : 1, 1);
+	struct { size_t buf; int32_t group; } *undo = malloc(n * sizeof(*undo));
+	int32_t *nb = malloc(n * sizeof(*nb));
+	uint64_t peak = UINT64_MAX;
+	if (!c || !used || !undo || !nb)
+		goto out;
+	for (size_t i = 0; i < m->n; i++)
+		if (g->group[i] >= 0 && (size_t)g->group[i] < nslots)
+			used[g->group[i]] = 1;
+	size_t nc = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct recomp_buf *rb = &m->b[i];
+		if (g->group[i] >= 0 || rb->item < 0 || rb->last_fwd < 0 ||
+		    rb->next_use <= rb->last_fwd + 1 || rb->nwriters == 0 ||
+		    rb->why == RECOMP_NOT_PLANNED || rb->why == RECOMP_NO_PRODUCER ||
+		    rb->why == RECOMP_WRITERS || rb->why == RECOMP_NO_GAP ||
+		    rb->why == RECOMP_UNKNOWN || rb->why == RECOMP_IN_PLACE)
+			continue;
+		if (rb->why == RECOMP_INPUT_FREED && rb->blocker >= 0 &&
+		    !made_by_kernel(t, rb->blocker))
+			continue; /* nothing can make its input again */
+		double cost = 0;
+		for (unsigned w = 0; w < rb->nwriters; w++) {
+			const struct trace_event *e = &t->events[rb->writer[w]];
+			if (e->t_start != TRACE_TIME_NONE && e->t_end > e->t_start)
+				cost += (double)(e->t_end - e->t_start);
+		}
+		c[nc].per_byte = cost / (double)(rb->bytes ? rb->bytes : 1);
+		c[nc++].buf = i;
+	}
+	qsort(c, nc, sizeof(*c), mcand_cmp);
+	/* the single groups' slots hold the merged ones; a new one takes the
+	 * first empty slot, and there are as many slots as buffers chosen
+	 * before: new buffers join existing groups or take freed slots */
+	size_t at;
+	peak = groups_peak(m, g, d, &at);
+	uint8_t *tried = calloc(nc ? nc : 1, 1);
+	if (!tried) {
+		peak = UINT64_MAX;
+		goto out;
+	}
+	while (peak > target) {
+		size_t pick = SIZE_MAX, nn = 0;
+		int64_t newat = 0;
+		for (size_t j = 0; j < nc && pick == SIZE_MAX; j++) {
+			size_t x = c[j].buf;
+			const struct recomp_buf *rb = &m->b[x];
+			if (tried[j] || g->group[x] >= 0 ||
+			    !(rb->last_fwd < (int64_t)at && (int64_t)at < rb->next_use))
+				continue;
+			/* its neighbours' groups */
+			nn = 0;
+			for (unsigned w = 0; w < rb->nwriters; w++) {
+				const struct trace_event *e = &t->events[rb->writer[w]];
+				for (uint32_t a = 0; a < e->nacc && nn + 1 < n; a++) {
+					int64_t y = t->accesses[e->acc0 + a].buffer;
+					if (y != (int64_t)x && g->group[y] >= 0)
+						nb[nn++] = g->group[y];
+				}
+			}
+			const struct trace_buffer *xb = &t->buffers[x];
+			for (uint32_t k = 0; k < xb->nuses; k++) {
+				int64_t u = t->uses[xb->use0 + k];
+				if (u > rb->last_fwd)
+					break;
+				const struct trace_event *e = &t->events[u];
+				for (uint32_t a = 0; a < e->nacc && nn + 1 < n; a++) {
+					const struct trace_access *ac = &t->accesses[e->acc0 + a];
+					if (ac->buffer != (int64_t)x && g->group[ac->buffer] >= 0 &&
+					    (ac->mode & TRACE_ACCESS_WRITE))
+						nb[nn++] = g->group[ac->buffer];
+				}
+			}
+			newat = rb->next_use;
+			for (size_t k = 0; k < nn; k++)
+				if (g->at[nb[k]] < newat)
+					newat = g->at[nb[k]];
+			if (!((int64_t)at < newat)) {
+				tried[j] = 1; /* re-made before the peak: no help */
+				continue;
+			}
+			pick = j;
+		}
+		if (pick == SIZE_MAX)
+			break;
+		tried[pick] = 1;
+		size_t x = c[pick].buf;
+		int32_t into = -1;
+		for (size_t k = 0; k < nn; k++)
+			if (into < 0 || nb[k] < into)
+				into = nb[k];
+		if (into < 0) { /* a slot no group holds */
+			while (free_slot < nslots && used[free_slot])
+				free_slot++;
+			if (free_slot == nslots)
+				continue;
+			into = (int32_t)free_slot;
+		}
+		/* merge, then keep it only if its re-run can be made */
+		int64_t old_at = g->at[into];
+		size_t nu = 0;
+		for (size_t i = 0; nn && i < m->n; i++) {
+			int32_t gi = g->group[i];
+			if (gi < 0 || gi == into)
+				continue;
+			for (size_t k = 0; k < nn; k++)
+				if (nb[k] == gi) {
+					undo[nu].buf = i;
+					undo[nu++].group = gi;
+					g->group[i] = into;
+					break;
+				}
+		}
+		g->group[x] = into;
+		g->last_fwd[x] = m->b[x].last_fwd;
+		g->at[into] = newat;
+		int ok = recomp_groups_check(m, g, (size_t)into);
+		if (ok < 0) {
+			peak = UINT64_MAX;
+			break;
+		}
+		if (!ok) {
+			for (size_t k = 0; k < nu; k++)
+				g->group[undo[k].buf] = undo[k].group;
+			g->group[x] = -1;
+			g->at[into] = old_at;
+			continue;
+		}
+		used[into] = 1;
+		if (peak == UINT64_MAX)
+			break;
+		peak = groups_peak(m, g, d, &at);
+	}
+	free(tried);
+out:
+	free(c);
+	free(used);
+	free(undo);
+	free(nb);
+	return peak;
+}
+
 struct layer_cand {
 	double per_byte;
 	size_t unit;
@@ -287,8 +478,10 @@ uint64_t recomp_choose_layers(const struct recomp_model *m, uint64_t target,
 	int64_t *d = malloc((t->nevents + 1) * sizeof(*d));
 	int32_t *unit_of = malloc((m->n ? m->n : 1) * sizeof(*unit_of));
 	struct layer_cand *c = calloc(u.n ? u.n : 1, sizeof(*c));
+	/* a slot per buffer for single and merged groups, then the layers */
+	size_t base = m->n;
 	if (!d || !unit_of || !c ||
-	    recomp_groups_init(g, m->n, nch + u.n))
+	    recomp_groups_init(g, m->n, base + u.n))
 		goto out;
 	/* the single buffers, as recomp_groups_from_choice() */
 	size_t ng = 0;
@@ -305,7 +498,7 @@ uint64_t recomp_choose_layers(const struct recomp_model *m, uint64_t target,
 		c[k].unit = k;
 		c[k].lo = INT64_MAX;
 		c[k].hi = INT64_MAX;
-		g->at[nch + k] = -1;
+		g->at[base + k] = -1;
 	}
 	for (size_t x = 0; x < m->n; x++) {
 		if (!made_in_forward(m, x, u.lo, u.hi))
@@ -324,7 +517,7 @@ uint64_t recomp_choose_layers(const struct recomp_model *m, uint64_t target,
 		c[k].bytes += m->b[x].bytes;
 		if (last + 1 < c[k].lo)
 			c[k].lo = last + 1;
-		size_t gk = nch + k;
+		size_t gk = base + k;
 		if (g->at[gk] < 0 || nx < g->at[gk])
 			g->at[gk] = nx;
 	}
@@ -341,13 +534,19 @@ uint64_t recomp_choose_layers(const struct recomp_model *m, uint64_t target,
 				    ev->t_end > ev->t_start)
 					c[k].cost += (double)(ev->t_end - ev->t_start);
 			}
-		c[k].hi = g->at[nch + k];
+		c[k].hi = g->at[base + k];
 		c[k].per_byte = c[k].cost / (double)c[k].bytes;
 		c[nc++] = c[k];
 	}
 	qsort(c, nc, sizeof(*c), layer_cmp);
 	size_t at;
 	peak = groups_peak(m, g, d, &at);
+	if (peak > target) {
+		peak = merge_greedy(m, target, g, base, d);
+		if (peak == UINT64_MAX)
+			goto out;
+		peak = groups_peak(m, g, d, &at);
+	}
 	uint8_t *used = calloc(nc ? nc : 1, 1);
 	if (!used) {
 		peak = UINT64_MAX;
@@ -365,7 +564,7 @@ uint64_t recomp_choose_layers(const struct recomp_model *m, uint64_t target,
 		size_t k = c[pick].unit;
 		for (size_t x = 0; x < m->n; x++)
 			if (unit_of[x] == (int32_t)k) {
-				g->group[x] = (int32_t)(nch + k);
+				g->group[x] = (int32_t)(base + k);
 				g->last_fwd[x] = last_use_upto(t, x, u.hi);
 			}
 		peak = groups_peak(m, g, d, &at);
@@ -373,15 +572,15 @@ uint64_t recomp_choose_layers(const struct recomp_model *m, uint64_t target,
 	free(used);
 	/* single buffers a layer made unneeded: back to resident, the dearest
 	 * per byte first (a bounded number, each a pass over the profile) */
-	if (peak <= target && nch) {
-		struct cand1 { double per_byte; size_t buf; } *one = malloc(nch * sizeof(*one));
+	if (peak <= target) {
+		struct cand1 { double per_byte; size_t buf; } *one = malloc((m->n ? m->n : 1) * sizeof(*one));
 		size_t n1 = 0;
 		if (!one) {
 			peak = UINT64_MAX;
 			goto out;
 		}
 		for (size_t i = 0; i < m->n; i++)
-			if (g->group[i] >= 0 && (size_t)g->group[i] < nch)
+			if (g->group[i] >= 0 && (size_t)g->group[i] < base)
 				one[n1++] = (struct cand1){ m->b[i].cost_ns / (double)(m->b[i].bytes ? m->b[i].bytes : 1), i };
 		for (size_t k = 0; k < n1 && k < 256; k++) {
 			size_t best = k; /* selection: the dearest left */
