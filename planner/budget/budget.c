@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const struct swap_strategy recomputing[] = {
-	{ "recompute", "recomputation only: the cheapest re-runs per byte freed, no swaps", NULL },
+	{ "recompute", "recomputation only: the cheapest re-runs per byte freed, segments when single tensors cannot reach, or a checkpoint baseline if faster; no swaps", NULL },
 	{ "hybrid", "per buffer keep, swap or recompute: the least predicted time of swap-only, recompute-only and mixes", NULL },
 	{ "sqrt-n", "baseline: Chen et al.'s sqrt(n) checkpointing, a segment of sqrt(layers) layers re-run before its backward, no swaps", NULL },
 	{ "every-layer", "baseline: a checkpoint every layer, each layer's forward re-run before its backward, no swaps", NULL },

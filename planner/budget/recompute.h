@@ -263,10 +263,12 @@ int recomp_is_strategy(const char *name);
 
 /*
  * Plans c->t for budget with strategy name ("recompute": recomputation
- * only, placed with placer; "hybrid": the least predicted time among
+ * only, placed with placer, or a checkpoint baseline when it is predicted
+ * faster; "sqrt-n", "every-layer": that baseline, placed; "hybrid": the least predicted time among
  * swap-only (memplan), recompute-only, and recomputing down to levels
  * between the lower bound and the budget then swapping with memplan: three
- * levels, or the first only on a trace of more than 50,000 events).
+ * levels, or the first only on a trace of more than 50,000 events; and
+ * the baselines' segments with memplan's swaps).
  * Fills *a (recomp_advice_free either way).  Returns 0, SWAP_ENOFIT,
  * SOLVER_ENOTFOUND, TRACE_EINVAL or TRACE_ENOMEM, with a sentence.
  */

@@ -442,6 +442,15 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 		snprintf(first_err, sizeof(first_err), "%s", err);
 	}
 	keep(&best, &cand);
+	/* the checkpoint baselines, placed as they are: recompute-only is
+	 * never predicted slower than checkpointing by hand where that fits */
+	for (unsigned per = 0; per < 2; per++) {
+		rc = plan_checkpoints(sc, &m, per, budget, placer, align, &cand,
+				      err, errlen);
+		if (rc == TRACE_ENOMEM)
+			goto fail_cand;
+		keep(&best, &cand);
+	}
 	if (a->strategy[0] == 'h') {
 		uint64_t lb = solver_lower_bound(sc->p);
 		/* swap-only first: recomputing nothing */
