@@ -264,8 +264,9 @@ int recomp_is_strategy(const char *name);
 /*
  * Plans c->t for budget with strategy name ("recompute": recomputation
  * only, placed with placer, or a checkpoint baseline when it is predicted
- * faster; "sqrt-n", "every-layer": that baseline, placed; "hybrid": the least predicted time among
- * swap-only (memplan), recompute-only, and recomputing down to levels
+ * faster; "sqrt-n", "every-layer": that baseline, placed; "hybrid": the
+ * least predicted time among swap-only (memplan), recompute-only, and
+ * recomputing down to levels
  * between the lower bound and the budget then swapping with memplan: three
  * levels, or the first only on a trace of more than 50,000 events; and
  * the baselines' segments with memplan's swaps).
