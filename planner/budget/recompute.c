@@ -714,6 +714,8 @@ struct closer {
 	uint8_t *role;    /* per buffer: ROLE_* for the current group */
 	uint32_t *stamp;  /* per buffer: role valid when == the group's stamp */
 	uint32_t now;
+	int64_t *hold;    /* per buffer: kept past its free until the re-run
+			     before this event, -1 none */
 	struct kvec k;    /* the closure, in trace order */
 	struct kvec temps;
 };
@@ -727,6 +729,7 @@ static void closer_free(struct closer *c)
 	free(c->next);
 	free(c->role);
 	free(c->stamp);
+	free(c->hold);
 	free(c->k.v);
 	free(c->temps.v);
 	memset(c, 0, sizeof(*c));
@@ -744,8 +747,12 @@ static int closer_init(struct closer *c, const struct recomp_model *m,
 	c->next = malloc(nb * sizeof(*c->next));
 	c->role = calloc(nb, 1);
 	c->stamp = calloc(nb, sizeof(*c->stamp));
-	if (!c->mark || !c->head || !c->next || !c->role || !c->stamp)
+	c->hold = malloc(nb * sizeof(*c->hold));
+	if (!c->mark || !c->head || !c->next || !c->role || !c->stamp ||
+	    !c->hold)
 		return TRACE_ENOMEM;
+	for (size_t i = 0; i < m->n; i++)
+		c->hold[i] = -1;
 	for (size_t g = 0; g < G->ngroups; g++)
 		c->head[g] = -1;
 	for (size_t i = m->n; i-- > 0;) {
@@ -797,8 +804,21 @@ static int available(const struct closer *c, int64_t x, size_t g, int64_t from)
 {
 	const struct trace_buffer *xb = &c->m->t->buffers[x];
 	int64_t r = c->G->at[g];
+	if (c->hold[x] >= r && xb->free_ev != TRACE_NONE && xb->free_ev < r)
+		return !written_outside(c, x, from, xb->free_ev);
 	return live_at(xb, r) && !away(c->G, x, g) &&
 	       !written_outside(c, x, from, r);
+}
+
+/* Can x, freed before group g's re-run and made by nothing the re-run can
+ * run again (an input of the iteration: a mask, ids), be kept until it
+ * with its value, as a checkpoint keeps its inputs? */
+static int holdable(const struct closer *c, int64_t x, size_t g, int64_t from)
+{
+	const struct trace_buffer *xb = &c->m->t->buffers[x];
+	return c->G->group[x] < 0 && xb->free_ev != TRACE_NONE &&
+	       xb->free_ev < c->G->at[g] && xb->alloc_ev != TRACE_NONE &&
+	       !written_outside(c, x, from, xb->free_ev);
 }
 
 static int mark_add(struct closer *c, int64_t ev)
@@ -865,6 +885,11 @@ static int close_group(struct closer *c, size_t g, int64_t *blocker)
 				int64_t w[RECOMP_MAX_WRITERS];
 				unsigned nw;
 				if (writers_of(t, x, ev, w, &nw) != RECOMP_OK) {
+					if (holdable(c, x, g, ev)) {
+						if (c->hold[x] < r)
+							c->hold[x] = r;
+						continue;
+					}
 					*blocker = x;
 					return RECOMP_INPUT_FREED;
 				}
@@ -1128,6 +1153,7 @@ int recomp_transform_groups(const struct recomp_model *m,
 	for (size_t i = 0; i < m->n; i++)
 		nch += G->group[i] >= 0;
 	struct ins *ins = malloc((nch + G->ngroups + 1) * sizeof(*ins));
+	struct ins *held = NULL;
 	size_t nb = m->n ? m->n : 1;
 	x.cur = malloc(nb * sizeof(*x.cur));
 	x.tid = malloc(nb * sizeof(*x.tid));
@@ -1168,7 +1194,28 @@ int recomp_transform_groups(const struct recomp_model *m,
 	snprintf(v, sizeof(v), "%zu", nch);
 	if (trace_set_meta(x.t2, "recompute.buffers", v))
 		goto fail;
-	size_t j = 0;
+	/* every re-run closed once first: the inputs kept past their free */
+	for (size_t k = 0; k < ni; k++) {
+		if (ins[k].kind != 0)
+			continue;
+		int64_t blocker;
+		int why = close_group(&c, (size_t)ins[k].g, &blocker);
+		closer_clear(&c);
+		if (why == TRACE_ENOMEM)
+			goto fail;
+	}
+	size_t nheld = 0;
+	for (size_t i = 0; i < m->n; i++)
+		nheld += c.hold[i] >= 0;
+	held = malloc((nheld ? nheld : 1) * sizeof(*held));
+	if (!held)
+		goto fail;
+	nheld = 0;
+	for (size_t i = 0; i < m->n; i++)
+		if (c.hold[i] >= 0)
+			held[nheld++] = (struct ins){ c.hold[i], 1, (int64_t)i };
+	qsort(held, nheld, sizeof(*held), ins_cmp);
+	size_t j = 0, jh = 0;
 	for (size_t i = 0; i < t->nevents; i++) {
 		for (; j < ni && ins[j].at == (int64_t)i && ins[j].kind == 0; j++) {
 			int64_t blocker;
@@ -1187,7 +1234,15 @@ int recomp_transform_groups(const struct recomp_model *m,
 			if (rc)
 				goto fail;
 		}
+		/* inputs kept for the re-runs before this event: freed now */
+		for (; jh < nheld && held[jh].at == (int64_t)i; jh++)
+			if (add_ev(&x, TRACE_EV_FREE, x.cur[held[jh].g],
+				   shifted(t->events[i].t_start, x.shift)))
+				goto fail;
 		const struct trace_event *e = &t->events[i];
+		if (e->type == TRACE_EV_FREE && e->buffer >= 0 &&
+		    c.hold[e->buffer] > (int64_t)i)
+			continue; /* kept until a re-run: freed after it */
 		struct trace_event k = *e;
 		k.seq = trace_next_seq(x.t2);
 		k.t_start = shifted(e->t_start, x.shift);
@@ -1216,6 +1271,7 @@ int recomp_transform_groups(const struct recomp_model *m,
 		goto fail_quiet;
 	}
 	free(ins);
+	free(held);
 	free(x.cur);
 	free(x.tid);
 	free(x.lastk);
@@ -1231,6 +1287,7 @@ fail:
 	rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 fail_quiet:
 	free(ins);
+	free(held);
 	free(x.cur);
 	free(x.tid);
 	free(x.lastk);
