@@ -810,12 +810,17 @@ static int available(const struct closer *c, int64_t x, size_t g, int64_t from)
 	       !written_outside(c, x, from, r);
 }
 
-/* Can x, freed before group g's re-run and made by nothing the re-run can
- * run again (an input of the iteration: a mask, ids), be kept until it
- * with its value, as a checkpoint keeps its inputs? */
+/* Can x, freed before group g's re-run and made by no kernel (an input
+ * of the iteration copied in: a mask, ids), be kept until it with its
+ * value, as a checkpoint keeps its inputs? */
 static int holdable(const struct closer *c, int64_t x, size_t g, int64_t from)
 {
-	const struct trace_buffer *xb = &c->m->t->buffers[x];
+	const struct trace *t = c->m->t;
+	const struct trace_buffer *xb = &t->buffers[x];
+	/* only what no kernel made: a copy of the batch (kept small and rare;
+	 * the choice does not count what is kept) */
+	if (t->events[first_use_ev(t, x)].type == TRACE_EV_KERNEL)
+		return 0;
 	return c->G->group[x] < 0 && xb->free_ev != TRACE_NONE &&
 	       xb->free_ev < c->G->at[g] && xb->alloc_ev != TRACE_NONE &&
 	       !written_outside(c, x, from, xb->free_ev);
@@ -936,15 +941,19 @@ static uint8_t role_of(const struct closer *c, int64_t x)
 }
 
 int recomp_groups_check(const struct recomp_model *m,
-			const struct recomp_groups *G, size_t g)
+			const struct recomp_groups *G, size_t g,
+			uint64_t *temp_bytes)
 {
 	struct closer c;
+	*temp_bytes = 0;
 	if (closer_init(&c, m, G)) {
 		closer_free(&c);
 		return -1;
 	}
 	int64_t blocker;
 	int why = c.head[g] >= 0 ? close_group(&c, g, &blocker) : RECOMP_OK;
+	for (size_t k = 0; why == RECOMP_OK && k < c.temps.n; k++)
+		*temp_bytes += bytes_of(m, c.temps.v[k]);
 	closer_clear(&c);
 	closer_free(&c);
 	if (why == TRACE_ENOMEM)

@@ -163,9 +163,11 @@ int recomp_groups_from_choice(const struct recomp_model *m,
  * or TRACE_ENOMEM with a sentence. */
 int recomp_groups_close(const struct recomp_model *m, struct recomp_groups *g,
 			size_t *dropped, char *err, size_t errlen);
-/* Can group g's re-run be made?  1 yes, 0 no, -1 out of memory. */
+/* Can group g's re-run be made?  1 yes (*temp_bytes: its temporaries'
+ * bytes, all of them), 0 no, -1 out of memory. */
 int recomp_groups_check(const struct recomp_model *m,
-			const struct recomp_groups *g, size_t g_index);
+			const struct recomp_groups *g, size_t g_index,
+			uint64_t *temp_bytes);
 /* recomp_transform() for groups (closed or not: a group whose re-run
  * cannot be made is an internal error, TRACE_EINVAL). */
 int recomp_transform_groups(const struct recomp_model *m,

@@ -417,11 +417,19 @@ static uint64_t merge_greedy(const struct recomp_model *m, uint64_t target,
 		g->group[x] = into;
 		g->last_fwd[x] = m->b[x].last_fwd;
 		g->at[into] = newat;
-		int ok = recomp_groups_check(m, g, (size_t)into);
+		uint64_t temps, mine = 0;
+		int ok = recomp_groups_check(m, g, (size_t)into, &temps);
 		if (ok < 0) {
 			peak = UINT64_MAX;
 			break;
 		}
+		/* a re-run that makes more again for a while than its group
+		 * frees (a chain through other groups) is not worth it */
+		for (size_t i = 0; ok && i < m->n; i++)
+			if (g->group[i] == into)
+				mine += m->b[i].bytes;
+		if (ok && temps > mine)
+			ok = 0;
 		if (!ok) {
 			for (size_t k = 0; k < nu; k++)
 				g->group[undo[k].buf] = undo[k].group;
