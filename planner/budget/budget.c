@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * budget.c - one entry for every budget strategy (budget.h): the swap
- * choosers through swap_plan_ctx(), recompute and hybrid through
- * recomp_plan_ctx().  Composition runs one way: hybrid (recompute_plan.c)
+ * choosers through swap_plan_ctx(), recompute, hybrid and the checkpoint
+ * baselines (sqrt-n, every-layer) through recomp_plan_ctx().  Composition runs one way: hybrid (recompute_plan.c)
  * asks swap_plan_ctx() for memplan's swaps on the program that recomputes,
  * and nothing below this file knows that the recomputing strategies exist.
  */
@@ -11,8 +11,10 @@
 #include <string.h>
 
 static const struct swap_strategy recomputing[] = {
-	{ "recompute", "recomputation only: the cheapest re-runs per byte freed, no swaps", NULL },
+	{ "recompute", "recomputation only: the cheapest re-runs per byte freed, segments when single tensors cannot reach, or a checkpoint baseline if faster; no swaps", NULL },
 	{ "hybrid", "per buffer keep, swap or recompute: the least predicted time of swap-only, recompute-only and mixes", NULL },
+	{ "sqrt-n", "baseline: Chen et al.'s sqrt(n) checkpointing, a segment of sqrt(layers) layers re-run before its backward, no swaps", NULL },
+	{ "every-layer", "baseline: a checkpoint every layer, each layer's forward re-run before its backward, no swaps", NULL },
 };
 
 const struct swap_strategy *budget_strategy_find(const char *name)
@@ -36,7 +38,7 @@ int budget_plan_ctx(const struct swap_ctx *c, const char *name,
 		memset(sim, 0, sizeof(*sim));
 		memset(oc, 0, sizeof(*oc));
 		return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
-				    "unknown swap strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid)",
+				    "unknown swap strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid, sqrt-n, every-layer)",
 				    name);
 	}
 	if (recomp_is_strategy(name))

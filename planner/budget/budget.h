@@ -2,7 +2,7 @@
 /*
  * budget.h - every strategy that fits a trace into a budget, behind one
  * name: the swap choosers (swap.h: memplan, singa, vdnn) and the strategies
- * that recompute (recompute.h: recompute, hybrid).  The top of planner/budget/:
+ * that recompute (recompute.h: recompute, hybrid, sqrt-n, every-layer).  The top of planner/budget/:
  * compile, frontier and the benches call it; swap_plan.c and
  * recompute_plan.c never call it (hybrid composes swap plans itself).
  */

@@ -191,8 +191,10 @@ static int close_rerun(const struct trace *t, struct recomp_buf *rb, size_t i)
 again:
 	for (unsigned k = 0; k < rb->nrerun; k++) {
 		const struct trace_event *e = &t->events[rb->rerun[k]];
+		/* a random draw re-runs with the generator's state restored
+		 * (the framework's preserve_rng_state): the same output */
 		if (recomp_kernel_random(e->name))
-			return RECOMP_RANDOM;
+			rb->rng = 1;
 		for (uint32_t a = 0; a < e->nacc; a++) {
 			int64_t x = t->accesses[e->acc0 + a].buffer;
 			const struct trace_buffer *xb = &t->buffers[x];
@@ -619,14 +621,418 @@ out:
 	return peak;
 }
 
+/* --- re-runs of groups: the kernels that make a group's buffers again ---- */
+
+void recomp_groups_free(struct recomp_groups *g)
+{
+	free(g->at);
+	free(g->group);
+	free(g->last_fwd);
+	free(g->cost_ns);
+	free(g->nkernels);
+	free(g->first);
+	free(g->last);
+	free(g->rng);
+	free(g->ckpt);
+	memset(g, 0, sizeof(*g));
+}
+
+int recomp_groups_init(struct recomp_groups *g, size_t nbuffers,
+		       size_t ngroups)
+{
+	memset(g, 0, sizeof(*g));
+	size_t nb = nbuffers ? nbuffers : 1, ng = ngroups ? ngroups : 1;
+	g->ngroups = ngroups;
+	g->at = calloc(ng, sizeof(*g->at));
+	g->group = malloc(nb * sizeof(*g->group));
+	g->last_fwd = malloc(nb * sizeof(*g->last_fwd));
+	g->cost_ns = calloc(ng, sizeof(*g->cost_ns));
+	g->nkernels = calloc(ng, sizeof(*g->nkernels));
+	g->first = calloc(ng, sizeof(*g->first));
+	g->last = calloc(ng, sizeof(*g->last));
+	g->rng = calloc(ng, sizeof(*g->rng));
+	g->ckpt = malloc(ng * sizeof(*g->ckpt));
+	if (!g->ckpt || !g->at || !g->group || !g->last_fwd || !g->cost_ns ||
+	    !g->nkernels || !g->first || !g->last || !g->rng) {
+		recomp_groups_free(g);
+		return TRACE_ENOMEM;
+	}
+	for (size_t k = 0; k < ngroups; k++)
+		g->ckpt[k] = -1;
+	for (size_t i = 0; i < nbuffers; i++) {
+		g->group[i] = -1;
+		g->last_fwd[i] = -1;
+	}
+	return 0;
+}
+
+int recomp_groups_from_choice(const struct recomp_model *m,
+			      const uint8_t *chosen, struct recomp_groups *g)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->n; i++)
+		n += chosen && chosen[i];
+	if (recomp_groups_init(g, m->n, n))
+		return TRACE_ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		if (!chosen || !chosen[i])
+			continue;
+		g->group[i] = (int32_t)n;
+		g->last_fwd[i] = m->b[i].last_fwd;
+		g->at[n++] = m->b[i].next_use;
+	}
+	return 0;
+}
+
+struct kvec {
+	int64_t *v;
+	size_t n, cap;
+};
+
+static int kvec_insert(struct kvec *k, int64_t x)
+{
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 64;
+		int64_t *v = realloc(k->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		k->v = v;
+		k->cap = cap;
+	}
+	size_t j = k->n++;
+	while (j > 0 && k->v[j - 1] > x) {
+		k->v[j] = k->v[j - 1];
+		j--;
+	}
+	k->v[j] = x;
+	return 0;
+}
+
+/* What closing one group needs, reused from group to group. */
+struct closer {
+	const struct recomp_model *m;
+	const struct recomp_groups *G;
+	uint8_t *mark;    /* per event: in the closure of the current group */
+	int64_t *head, *next; /* per group and per buffer: its members */
+	uint8_t *role;    /* per buffer: ROLE_* for the current group */
+	uint32_t *stamp;  /* per buffer: role valid when == the group's stamp */
+	uint32_t now;
+	int64_t *hold;    /* per buffer: kept past its free until the re-run
+			     before this event, -1 none */
+	struct kvec k;    /* the closure, in trace order */
+	struct kvec temps;
+};
+
+enum { ROLE_CUR = 0, ROLE_MEMBER = 1, ROLE_TEMP = 2 };
+
+static void closer_free(struct closer *c)
+{
+	free(c->mark);
+	free(c->head);
+	free(c->next);
+	free(c->role);
+	free(c->stamp);
+	free(c->hold);
+	free(c->k.v);
+	free(c->temps.v);
+	memset(c, 0, sizeof(*c));
+}
+
+static int closer_init(struct closer *c, const struct recomp_model *m,
+		       const struct recomp_groups *G)
+{
+	memset(c, 0, sizeof(*c));
+	c->m = m;
+	c->G = G;
+	size_t ne = m->t->nevents ? m->t->nevents : 1, nb = m->n ? m->n : 1;
+	c->mark = calloc(ne, 1);
+	c->head = malloc((G->ngroups ? G->ngroups : 1) * sizeof(*c->head));
+	c->next = malloc(nb * sizeof(*c->next));
+	c->role = calloc(nb, 1);
+	c->stamp = calloc(nb, sizeof(*c->stamp));
+	c->hold = malloc(nb * sizeof(*c->hold));
+	if (!c->mark || !c->head || !c->next || !c->role || !c->stamp ||
+	    !c->hold)
+		return TRACE_ENOMEM;
+	for (size_t i = 0; i < m->n; i++)
+		c->hold[i] = -1;
+	for (size_t g = 0; g < G->ngroups; g++)
+		c->head[g] = -1;
+	for (size_t i = m->n; i-- > 0;) {
+		c->next[i] = -1;
+		int32_t g = G->group[i];
+		if (g < 0)
+			continue;
+		c->next[i] = c->head[g];
+		c->head[g] = (int64_t)i;
+	}
+	return 0;
+}
+
+/* Is x gone at group g's re-run: freed after its last forward use, and its
+ * own group's re-run not yet run (re-runs run by point, then group)? */
+static int away(const struct recomp_groups *G, int64_t x, size_t g)
+{
+	int32_t gx = G->group[x];
+	if (gx < 0 || (size_t)gx == g)
+		return 0;
+	int64_t r = G->at[g];
+	if (G->last_fwd[x] >= r)
+		return 0;
+	return !(G->at[gx] < r || (G->at[gx] == r && (size_t)gx < g));
+}
+
+/* Written in (from, to) by an event outside the closure? */
+static int written_outside(const struct closer *c, int64_t x, int64_t from,
+			   int64_t to)
+{
+	const struct trace *t = c->m->t;
+	const struct trace_buffer *b = &t->buffers[x];
+	const uint32_t *u = t->uses + b->use0;
+	for (size_t k = 0; k < b->nuses && (int64_t)u[k] < to; k++)
+		if ((int64_t)u[k] > from && !c->mark[u[k]] &&
+		    (mode_at(t, u[k], x) & TRACE_ACCESS_WRITE))
+			return 1;
+	return 0;
+}
+
+/* Its first use: an accessed buffer has one. */
+static int64_t first_use_ev(const struct trace *t, int64_t x)
+{
+	return (int64_t)t->uses[t->buffers[x].use0];
+}
+
+/* Is x, at group g's re-run, resident with the value it had at event from? */
+static int available(const struct closer *c, int64_t x, size_t g, int64_t from)
+{
+	const struct trace_buffer *xb = &c->m->t->buffers[x];
+	int64_t r = c->G->at[g];
+	if (c->hold[x] >= r && xb->free_ev != TRACE_NONE && xb->free_ev < r)
+		return !written_outside(c, x, from, xb->free_ev);
+	return live_at(xb, r) && !away(c->G, x, g) &&
+	       !written_outside(c, x, from, r);
+}
+
+/* Can x, freed before group g's re-run and made by no kernel (an input
+ * of the iteration copied in: a mask, ids), be kept until it with its
+ * value, as a checkpoint keeps its inputs? */
+static int holdable(const struct closer *c, int64_t x, size_t g, int64_t from)
+{
+	const struct trace *t = c->m->t;
+	const struct trace_buffer *xb = &t->buffers[x];
+	/* only what no kernel made: a copy of the batch (kept small and rare;
+	 * the choice does not count what is kept) */
+	if (t->events[first_use_ev(t, x)].type == TRACE_EV_KERNEL)
+		return 0;
+	return c->G->group[x] < 0 && xb->free_ev != TRACE_NONE &&
+	       xb->free_ev < c->G->at[g] && xb->alloc_ev != TRACE_NONE &&
+	       !written_outside(c, x, from, xb->free_ev);
+}
+
+static int mark_add(struct closer *c, int64_t ev)
+{
+	if (c->mark[ev])
+		return 0;
+	c->mark[ev] = 1;
+	return kvec_insert(&c->k, ev);
+}
+
+/*
+ * The closure of group g: its members' writers, and before them, in turn,
+ * the writers of every input that is not resident with its value at the
+ * re-run (freed, away in another group's window, or overwritten since);
+ * the buffers made by the closure that are not resident at it become its
+ * temporaries.  Fills c->k, c->temps and c->role; RECOMP_OK or why not
+ * (*blocker: the buffer).  Leaves c->mark set for c->k (closer_clear()).
+ */
+static int close_group(struct closer *c, size_t g, int64_t *blocker)
+{
+	const struct trace *t = c->m->t;
+	const struct recomp_groups *G = c->G;
+	int64_t r = G->at[g];
+	c->k.n = c->temps.n = 0;
+	c->now++;
+	*blocker = -1;
+	for (int64_t x = c->head[g]; x >= 0; x = c->next[x]) {
+		int64_t w[RECOMP_MAX_WRITERS];
+		unsigned nw;
+		if (G->last_fwd[x] < 0 || G->last_fwd[x] >= r) {
+			*blocker = x;
+			return RECOMP_NO_GAP;
+		}
+		int why = writers_of(t, x, r, w, &nw);
+		if (why != RECOMP_OK) {
+			*blocker = x;
+			return why;
+		}
+		for (unsigned j = 0; j < nw; j++)
+			if (mark_add(c, w[j]))
+				return TRACE_ENOMEM;
+		c->stamp[x] = c->now;
+		c->role[x] = ROLE_MEMBER;
+	}
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t ki = 0; ki < c->k.n && !changed; ki++) {
+			int64_t ev = c->k.v[ki];
+			const struct trace_event *e = &t->events[ev];
+			for (uint32_t a = 0; a < e->nacc && !changed; a++) {
+				int64_t x = t->accesses[e->acc0 + a].buffer;
+				const struct trace_buffer *xb = &t->buffers[x];
+				if (trace_buffer_persistent(xb) || scratch(xb) ||
+				    G->group[x] == (int32_t)g)
+					continue;
+				if (c->mark[first_use_ev(t, x)])
+					continue; /* made by the closure */
+				if (mode_at(t, (size_t)ev, x) & TRACE_ACCESS_WRITE) {
+					*blocker = x;
+					return RECOMP_IN_PLACE;
+				}
+				if (available(c, x, g, ev))
+					continue;
+				int64_t w[RECOMP_MAX_WRITERS];
+				unsigned nw;
+				if (writers_of(t, x, ev, w, &nw) != RECOMP_OK) {
+					if (holdable(c, x, g, ev)) {
+						if (c->hold[x] < r)
+							c->hold[x] = r;
+						continue;
+					}
+					*blocker = x;
+					return RECOMP_INPUT_FREED;
+				}
+				for (unsigned j = 0; j < nw; j++)
+					if (mark_add(c, w[j]))
+						return TRACE_ENOMEM;
+				changed = 1;
+			}
+		}
+	}
+	/* roles: made by the closure and resident with its value at the
+	 * re-run: written again in place (the same values); else a temporary */
+	for (size_t ki = 0; ki < c->k.n; ki++) {
+		const struct trace_event *e = &t->events[c->k.v[ki]];
+		for (uint32_t a = 0; a < e->nacc; a++) {
+			int64_t x = t->accesses[e->acc0 + a].buffer;
+			const struct trace_buffer *xb = &t->buffers[x];
+			if (c->stamp[x] == c->now || trace_buffer_persistent(xb) ||
+			    scratch(xb))
+				continue;
+			c->stamp[x] = c->now;
+			c->role[x] = ROLE_CUR;
+			if (!c->mark[first_use_ev(t, x)])
+				continue;
+			if (available(c, x, g, first_use_ev(t, x)))
+				continue;
+			c->role[x] = ROLE_TEMP;
+			if (kvec_insert(&c->temps, x))
+				return TRACE_ENOMEM;
+		}
+	}
+	return RECOMP_OK;
+}
+
+static void closer_clear(struct closer *c)
+{
+	for (size_t k = 0; k < c->k.n; k++)
+		c->mark[c->k.v[k]] = 0;
+}
+
+static uint8_t role_of(const struct closer *c, int64_t x)
+{
+	return c->stamp[x] == c->now ? c->role[x] : ROLE_CUR;
+}
+
+int recomp_groups_check(const struct recomp_model *m,
+			const struct recomp_groups *G, size_t g,
+			uint64_t *temp_bytes)
+{
+	struct closer c;
+	*temp_bytes = 0;
+	if (closer_init(&c, m, G)) {
+		closer_free(&c);
+		return -1;
+	}
+	int64_t blocker;
+	int why = c.head[g] >= 0 ? close_group(&c, g, &blocker) : RECOMP_OK;
+	for (size_t k = 0; why == RECOMP_OK && k < c.temps.n; k++)
+		*temp_bytes += bytes_of(m, c.temps.v[k]);
+	closer_clear(&c);
+	closer_free(&c);
+	if (why == TRACE_ENOMEM)
+		return -1;
+	return why == RECOMP_OK;
+}
+
+int recomp_groups_close(const struct recomp_model *m, struct recomp_groups *G,
+			size_t *dropped, char *err, size_t errlen)
+{
+	const struct trace *t = m->t;
+	struct closer c;
+	size_t nd = 0;
+	int rc = closer_init(&c, m, G);
+	if (rc)
+		goto nomem;
+	for (size_t g = 0; g < G->ngroups; g++) {
+		if (c.head[g] < 0)
+			continue;
+		int64_t blocker;
+		int why = close_group(&c, g, &blocker);
+		if (why == TRACE_ENOMEM)
+			goto nomem;
+		if (why != RECOMP_OK) {
+			/* kept whole: every member resident, as without it */
+			closer_clear(&c);
+			for (int64_t x = c.head[g]; x >= 0; x = c.next[x])
+				G->group[x] = -1;
+			c.head[g] = -1;
+			nd++;
+			continue;
+		}
+		G->cost_ns[g] = 0;
+		G->rng[g] = 0;
+		G->ckpt[g] = -1;
+		for (size_t k = 0; k < c.k.n; k++) {
+			const struct trace_event *e = &t->events[c.k.v[k]];
+			for (uint32_t a = 0; a < e->nacc; a++) {
+				int64_t x = t->accesses[e->acc0 + a].buffer;
+				const struct trace_buffer *xb = &t->buffers[x];
+				if (trace_buffer_persistent(xb) || scratch(xb) ||
+				    c.mark[first_use_ev(t, x)])
+					continue;
+				if (G->ckpt[g] < 0 ||
+				    xb->size > t->buffers[G->ckpt[g]].size)
+					G->ckpt[g] = x;
+			}
+		}
+		G->nkernels[g] = (uint32_t)c.k.n;
+		G->first[g] = c.k.n ? c.k.v[0] : -1;
+		G->last[g] = c.k.n ? c.k.v[c.k.n - 1] : -1;
+		for (size_t k = 0; k < c.k.n; k++) {
+			const struct trace_event *e = &t->events[c.k.v[k]];
+			G->cost_ns[g] += ev_ns(e);
+			G->rng[g] |= recomp_kernel_random(e->name) != 0;
+		}
+		closer_clear(&c);
+	}
+	closer_free(&c);
+	if (dropped)
+		*dropped = nd;
+	return 0;
+nomem:
+	closer_free(&c);
+	return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+}
+
 /* --- the transformed trace ------------------------------------------------ */
 
-/* One insertion: kind 0, the re-run of buffer buf before event at; kind 1,
- * the free of buf after event at. */
+/* One insertion: kind 0, the re-run of group g before event at; kind 1,
+ * the free of buffer g after event at. */
 struct ins {
 	int64_t at;
 	int kind;
-	int64_t buf;
+	int64_t g;
 };
 
 static int ins_cmp(const void *a, const void *b)
@@ -636,7 +1042,7 @@ static int ins_cmp(const void *a, const void *b)
 		return x->at < y->at ? -1 : 1;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	return (x->buf > y->buf) - (x->buf < y->buf);
+	return (x->g > y->g) - (x->g < y->g);
 }
 
 struct tx {
@@ -646,6 +1052,10 @@ struct tx {
 	int64_t *orig; /* per t2 buffer: the original */
 	size_t norig, caporig;
 	int64_t shift; /* ns the re-runs so far pushed everything back */
+	int64_t *tid;  /* per original buffer: its temporary in this re-run */
+	int32_t *lastk;/* per original buffer: its last kernel in this re-run */
+	uint32_t *made;/* per original buffer: made in re-run number made[x] */
+	uint32_t nrerun;
 };
 
 static int64_t add_buffer(struct tx *x, int64_t from)
@@ -682,81 +1092,88 @@ static int64_t shifted(int64_t v, int64_t shift)
 	return v == TRACE_TIME_NONE ? v : v + shift;
 }
 
-/* The re-run of buffer i before event at (original index). */
-static int rerun(struct tx *x, size_t i, size_t at)
+/* The re-run of group g (closed in c) before event at (original index):
+ * each member and temporary allocated just before the first kernel that
+ * touches it, each temporary freed just after the last. */
+static int rerun(struct tx *x, const struct closer *c, size_t at)
 {
-	const struct recomp_model *m = x->m;
-	const struct trace *t = m->t;
-	const struct recomp_buf *rb = &m->b[i];
+	const struct trace *t = x->m->t;
 	int64_t when = shifted(t->events[at].t_start, x->shift);
-	int64_t nb = add_buffer(x, (int64_t)i);
-	if (nb < 0 || add_ev(x, TRACE_EV_ALLOC, nb, when))
-		return TRACE_ENOMEM;
-	x->cur[i] = nb;
-	int64_t tmp[32], tid[32];
-	size_t ntmp = 0;
-	for (unsigned w = 0; w < rb->nrerun; w++) {
-		const struct trace_event *e = &t->events[rb->rerun[w]];
+	uint32_t id = ++x->nrerun;
+	for (size_t k = 0; k < c->k.n; k++) {
+		const struct trace_event *e = &t->events[c->k.v[k]];
+		for (uint32_t a = 0; a < e->nacc; a++)
+			x->lastk[t->accesses[e->acc0 + a].buffer] = (int32_t)k;
+	}
+	for (size_t k = 0; k < c->k.n; k++) {
+		const struct trace_event *e = &t->events[c->k.v[k]];
 		for (uint32_t a = 0; a < e->nacc; a++) {
 			int64_t b = t->accesses[e->acc0 + a].buffer;
-			if (!temp_of(t, rb, i, b))
+			uint8_t r = role_of(c, b);
+			if (r == ROLE_CUR || x->made[b] == id)
 				continue;
-			size_t s = 0;
-			while (s < ntmp && tmp[s] != b)
-				s++;
-			if (s < ntmp || ntmp == 32)
-				continue;
-			int64_t id = add_buffer(x, b);
-			if (id < 0 || add_ev(x, TRACE_EV_ALLOC, id, when))
+			x->made[b] = id;
+			int64_t nb = add_buffer(x, b);
+			if (nb < 0 || add_ev(x, TRACE_EV_ALLOC, nb, when))
 				return TRACE_ENOMEM;
-			tmp[ntmp] = b;
-			tid[ntmp++] = id;
+			if (r == ROLE_MEMBER)
+				x->cur[b] = nb;
+			else
+				x->tid[b] = nb;
 		}
-	}
-	for (unsigned w = 0; w < rb->nrerun; w++) {
-		const struct trace_event *e = &t->events[rb->rerun[w]];
-		struct trace_event k = *e;
+		struct trace_event ke = *e;
 		int64_t dur = (int64_t)ev_ns(e);
-		k.seq = trace_next_seq(x->t2);
-		k.t_start = when == TRACE_TIME_NONE ? TRACE_TIME_NONE : when;
-		k.t_end = when == TRACE_TIME_NONE ? TRACE_TIME_NONE : when + dur;
+		ke.seq = trace_next_seq(x->t2);
+		ke.t_start = when;
+		ke.t_end = when == TRACE_TIME_NONE ? TRACE_TIME_NONE : when + dur;
 		if (when != TRACE_TIME_NONE)
 			when += dur;
 		x->shift += dur;
-		if (trace_add_event(x->t2, &k) < 0)
+		if (trace_add_event(x->t2, &ke) < 0)
 			return TRACE_ENOMEM;
 		for (uint32_t a = 0; a < e->nacc; a++) {
 			const struct trace_access *ac = &t->accesses[e->acc0 + a];
-			int64_t b = x->cur[ac->buffer];
-			for (size_t s = 0; s < ntmp; s++)
-				if (tmp[s] == ac->buffer)
-					b = tid[s];
+			int64_t b = role_of(c, ac->buffer) == ROLE_TEMP
+					    ? x->tid[ac->buffer]
+					    : x->cur[ac->buffer];
 			if (trace_add_access(x->t2, b, ac->mode))
 				return TRACE_ENOMEM;
 		}
+		for (uint32_t a = 0; a < e->nacc; a++) {
+			int64_t b = t->accesses[e->acc0 + a].buffer;
+			if (role_of(c, b) == ROLE_TEMP && x->lastk[b] == (int32_t)k &&
+			    x->tid[b] >= 0) {
+				if (add_ev(x, TRACE_EV_FREE, x->tid[b], when))
+					return TRACE_ENOMEM;
+				x->tid[b] = -1;
+			}
+		}
 	}
-	for (size_t s = 0; s < ntmp; s++)
-		if (add_ev(x, TRACE_EV_FREE, tid[s], when))
-			return TRACE_ENOMEM;
 	return 0;
 }
 
-int recomp_transform(const struct recomp_model *m, const uint8_t *chosen,
-		     struct trace **out, int64_t **orig, char *err,
-		     size_t errlen)
+int recomp_transform_groups(const struct recomp_model *m,
+			    const struct recomp_groups *G, struct trace **out,
+			    int64_t **orig, char *err, size_t errlen)
 {
 	const struct trace *t = m->t;
 	*out = NULL;
 	if (orig)
 		*orig = NULL;
-	struct tx x = { m, trace_new(), NULL, NULL, 0, 0, 0 };
+	struct tx x = { m, trace_new(), NULL, NULL, 0, 0, 0, NULL, NULL, NULL, 0 };
+	struct closer c;
 	size_t nch = 0;
 	for (size_t i = 0; i < m->n; i++)
-		nch += chosen && chosen[i];
-	struct ins *ins = malloc((2 * nch + 1) * sizeof(*ins));
-	x.cur = malloc((m->n ? m->n : 1) * sizeof(*x.cur));
-	int rc = TRACE_ENOMEM;
-	if (!x.t2 || !ins || !x.cur)
+		nch += G->group[i] >= 0;
+	struct ins *ins = malloc((nch + G->ngroups + 1) * sizeof(*ins));
+	struct ins *held = NULL;
+	size_t nb = m->n ? m->n : 1;
+	x.cur = malloc(nb * sizeof(*x.cur));
+	x.tid = malloc(nb * sizeof(*x.tid));
+	x.lastk = malloc(nb * sizeof(*x.lastk));
+	x.made = calloc(nb, sizeof(*x.made));
+	int rc = closer_init(&c, m, G);
+	if (rc || !x.t2 || !ins || !x.cur || !x.tid || !x.lastk || !x.made)
 		goto fail;
 	x.t2->clock = t->clock;
 	for (size_t k = 0; k < t->nmeta; k++)
@@ -771,6 +1188,7 @@ int recomp_transform(const struct recomp_model *m, const uint8_t *chosen,
 	}
 	for (size_t i = 0; i < m->n; i++) {
 		x.cur[i] = (int64_t)i;
+		x.tid[i] = -1;
 		if (add_buffer(&x, (int64_t)i) < 0)
 			goto fail;
 	}
@@ -778,23 +1196,66 @@ int recomp_transform(const struct recomp_model *m, const uint8_t *chosen,
 		if (trace_add_hole(x.t2, &t->holes[h]))
 			goto fail;
 	size_t ni = 0;
-	for (size_t i = 0; i < m->n; i++) {
-		if (!chosen || !chosen[i])
-			continue;
-		ins[ni++] = (struct ins){ m->b[i].next_use, 0, (int64_t)i };
-		ins[ni++] = (struct ins){ m->b[i].last_fwd, 1, (int64_t)i };
-	}
+	for (size_t g = 0; g < G->ngroups; g++)
+		if (c.head[g] >= 0)
+			ins[ni++] = (struct ins){ G->at[g], 0, (int64_t)g };
+	for (size_t i = 0; i < m->n; i++)
+		if (G->group[i] >= 0)
+			ins[ni++] = (struct ins){ G->last_fwd[i], 1, (int64_t)i };
 	qsort(ins, ni, sizeof(*ins), ins_cmp);
 	char v[32];
 	snprintf(v, sizeof(v), "%zu", nch);
 	if (trace_set_meta(x.t2, "recompute.buffers", v))
 		goto fail;
-	size_t j = 0;
+	/* every re-run closed once first: the inputs kept past their free */
+	for (size_t k = 0; k < ni; k++) {
+		if (ins[k].kind != 0)
+			continue;
+		int64_t blocker;
+		int why = close_group(&c, (size_t)ins[k].g, &blocker);
+		closer_clear(&c);
+		if (why == TRACE_ENOMEM)
+			goto fail;
+	}
+	size_t nheld = 0;
+	for (size_t i = 0; i < m->n; i++)
+		nheld += c.hold[i] >= 0;
+	held = malloc((nheld ? nheld : 1) * sizeof(*held));
+	if (!held)
+		goto fail;
+	nheld = 0;
+	for (size_t i = 0; i < m->n; i++)
+		if (c.hold[i] >= 0)
+			held[nheld++] = (struct ins){ c.hold[i], 1, (int64_t)i };
+	qsort(held, nheld, sizeof(*held), ins_cmp);
+	size_t j = 0, jh = 0;
 	for (size_t i = 0; i < t->nevents; i++) {
-		for (; j < ni && ins[j].at == (int64_t)i && ins[j].kind == 0; j++)
-			if (rerun(&x, (size_t)ins[j].buf, i))
+		for (; j < ni && ins[j].at == (int64_t)i && ins[j].kind == 0; j++) {
+			int64_t blocker;
+			int why = close_group(&c, (size_t)ins[j].g, &blocker);
+			if (why == TRACE_ENOMEM)
+				goto fail;
+			if (why != RECOMP_OK) {
+				closer_clear(&c);
+				rc = trace_seterr(err, errlen, TRACE_EINVAL,
+						  "internal error: a re-run cannot be made (buffer %lld: %s)",
+						  (long long)blocker, recomp_why_name((unsigned)why));
+				goto fail_quiet;
+			}
+			rc = rerun(&x, &c, i);
+			closer_clear(&c);
+			if (rc)
+				goto fail;
+		}
+		/* inputs kept for the re-runs before this event: freed now */
+		for (; jh < nheld && held[jh].at == (int64_t)i; jh++)
+			if (add_ev(&x, TRACE_EV_FREE, x.cur[held[jh].g],
+				   shifted(t->events[i].t_start, x.shift)))
 				goto fail;
 		const struct trace_event *e = &t->events[i];
+		if (e->type == TRACE_EV_FREE && e->buffer >= 0 &&
+		    c.hold[e->buffer] > (int64_t)i)
+			continue; /* kept until a re-run: freed after it */
 		struct trace_event k = *e;
 		k.seq = trace_next_seq(x.t2);
 		k.t_start = shifted(e->t_start, x.shift);
@@ -809,7 +1270,7 @@ int recomp_transform(const struct recomp_model *m, const uint8_t *chosen,
 				goto fail;
 		}
 		for (; j < ni && ins[j].at == (int64_t)i; j++)
-			if (add_ev(&x, TRACE_EV_FREE, ins[j].buf,
+			if (add_ev(&x, TRACE_EV_FREE, x.cur[ins[j].g],
 				   shifted(e->t_end, x.shift)))
 				goto fail;
 	}
@@ -823,7 +1284,12 @@ int recomp_transform(const struct recomp_model *m, const uint8_t *chosen,
 		goto fail_quiet;
 	}
 	free(ins);
+	free(held);
 	free(x.cur);
+	free(x.tid);
+	free(x.lastk);
+	free(x.made);
+	closer_free(&c);
 	*out = x.t2;
 	if (orig)
 		*orig = x.orig;
@@ -834,8 +1300,28 @@ fail:
 	rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 fail_quiet:
 	free(ins);
+	free(held);
 	free(x.cur);
+	free(x.tid);
+	free(x.lastk);
+	free(x.made);
+	closer_free(&c);
 	free(x.orig);
 	trace_free(x.t2);
+	return rc;
+}
+
+int recomp_transform(const struct recomp_model *m, const uint8_t *chosen,
+		     struct trace **out, int64_t **orig, char *err,
+		     size_t errlen)
+{
+	struct recomp_groups g;
+	*out = NULL;
+	if (orig)
+		*orig = NULL;
+	if (recomp_groups_from_choice(m, chosen, &g))
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	int rc = recomp_transform_groups(m, &g, out, orig, err, errlen);
+	recomp_groups_free(&g);
 	return rc;
 }

@@ -39,7 +39,9 @@ enum recomp_why {
 	RECOMP_NOT_PLANNED,  /* persistent, host or pass-through memory */
 	RECOMP_NO_PRODUCER,  /* no kernel creates it (a copy, a memset, none) */
 	RECOMP_WRITERS,      /* more than RECOMP_MAX_WRITERS kernels write it */
-	RECOMP_RANDOM,       /* its producer draws random numbers (dropout) */
+	RECOMP_RANDOM,       /* unused: a producer drawing random numbers
+				(dropout) re-runs with the generator's state
+				restored (recomp_buf.rng) */
 	RECOMP_INPUT_FREED,  /* an input of the producer is gone at the re-run */
 	RECOMP_INPUT_CHANGED,/* an input is written between producer and re-run */
 	RECOMP_IN_PLACE,     /* the producer updates a transient input in place */
@@ -63,6 +65,9 @@ struct recomp_buf {
 	int64_t last_fwd;   /* freed after this event (the use before the gap) */
 	int64_t next_use;   /* re-run just before this event */
 	int64_t blocker;    /* the input that blocks it, or -1 */
+	uint8_t rng;        /* the re-run draws random numbers: the framework
+			       restores the generator's state before it, as
+			       PyTorch's checkpoint (preserve_rng_state) */
 	double cost_ns;     /* the re-run: its kernels' durations */
 	uint64_t temp_bytes;/* buffers the re-run makes that are not live at it
 			       (the writers' other outputs, freed inputs) */
@@ -118,6 +123,115 @@ int recomp_transform(const struct recomp_model *m, const uint8_t *chosen,
 		     struct trace **out, int64_t **orig, char *err,
 		     size_t errlen);
 
+/*
+ * Buffers made again together (a segment of the forward recomputed from
+ * its checkpoints): the buffers of one group are freed after their last
+ * forward use and made again by one re-run, before the group's point,
+ * which runs the writers of every member and, in turn, the writers of
+ * every input that is not resident with its value there (freed, in
+ * another group's window, or overwritten since), however many; the cost
+ * of a re-run is charged once per group.  Re-runs at one point run in
+ * group order.  A chosen[] of recomp_choose() is the special case of one
+ * group per buffer (recomp_groups_from_choice()).
+ */
+struct recomp_groups {
+	size_t ngroups;
+	int64_t *at;       /* per group: the re-run runs before this event */
+	int32_t *group;    /* per buffer: its group, -1 kept */
+	int64_t *last_fwd; /* per buffer in a group: freed after this event */
+	/* filled by recomp_groups_close(), per group: */
+	double *cost_ns;   /* the re-run's kernels' durations */
+	uint32_t *nkernels;
+	int64_t *first, *last; /* its first and last kernel (event index) */
+	uint8_t *rng;      /* it re-runs a random draw: the framework
+			      restores the generator's state (PyTorch's
+			      checkpoint preserve_rng_state) */
+	int64_t *ckpt;     /* the largest transient buffer the re-run reads
+			      and does not make: its checkpoint, or -1 */
+};
+
+/* Allocates for nbuffers and ngroups, every buffer kept; TRACE_ENOMEM.
+ * Free with recomp_groups_free() either way. */
+int recomp_groups_init(struct recomp_groups *g, size_t nbuffers,
+		       size_t ngroups);
+void recomp_groups_free(struct recomp_groups *g);
+/* One group per chosen buffer, at its next use; TRACE_ENOMEM. */
+int recomp_groups_from_choice(const struct recomp_model *m,
+			      const uint8_t *chosen, struct recomp_groups *g);
+/* Closes every group in order: a group whose re-run cannot be made (a
+ * member or input whose writers are not kernels, an input updated in
+ * place) is dropped, its members kept (*dropped counts them, may be
+ * NULL); the others get their cost, kernels and random flag.  Returns 0
+ * or TRACE_ENOMEM with a sentence. */
+int recomp_groups_close(const struct recomp_model *m, struct recomp_groups *g,
+			size_t *dropped, char *err, size_t errlen);
+/* Can group g's re-run be made?  1 yes (*temp_bytes: its temporaries'
+ * bytes, all of them), 0 no, -1 out of memory. */
+int recomp_groups_check(const struct recomp_model *m,
+			const struct recomp_groups *g, size_t g_index,
+			uint64_t *temp_bytes);
+/* recomp_transform() for groups (closed or not: a group whose re-run
+ * cannot be made is an internal error, TRACE_EINVAL). */
+int recomp_transform_groups(const struct recomp_model *m,
+			    const struct recomp_groups *g, struct trace **out,
+			    int64_t **orig, char *err, size_t errlen);
+
+/* The forward pass: the events of the mark range named "forward", else
+ * from the first kernel to the last before the first whose name says bwd
+ * or backward.  Returns 0 and its first and last event index, or -1. */
+int recomp_forward(const struct trace *t, int64_t *lo, int64_t *hi);
+
+/*
+ * The layers of the forward: its kernels cut after every kernel where at
+ * most one tensor made in the forward (of at least 1% of the largest, so
+ * an attention mask or ids do not count) is still to be read later in the
+ * forward: the layer's output, its checkpoint.  A ResNet's blocks and its
+ * stem's operators, a transformer's residual sums.
+ */
+struct recomp_units {
+	int64_t lo, hi; /* the forward */
+	size_t n;
+	int64_t *end;   /* per layer, its last kernel (event index) */
+};
+/* Returns 0, SWAP_ENOFIT (no forward) or TRACE_ENOMEM with a sentence;
+ * free with recomp_units_free() on success. */
+int recomp_units_find(const struct recomp_model *m, struct recomp_units *u,
+		      char *err, size_t errlen);
+void recomp_units_free(struct recomp_units *u);
+
+/*
+ * A checkpoint baseline as groups: the layers in segments of per layers
+ * (0: ceil(sqrt(layers)), Chen et al. 2016; 1: every layer), each
+ * segment's tensors saved for the backward freed after the forward but
+ * its output (the next segment's input, kept) and made again by one
+ * re-run of the segment's forward before the first backward use of any
+ * of them, the last segment excepted (its backward comes first).  Closed
+ * (recomp_groups_close()).  *nseg: the segments.  Returns 0, SWAP_ENOFIT
+ * or TRACE_ENOMEM with a sentence; recomp_groups_free() either way.
+ */
+int recomp_choose_checkpoints(const struct recomp_model *m, unsigned per,
+			      struct recomp_groups *g, size_t *nseg,
+			      char *err, size_t errlen);
+
+/*
+ * The choice with segments, for when single buffers cannot reach target:
+ * the single buffers of chosen (recomp_choose()'s, may be NULL) as groups
+ * of one; then buffers that meet chosen ones (an input of their writers,
+ * or read by the writers of one), the cheapest writers' time per byte
+ * first among those away at the current peak, each merged with the groups
+ * of its neighbours into one segment whose re-run runs at the first next
+ * use of any member (kept only if that re-run can be made); then whole
+ * layers (recomp_units), the cheapest forward time per byte first, a
+ * layer taking over the buffers it holds; until the resident peak is at
+ * most target or nothing helps; then single buffers no longer needed, the
+ * dearest per byte first (at most 256), are kept again.  Each re-run is
+ * charged once.  Closed.  Returns the peak reached, or UINT64_MAX (out of
+ * memory, a sentence); recomp_groups_free() either way.
+ */
+uint64_t recomp_choose_layers(const struct recomp_model *m, uint64_t target,
+			      const uint8_t *chosen, struct recomp_groups *g,
+			      char *err, size_t errlen);
+
 /* The layer of a label for reports: the module path, its last component
  * dropped ("layer1.0.bn1.out" -> "layer1.0.bn1"); "-" for none. */
 void recomp_layer(const char *label, char *buf, size_t len);
@@ -139,19 +253,27 @@ struct recomp_advice {
 	size_t nbuf;
 	size_t nrecompute, nswap;
 	uint64_t recomputed, swapped; /* bytes */
-	const char *strategy;    /* "recompute" or "hybrid" */
+	struct recomp_groups groups; /* the re-runs: per buffer its group
+					(a segment, or the buffer alone),
+					per group its kernels and cost */
+	const char *strategy;    /* "recompute", "hybrid", "sqrt-n" or
+				    "every-layer" */
 };
 void recomp_advice_free(struct recomp_advice *a);
 
-/* Is name one of the strategies of this file (recompute, hybrid)? */
+/* Is name one of the strategies of this file (recompute, hybrid, and the
+ * checkpoint baselines sqrt-n and every-layer)? */
 int recomp_is_strategy(const char *name);
 
 /*
  * Plans c->t for budget with strategy name ("recompute": recomputation
- * only, placed with placer; "hybrid": the least predicted time among
- * swap-only (memplan), recompute-only, and recomputing down to levels
+ * only, placed with placer, or a checkpoint baseline when it is predicted
+ * faster; "sqrt-n", "every-layer": that baseline, placed; "hybrid": the
+ * least predicted time among swap-only (memplan), recompute-only, and
+ * recomputing down to levels
  * between the lower bound and the budget then swapping with memplan: three
- * levels, or the first only on a trace of more than 50,000 events).
+ * levels, or the first only on a trace of more than 50,000 events; and
+ * the baselines' segments with memplan's swaps).
  * Fills *a (recomp_advice_free either way).  Returns 0, SWAP_ENOFIT,
  * SOLVER_ENOTFOUND, TRACE_EINVAL or TRACE_ENOMEM, with a sentence.
  */

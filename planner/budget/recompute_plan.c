@@ -30,7 +30,9 @@ static const double hybrid_levels[] = { 0.5, 0.25, 0.75 };
 int recomp_is_strategy(const char *name)
 {
 	return name && (strcmp(name, "recompute") == 0 ||
-			strcmp(name, "hybrid") == 0);
+			strcmp(name, "hybrid") == 0 ||
+			strcmp(name, "sqrt-n") == 0 ||
+			strcmp(name, "every-layer") == 0);
 }
 
 /* One candidate: a choice, its program, plan and simulation. */
@@ -41,6 +43,8 @@ struct cplan {
 	struct solver_problem p2;
 	struct mp_plan plan;
 	struct sim_result sim;
+	struct recomp_groups g; /* the re-runs (one per buffer for a chosen[]) */
+	int grouped;            /* g made the program, not chosen */
 	int have;
 };
 
@@ -52,6 +56,7 @@ static void cplan_free(struct cplan *c)
 	solver_problem_free(&c->p2);
 	mp_plan_free(&c->plan);
 	sim_free(&c->sim);
+	recomp_groups_free(&c->g);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -59,7 +64,14 @@ static void cplan_free(struct cplan *c)
 static int build_program(const struct recomp_model *m, struct cplan *c,
 			 uint64_t align, char *err, size_t errlen)
 {
-	int rc = recomp_transform(m, c->chosen, &c->t2, &c->orig, err, errlen);
+	int rc;
+	if (!c->grouped) {
+		recomp_groups_free(&c->g);
+		if (recomp_groups_from_choice(m, c->chosen, &c->g) ||
+		    recomp_groups_close(m, &c->g, NULL, err, errlen))
+			return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	}
+	rc = recomp_transform_groups(m, &c->g, &c->t2, &c->orig, err, errlen);
 	if (rc)
 		return rc;
 	rc = solver_problem_from_trace(c->t2, &c->p2, err, errlen);
@@ -68,6 +80,38 @@ static int build_program(const struct recomp_model *m, struct cplan *c,
 	if (!rc && align > 1)
 		rc = solver_problem_align(&c->p2, align, err, errlen);
 	return rc;
+}
+
+static int finish_placed(const struct swap_ctx *sc, struct cplan *c,
+			 const uint64_t *off, const char *placer,
+			 const char *what, uint64_t align, char *err,
+			 size_t errlen);
+
+/*
+ * The choice for target into c: single buffers, cheapest re-run per byte
+ * first (recomp_choose()); when they cannot reach it, whole layers on top
+ * (recomp_choose_layers()), c->g then holding the groups.  Returns the
+ * peak reached, or UINT64_MAX (out of memory, a sentence).
+ */
+static uint64_t choose(const struct recomp_model *m, uint64_t target,
+		       struct cplan *c, char *err, size_t errlen)
+{
+	recomp_groups_free(&c->g);
+	c->grouped = 0;
+	uint64_t reached = recomp_choose(m, target, c->chosen);
+	if (reached == UINT64_MAX) {
+		trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+		return reached;
+	}
+	if (reached <= target)
+		return reached;
+	reached = recomp_choose_layers(m, target, c->chosen, &c->g, err, errlen);
+	if (reached == UINT64_MAX)
+		return reached;
+	for (size_t i = 0; i < m->n; i++)
+		c->chosen[i] = c->g.group[i] >= 0;
+	c->grouped = 1;
+	return reached;
 }
 
 /* Recompute only: choose for a target, place, lower the target by what
@@ -87,9 +131,9 @@ static int plan_recompute(const struct swap_ctx *sc,
 	struct solver_report r;
 	for (unsigned attempt = 1;; attempt++) {
 		memset(c->chosen, 0, m->n ? m->n : 1);
-		uint64_t reached = recomp_choose(m, target, c->chosen);
+		uint64_t reached = choose(m, target, c, err, errlen);
 		if (reached == UINT64_MAX) {
-			rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+			rc = TRACE_ENOMEM;
 			goto out;
 		}
 		if (reached > target) {
@@ -129,27 +173,88 @@ static int plan_recompute(const struct swap_ctx *sc,
 		}
 		target -= over;
 	}
-	char stored[MP_PLAN_STRATEGY_LEN];
-	snprintf(stored, sizeof(stored), "%.20s+recompute", placer);
-	struct planfile_info info = { align, stored, 0, 0 };
-	rc = planfile_build(c->t2, &c->p2, off, &info, &c->plan, err, errlen);
-	if (rc)
-		goto out;
-	char why[768];
-	rc = planfile_verify(&c->plan, c->t2, why, sizeof(why));
-	if (rc) {
-		rc = trace_seterr(err, errlen, TRACE_EINVAL,
-				  "internal error: the recompute plan does not verify: %s",
-				  why);
-		goto out;
-	}
-	rc = sim_run(c->t2, &c->plan, &sc->link, &c->sim, err, errlen);
-	if (!rc)
-		c->have = 1;
+	rc = finish_placed(sc, c, off, placer, "recompute", align, err, errlen);
 out:
 	free(off);
 	return rc;
 }
+
+/* The plan of a placed program: built, verified, simulated. */
+static int finish_placed(const struct swap_ctx *sc, struct cplan *c,
+			 const uint64_t *off, const char *placer,
+			 const char *what, uint64_t align, char *err,
+			 size_t errlen)
+{
+	char stored[MP_PLAN_STRATEGY_LEN];
+	snprintf(stored, sizeof(stored), "%.16s+%.11s", placer, what);
+	struct planfile_info info = { align, stored, 0, 0 };
+	int rc = planfile_build(c->t2, &c->p2, off, &info, &c->plan, err, errlen);
+	if (rc)
+		return rc;
+	char why[768];
+	rc = planfile_verify(&c->plan, c->t2, why, sizeof(why));
+	if (rc)
+		return trace_seterr(err, errlen, TRACE_EINVAL,
+				    "internal error: the %s plan does not verify: %s",
+				    what, why);
+	rc = sim_run(c->t2, &c->plan, &sc->link, &c->sim, err, errlen);
+	if (!rc)
+		c->have = 1;
+	return rc;
+}
+
+/* The chosen[] of groups: every buffer in a group. */
+static int chosen_of_groups(const struct recomp_model *m, struct cplan *c)
+{
+	c->chosen = calloc(m->n ? m->n : 1, 1);
+	if (!c->chosen)
+		return TRACE_ENOMEM;
+	for (size_t i = 0; i < m->n; i++)
+		c->chosen[i] = c->g.group[i] >= 0;
+	c->grouped = 1;
+	return 0;
+}
+
+/* A checkpoint baseline (per layers a segment, 0: sqrt): its program
+ * placed as it is, no swaps; SWAP_ENOFIT when it needs more than budget. */
+static int plan_checkpoints(const struct swap_ctx *sc,
+			    const struct recomp_model *m, unsigned per,
+			    uint64_t budget, const char *placer,
+			    uint64_t align, struct cplan *c, char *err,
+			    size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	const char *what = per ? "every-layer" : "sqrt-n";
+	size_t nseg;
+	int rc = recomp_choose_checkpoints(m, per, &c->g, &nseg, err, errlen);
+	if (rc)
+		return rc;
+	if (chosen_of_groups(m, c))
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	rc = build_program(m, c, align, err, errlen);
+	if (rc)
+		return rc;
+	uint64_t *off = malloc((c->p2.n ? c->p2.n : 1) * sizeof(*off));
+	if (!off)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	struct solver_options so = { .time_limit = 0.5 };
+	struct solver_report r;
+	rc = solver_solve(&c->p2, placer, &so, off, &r, err, errlen);
+	if (!rc && r.height > budget)
+		rc = trace_seterr(err, errlen, SWAP_ENOFIT,
+				  "%s: checkpointing %zu segments needs a pool of %llu bytes, above the budget of %llu",
+				  what, nseg, (unsigned long long)r.height,
+				  (unsigned long long)budget);
+	if (!rc)
+		rc = finish_placed(sc, c, off, placer, what, align, err, errlen);
+	free(off);
+	return rc;
+}
+
+/* Swaps by memplan for the budget on the program of c's choice. */
+static int swap_program(const struct swap_ctx *sc, const struct recomp_model *m,
+			uint64_t budget, const char *placer, uint64_t align,
+			struct cplan *c, char *err, size_t errlen);
 
 /* Recompute down to target, then memplan's swaps for the budget. */
 static int plan_level(const struct swap_ctx *sc, const struct recomp_model *m,
@@ -161,8 +266,31 @@ static int plan_level(const struct swap_ctx *sc, const struct recomp_model *m,
 	if (!c->chosen)
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	if (target < UINT64_MAX &&
-	    recomp_choose(m, target, c->chosen) == UINT64_MAX)
+	    choose(m, target, c, err, errlen) == UINT64_MAX)
+		return TRACE_ENOMEM;
+	return swap_program(sc, m, budget, placer, align, c, err, errlen);
+}
+
+/* A checkpoint baseline's segments, then memplan's swaps for the budget. */
+static int plan_segments(const struct swap_ctx *sc,
+			 const struct recomp_model *m, unsigned per,
+			 uint64_t budget, const char *placer, uint64_t align,
+			 struct cplan *c, char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	size_t nseg;
+	int rc = recomp_choose_checkpoints(m, per, &c->g, &nseg, err, errlen);
+	if (rc)
+		return rc;
+	if (chosen_of_groups(m, c))
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	return swap_program(sc, m, budget, placer, align, c, err, errlen);
+}
+
+static int swap_program(const struct swap_ctx *sc, const struct recomp_model *m,
+			uint64_t budget, const char *placer, uint64_t align,
+			struct cplan *c, char *err, size_t errlen)
+{
 	int rc = build_program(m, c, align, err, errlen);
 	if (rc)
 		return rc;
@@ -212,6 +340,7 @@ void recomp_advice_free(struct recomp_advice *a)
 	sim_free(&a->sim);
 	free(a->action);
 	free(a->cost_ns);
+	recomp_groups_free(&a->groups);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -224,14 +353,27 @@ static int fill_advice(const struct recomp_model *m, struct cplan *best,
 	a->cost_ns = calloc(m->n ? m->n : 1, sizeof(*a->cost_ns));
 	if (!a->action || !a->cost_ns)
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	/* a re-run is charged once: its cost shared by its group by bytes */
+	uint64_t *gbytes = calloc(best->g.ngroups ? best->g.ngroups : 1,
+				  sizeof(*gbytes));
+	if (!gbytes)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	for (size_t i = 0; i < m->n; i++)
+		if (best->g.group[i] >= 0)
+			gbytes[best->g.group[i]] += m->b[i].bytes;
 	for (size_t i = 0; i < m->n; i++) {
-		if (!best->chosen[i])
+		int32_t g = best->g.group[i];
+		if (g < 0)
 			continue;
 		a->action[i] = RECOMP_RECOMPUTE;
-		a->cost_ns[i] = m->b[i].cost_ns;
+		a->cost_ns[i] = gbytes[g] ? best->g.cost_ns[g] *
+						    (double)m->b[i].bytes /
+						    (double)gbytes[g]
+					  : 0;
 		a->nrecompute++;
 		a->recomputed += m->b[i].bytes;
 	}
+	free(gbytes);
 	for (uint32_t j = 0; j < best->plan.nswaps; j++) {
 		const struct mp_plan_swap *w = &best->plan.swaps[j];
 		uint64_t id = best->plan.allocs[w->request].buffer;
@@ -248,6 +390,8 @@ static int fill_advice(const struct recomp_model *m, struct cplan *best,
 		if (j < best->sim.nswaps)
 			a->cost_ns[o] += best->sim.swaps[j].stall;
 	}
+	a->groups = best->g;
+	memset(&best->g, 0, sizeof(best->g));
 	a->t2 = best->t2;
 	a->p2 = best->p2;
 	a->plan = best->plan;
@@ -266,9 +410,13 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 	memset(a, 0, sizeof(*a));
 	if (!recomp_is_strategy(name))
 		return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
-				    "unknown recomputation strategy '%s' (known: recompute, hybrid)",
+				    "unknown recomputation strategy '%s' (known: recompute, hybrid, sqrt-n, every-layer)",
 				    name);
-	a->strategy = strcmp(name, "hybrid") == 0 ? "hybrid" : "recompute";
+	static const char *const names[] = { "recompute", "hybrid", "sqrt-n",
+					     "every-layer" };
+	for (size_t k = 0; k < sizeof(names) / sizeof(*names); k++)
+		if (strcmp(name, names[k]) == 0)
+			a->strategy = names[k];
 	struct recomp_model m;
 	struct cplan best = { 0 }, cand;
 	int rc = recomp_model_init(&m, sc->t, sc->p, err, errlen);
@@ -276,6 +424,16 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 	char first_err[512] = "";
 	if (rc)
 		goto out;
+	if (strcmp(a->strategy, "sqrt-n") == 0 ||
+	    strcmp(a->strategy, "every-layer") == 0) {
+		rc = plan_checkpoints(sc, &m, a->strategy[0] == 's' ? 0 : 1,
+				      budget, placer, align, &cand, err, errlen);
+		if (rc)
+			goto fail_cand;
+		keep(&best, &cand);
+		rc = fill_advice(&m, &best, a, err, errlen);
+		goto out;
+	}
 	rc = plan_recompute(sc, &m, budget, placer, align, &cand, err, errlen);
 	if (rc == TRACE_ENOMEM)
 		goto fail_cand;
@@ -284,6 +442,15 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 		snprintf(first_err, sizeof(first_err), "%s", err);
 	}
 	keep(&best, &cand);
+	/* the checkpoint baselines, placed as they are: recompute-only is
+	 * never predicted slower than checkpointing by hand where that fits */
+	for (unsigned per = 0; per < 2; per++) {
+		rc = plan_checkpoints(sc, &m, per, budget, placer, align, &cand,
+				      err, errlen);
+		if (rc == TRACE_ENOMEM)
+			goto fail_cand;
+		keep(&best, &cand);
+	}
 	if (a->strategy[0] == 'h') {
 		uint64_t lb = solver_lower_bound(sc->p);
 		/* swap-only first: recomputing nothing */
@@ -303,6 +470,15 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 							  (1.0 - hybrid_levels[k]));
 			rc = plan_level(sc, &m, tg, budget, placer, align, &cand,
 					err, errlen);
+			if (rc == TRACE_ENOMEM)
+				goto fail_cand;
+			keep(&best, &cand);
+		}
+		/* the checkpoint baselines' segments, memplan swapping the rest:
+		 * never slower than checkpointing by hand */
+		for (unsigned per = 0; lb > budget && per < 2; per++) {
+			rc = plan_segments(sc, &m, per, budget, placer, align,
+					   &cand, err, errlen);
 			if (rc == TRACE_ENOMEM)
 				goto fail_cand;
 			keep(&best, &cand);

@@ -107,11 +107,61 @@ static void print_aggs(const char *title, const struct agg *g, size_t n)
 	}
 }
 
+/* A kernel's name for reports, "-" for none. */
+static const char *ev_name(const struct trace *t, int64_t ev)
+{
+	return ev >= 0 && t->events[ev].name ? t->events[ev].name : "-";
+}
+
+/* The re-runs of more than one tensor or that draw random numbers: which
+ * checkpoint each starts from, which kernels it runs, what it costs. */
+static void print_reruns(const struct recomp_model *m,
+			 const struct recomp_advice *a)
+{
+	const struct recomp_groups *g = &a->groups;
+	size_t *n = calloc(g->ngroups ? g->ngroups : 1, sizeof(*n));
+	uint64_t *b = calloc(g->ngroups ? g->ngroups : 1, sizeof(*b));
+	if (!n || !b)
+		goto out;
+	for (size_t i = 0; i < m->n; i++)
+		if (g->group[i] >= 0) {
+			n[g->group[i]]++;
+			b[g->group[i]] += m->b[i].bytes;
+		}
+	size_t shown = 0, total = 0;
+	for (size_t k = 0; k < g->ngroups; k++) {
+		if (!n[k])
+			continue;
+		total++;
+		if (n[k] < 2 && !g->rng[k])
+			continue;
+		if (!shown++)
+			printf("\nsegments (re-runs of several tensors, or of random draws), each charged once:\n");
+		char s1[32];
+		const char *ck = g->ckpt[k] >= 0 ? m->t->buffers[g->ckpt[k]].label : NULL;
+		printf("  re-run %zu: %zu tensors (%s) from checkpoint %s, %u kernels '%s' .. '%s', before '%s', %.3f ms%s\n",
+		       k, n[k], cli_format_size(b[k], s1, sizeof(s1)),
+		       g->ckpt[k] < 0 ? "- (weights only)" : ck ? ck : "(unlabelled)",
+		       g->nkernels[k], ev_name(m->t, g->first[k]),
+		       ev_name(m->t, g->last[k]), ev_name(m->t, g->at[k]),
+		       g->cost_ns[k] / 1e6,
+		       g->rng[k] ? "; restores the random generator's state" : "");
+	}
+	if (total)
+		printf("%zu re-runs in all (%zu of several tensors or random)\n", total, shown);
+out:
+	free(n);
+	free(b);
+}
+
 /* The operators to recompute per module, as a Python literal that a
  * selective-checkpointing policy can look names up in. */
 static void print_pytorch(const struct recomp_model *m,
 			  const struct recomp_advice *a)
 {
+	int rng = 0;
+	for (size_t k = 0; k < a->groups.ngroups; k++)
+		rng |= a->groups.rng[k];
 	printf("\nfor PyTorch (advice: recompute these operators of these modules,\n"
 	       "e.g. CheckpointPolicy.MUST_RECOMPUTE in a policy given to\n"
 	       "torch.utils.checkpoint.create_selective_checkpoint_contexts;\n"
@@ -126,6 +176,10 @@ static void print_pytorch(const struct recomp_model *m,
 		printf("    \"%s\": \"%s\",\n", layer, kind);
 	}
 	printf("}\n");
+	if (rng)
+		printf("(some re-runs draw random numbers (dropout): keep preserve_rng_state=True,\n"
+		       "the default of torch.utils.checkpoint, so that each re-run restores the\n"
+		       "generator's state and draws the same numbers)\n");
 }
 
 static void print_text(const char *path, const struct link_model *l,
@@ -170,6 +224,7 @@ static void print_text(const char *path, const struct link_model *l,
 		       lab ? lab : "-", action_names[a->action[i]],
 		       m->b[i].bytes, a->cost_ns[i] / 1e3);
 	}
+	print_reruns(m, a);
 	print_pytorch(m, a);
 }
 
@@ -209,7 +264,17 @@ static void print_json(const char *path, const char *tout,
 		json_string(&j, "action", action_names[a->action[i]]);
 		json_u64(&j, "bytes", m->b[i].bytes);
 		json_i64(&j, "cost_ns", (int64_t)llround(a->cost_ns[i]));
-		if (m->b[i].why != RECOMP_OK)
+		int32_t g = a->groups.group ? a->groups.group[i] : -1;
+		if (a->action[i] == RECOMP_RECOMPUTE && g >= 0) {
+			const struct recomp_groups *G = &a->groups;
+			json_i64(&j, "rerun", g);
+			json_i64(&j, "rerun_kernels", G->nkernels[g]);
+			json_i64(&j, "rerun_cost_ns", (int64_t)llround(G->cost_ns[g]));
+			json_string(&j, "checkpoint", G->ckpt[g] >= 0
+				    ? m->t->buffers[G->ckpt[g]].label : NULL);
+			json_bool(&j, "restore_rng", G->rng[g]);
+		}
+		if (m->b[i].why != RECOMP_OK && a->action[i] != RECOMP_RECOMPUTE)
 			json_string(&j, "not_recomputable", recomp_why_name(m->b[i].why));
 		json_object_end(&j);
 	}
@@ -239,8 +304,9 @@ const char cmd_advise_options[] =
 	"                           (required)\n"
 	"  -l, --link MODEL         the host<->device link (default measured when the\n"
 	"                           trace has bandwidths, else pcie5)\n"
-	"  -s, --strategy S         hybrid (keep, swap or recompute per tensor) or\n"
-	"                           recompute (recompute only) (default hybrid)\n"
+	"  -s, --strategy S         hybrid (keep, swap or recompute per tensor),\n"
+	"                           recompute (recompute only), or the checkpoint\n"
+	"                           baselines sqrt-n and every-layer (default hybrid)\n"
 	"  -x, --max-overhead P     exit 1 when the advice is predicted more than P%\n"
 	"                           slower (default: no limit)\n"
 	"  -T, --trace-out TRACE    also write the trace of the program that recomputes\n"
@@ -288,7 +354,7 @@ int cmd_advise(int argc, char **argv)
 	if (!budget_s)
 		return cli_usage_error("advise: --budget SIZE|PCT%% is required");
 	if (!recomp_is_strategy(strategy))
-		return cli_usage_error("advise: unknown --strategy '%s' (known: hybrid, recompute)",
+		return cli_usage_error("advise: unknown --strategy '%s' (known: hybrid, recompute, sqrt-n, every-layer)",
 				       strategy);
 	const char *path = argv[optind];
 	if (tout && cli_same_file(path, tout))

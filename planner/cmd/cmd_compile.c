@@ -325,8 +325,9 @@ const char cmd_compile_options[] =
 	"                           swaps are planned for, stored in the plan (presets\n"
 	"                           and keys: 'memplan-plan link'; default measured\n"
 	"                           when the trace has bandwidths, else pcie5)\n"
-	"  -w, --swap-strategy S    with a budget: memplan, singa, vdnn, recompute or\n"
-	"                           hybrid (default memplan)\n"
+	"  -w, --swap-strategy S    with a budget: memplan, singa, vdnn, recompute,\n"
+	"                           hybrid, or the checkpoint baselines sqrt-n and\n"
+	"                           every-layer (default memplan)\n"
 	"  -P, --per-gpu            with --budget and --link MODEL,gpus=N: plan the N\n"
 	"                           lock-step GPUs of the link jointly, writing\n"
 	"                           PLAN.gpuK.plan for each (default: one plan)\n"
@@ -407,7 +408,7 @@ static int compile_run(int argc, char **argv)
 			break;
 		case 'w':
 			if (!budget_strategy_find(optarg))
-				return cli_usage_error("compile: unknown --swap-strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid)",
+				return cli_usage_error("compile: unknown --swap-strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid, sqrt-n, every-layer)",
 						       optarg);
 			swap_s = optarg;
 			have_swap = 1;

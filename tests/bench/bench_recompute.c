@@ -3,10 +3,12 @@
  * bench_recompute.c - swap, recompute or both (recompute.h): per zoo model
  * (ResNet-50 and VGG-16 at batch 32 and BERT-base at 16, fp32; GPT-2 at 8,
  * bf16; the h200 roofline) on pcie5 and gh200-c2c, the frontier of
- * memplan (swap-only), recompute (recompute-only) and hybrid, every 5%
- * of the no-swap lower bound (--step PCT), the largest reduction each
- * reaches within 1% and 2% predicted overhead, and at how many budgets
- * hybrid was predicted no slower than both (dominated); then, for
+ * memplan (swap-only), recompute (recompute-only), hybrid and the
+ * checkpoint baselines sqrt-n and every-layer, every 5% of the no-swap
+ * lower bound (--step PCT), the largest reduction each reaches within 1,
+ * 2, 5, 10 and 16% predicted overhead, hybrid's overhead against sqrt-n's
+ * at sqrt-n's pool, and at how many budgets hybrid was predicted no slower
+ * than every other (dominated); then, for
  * ResNet-50 and GPT-2 on pcie5, the hybrid advice at the budget of its 2%
  * figure per operator kind (the TACO paper's per-layer-type table).
  * About 120 s of CPU in all (2026-11-25, this 2-core machine: GPT-2 and
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "frontier.h"
 #include "planfile.h"
 #include "recompute.h"
@@ -47,7 +50,12 @@ static const struct row rows[] = {
 	{ "gpt2", 8, SYNTH_BF16 },
 };
 static const char *const links[] = { "pcie5", "gh200-c2c" };
-static const char *const strategies[] = { "memplan", "recompute", "hybrid" };
+static const char *const strategies[] = { "memplan", "recompute", "hybrid",
+					   "sqrt-n", "every-layer" };
+#define NSTRAT (sizeof(strategies) / sizeof(*strategies))
+/* the overheads the reductions are read at, percent */
+static const double within[] = { 1, 2, 5, 10, 16 };
+#define NWITHIN (sizeof(within) / sizeof(*within))
 
 static int load(const struct row *r, const char *link, struct trace **t,
 		struct solver_problem *p, struct link_model *l, uint64_t *align)
@@ -160,29 +168,52 @@ static int bench_row(const struct row *r, const char *link, double step,
 		goto out;
 	struct frontier_options o = { 0 };
 	o.strategies = strategies;
-	o.nstrategies = 3;
+	o.nstrategies = NSTRAT;
 	o.step = step;
 	o.align = align;
 	if (frontier_sweep(t, &p, &l, &o, &f, err, sizeof(err))) {
 		fprintf(stderr, "bench_recompute: %s: %s\n", r->model, err);
 		goto out;
 	}
-	double red[3][2];
-	for (size_t s = 0; s < 3; s++)
-		for (int k = 0; k < 2; k++)
-			red[s][k] = reduction(frontier_smallest(&f, s, k + 1.0, NULL),
-					      f.lb_noswap);
 	size_t row2;
 	if (frontier_smallest(&f, 2, 2.0, &row2))
 		*b2 = f.rows[row2].budget;
 	size_t compared, lost, first = 0;
 	frontier_dominates(&f, 2, &compared, &lost, &first);
-	printf("| %s | %u | `%s` | %.2f GiB | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %.2f | %zu/%zu | %.0f |\n",
-	       r->model, r->batch, link,
-	       (double)f.lb_noswap / (1024.0 * 1024 * 1024), red[0][0],
-	       red[0][1], red[1][0], red[1][1], red[2][0], red[2][1],
-	       red[0][1] > 0 ? red[2][1] / red[0][1] : INFINITY,
-	       compared - lost, compared, f.cpu_seconds);
+	/* hybrid planned for sqrt(n) checkpointing's own pool as the budget */
+	size_t rowq = 0;
+	uint64_t sq = frontier_smallest(&f, 3, INFINITY, &rowq);
+	const char *vs = "-";
+	char vsbuf[64];
+	if (sq) {
+		struct mp_plan hp;
+		struct sim_result hs;
+		struct swap_outcome ho;
+		int rc = budget_plan(t, &p, &l, "hybrid", sq, "best-fit", align,
+				     &hp, &hs, &ho, err, sizeof(err));
+		if (rc == 0) {
+			snprintf(vsbuf, sizeof(vsbuf), "%.2f%% vs %.2f%%",
+				 sim_overhead(&hs), f.rows[rowq].cells[3].overhead);
+			mp_plan_free(&hp);
+			sim_free(&hs);
+		} else {
+			snprintf(vsbuf, sizeof(vsbuf), "no fit vs %.2f%%",
+				 f.rows[rowq].cells[3].overhead);
+		}
+		vs = vsbuf;
+	}
+	printf("| %s | %u | `%s` | %.2f GiB |", r->model, r->batch, link,
+	       (double)f.lb_noswap / (1024.0 * 1024 * 1024));
+	for (size_t s = 0; s < NSTRAT; s++) {
+		printf(" ");
+		for (size_t k = 0; k < NWITHIN; k++)
+			printf("%s%.1f", k ? "/" : "",
+			       reduction(frontier_smallest(&f, s, within[k], NULL),
+					 f.lb_noswap));
+		printf(" |");
+	}
+	printf(" %s | %zu/%zu | %.0f |\n", vs, compared - lost, compared,
+	       f.cpu_seconds);
 	fflush(stdout);
 	bad = 0;
 out:
@@ -218,10 +249,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	printf("largest reduction (%% of the no-swap lower bound) within 1%% and 2%% predicted overhead, budgets every %.2f%%\n",
+	printf("largest reduction (%% of the no-swap lower bound) within 1/2/5/10/16%% predicted overhead, budgets every %.2f%%\n",
 	       step);
-	printf("| model | batch | link | lower bound | swap ≤1%% | swap ≤2%% | recompute ≤1%% | recompute ≤2%% | hybrid ≤1%% | hybrid ≤2%% | hybrid/swap ≤2%% | hybrid dominated | cpu s |\n"
-	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+	printf("| model | batch | link | lower bound | swap | recompute | hybrid | sqrt-n | every-layer | hybrid vs sqrt-n, budget sqrt-n's pool | hybrid dominated | cpu s |\n"
+	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	int bad = 0;
 	uint64_t b2[sizeof(rows) / sizeof(*rows)] = { 0 };
 	for (size_t li = 0; li < 2; li++) {

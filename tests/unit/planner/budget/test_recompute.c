@@ -2,7 +2,9 @@
 /*
  * test_recompute.c - the recomputation model and strategies (recompute.h):
  * hand-made traces (a chain where recomputation is the only way under the
- * budget, a producer whose input is gone, a dropout mask), the trace of
+ * budget, a producer whose input is gone, a dropout re-run with its
+ * generator's state restored, a layer only its segment's re-run fits),
+ * the checkpoint baselines' plans on the zoo, the trace of
  * the recomputing program, and properties over the zoo at falling budgets
  * (every hybrid plan verifies against its program and fits the budget, and
  * is never predicted slower than swap-only or recompute-only).
@@ -329,16 +331,206 @@ static void test_not_recomputable(void)
 	CHECK(t != NULL, "the dropout trace is valid");
 	if (t && solver_problem_from_trace(t, &p, err, sizeof(err)) == 0) {
 		CHECK(recomp_model_init(&m, t, &p, err, sizeof(err)) == 0, "its model");
-		CHECK(m.b[1].why == RECOMP_RANDOM, "the dropout output is random state");
-		CHECK(m.b[2].why == RECOMP_RANDOM, "the dropout mask too");
-		CHECK_EQ_U64(m.ncand, 0, "nothing to recompute");
+		CHECK(m.b[1].why == RECOMP_OK && m.b[1].rng,
+		      "the dropout output is recomputable, restoring the generator's state");
+		CHECK(m.b[2].why == RECOMP_OK && m.b[2].rng, "the dropout mask too");
+		struct link_model l;
+		link_parse("pcie5", NULL, &l, err, sizeof(err));
+		struct swap_ctx c;
+		swap_ctx_init(&c, t, &p, &l, err, sizeof(err));
+		struct recomp_advice a;
+		int rc = recomp_advise(&c, "recompute", 101 * MB, "best-fit", 1, &a,
+				       err, sizeof(err));
+		CHECK(rc == 0, "recomputing the dropout fits 101 MB (the T peak)");
+		if (rc == 0) {
+			CHECK(a.action[1] == RECOMP_RECOMPUTE,
+			      "  ... recomputing its output");
+			int32_t g = a.groups.group[1];
+			CHECK(g >= 0 && a.groups.rng[g],
+			      "  ... its re-run restores the random generator's state");
+			size_t nk = 0;
+			for (size_t e = 0; e < a.t2->nevents; e++)
+				nk += a.t2->events[e].type == TRACE_EV_KERNEL &&
+				      a.t2->events[e].name &&
+				      strcmp(a.t2->events[e].name, "native_dropout drop") == 0;
+			CHECK_EQ_U64(nk, 2, "  ... the dropout kernel runs twice");
+			CHECK(planfile_verify(&a.plan, a.t2, err, sizeof(err)) == 0,
+			      "  ... its plan verifies against the program's trace");
+		}
+		recomp_advice_free(&a);
+		swap_ctx_free(&c);
 		recomp_model_free(&m);
 		solver_problem_free(&p);
 	}
 	trace_free(t);
 }
 
-/* The zoo: in-place chains are recomputable, dropout never. */
+/*
+ * A layer of two kernels between checkpoints (a residual block): k0 makes
+ * X (10 MB, kept for the backward); k1 reads X, makes A; k2 reads A, makes
+ * B; k3 reads B and X, makes Y (10 MB, the layer's output); big reads Y
+ * and makes T (200 MB) for 5 ms; the backward reads B and X (bwd2), then A
+ * (bwd1), then X (bwd0).  At T, 420 MB; within 250 MB both A and B must
+ * be away, but B's re-run needs A, which is away then: one buffer at a
+ * time cannot (the old model, two choices never meet); the layer's
+ * segment, k1 and k2 re-run once from the checkpoint X, can.
+ */
+static struct trace *layer_chain(void)
+{
+	struct hb h = { trace_new(), 0, 0 };
+	int64_t w = hb_buf(&h, 4096, 1);
+	int64_t x = hb_buf(&h, 10 * MB, 0), a = hb_buf(&h, 100 * MB, 0),
+		b = hb_buf(&h, 100 * MB, 0), y = hb_buf(&h, 10 * MB, 0),
+		tt = hb_buf(&h, 200 * MB, 0);
+	hb_ev(&h, TRACE_EV_ALLOC, x, NULL, 0);
+	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "embed k0", 10000);
+	trace_add_access(h.t, w, TRACE_ACCESS_READ);
+	trace_add_access(h.t, x, TRACE_ACCESS_WRITE);
+	hb_ev(&h, TRACE_EV_ALLOC, a, NULL, 0);
+	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "mul k1", 100000);
+	trace_add_access(h.t, x, TRACE_ACCESS_READ);
+	trace_add_access(h.t, a, TRACE_ACCESS_WRITE);
+	hb_ev(&h, TRACE_EV_ALLOC, b, NULL, 0);
+	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "relu k2", 100000);
+	trace_add_access(h.t, a, TRACE_ACCESS_READ);
+	trace_add_access(h.t, b, TRACE_ACCESS_WRITE);
+	hb_ev(&h, TRACE_EV_ALLOC, y, NULL, 0);
+	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "add k3", 10000);
+	trace_add_access(h.t, b, TRACE_ACCESS_READ);
+	trace_add_access(h.t, x, TRACE_ACCESS_READ);
+	trace_add_access(h.t, y, TRACE_ACCESS_WRITE);
+	hb_ev(&h, TRACE_EV_ALLOC, tt, NULL, 0);
+	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "big k4", 5000000);
+	trace_add_access(h.t, y, TRACE_ACCESS_READ);
+	trace_add_access(h.t, tt, TRACE_ACCESS_WRITE);
+	hb_ev(&h, TRACE_EV_FREE, y, NULL, 0);
+	hb_ev(&h, TRACE_EV_FREE, tt, NULL, 0);
+	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "relu_bwd bwd2", 1000000);
+	trace_add_access(h.t, b, TRACE_ACCESS_READ);
+	trace_add_access(h.t, x, TRACE_ACCESS_READ);
+	hb_ev(&h, TRACE_EV_FREE, b, NULL, 0);
+	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "mul_bwd bwd1", 1000000);
+	trace_add_access(h.t, a, TRACE_ACCESS_READ);
+	hb_ev(&h, TRACE_EV_FREE, a, NULL, 0);
+	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "embed_bwd bwd0", 1000000);
+	trace_add_access(h.t, x, TRACE_ACCESS_READ);
+	hb_ev(&h, TRACE_EV_FREE, x, NULL, 0);
+	return hb_done(&h);
+}
+
+static void test_segment(void)
+{
+	char err[768];
+	struct trace *t = layer_chain();
+	CHECK(t != NULL, "the layer chain is valid");
+	if (!t)
+		return;
+	struct solver_problem p;
+	struct recomp_model m;
+	CHECK(solver_problem_from_trace(t, &p, err, sizeof(err)) == 0, "its problem");
+	CHECK_EQ_U64(solver_lower_bound(&p), 420 * MB, "  ... lower bound 420 MB");
+	CHECK(recomp_model_init(&m, t, &p, err, sizeof(err)) == 0, "its model");
+	struct recomp_units u;
+	CHECK(recomp_units_find(&m, &u, err, sizeof(err)) == 0, "its layers");
+	CHECK(u.n == 3 && u.end[0] == 1 && u.end[1] == 7 && u.end[2] == 9,
+	      "  ... [k0] [k1 k2 k3] [big]: cut where X or Y alone crosses");
+	recomp_units_free(&u);
+	uint8_t chosen[6] = { 0 };
+	CHECK(recomp_choose(&m, 250 * MB, chosen) > 250 * MB,
+	      "one buffer at a time cannot reach 250 MB");
+	struct link_model l;
+	link_parse("pcie5", NULL, &l, err, sizeof(err));
+	struct swap_ctx c;
+	CHECK(swap_ctx_init(&c, t, &p, &l, err, sizeof(err)) == 0, "context");
+	struct recomp_advice a;
+	int rc = recomp_advise(&c, "recompute", 250 * MB, "best-fit", 1, &a, err,
+			       sizeof(err));
+	CHECK(rc == 0, "recompute fits 250 MB with the layer's segment");
+	if (rc == 0) {
+		CHECK(a.plan.pool_size <= 250 * MB, "  ... within the budget");
+		CHECK(a.action[2] == RECOMP_RECOMPUTE && a.action[3] == RECOMP_RECOMPUTE &&
+			      a.groups.group[2] == a.groups.group[3],
+		      "  ... A and B made again by one re-run");
+		int32_t g = a.groups.group[2];
+		CHECK(g >= 0 && a.groups.nkernels[g] == 2 &&
+			      a.groups.cost_ns[g] == 200000 && a.groups.ckpt[g] == 1,
+		      "  ... k1 and k2 from the checkpoint X, 200 us charged once");
+		size_t nk = 0;
+		for (size_t e = 0; e < a.t2->nevents; e++)
+			nk += a.t2->events[e].type == TRACE_EV_KERNEL;
+		CHECK_EQ_U64(nk, 10, "  ... two kernels more in the program");
+		CHECK(planfile_verify(&a.plan, a.t2, err, sizeof(err)) == 0,
+		      "  ... its plan verifies against the program's trace");
+		CHECK(fabs(sim_overhead(&a.sim) - 100.0 * 200000 / a.sim.base_ns) < 1e-6,
+		      "  ... overhead: the one re-run");
+	} else {
+		printf("# %s\n", err);
+	}
+	recomp_advice_free(&a);
+	swap_ctx_free(&c);
+	recomp_model_free(&m);
+	solver_problem_free(&p);
+	trace_free(t);
+}
+
+/* The checkpoint baselines on the zoo: valid plans of their programs,
+ * below the lower bound, and hybrid no slower at their pool. */
+static void test_baselines(const char *model, unsigned batch)
+{
+	struct synth_opts o = { 0 };
+	o.model = model;
+	o.batch = batch;
+	o.device = "h200";
+	struct trace *t;
+	char err[768], what[160];
+	if (synth_build(&o, &t, err, sizeof(err))) {
+		CHECK(0, err);
+		return;
+	}
+	struct solver_problem p;
+	struct link_model l;
+	struct swap_ctx c;
+	solver_problem_from_trace(t, &p, err, sizeof(err));
+	solver_problem_drop_holes(&p);
+	link_parse("pcie5", NULL, &l, err, sizeof(err));
+	swap_ctx_init(&c, t, &p, &l, err, sizeof(err));
+	uint64_t lb = solver_lower_bound(&p);
+	static const char *const names[] = { "sqrt-n", "every-layer" };
+	for (size_t s = 0; s < 2; s++) {
+		struct recomp_advice a;
+		int rc = recomp_advise(&c, names[s], lb, "best-fit", 1, &a, err,
+				       sizeof(err));
+		snprintf(what, sizeof(what), "%s b%u: %s plans", model, batch, names[s]);
+		CHECK(rc == 0, what);
+		if (rc) {
+			printf("# %s\n", err);
+			continue;
+		}
+		CHECK(a.nrecompute > 0 && a.nswap == 0, "  ... recomputing, no swaps");
+		CHECK(a.plan.pool_size < lb, "  ... below the lower bound");
+		CHECK(planfile_verify(&a.plan, a.t2, err, sizeof(err)) == 0,
+		      "  ... its plan verifies against its program");
+		CHECK(sim_overhead(&a.sim) > 0, "  ... at a predicted overhead");
+		struct mp_plan hp;
+		struct sim_result hs;
+		struct swap_outcome ho;
+		rc = budget_plan_ctx(&c, "hybrid", a.plan.pool_size, "best-fit", 1,
+				     &hp, &hs, &ho, err, sizeof(err));
+		CHECK(rc == 0 && hp.pool_size <= a.plan.pool_size &&
+			      hs.iter_ns <= a.sim.iter_ns + 1e-6,
+		      "  ... hybrid at its pool no slower");
+		if (rc == 0) {
+			mp_plan_free(&hp);
+			sim_free(&hs);
+		}
+		recomp_advice_free(&a);
+	}
+	swap_ctx_free(&c);
+	solver_problem_free(&p);
+	trace_free(t);
+}
+
+/* The zoo: in-place chains and dropout (its generator state restored) are recomputable. */
 static void test_zoo_model(void)
 {
 	struct synth_opts o = { 0 };
@@ -355,7 +547,7 @@ static void test_zoo_model(void)
 	struct recomp_model m;
 	solver_problem_from_trace(t, &p, err, sizeof(err));
 	CHECK(recomp_model_init(&m, t, &p, err, sizeof(err)) == 0, "bert-base's model");
-	size_t drop = 0, bad = 0, ok = 0;
+	size_t drop = 0, good = 0, ok = 0;
 	for (size_t i = 0; i < m.n; i++) {
 		const char *lab = t->buffers[i].label;
 		if (m.b[i].item < 0 || !lab || !strstr(lab, "dropout"))
@@ -363,11 +555,12 @@ static void test_zoo_model(void)
 		if (strstr(lab, "grad"))
 			continue;
 		drop++;
-		bad += m.b[i].why == RECOMP_OK;
+		good += m.b[i].why == RECOMP_OK && m.b[i].rng;
 	}
 	for (size_t i = 0; i < m.n; i++)
 		ok += m.b[i].why == RECOMP_OK;
-	CHECK(drop > 0 && bad == 0, "no dropout output or mask is recomputable");
+	CHECK(drop > 0 && good > 0,
+	      "dropout outputs are recomputable, restoring the generator's state");
 	CHECK(ok > 0 && ok == m.ncand, "some buffers are");
 	recomp_model_free(&m);
 	solver_problem_free(&p);
@@ -460,6 +653,9 @@ int main(void)
 	test_chain();
 	test_not_recomputable();
 	test_zoo_model();
+	test_segment();
+	test_baselines("resnet50", 4);
+	test_baselines("vgg16", 4);
 	test_zoo("resnet50", 4, "pcie5");
 	test_zoo("vgg16", 4, "pcie5");
 	test_zoo("bert-base", 2, "gh200-c2c");
