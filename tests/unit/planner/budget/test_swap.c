@@ -280,8 +280,9 @@ static void test_cross_stream(void)
 		struct mp_plan plan;
 		struct sim_result sim;
 		struct swap_outcome oc;
-		int rc = swap_plan(two, &p2, &l, names[i], 110000000, "best-fit",
-				   1, &plan, &sim, &oc, err, sizeof(err));
+		int rc = budget_plan(two, &p2, &l, names[i], 110000000,
+				     "best-fit", 1, &plan, &sim, &oc, err,
+				     sizeof(err));
 		char what[128];
 		snprintf(what, sizeof(what),
 			 "%s: 110 MB does not fit without swapping A", names[i]);
@@ -294,8 +295,8 @@ static void test_cross_stream(void)
 	struct mp_plan plan;
 	struct sim_result sim;
 	struct swap_outcome oc;
-	int rc = swap_plan(one, &p1, &l, "memplan", 110000000, "best-fit", 1,
-			   &plan, &sim, &oc, err, sizeof(err));
+	int rc = budget_plan(one, &p1, &l, "memplan", 110000000, "best-fit",
+			     1, &plan, &sim, &oc, err, sizeof(err));
 	CHECK(rc == 0 && plan.nswaps == 1, "one stream: A is swapped to fit 110 MB");
 	if (!rc) {
 		CHECK(planfile_verify(&plan, one, err, sizeof(err)) == 0,
