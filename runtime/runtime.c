@@ -244,7 +244,7 @@ static __attribute__((noinline, cold)) void lock_wake(struct rt_lock *l)
 
 /* Every change of a runtime's state is made holding its lock.  Uncontended
  * it is one atomic instruction to take and one to give back. */
-static inline void rt_lock(struct rt_lock *l)
+static inline __attribute__((always_inline)) void rt_lock(struct rt_lock *l)
 {
 	int free_word = 0;
 	if (!__atomic_compare_exchange_n(&l->word, &free_word, 1, 0,
@@ -252,7 +252,7 @@ static inline void rt_lock(struct rt_lock *l)
 		lock_wait(l);
 }
 
-static inline void rt_unlock(struct rt_lock *l)
+static inline __attribute__((always_inline)) void rt_unlock(struct rt_lock *l)
 {
 	if (__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) == 2)
 		lock_wake(l);
@@ -1490,6 +1490,10 @@ alloc_hot(mp_runtime *rt, size_t size, void *stream, int mem, int *rcp)
 {
 	void *p = NULL;
 	*rcp = 0;
+#ifdef MP_FAULT_SLOW_HOT_PATH /* a test build: a few instructions more */
+	for (volatile int i = 0; i < MP_FAULT_SLOW_HOT_PATH; i++)
+		;
+#endif
 	if (size == 0) { /* not a request the plan can hold */
 		*rcp = rt->be->alloc(&p, size, mem, stream);
 		return *rcp ? NULL : p;
