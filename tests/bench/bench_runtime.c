@@ -6,7 +6,10 @@
  * planned (allocs of 256 B to 16 KiB, each freed 16 allocations later), and
  * ResNet-50 at batch 32 from the zoo with its greedy-size plan (buffers that
  * outlive the iteration pass through to the real allocator, aligned malloc
- * here).  One row per figure: "name value unit".  Rounds alternate the
+ * here).  The window again in a process that has had a second thread
+ * ("window_threaded", as every CUDA program is): glibc's locks, and the
+ * runtime's, skip their atomic instructions only before that.  One row per
+ * figure: "name value unit".  Rounds alternate the
  * runtime and malloc, best of each: both see the same machine load.  The
  * runtime's time includes mp_iteration_begin and mp_iteration_end, so that
  * per-iteration work is counted per request too.
@@ -19,6 +22,7 @@
  * are printed as "requests_window N", so that a dump's total over N is the
  * instructions per request.  Deterministic for one binary.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,7 +208,7 @@ static void row(const char *name, mp_runtime *rt, const struct seq *s, int iters
 }
 
 /* Every alloc planned, each freed 16 allocations later. */
-static void window(int iters, int count)
+static void window(const char *name, int iters, int count)
 {
 	enum { N = 4096, W = 16, SLOTS = 32, SLOT = 16384 };
 	struct seq s = { 0 };
@@ -240,7 +244,7 @@ static void window(int iters, int count)
 	mp_runtime *rt = open_plan(&p);
 	mp_plan_free(&p);
 	if (rt)
-		row("window", rt, &s, iters, count);
+		row(name, rt, &s, iters, count);
 	mp_close(rt);
 	free(s.op);
 	free(s.size);
@@ -301,6 +305,11 @@ static void zoo(int iters, int count)
 	trace_free(t);
 }
 
+static void *idle(void *arg)
+{
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
 	int quick = argc > 1 && !strcmp(argv[1], "--quick");
@@ -313,7 +322,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_runtime: error: built without valgrind/callgrind.h: --count cannot mark what it measures\n");
 		return 3;
 	}
-	window(quick ? 20 : 200, count);
+	window("window", quick ? 20 : 200, count);
 	zoo(quick ? 20 : 200, count);
+	/* a process that has had a second thread (any CUDA program): locks
+	 * take atomic instructions from then on, glibc's as the runtime's */
+	pthread_t t;
+	if (pthread_create(&t, NULL, idle, NULL) == 0 && pthread_join(t, NULL) == 0)
+		window("window_threaded", quick ? 20 : 200, count);
 	return 0;
 }
