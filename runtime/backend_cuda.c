@@ -147,6 +147,13 @@ static void resolve(void)
 		    lookup(rt, "cudaThreadExchangeStreamCaptureMode"));
 		SET(real.begin_capture, lookup(rt, "cudaStreamBeginCapture"));
 		SET(real.end_capture, lookup(rt, "cudaStreamEndCapture"));
+		SET(real.begin_capture_ptsz,
+		    lookup(rt, "cudaStreamBeginCapture_ptsz"));
+		SET(real.end_capture_ptsz, lookup(rt, "cudaStreamEndCapture_ptsz"));
+		SET(real.begin_to_graph,
+		    lookup(rt, "cudaStreamBeginCaptureToGraph"));
+		SET(real.begin_to_graph_ptsz,
+		    lookup(rt, "cudaStreamBeginCaptureToGraph_ptsz"));
 		const char *missing =
 			!real.malloc ? "cudaMalloc" :
 			!real.free ? "cudaFree" :
@@ -386,20 +393,25 @@ void mp_cuda_capture_count(int delta)
 	__atomic_add_fetch(&captures, delta, __ATOMIC_ACQ_REL);
 }
 
-/* A capture the interposed names saw, or s capturing.  The legacy stream
- * (NULL, cudaStreamLegacy) answers cudaErrorStreamCaptureImplicit while a
- * blocking stream captures: an error taken back, or, when the program has
- * one pending that it would replace, not asked (the count above alone
- * then).  A query failing for another reason reads as not capturing. */
+int mp_cuda_captures(void)
+{
+	return __atomic_load_n(&captures, __ATOMIC_ACQUIRE);
+}
+
+/* s capturing, asked of CUDA: another thread's capture on another stream
+ * makes no request of this one part of its graph (issue 30).  The legacy
+ * stream (NULL, cudaStreamLegacy) answers cudaErrorStreamCaptureImplicit
+ * while a blocking stream captures: an error taken back, or, when the
+ * program has one pending that it would replace, not asked (then any
+ * capture the interposed names saw counts).  A query failing for another
+ * reason reads as not capturing. */
 static int c_stream_capturing(void *s)
 {
-	if (__atomic_load_n(&captures, __ATOMIC_ACQUIRE) > 0)
-		return 1;
 	if (!cu.stream_is_capturing)
-		return 0;
+		return mp_cuda_captures() > 0;
 	int pending = err_pending(), status = CUDA_CAPTURE_STATUS_NONE;
 	if (pending && (uintptr_t)s <= 1)
-		return 0;
+		return mp_cuda_captures() > 0;
 	int rc = own(cu.stream_is_capturing(s, &status), pending);
 	if (rc)
 		return rc == CUDA_ERROR_CAPTURE_IMPLICIT;

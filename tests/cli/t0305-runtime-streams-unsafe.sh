@@ -130,6 +130,25 @@ LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 MEMPLAN_ON_UNSAFE
 ok $? "  ... a divergence that leaves nothing swapped under a live buffer does not abort"
 stat_is divergences 1 "  ... (one divergence, A brought back at once)"
 
+# --- another thread's capture (issue 30) --------------------------------------
+# from the middle of iteration 1 to the end, another thread captures on a
+# stream of its own: the program's requests, on streams that do not
+# capture, are no part of its graph, so the plan (with its swaps) is
+# followed as before and the capture gives its graph; with every request
+# counted as captured, the free of B over swapped-out A was kept, A never
+# came back and the client read B's bytes in it
+for mode in relaxed thread; do
+	LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 MEMPLAN_ON_UNSAFE=abort \
+		"$APP" "$T/swap.trace" --iterations 4 --capture-other $mode >"$T/out" 2>&1
+	st=$?
+	[ $st -eq 0 ] && grep -q "the other thread's capture: a graph" "$T/out"
+	ok $? "a $mode-mode capture on another thread: every check passes, the capture gives a graph (exit $st)"
+	stat_is captured 0 "  ... none of the program's requests counted as captured"
+	stat_is capture_kept 0 "  ... nothing kept"
+	stat_is completed 4 "  ... every iteration followed"
+	stat_is divergences 0 "  ... no divergence"
+done
+
 LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 MEMPLAN_ON_UNSAFE=stop \
 	"$APP" "$T/late-free.trace" --iterations 1 >"$T/out" 2>&1
 [ $? -eq 1 ]

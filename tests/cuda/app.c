@@ -19,6 +19,11 @@
  * are captured on a stream of their own (cudaStreamBeginCapture in the
  * --capture-mode given, global by default), and the graph is then launched
  * twice; an invalidated capture fails the run, as it fails PyTorch.
+ * --capture-other MODE has another thread capture on a stream of its own
+ * (cudaStreamBeginCapture in MODE) from the middle of iteration 1 (of 0 with
+ * one iteration) to the end of the last one, as a process capturing a
+ * graph beside its training does: the program's requests meanwhile are on
+ * streams that do not capture, and that capture must give a graph.
  * --side-stream (with --torch and --async) reads every buffer a kernel
  * reads on a slow side stream as well, after an event of its own stream,
  * and tells the allocator with mp_torch_record_stream as
@@ -101,6 +106,73 @@ static cudaEvent_t side_event, side_done;
 static unsigned char *side_pending; /* per buffer: read on the side stream */
 static struct job **kept;
 static size_t nkept;
+/* --capture-other: the mode, the thread, its state (0 not begun, 1 under
+ * way, 2 told to end), its result */
+static int other_mode = -1, other_state;
+static cudaError_t other_rc = cudaSuccess;
+static pthread_t other_thread;
+static pthread_mutex_t other_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t other_cond = PTHREAD_COND_INITIALIZER;
+
+static void *other_capture(void *arg)
+{
+	(void)arg;
+	cudaStream_t s;
+	cudaGraph_t graph = NULL;
+	/* host bytes: an allocation would be a request of the program's */
+	static unsigned char host[64], dev[64];
+	cudaError_t rc = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+	if (!rc)
+		rc = cudaStreamBeginCapture(s, (enum cudaStreamCaptureMode)other_mode);
+	pthread_mutex_lock(&other_lock);
+	other_state = 1;
+	pthread_cond_broadcast(&other_cond);
+	pthread_mutex_unlock(&other_lock);
+	if (!rc) /* work of its own, in the graph */
+		rc = cudaMemcpyAsync(dev, host, sizeof(host), cudaMemcpyHostToHost, s);
+	pthread_mutex_lock(&other_lock);
+	while (other_state != 2)
+		pthread_cond_wait(&other_cond, &other_lock);
+	pthread_mutex_unlock(&other_lock);
+	cudaError_t end = cudaStreamEndCapture(s, &graph);
+	if (!rc)
+		rc = end ? end : graph ? cudaSuccess : cudaErrorStreamCaptureInvalidated;
+	if (graph)
+		cudaGraphDestroy(graph);
+	other_rc = rc;
+	return NULL;
+}
+
+/* Begins the other thread's capture, and waits until it is under way. */
+static void other_begin(void)
+{
+	if (pthread_create(&other_thread, NULL, other_capture, NULL)) {
+		fprintf(stderr, "app: cannot start a thread\n");
+		exit(1);
+	}
+	pthread_mutex_lock(&other_lock);
+	while (other_state != 1)
+		pthread_cond_wait(&other_cond, &other_lock);
+	pthread_mutex_unlock(&other_lock);
+}
+
+/* Ends it: a failure if it gave no graph. */
+static void other_end(void)
+{
+	pthread_mutex_lock(&other_lock);
+	other_state = 2;
+	pthread_cond_broadcast(&other_cond);
+	pthread_mutex_unlock(&other_lock);
+	pthread_join(other_thread, NULL);
+	printf("app: the other thread's capture: %s (%d)\n",
+	       other_rc ? cudaGetErrorString(other_rc) : "a graph", other_rc);
+	pthread_mutex_lock(&fail_lock);
+	if (other_rc && failures++ == 0)
+		snprintf(first_failure, sizeof(first_failure),
+			 "the other thread's capture gave no graph: %s (%d)",
+			 cudaGetErrorString(other_rc), other_rc);
+	pthread_mutex_unlock(&fail_lock);
+}
 
 /* With --check-errors, after every CUDA call: no error may be pending. */
 static void check_last_error(const char *after)
@@ -301,7 +373,8 @@ static const char usage[] =
 	"usage: app TRACE... [--iterations N] [--async] [--streams N] [--fresh-streams]\n"
 	"           [--driver] [--check-errors | --keep-error]\n"
 	"           [--torch LIBRARY [--side-stream]] [--diverge ITERATION]...\n"
-	"           [--capture ITERATION [--capture-mode global|thread|relaxed]]\n";
+	"           [--capture ITERATION [--capture-mode global|thread|relaxed]]\n"
+	"           [--capture-other global|thread|relaxed]\n";
 
 int main(int argc, char **argv)
 {
@@ -337,6 +410,14 @@ int main(int argc, char **argv)
 			capture_mode = !strcmp(m, "global") ? cudaStreamCaptureModeGlobal :
 				       !strcmp(m, "thread") ? cudaStreamCaptureModeThreadLocal :
 				       !strcmp(m, "relaxed") ? cudaStreamCaptureModeRelaxed : -1;
+		}
+		else if (!strcmp(argv[i], "--capture-other") && i + 1 < argc) {
+			const char *m = argv[++i];
+			other_mode = !strcmp(m, "global") ? cudaStreamCaptureModeGlobal :
+				     !strcmp(m, "thread") ? cudaStreamCaptureModeThreadLocal :
+				     !strcmp(m, "relaxed") ? cudaStreamCaptureModeRelaxed : -2;
+			if (other_mode == -2)
+				capture_mode = -1;
 		}
 		else if (!strcmp(argv[i], "--diverge") && i + 1 < argc)
 			diverge |= (uint64_t)1 << (atoi(argv[++i]) & 63);
@@ -429,6 +510,9 @@ int main(int argc, char **argv)
 		unsigned nalloc = 0;
 		for (size_t i = 0; i < t->nevents; i++) {
 			const struct trace_event *e = &t->events[i];
+			if (other_mode >= 0 && !other_state && i == t->nevents / 2 &&
+			    it == (iterations > 1))
+				other_begin();
 			if (e->type == TRACE_EV_ALLOC) {
 				size_t n = t->buffers[e->buffer].size;
 				if (it < 64 && (diverge >> it & 1) && ++nalloc == 3)
@@ -459,6 +543,8 @@ int main(int argc, char **argv)
 		if (capturing)
 			end_capture(it);
 	}
+	if (other_state)
+		other_end();
 	for (size_t b = 0; b < t->nbuffers; b++)
 		do_free(t, (int64_t)b, t->nevents);
 	cudaDeviceSynchronize();
