@@ -137,7 +137,7 @@ stat_is divergences 1 "  ... (one divergence, A brought back at once)"
 # followed as before and the capture gives its graph; with every request
 # counted as captured, the free of B over swapped-out A was kept, A never
 # came back and the client read B's bytes in it
-for mode in relaxed thread; do
+for mode in relaxed thread global; do
 	LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 MEMPLAN_ON_UNSAFE=abort \
 		"$APP" "$T/swap.trace" --iterations 4 --capture-other $mode >"$T/out" 2>&1
 	st=$?
@@ -147,6 +147,33 @@ for mode in relaxed thread; do
 	stat_is capture_kept 0 "  ... nothing kept"
 	stat_is completed 4 "  ... every iteration followed"
 	stat_is divergences 0 "  ... no divergence"
+done
+
+# under a global-mode capture on another thread (PyTorch's default), the
+# runtime's own event queries, syncs and allocations run with the calling
+# thread's mode relaxed (issue 29): in global mode the stand-in, as CUDA,
+# refuses them and invalidates that capture (the loop above, global)
+MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 MEMPLAN_ON_UNSAFE=abort \
+	"$APP" "$T/swap.trace" --async --iterations 4 --torch "$LIB" --capture-other global >"$T/out" 2>&1
+st=$?
+[ $st -eq 0 ] && grep -q "the other thread's capture: a graph" "$T/out"
+ok $? "mp_torch_alloc and a global-mode capture on another thread across a swap-in: the capture gives a graph (exit $st)"
+stat_is completed 4 "  ... every iteration followed"
+stat_is captured 0 "  ... none of the program's requests counted as captured"
+
+# however another thread's capture ends (a graph 0, invalidated 901, a
+# stream unjoined 904), it is over: with an error of the program's pending,
+# the legacy stream is not asked and the count of captures under way
+# answers for it, so a capture counted forever would send every later
+# request to the real allocator
+for end in graph invalid unjoined; do
+	LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 \
+		"$APP" "$T/swap.trace" --iterations 4 --keep-error --capture-between $end >"$T/out" 2>&1
+	st=$?
+	[ $st -eq 0 ] && grep -q "the other thread's capture: .*(0)" "$T/out"
+	ok $? "another thread's capture between iterations ending $end: the end answers so (exit $st)"
+	stat_is completed 4 "  ... and the iterations after it are followed"
+	stat_is captured 0 "  ... none counted as captured"
 done
 
 LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 MEMPLAN_ON_UNSAFE=stop \

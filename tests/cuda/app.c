@@ -24,6 +24,11 @@
  * one iteration) to the end of the last one, as a process capturing a
  * graph beside its training does: the program's requests meanwhile are on
  * streams that do not capture, and that capture must give a graph.
+ * --capture-between graph|invalid|unjoined has another thread begin and
+ * end a capture between iterations 0 and 1 that gives a graph, is
+ * invalidated (a sync of its capturing stream) or leaves a stream unjoined,
+ * and wants cudaStreamEndCapture to answer so: any way it ends, it is over
+ * for the iterations after it.
  * --side-stream (with --torch and --async) reads every buffer a kernel
  * reads on a slow side stream as well, after an event of its own stream,
  * and tells the allocator with mp_torch_record_stream as
@@ -109,6 +114,8 @@ static size_t nkept;
 /* --capture-other: the mode, the thread, its state (0 not begun, 1 under
  * way, 2 told to end), its result */
 static int other_mode = -1, other_state;
+/* --capture-between: 0 none, 1 a graph, 2 invalidated, 3 unjoined */
+static int between;
 static cudaError_t other_rc = cudaSuccess;
 static pthread_t other_thread;
 static pthread_mutex_t other_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -130,13 +137,28 @@ static void *other_capture(void *arg)
 	pthread_mutex_unlock(&other_lock);
 	if (!rc) /* work of its own, in the graph */
 		rc = cudaMemcpyAsync(dev, host, sizeof(host), cudaMemcpyHostToHost, s);
+	if (!rc && between == 2 && cudaStreamSynchronize(s) == cudaSuccess)
+		rc = cudaErrorInvalidValue; /* a sync the capture refuses */
+	cudaStream_t fork = NULL;
+	cudaEvent_t ev = NULL;
+	if (!rc && between == 3) /* a stream forked from it, never joined */
+		rc = cudaStreamCreateWithFlags(&fork, cudaStreamNonBlocking) ||
+		     cudaEventCreate(&ev) || cudaEventRecord(ev, s) ||
+		     cudaStreamWaitEvent(fork, ev, 0) ||
+		     cudaMemcpyAsync(dev, host, 1, cudaMemcpyHostToHost, fork);
 	pthread_mutex_lock(&other_lock);
 	while (other_state != 2)
 		pthread_cond_wait(&other_cond, &other_lock);
 	pthread_mutex_unlock(&other_lock);
 	cudaError_t end = cudaStreamEndCapture(s, &graph);
-	if (!rc)
+	cudaGetLastError(); /* the end's answer is the check */
+	if (between == 2 || between == 3) {
+		cudaError_t want = between == 2 ? cudaErrorStreamCaptureInvalidated :
+						  cudaErrorStreamCaptureUnjoined;
+		rc = end == want ? cudaSuccess : end ? end : cudaErrorInvalidValue;
+	} else if (!rc) {
 		rc = end ? end : graph ? cudaSuccess : cudaErrorStreamCaptureInvalidated;
+	}
 	if (graph)
 		cudaGraphDestroy(graph);
 	other_rc = rc;
@@ -165,7 +187,9 @@ static void other_end(void)
 	pthread_mutex_unlock(&other_lock);
 	pthread_join(other_thread, NULL);
 	printf("app: the other thread's capture: %s (%d)\n",
-	       other_rc ? cudaGetErrorString(other_rc) : "a graph", other_rc);
+	       other_rc ? cudaGetErrorString(other_rc) :
+	       between == 2 ? "invalidated, as wanted" :
+	       between == 3 ? "unjoined, as wanted" : "a graph", other_rc);
 	pthread_mutex_lock(&fail_lock);
 	if (other_rc && failures++ == 0)
 		snprintf(first_failure, sizeof(first_failure),
@@ -374,7 +398,8 @@ static const char usage[] =
 	"           [--driver] [--check-errors | --keep-error]\n"
 	"           [--torch LIBRARY [--side-stream]] [--diverge ITERATION]...\n"
 	"           [--capture ITERATION [--capture-mode global|thread|relaxed]]\n"
-	"           [--capture-other global|thread|relaxed]\n";
+	"           [--capture-other global|thread|relaxed]\n"
+	"           [--capture-between graph|invalid|unjoined]\n";
 
 int main(int argc, char **argv)
 {
@@ -418,6 +443,14 @@ int main(int argc, char **argv)
 				     !strcmp(m, "relaxed") ? cudaStreamCaptureModeRelaxed : -2;
 			if (other_mode == -2)
 				capture_mode = -1;
+		}
+		else if (!strcmp(argv[i], "--capture-between") && i + 1 < argc) {
+			const char *m = argv[++i];
+			between = !strcmp(m, "graph") ? 1 : !strcmp(m, "invalid") ? 2 :
+				  !strcmp(m, "unjoined") ? 3 : -1;
+			if (between < 0)
+				capture_mode = -1;
+			other_mode = cudaStreamCaptureModeRelaxed;
 		}
 		else if (!strcmp(argv[i], "--diverge") && i + 1 < argc)
 			diverge |= (uint64_t)1 << (atoi(argv[++i]) & 63);
@@ -496,6 +529,10 @@ int main(int argc, char **argv)
 	for (uint32_t it = 0; it < iterations; it++) {
 		if (fresh_streams && it > 0)
 			make_streams();
+		if (between && it == 1) {
+			other_begin();
+			other_end();
+		}
 		if ((int)it == capture_at) {
 			if (cudaStreamBeginCapture(cap_stream, capture_mode)) {
 				fprintf(stderr, "app: cannot begin a capture\n");
@@ -510,7 +547,7 @@ int main(int argc, char **argv)
 		unsigned nalloc = 0;
 		for (size_t i = 0; i < t->nevents; i++) {
 			const struct trace_event *e = &t->events[i];
-			if (other_mode >= 0 && !other_state && i == t->nevents / 2 &&
+			if (other_mode >= 0 && !between && !other_state && i == t->nevents / 2 &&
 			    it == (iterations > 1))
 				other_begin();
 			if (e->type == TRACE_EV_ALLOC) {
@@ -543,7 +580,7 @@ int main(int argc, char **argv)
 		if (capturing)
 			end_capture(it);
 	}
-	if (other_state)
+	if (other_state == 1)
 		other_end();
 	for (size_t b = 0; b < t->nbuffers; b++)
 		do_free(t, (int64_t)b, t->nevents);
@@ -581,5 +618,6 @@ int main(int argc, char **argv)
 	free(len);
 	free(filled);
 	free(side_pending);
-	return failures || st.bad_frees || st.invalidated ? 1 : 0;
+	/* --capture-between invalid: that one invalidation, wanted */
+	return failures || st.bad_frees || st.invalidated > (between == 2) ? 1 : 0;
 }
