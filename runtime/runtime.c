@@ -310,6 +310,7 @@ void mp_options_init(struct mp_options *o)
 	o->device = -1;
 	o->match = 0;
 	o->verbose = 0;
+	o->on_unsafe = MP_ON_UNSAFE_ABORT;
 }
 
 void mp_stats_merge(struct mp_stats *a, const struct mp_stats *b)
@@ -894,7 +895,7 @@ static void warn_lent(mp_runtime *rt, uint32_t w)
 	char why[sizeof(rt->problem)]; /* the divergence stays the last problem */
 	memcpy(why, rt->problem, sizeof(why));
 	warn(rt, W_LENT,
-	     "plan entry %llu stays swapped out until plan entry %u, placed over its bytes, is freed: a use of it before that free reads wrong bytes (MEMPLAN_ON_UNSAFE=abort stops the program here instead)",
+	     "plan entry %llu stays swapped out until plan entry %u, placed over its bytes, is freed: a use of it before that free reads wrong bytes (MEMPLAN_ON_UNSAFE=warn asked to go on; without it the program stops here)",
 	     owner, b);
 	memcpy(rt->problem, why, sizeof(why));
 }

@@ -92,9 +92,13 @@ static mp_runtime *open_host(const char *path, unsigned match)
 {
 	struct mp_options o;
 	mp_options_init(&o);
+	CHECK(o.on_unsafe == MP_ON_UNSAFE_ABORT,
+	      "mp_options_init: an unsafe state stops the program unless asked otherwise");
 	o.backend = MP_BACKEND_HOST;
 	o.verbose = -1;
 	o.match = match;
+	/* these tests follow the way back past a lent swap: asked to go on */
+	o.on_unsafe = MP_ON_UNSAFE_WARN;
 	mp_runtime *rt = mp_open(path, &o, err, sizeof(err));
 	if (!rt)
 		printf("# mp_open: %s\n", err);
