@@ -48,8 +48,9 @@
  * the host waits for the copy stream (stream_sync) before the request that
  * found it returns, so the bytes are back whatever stream uses them next.
  * Event queries only feed the statistics (late copies); they never decide
- * an ordering.  While a CUDA stream capture is under way the runtime makes
- * no call of its own on any stream (capture_alloc, capture_free).
+ * an ordering.  A request on a stream that is capturing a CUDA graph gets
+ * no call of the runtime's own (capture_alloc, capture_free); requests on
+ * other streams are served as usual while it captures.
  *
  * Workloads taking turns (a CYCLE section) are segments of the clock
  * (seg_begin, seg_end); each turn is an iteration of its own that ends at
@@ -1378,13 +1379,14 @@ real:
 /* --- stream capture ------------------------------------------------------- */
 
 /*
- * While a CUDA stream capture is under way (be->stream_capturing), a call
- * of the runtime's own on a stream (an event record or wait, a query, a
- * copy, a sync) would be captured into the program's graph, join another
- * stream to it, or fail and invalidate it.  So a request then goes to the
+ * While the request's stream captures (be->stream_capturing), a call of
+ * the runtime's own on it (an event record or wait, a query, a copy, a
+ * sync) would be captured into the program's graph, join another stream
+ * to it, or fail and invalidate it.  So such a request goes to the
  * real allocator untouched, off the clock (a graph replays without
- * requests), and the runtime's state waits for the next request outside a
- * capture, which finds the iteration as it was.  A free cannot give pool
+ * requests), and the runtime's state waits for the next request on a
+ * stream that does not capture, which finds the iteration as it was (one
+ * missing the captured requests diverges there, as any other).  A free cannot give pool
  * bytes back: the graph may use them whenever it is launched, so they stay
  * taken, as does what the PyTorch way in (MP_MEM_RELAXED) frees then: a
  * cudaFree would be refused in a capture.
