@@ -312,8 +312,17 @@ static void sync_before_free(mp_runtime *rt, const void *p)
 	 * stream-ordered, and a capturing stream's keeps the pool bytes:
 	 * capture_free) */
 	const struct mp_backend *be = runtime_backend(rt);
-	if (mp_owns(rt, p) && !mp_cuda_captures() && !be->stream_capturing(NULL))
+	if (!mp_owns(rt, p) || mp_cuda_captures() || be->stream_capturing(NULL))
+		return;
+	/* the pool's device, which need not be the current one (issue 30);
+	 * the program's current device is put back */
+	int d = runtime_device(rt), cur = d;
+	if (!be->get_device(&cur) && cur != d && !be->set_device(d)) {
 		be->device_sync();
+		be->set_device(cur);
+	} else {
+		be->device_sync();
+	}
 }
 
 int cudaMalloc(void **p, size_t n)

@@ -105,6 +105,17 @@ has "$T/out" "buffer 4 of iteration 0: byte 0 holds the pattern of buffer 6" \
 	"  ... and the client's read of A finds B's bytes: what the warning said"
 stat_is divergences 1 "  ... one divergence"
 stat_is sync_swapins 1 "  ... A back at B's free"
+# cudaFree of a pool buffer synchronises the pool's device, as the real
+# cudaFree would for its memory, not the device current at the free, and
+# leaves the program's current device as it was (issue 30, item 4)
+FAKECUDA_DEVICES=2 LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 \
+	"$APP" "$T/swap.trace" --iterations 3 --free-device 1 >"$T/out" 2>&1
+ok $? "cudaFree with another device current: every check passes, that device stays current"
+stat_is completed 3 "  ... followed"
+stat_is pool_frees 8 "  ... 8 pool frees"
+has "$T/out" "fakecuda: device syncs: device 0 9, device 1 0" \
+	"  ... each synchronised the pool's device 0 (and the program's own sync at the end), never device 1"
+
 # by default (issue 30) the state that cannot be made safe stops the
 # program before the wrong read, as MEMPLAN_ON_UNSAFE=abort does
 (LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 \

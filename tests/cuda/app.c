@@ -29,6 +29,9 @@
  * invalidated (a sync of its capturing stream) or leaves a stream unjoined,
  * and wants cudaStreamEndCapture to answer so: any way it ends, it is over
  * for the iterations after it.
+ * --free-device D makes device D current around every cudaFree from
+ * iteration 1 on (device 0 the rest of the time), as a program that frees
+ * another device's memory.
  * --side-stream (with --torch and --async) reads every buffer a kernel
  * reads on a slow side stream as well, after an event of its own stream,
  * and tells the allocator with mp_torch_record_stream as
@@ -116,6 +119,8 @@ static size_t nkept;
 static int other_mode = -1, other_state;
 /* --capture-between: 0 none, 1 a graph, 2 invalidated, 3 unjoined */
 static int between;
+/* --free-device: the device current at each cudaFree, -1 the same */
+static int free_device = -1, free_from; /* set from iteration 1 on */
 static cudaError_t other_rc = cudaSuccess;
 static pthread_t other_thread;
 static pthread_mutex_t other_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -358,6 +363,20 @@ static cudaError_t free_any(void *p, size_t n, cudaStream_t s)
 	}
 	if (driver_mode)
 		return cuMemFree_v2((uintptr_t)p);
+	if (free_device >= 0 && !async_mode && free_from) { /* another device current */
+		cudaSetDevice(free_device);
+		cudaError_t rc = cudaFree(p);
+		int cur = -1;
+		cudaGetDevice(&cur);
+		pthread_mutex_lock(&fail_lock);
+		if (cur != free_device && failures++ == 0)
+			snprintf(first_failure, sizeof(first_failure),
+				 "cudaFree left device %d current, not %d", cur,
+				 free_device);
+		pthread_mutex_unlock(&fail_lock);
+		cudaSetDevice(0);
+		return rc;
+	}
 	return async_mode ? cudaFreeAsync(p, s) : cudaFree(p);
 }
 
@@ -399,7 +418,7 @@ static const char usage[] =
 	"           [--torch LIBRARY [--side-stream]] [--diverge ITERATION]...\n"
 	"           [--capture ITERATION [--capture-mode global|thread|relaxed]]\n"
 	"           [--capture-other global|thread|relaxed]\n"
-	"           [--capture-between graph|invalid|unjoined]\n";
+	"           [--capture-between graph|invalid|unjoined] [--free-device D]\n";
 
 int main(int argc, char **argv)
 {
@@ -452,6 +471,8 @@ int main(int argc, char **argv)
 				capture_mode = -1;
 			other_mode = cudaStreamCaptureModeRelaxed;
 		}
+		else if (!strcmp(argv[i], "--free-device") && i + 1 < argc)
+			free_device = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--diverge") && i + 1 < argc)
 			diverge |= (uint64_t)1 << (atoi(argv[++i]) & 63);
 		else if (argv[i][0] != '-' && npaths < 8)
@@ -529,6 +550,7 @@ int main(int argc, char **argv)
 	for (uint32_t it = 0; it < iterations; it++) {
 		if (fresh_streams && it > 0)
 			make_streams();
+		free_from = it >= 1;
 		if (between && it == 1) {
 			other_begin();
 			other_end();
@@ -610,6 +632,8 @@ int main(int argc, char **argv)
 		printf("app: first failure: %s\n", first_failure);
 	printf("fakecuda: %llu allocations, %llu frees, %llu bad frees, peak %llu bytes, %llu captures invalidated\n",
 	       st.allocs, st.frees, st.bad_frees, st.peak_bytes, st.invalidated);
+	printf("fakecuda: device syncs: device 0 %llu, device 1 %llu\n",
+	       st.device_syncs[0], st.device_syncs[1]);
 	for (size_t i = 0; i < nkept; i++)
 		free(kept[i]);
 	free(kept);
