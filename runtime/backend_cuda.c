@@ -147,6 +147,13 @@ static void resolve(void)
 		    lookup(rt, "cudaThreadExchangeStreamCaptureMode"));
 		SET(real.begin_capture, lookup(rt, "cudaStreamBeginCapture"));
 		SET(real.end_capture, lookup(rt, "cudaStreamEndCapture"));
+		SET(real.begin_capture_ptsz,
+		    lookup(rt, "cudaStreamBeginCapture_ptsz"));
+		SET(real.end_capture_ptsz, lookup(rt, "cudaStreamEndCapture_ptsz"));
+		SET(real.begin_to_graph,
+		    lookup(rt, "cudaStreamBeginCaptureToGraph"));
+		SET(real.begin_to_graph_ptsz,
+		    lookup(rt, "cudaStreamBeginCaptureToGraph_ptsz"));
 		const char *missing =
 			!real.malloc ? "cudaMalloc" :
 			!real.free ? "cudaFree" :
@@ -227,16 +234,34 @@ static int c_set_device(int dev)
 /* cudaStreamCaptureModeRelaxed */
 #define CUDA_CAPTURE_MODE_RELAXED 2
 
-/* cudaMalloc as PyTorch's allocator calls it while a capture may be under
- * way: with this thread's capture mode relaxed for the call (allowed in
- * every mode; the mode is put back whatever happens). */
-static int malloc_relaxed(void **p, size_t n)
+/* The calling thread's capture mode relaxed, for a call of the runtime's
+ * own that CUDA counts as potentially unsafe (cudaMalloc, cudaMallocHost,
+ * cudaFree, an event query, a synchronisation): under another thread's
+ * global-mode capture (PyTorch's default) it would be refused and
+ * invalidate that capture (issue 29).  Relaxed allows it in every mode.
+ * Returns the mode to put back with unrelax(), -1 when it could not be
+ * changed.  Never on the hot path: pool creation, swaps, their waits. */
+static int relax(void)
 {
 	int mode = CUDA_CAPTURE_MODE_RELAXED;
 	if (!cu.exchange_capture_mode || cu.exchange_capture_mode(&mode))
-		return real.malloc(p, n);
+		return -1;
+	return mode;
+}
+
+static void unrelax(int mode)
+{
+	if (mode >= 0)
+		cu.exchange_capture_mode(&mode);
+}
+
+/* cudaMalloc as PyTorch's allocator calls it while a capture may be under
+ * way: with this thread's capture mode relaxed for the call. */
+static int malloc_relaxed(void **p, size_t n)
+{
+	int mode = relax();
 	int rc = real.malloc(p, n);
-	cu.exchange_capture_mode(&mode);
+	unrelax(mode);
 	return rc;
 }
 
@@ -268,8 +293,10 @@ static int c_alloc(void **p, size_t n, int mem, void *stream)
 {
 	if (!(mem & MP_MEM_OWN))
 		return alloc_real(p, n, mem, stream);
-	int pending = err_pending();
-	return own(alloc_real(p, n, mem & ~MP_MEM_OWN, stream), pending);
+	int pending = err_pending(), mode = relax();
+	int rc = own(alloc_real(p, n, mem & ~MP_MEM_OWN, stream), pending);
+	unrelax(mode);
+	return rc;
 }
 
 static int free_real(void *p, int mem, void *stream)
@@ -290,20 +317,26 @@ static int c_free(void *p, int mem, void *stream)
 {
 	if (!(mem & MP_MEM_OWN))
 		return free_real(p, mem, stream);
-	int pending = err_pending();
-	return own(free_real(p, mem & ~MP_MEM_OWN, stream), pending);
+	int pending = err_pending(), mode = relax();
+	int rc = own(free_real(p, mem & ~MP_MEM_OWN, stream), pending);
+	unrelax(mode);
+	return rc;
 }
 
 static int c_host_alloc(void **p, size_t n)
 {
-	int pending = err_pending();
-	return own(cu.malloc_host(p, n), pending);
+	int pending = err_pending(), mode = relax();
+	int rc = own(cu.malloc_host(p, n), pending);
+	unrelax(mode);
+	return rc;
 }
 
 static int c_host_free(void *p)
 {
-	int pending = err_pending();
-	return own(cu.free_host(p), pending);
+	int pending = err_pending(), mode = relax();
+	int rc = own(cu.free_host(p), pending);
+	unrelax(mode);
+	return rc;
 }
 
 static int c_stream_create(void **s)
@@ -347,12 +380,20 @@ static int c_stream_wait(void *s, void *e)
 
 static int c_event_query(void *e)
 {
-	if (cu.drv_event_query)
-		return cu.drv_event_query(e) != CUDA_ERROR_NOT_READY;
+	int mode, rc;
+	if (cu.drv_event_query) {
+		mode = relax();
+		rc = cu.drv_event_query(e);
+		unrelax(mode);
+		return rc != CUDA_ERROR_NOT_READY;
+	}
 	/* statistics only: not worth replacing the program's pending error */
 	if (err_pending())
 		return 1;
-	return own(cu.event_query(e), 0) != CUDA_ERROR_NOT_READY;
+	mode = relax();
+	rc = own(cu.event_query(e), 0);
+	unrelax(mode);
+	return rc != CUDA_ERROR_NOT_READY;
 }
 
 static int c_copy(void *dst, const void *src, size_t n, int dir, void *s)
@@ -367,14 +408,18 @@ static int c_copy(void *dst, const void *src, size_t n, int dir, void *s)
 
 static int c_stream_sync(void *s)
 {
-	int pending = err_pending();
-	return own(cu.stream_synchronize(s), pending);
+	int pending = err_pending(), mode = relax();
+	int rc = own(cu.stream_synchronize(s), pending);
+	unrelax(mode);
+	return rc;
 }
 
 static int c_device_sync(void)
 {
-	int pending = err_pending();
-	return own(cu.device_synchronize(), pending);
+	int pending = err_pending(), mode = relax();
+	int rc = own(cu.device_synchronize(), pending);
+	unrelax(mode);
+	return rc;
 }
 
 /* cudaStreamCaptureStatusNone, cudaErrorStreamCaptureImplicit */
@@ -386,20 +431,25 @@ void mp_cuda_capture_count(int delta)
 	__atomic_add_fetch(&captures, delta, __ATOMIC_ACQ_REL);
 }
 
-/* A capture the interposed names saw, or s capturing.  The legacy stream
- * (NULL, cudaStreamLegacy) answers cudaErrorStreamCaptureImplicit while a
- * blocking stream captures: an error taken back, or, when the program has
- * one pending that it would replace, not asked (the count above alone
- * then).  A query failing for another reason reads as not capturing. */
+int mp_cuda_captures(void)
+{
+	return __atomic_load_n(&captures, __ATOMIC_ACQUIRE);
+}
+
+/* s capturing, asked of CUDA: another thread's capture on another stream
+ * makes no request of this one part of its graph (issue 30).  The legacy
+ * stream (NULL, cudaStreamLegacy) answers cudaErrorStreamCaptureImplicit
+ * while a blocking stream captures: an error taken back, or, when the
+ * program has one pending that it would replace, not asked (then any
+ * capture the interposed names saw counts).  A query failing for another
+ * reason reads as not capturing. */
 static int c_stream_capturing(void *s)
 {
-	if (__atomic_load_n(&captures, __ATOMIC_ACQUIRE) > 0)
-		return 1;
 	if (!cu.stream_is_capturing)
-		return 0;
+		return mp_cuda_captures() > 0;
 	int pending = err_pending(), status = CUDA_CAPTURE_STATUS_NONE;
 	if (pending && (uintptr_t)s <= 1)
-		return 0;
+		return mp_cuda_captures() > 0;
 	int rc = own(cu.stream_is_capturing(s, &status), pending);
 	if (rc)
 		return rc == CUDA_ERROR_CAPTURE_IMPLICIT;

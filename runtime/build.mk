@@ -2,7 +2,8 @@
 # runtime/build.mk - libmemplan.so (hidden visibility: only mp_* and the
 # interposed CUDA names are exported), its header and memplan.pc; the
 # test-only stand-in for libcudart and the programs the tests run with it;
-# `make check-threads` (the runtime's threads under ThreadSanitizer).
+# `make check-threads` (the runtime's threads under ThreadSanitizer); the
+# programs of the guard on the hot path's instructions (t0308).
 # memplan-replay (planner/cmd/memplan-replay.c) is an ordinary program of the core
 # library.  Included by the top Makefile.
 
@@ -79,6 +80,22 @@ $(BUILD)/faulty-out/runtime/runtime.o: runtime/runtime.c
 
 $(CUDA_T)/replay-no-swapout-wait: $(BUILD)/obj/planner/cmd/memplan-replay.o \
 		$(BUILD)/faulty-out/runtime/runtime.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# --- the guard on the hot path's instructions (tests/cli/t0308) --------------
+# bench_runtime under callgrind against tests/bench/bench_runtime.baseline,
+# and the same program over a runtime.o built with MP_FAULT_SLOW_HOT_PATH=2
+# (a loop of two rounds on a volatile counter in every alloc), which the
+# guard must refuse.
+EXTRA_CHECK += $(BUILD)/bench/bench_runtime $(BUILD)/tests/bench_runtime-slow
+
+$(BUILD)/faulty-slow/runtime/runtime.o: runtime/runtime.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(MP_CFLAGS) -DMP_FAULT_SLOW_HOT_PATH=2 $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/bench_runtime-slow: $(BUILD)/obj/tests/bench/bench_runtime.o \
+		$(BUILD)/faulty-slow/runtime/runtime.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 

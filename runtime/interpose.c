@@ -2,8 +2,9 @@
 /*
  * interpose.c - libmemplan's LD_PRELOAD and PyTorch ways in: the CUDA
  * allocation names it exports, the stream-capture names it watches (a
- * count of captures under way, so that no request meanwhile gets a call of
- * the runtime's own), mp_torch_alloc/mp_torch_free/mp_torch_record_stream,
+ * count of captures under way, so that no device-wide call of the
+ * runtime's own breaks one; a request is captured when its own stream
+ * captures), mp_torch_alloc/mp_torch_free/mp_torch_record_stream,
  * and the
  * process-wide runtimes they share (one per device, opened at the first
  * request on that device from the plans of MEMPLAN_PLAN).  Only in the
@@ -37,6 +38,15 @@ MP_API int cuMemAlloc_v2(unsigned long long *p, size_t n);
 MP_API int cuMemFree_v2(unsigned long long p);
 MP_API int cudaStreamBeginCapture(void *stream, int mode);
 MP_API int cudaStreamEndCapture(void *stream, void **graph);
+MP_API int cudaStreamBeginCapture_ptsz(void *stream, int mode);
+MP_API int cudaStreamEndCapture_ptsz(void *stream, void **graph);
+MP_API int cudaStreamBeginCaptureToGraph(void *stream, void *graph,
+					 const void *deps, const void *edges,
+					 size_t n, int mode);
+MP_API int cudaStreamBeginCaptureToGraph_ptsz(void *stream, void *graph,
+					      const void *deps,
+					      const void *edges, size_t n,
+					      int mode);
 
 static struct {
 	pthread_once_t once;
@@ -297,11 +307,22 @@ static mp_runtime *runtime_for_free(const void *p, int d)
  * free are stream-ordered instead.) */
 static void sync_before_free(mp_runtime *rt, const void *p)
 {
-	/* not during a stream capture, which a device sync would break (the
-	 * free then keeps the pool bytes: capture_free) */
+	/* not while any stream captures, on any thread: CUDA refuses a
+	 * device sync then and invalidates the capture (the free is still
+	 * stream-ordered, and a capturing stream's keeps the pool bytes:
+	 * capture_free) */
 	const struct mp_backend *be = runtime_backend(rt);
-	if (mp_owns(rt, p) && !be->stream_capturing(NULL))
+	if (!mp_owns(rt, p) || mp_cuda_captures() || be->stream_capturing(NULL))
+		return;
+	/* the pool's device, which need not be the current one (issue 30);
+	 * the program's current device is put back */
+	int d = runtime_device(rt), cur = d;
+	if (!be->get_device(&cur) && cur != d && !be->set_device(d)) {
 		be->device_sync();
+		be->set_device(cur);
+	} else {
+		be->device_sync();
+	}
 }
 
 int cudaMalloc(void **p, size_t n)
@@ -369,34 +390,77 @@ int cuMemFree_v2(unsigned long long p)
 	return runtime_free(rt, ptr, NULL, MP_MEM_DRIVER);
 }
 
-/* Stream captures: counted while under way, so that no request made
- * meanwhile, on any thread and any stream, gets a call of the runtime's
- * own on a stream (backend stream_capturing).  A capture that ends, with a
- * graph or invalidated, no longer counts; one the real function refused
+/* Stream captures: counted while under way (mp_cuda_capture_count), so
+ * that the runtime makes no device-wide call (cudaFree's device sync)
+ * meanwhile.  Whether a request is captured is its own stream's question
+ * (backend stream_capturing), not this count's.  A capture that ends, with
+ * a graph or invalidated, no longer counts; one the real function refused
  * never did. */
-int cudaStreamBeginCapture(void *stream, int mode)
+static int begun(int rc)
 {
-	const struct mp_cuda_real *re = mp_cuda_real();
-	if (!re->begin_capture)
-		return CUDA_ERROR_INITIALIZATION;
-	int rc = re->begin_capture(stream, mode);
 	if (rc == 0)
 		mp_cuda_capture_count(1);
 	return rc;
 }
 
-int cudaStreamEndCapture(void *stream, void **graph)
+/* ended: a graph (success), or the capture was invalidated or left a
+ * stream unjoined (cudaErrorStreamCaptureInvalidated 901,
+ * cudaErrorStreamCaptureUnjoined 904); other errors (a stream that was not
+ * capturing, another thread's capture) end nothing */
+static int ended(int rc)
 {
-	const struct mp_cuda_real *re = mp_cuda_real();
-	if (!re->end_capture)
-		return CUDA_ERROR_INITIALIZATION;
-	int rc = re->end_capture(stream, graph);
-	/* ended: a graph (success), or the capture was invalidated or left
-	 * a stream unjoined (cudaErrorStreamCaptureInvalidated 901,
-	 * cudaErrorStreamCaptureUnjoined 904); other errors end nothing */
 	if (rc == 0 || rc == 901 || rc == 904)
 		mp_cuda_capture_count(-1);
 	return rc;
+}
+
+int cudaStreamBeginCapture(void *stream, int mode)
+{
+	const struct mp_cuda_real *re = mp_cuda_real();
+	return re->begin_capture ? begun(re->begin_capture(stream, mode)) :
+				   CUDA_ERROR_INITIALIZATION;
+}
+
+int cudaStreamBeginCapture_ptsz(void *stream, int mode)
+{
+	const struct mp_cuda_real *re = mp_cuda_real();
+	return re->begin_capture_ptsz ?
+		       begun(re->begin_capture_ptsz(stream, mode)) :
+		       CUDA_ERROR_INITIALIZATION;
+}
+
+int cudaStreamBeginCaptureToGraph(void *stream, void *graph, const void *deps,
+				  const void *edges, size_t n, int mode)
+{
+	const struct mp_cuda_real *re = mp_cuda_real();
+	return re->begin_to_graph ?
+		       begun(re->begin_to_graph(stream, graph, deps, edges, n, mode)) :
+		       CUDA_ERROR_INITIALIZATION;
+}
+
+int cudaStreamBeginCaptureToGraph_ptsz(void *stream, void *graph,
+				       const void *deps, const void *edges,
+				       size_t n, int mode)
+{
+	const struct mp_cuda_real *re = mp_cuda_real();
+	return re->begin_to_graph_ptsz ?
+		       begun(re->begin_to_graph_ptsz(stream, graph, deps, edges,
+						     n, mode)) :
+		       CUDA_ERROR_INITIALIZATION;
+}
+
+int cudaStreamEndCapture(void *stream, void **graph)
+{
+	const struct mp_cuda_real *re = mp_cuda_real();
+	return re->end_capture ? ended(re->end_capture(stream, graph)) :
+				 CUDA_ERROR_INITIALIZATION;
+}
+
+int cudaStreamEndCapture_ptsz(void *stream, void **graph)
+{
+	const struct mp_cuda_real *re = mp_cuda_real();
+	return re->end_capture_ptsz ? ended(re->end_capture_ptsz(stream, graph)) :
+				      CUDA_ERROR_INITIALIZATION;
 }
 
 /* --- PyTorch's CUDAPluggableAllocator ------------------------------------- */

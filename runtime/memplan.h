@@ -9,11 +9,14 @@
  * cudaStreamBeginCapture and cudaStreamEndCapture, and reads MEMPLAN_*
  * variables), PyTorch's CUDAPluggableAllocator (mp_torch_alloc,
  * mp_torch_free, mp_torch_record_stream), and the C API below for programs
- * that manage their memory.  During a CUDA stream capture every request
- * goes to the real allocator, with no call of the runtime's own.
+ * that manage their memory.  A request on a stream that is capturing a
+ * CUDA graph goes to the real allocator, with no call of the runtime's own.
  *
- * Promise: a runtime never ends the program unless asked to (on_unsafe,
- * MEMPLAN_ON_UNSAFE=abort), and says what a divergence cannot undo.  When
+ * Promise: a runtime never ends a program that keeps to its trace; when a
+ * divergence leaves a state it cannot make safe (a swapped-out buffer's
+ * bytes under a live buffer), it stops the program there, before a use can
+ * read wrong bytes, saying why (on_unsafe; MEMPLAN_ON_UNSAFE=warn goes on
+ * instead, when asked).  When
  * the requests stop matching the plan it serves them from the real allocator
  * until the next iteration that matches; when a plan cannot be used the
  * LD_PRELOAD and PyTorch ways in run on the real allocator alone.
@@ -51,8 +54,9 @@ enum mp_backend_kind {
  * to a live buffer placed over them (libmemplan(3), Divergence): a use of
  * the swapped-out buffer before that buffer's free reads wrong bytes. */
 enum mp_on_unsafe {
-	MP_ON_UNSAFE_WARN = 0,  /* say so (once) and go on */
-	MP_ON_UNSAFE_ABORT = 1, /* say so and abort() the process, at once */
+	MP_ON_UNSAFE_WARN = 0,  /* say so (once) and go on: only when asked */
+	MP_ON_UNSAFE_ABORT = 1, /* say so and abort() the process, at once
+				   (mp_options_init's default) */
 };
 
 /* How a runtime behaves; mp_options_init() gives the defaults. */
@@ -67,7 +71,7 @@ struct mp_options {
 			   problem, 1 every divergence, 2 every iteration */
 	int explicit_iterations; /* 1: boundaries come from the calls below
 				    alone, from the start (default 0) */
-	int on_unsafe;  /* enum mp_on_unsafe; default MP_ON_UNSAFE_WARN */
+	int on_unsafe;  /* enum mp_on_unsafe; default MP_ON_UNSAFE_ABORT */
 };
 
 /* Sets o to the defaults above. */

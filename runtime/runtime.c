@@ -16,6 +16,20 @@
  * request that matches costs a lock, a few compares and at most a handful of
  * backend calls when swaps or several streams are involved: O(1).
  *
+ * The hot path (alloc_hot, free_hot; issue 34) serves the common request
+ * with the lock, the capture check, and compares against one row made at
+ * open (ha, hf: the entry's ordinal, size, offset, trace stream ordinal,
+ * and whether swaps or borrowed bytes make it "cold"): the clock's next
+ * entry, of its size, on the stream its ordinal is bound to, which is the
+ * last request's stream, with no other stream's pool frees to wait for
+ * (fence's counter), in an iteration that uses the pool.  Anything else
+ * goes to the full path (alloc_full, free_full), where every check is as
+ * it always was; swap triggers and the iteration's end wait for one
+ * ordinal computed ahead (event_at, advance_event).  Every condition the
+ * hot path tests is one the full path would decide the same way, so the
+ * two serve a request identically.  bench_runtime measures the result and
+ * t0308 keeps its instructions per request within 3% of a baseline.
+ *
  * Invariants.  The plan's pool is used for an iteration only when no pool
  * buffer of an earlier iteration is live and no swap is out, so an iteration
  * that is followed sees exactly the plan's residency.  A pointer served from
@@ -34,8 +48,9 @@
  * the host waits for the copy stream (stream_sync) before the request that
  * found it returns, so the bytes are back whatever stream uses them next.
  * Event queries only feed the statistics (late copies); they never decide
- * an ordering.  While a CUDA stream capture is under way the runtime makes
- * no call of its own on any stream (capture_alloc, capture_free).
+ * an ordering.  A request on a stream that is capturing a CUDA graph gets
+ * no call of the runtime's own (capture_alloc, capture_free); requests on
+ * other streams are served as usual while it captures.
  *
  * Workloads taking turns (a CYCLE section) are segments of the clock
  * (seg_begin, seg_end); each turn is an iteration of its own that ends at
@@ -51,6 +66,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* glibc says whether the process has ever had a second thread: a lock
+ * needs no atomic instruction until it has (as glibc's own mutexes) */
+#if defined(__has_include)
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define ONE_THREAD() (__libc_single_threaded != 0)
+#endif
+#endif
+#ifndef ONE_THREAD
+#define ONE_THREAD() 0
+#endif
 
 #define NONE32 UINT32_MAX
 #define CLOCK_FOREIGN UINT32_MAX /* the free of a buffer the plan lacks */
@@ -92,12 +119,49 @@ struct rt_stream {
 	void *handle;
 	uint32_t free_gen;          /* pool frees on this stream so far */
 	uint32_t refs;              /* live pool buffers allocated on it */
-	uint64_t used;              /* the request count at its last request */
+	/* when another stream took the last request over from it (the current
+	 * stream, last_stream, is the most recent of all): the order of the
+	 * streams' last requests, stamped only when the stream changes */
+	uint64_t used;
+	uint64_t frees;             /* free_gen, never wrapping */
+	/* rt->frees_total - frees at its last complete fence(): while that
+	 * difference stays the same, no other stream freed pool memory since,
+	 * and fence() has nothing to do */
+	uint64_t others_seen;
 	uint32_t seen[RT_STREAMS];  /* free_gen of each stream last waited for */
 };
 
+/* What the hot path reads of plan entry r, in alloc order, made at open;
+ * one more entry, the sentinel, has an ordinal no request has. */
+struct rt_hot_alloc {
+	uint64_t lower;  /* the clock ordinal of its alloc */
+	uint64_t size;
+	uint64_t offset; /* pool offset, or MP_PLAN_PASS_THROUGH */
+	uint32_t ord;    /* its trace stream ordinal (STREAMS); >=
+			    RT_STREAM_ORDS: not checked */
+	uint32_t cold;   /* it borrows swapped bytes: the full path */
+};
+
+/* The frees of the plan's entries in clock order, made at open; one more
+ * entry, the sentinel, has an ordinal no request has. */
+struct rt_hot_free {
+	uint64_t at;     /* the clock ordinal of the free */
+	uint32_t r;      /* the entry */
+	uint32_t cold;   /* it owns swaps, or its free records an event */
+};
+
+/* The runtime's lock: one word, taken with a compare-and-swap when free
+ * (0), and otherwise waited for under a mutex and condition variable that
+ * only threads finding it taken touch.  word is 1 while held, 2 while held
+ * with a thread that may be waiting. */
+struct rt_lock {
+	int word;
+	pthread_mutex_t wait_mutex;
+	pthread_cond_t wait_cond;
+};
+
 struct mp_runtime {
-	pthread_mutex_t lock;
+	struct rt_lock lock;
 	const struct mp_backend *be;
 	struct mp_plan plan;
 	int device;
@@ -119,7 +183,8 @@ struct mp_runtime {
 				      used on it besides its own stream */
 
 	/* derived from the plan; read-only after open */
-	uint32_t *byup;       /* entries with a free, by free ordinal */
+	struct rt_hot_alloc *ha; /* per entry, and the sentinel */
+	struct rt_hot_free *hf;  /* the nfrees frees, and the sentinel */
 	uint32_t nfrees;
 	uint64_t *offs;       /* distinct planned offsets, sorted */
 	uint32_t noffs;
@@ -135,11 +200,15 @@ struct mp_runtime {
 	uint8_t *swap_state;
 	struct rt_stream streams[RT_STREAMS];
 	int nstreams, last_stream, copy_slot;
-	uint64_t ticks;       /* requests that named a stream */
+	uint64_t ticks;       /* changes of the stream requests are on */
+	uint64_t frees_total; /* pool frees on every stream (streams' frees) */
 	int phase, explicit_mode, chained, last_complete, use_pool;
 	unsigned confirm_left;
 	uint64_t k;           /* next clock ordinal of the followed iteration */
 	uint32_t ca, cf;      /* first entry (by alloc, by free) at k or later */
+	/* the next ordinal after whose request advance_event() has work: a
+	 * swap trigger (while the pool is used) or the iteration's last */
+	uint64_t event_at;
 	uint32_t next_out, next_in;
 	uint64_t live_pool;   /* pool buffers live, any iteration */
 	uint32_t nout;        /* swaps out or pending */
@@ -168,6 +237,61 @@ struct mp_runtime {
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* --- the lock ------------------------------------------------------------- */
+
+/* The lock is taken: spin a little (the holder's work is short), then
+ * sleep until the holder's rt_unlock() wakes the waiters.  A waiter leaves
+ * the word at 2, so that the next unlock wakes the others. */
+static __attribute__((noinline, cold)) void lock_wait(struct rt_lock *l)
+{
+	for (int i = 0; i < 64; i++) {
+		int free_word = 0;
+		if (__atomic_load_n(&l->word, __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&l->word, &free_word, 1, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return;
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	}
+	pthread_mutex_lock(&l->wait_mutex);
+	/* the word goes to 2 under the mutex, so a holder that finds 2 at its
+	 * unlock broadcasts only once this thread waits on the condition */
+	while (__atomic_exchange_n(&l->word, 2, __ATOMIC_ACQUIRE) != 0)
+		pthread_cond_wait(&l->wait_cond, &l->wait_mutex);
+	pthread_mutex_unlock(&l->wait_mutex);
+}
+
+static __attribute__((noinline, cold)) void lock_wake(struct rt_lock *l)
+{
+	pthread_mutex_lock(&l->wait_mutex);
+	pthread_cond_broadcast(&l->wait_cond);
+	pthread_mutex_unlock(&l->wait_mutex);
+}
+
+/* Every change of a runtime's state is made holding its lock.  Uncontended
+ * it is one atomic instruction to take and one to give back; none while
+ * the process has only ever had one thread (no other thread can take it
+ * then, nor wait for it: one taken so stays taken for a thread created
+ * while it is held, which waits and is woken as usual). */
+static inline __attribute__((always_inline)) void rt_lock(struct rt_lock *l)
+{
+	int free_word = 0;
+	if (ONE_THREAD() && l->word == 0)
+		l->word = 1;
+	else if (!__atomic_compare_exchange_n(&l->word, &free_word, 1, 0,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		lock_wait(l);
+}
+
+static inline __attribute__((always_inline)) void rt_unlock(struct rt_lock *l)
+{
+	if (ONE_THREAD())
+		l->word = 0;
+	else if (__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) == 2)
+		lock_wake(l);
+}
+
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	if (err && errlen) {
@@ -187,6 +311,7 @@ void mp_options_init(struct mp_options *o)
 	o->device = -1;
 	o->match = 0;
 	o->verbose = 0;
+	o->on_unsafe = MP_ON_UNSAFE_ABORT;
 }
 
 void mp_stats_merge(struct mp_stats *a, const struct mp_stats *b)
@@ -312,13 +437,13 @@ static uint32_t first_alloc_at(const struct mp_plan *p, uint64_t at)
 	return lo;
 }
 
-/* The first free (index into byup) whose ordinal is >= at. */
+/* The first free (index into hf) whose ordinal is >= at. */
 static uint32_t first_free_at(const mp_runtime *rt, uint64_t at)
 {
 	uint32_t lo = 0, hi = rt->nfrees;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (rt->plan.allocs[rt->byup[mid]].upper < at)
+		if (rt->hf[mid].at < at)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -331,11 +456,10 @@ static uint32_t first_free_at(const mp_runtime *rt, uint64_t at)
  * the iteration, or past the plan's end).  O(1): the cursors. */
 static uint32_t clock_now(const mp_runtime *rt)
 {
-	const struct mp_plan *p = &rt->plan;
-	if (rt->ca < p->nallocs && p->allocs[rt->ca].lower == rt->k)
+	if (rt->ha[rt->ca].lower == rt->k)
 		return rt->ca << 1;
-	if (rt->cf < rt->nfrees && p->allocs[rt->byup[rt->cf]].upper == rt->k)
-		return rt->byup[rt->cf] << 1 | 1;
+	if (rt->hf[rt->cf].at == rt->k)
+		return rt->hf[rt->cf].r << 1 | 1;
 	return CLOCK_FOREIGN;
 }
 
@@ -352,6 +476,30 @@ static void derive_segments(mp_runtime *rt)
 	rt->end = rt->seg_end[0];
 }
 
+/* The hot path's tables (ha, hf: taken, hf's frees sorted) from the
+ * others: what each entry asks beyond a compare of its size, ordinal and
+ * stream is said once here, as cold, and left to the full path. */
+static void derive_hot(mp_runtime *rt)
+{
+	const struct mp_plan *p = &rt->plan;
+	uint32_t n = p->nallocs;
+	for (uint32_t r = 0; r < n; r++) {
+		const struct mp_plan_alloc *a = &p->allocs[r];
+		rt->ha[r] = (struct rt_hot_alloc){
+			a->lower, a->size, a->offset,
+			p->streams ? p->streams[r] : MP_PLAN_STREAM_UNKNOWN,
+			rt->wait0[r + 1] > rt->wait0[r]
+		};
+	}
+	rt->ha[n] = (struct rt_hot_alloc){ UINT64_MAX, 0, MP_PLAN_PASS_THROUGH,
+					   MP_PLAN_STREAM_UNKNOWN, 1 };
+	for (uint32_t i = 0; i < rt->nfrees; i++) {
+		uint32_t r = rt->hf[i].r;
+		rt->hf[i].cold = rt->own0[r + 1] > rt->own0[r] ||
+				 rt->wait0[r + 1] > rt->wait0[r];
+	}
+}
+
 /* Fills the read-only tables.  0, -1 when out of memory, or -2 when the
  * swaps are borrowed more than RT_BORROWS_PER_ENTRY times per entry. */
 static int derive(mp_runtime *rt)
@@ -359,7 +507,8 @@ static int derive(mp_runtime *rt)
 	const struct mp_plan *p = &rt->plan;
 	uint32_t n = p->nallocs, ns = p->nswaps;
 	derive_segments(rt);
-	rt->byup = malloc((n ? n : 1) * sizeof(*rt->byup));
+	rt->ha = malloc(((size_t)n + 1) * sizeof(*rt->ha));
+	rt->hf = malloc(((size_t)n + 1) * sizeof(*rt->hf));
 	rt->req = calloc(n ? n : 1, sizeof(*rt->req));
 	rt->slot = malloc((n ? n : 1) * sizeof(*rt->slot));
 	rt->offs = malloc((n ? n : 1) * sizeof(*rt->offs));
@@ -370,7 +519,7 @@ static int derive(mp_runtime *rt)
 	rt->ins = malloc((ns ? ns : 1) * sizeof(*rt->ins));
 	rt->swap_state = calloc(ns ? ns : 1, 1);
 	rt->watch = malloc((ns ? ns : 1) * sizeof(*rt->watch));
-	if (!rt->byup || !rt->req || !rt->slot || !rt->offs || !rt->own0 ||
+	if (!rt->ha || !rt->hf || !rt->req || !rt->slot || !rt->offs || !rt->own0 ||
 	    !rt->wait0 || !rt->borrow0 || !rt->outs || !rt->ins ||
 	    !rt->swap_state || !rt->watch)
 		return -1;
@@ -384,7 +533,8 @@ static int derive(mp_runtime *rt)
 			fk[nf++] = (struct keyed){ p->allocs[r].upper, r };
 	qsort(fk, nf, sizeof(*fk), cmp_keyed);
 	for (uint32_t i = 0; i < nf; i++)
-		rt->byup[i] = fk[i].idx;
+		rt->hf[i] = (struct rt_hot_free){ fk[i].key, fk[i].idx, 0 };
+	rt->hf[nf] = (struct rt_hot_free){ UINT64_MAX, NONE32, 1 };
 	rt->nfrees = nf;
 	free(fk);
 	uint32_t no = 0;
@@ -461,6 +611,7 @@ static int derive(mp_runtime *rt)
 	rt->wait0[0] = 0;
 	if (sort_triggers(p, rt->outs, 0) || sort_triggers(p, rt->ins, 1))
 		return -1;
+	derive_hot(rt);
 	return 0;
 }
 
@@ -474,6 +625,7 @@ static int derive(mp_runtime *rt)
 static int stream_evict(mp_runtime *rt)
 {
 	int v = -1;
+	/* every stream's used is stamped (stream_slot), the last one's too */
 	for (int i = 0; i < rt->nstreams; i++)
 		if (i != rt->copy_slot && rt->streams[i].refs == 0 &&
 		    (v < 0 || rt->streams[i].used < rt->streams[v].used))
@@ -485,33 +637,52 @@ static int stream_evict(mp_runtime *rt)
 	return v;
 }
 
+/* stream_slot() for a stream other than the last one: the stream left
+ * gets its stamp of last use, then s its slot, taken when new.  Not
+ * inlined: the hot path keeps to the last stream. */
+static __attribute__((noinline)) int stream_switch(mp_runtime *rt, void *s)
+{
+	int i;
+	if (rt->nstreams)
+		rt->streams[rt->last_stream].used = ++rt->ticks;
+	for (i = 0; i < rt->nstreams; i++)
+		if (rt->streams[i].handle == s)
+			break;
+	if (i == rt->nstreams) {
+		if (rt->nstreams < RT_STREAMS)
+			rt->nstreams++;
+		else if ((i = stream_evict(rt)) < 0)
+			return -1;
+		struct rt_stream *e = &rt->streams[i];
+		memset(e, 0, sizeof(*e));
+		e->handle = s;
+		/* a new stream has seen nothing: it waits for every earlier
+		 * free (its first fence looks at every stream); and nobody
+		 * has seen its frees */
+		e->others_seen = UINT64_MAX;
+		for (int j = 0; j < rt->nstreams; j++)
+			rt->streams[j].seen[i] = 0;
+	}
+	rt->last_stream = i;
+	return i;
+}
+
 /* The slot of stream s, taken when new (from the least recently used
  * stream that holds no live pool buffer when the table is full); -1 when
- * every slot holds some. */
-static int stream_slot(mp_runtime *rt, void *s)
+ * every slot holds some.  A compare when s is the last stream. */
+static inline int stream_slot(mp_runtime *rt, void *s)
 {
-	int i = rt->last_stream;
-	if (!rt->nstreams || rt->streams[i].handle != s) {
-		for (i = 0; i < rt->nstreams; i++)
-			if (rt->streams[i].handle == s)
-				break;
-		if (i == rt->nstreams) {
-			if (rt->nstreams < RT_STREAMS)
-				rt->nstreams++;
-			else if ((i = stream_evict(rt)) < 0)
-				return -1;
-			struct rt_stream *e = &rt->streams[i];
-			memset(e, 0, sizeof(*e));
-			e->handle = s;
-			/* a new stream has seen nothing: it waits for every
-			 * earlier free; and nobody has seen its frees */
-			for (int j = 0; j < rt->nstreams; j++)
-				rt->streams[j].seen[i] = 0;
-		}
-		rt->last_stream = i;
-	}
-	rt->streams[i].used = ++rt->ticks;
-	return i;
+	if (rt->nstreams && rt->streams[rt->last_stream].handle == s)
+		return rt->last_stream;
+	return stream_switch(rt, s);
+}
+
+/* A pool free on the stream of slot sl, for fence(). */
+static inline void count_free(mp_runtime *rt, int sl)
+{
+	rt->streams[sl].free_gen++;
+	rt->streams[sl].frees++;
+	rt->frees_total++;
 }
 
 /* Makes stream (slot j, or untracked when j < 0) wait for all work
@@ -519,6 +690,9 @@ static int stream_slot(mp_runtime *rt, void *s)
  * waited for it.  Returns 0, or -1 when the backend refused. */
 static int fence(mp_runtime *rt, int j, void *stream)
 {
+	if (j >= 0 && rt->streams[j].others_seen ==
+			      rt->frees_total - rt->streams[j].frees)
+		return 0; /* no other stream freed since its last fence */
 	for (int i = 0; i < rt->nstreams; i++) {
 		struct rt_stream *e = &rt->streams[i];
 		if (i == j || e->free_gen == (j >= 0 ? rt->streams[j].seen[i] : 0))
@@ -530,6 +704,8 @@ static int fence(mp_runtime *rt, int j, void *stream)
 		if (j >= 0)
 			rt->streams[j].seen[i] = e->free_gen;
 	}
+	if (j >= 0)
+		rt->streams[j].others_seen = rt->frees_total - rt->streams[j].frees;
 	return 0;
 }
 
@@ -720,7 +896,7 @@ static void warn_lent(mp_runtime *rt, uint32_t w)
 	char why[sizeof(rt->problem)]; /* the divergence stays the last problem */
 	memcpy(why, rt->problem, sizeof(why));
 	warn(rt, W_LENT,
-	     "plan entry %llu stays swapped out until plan entry %u, placed over its bytes, is freed: a use of it before that free reads wrong bytes (MEMPLAN_ON_UNSAFE=abort stops the program here instead)",
+	     "plan entry %llu stays swapped out until plan entry %u, placed over its bytes, is freed: a use of it before that free reads wrong bytes (MEMPLAN_ON_UNSAFE=warn asked to go on; without it the program stops here)",
 	     owner, b);
 	memcpy(rt->problem, why, sizeof(why));
 }
@@ -779,6 +955,22 @@ static void diverge(mp_runtime *rt, const char *fmt, ...)
 	rt->last_complete = 0;
 }
 
+/* The next ordinal, k or later, after whose request advance_event() has
+ * work: the next swap trigger while the pool is used, the iteration's
+ * last request in any case. */
+static void next_event(mp_runtime *rt)
+{
+	uint64_t e = rt->end - 1;
+	if (rt->use_pool) {
+		const struct mp_plan *p = &rt->plan;
+		if (rt->next_in < p->nswaps && p->swaps[rt->ins[rt->next_in]].in_at < e)
+			e = p->swaps[rt->ins[rt->next_in]].in_at;
+		if (rt->next_out < p->nswaps && p->swaps[rt->outs[rt->next_out]].out_at < e)
+			e = p->swaps[rt->outs[rt->next_out]].out_at;
+	}
+	rt->event_at = e;
+}
+
 /* The pool is taken for the rest of the iteration, from ordinal k on. */
 static void use_pool(mp_runtime *rt)
 {
@@ -802,6 +994,7 @@ static void use_pool(mp_runtime *rt)
 	while (rt->next_in < ns &&
 	       rt->plan.swaps[rt->ins[rt->next_in]].in_at < rt->k)
 		rt->next_in++;
+	next_event(rt);
 }
 
 /* Starts following workload w (its iteration; the plan's, without a
@@ -825,19 +1018,17 @@ static void start(mp_runtime *rt, uint32_t w, uint64_t k, int trusted)
 	uint32_t na = (w + 1 < rt->nseg ? rt->seg_a0[w + 1] : rt->plan.nallocs) -
 		      rt->seg_a0[w]; /* the workload's allocations */
 	rt->confirm_left = trusted ? 0 : rt->match < na ? rt->match : na;
+	next_event(rt);
 	if (trusted)
 		use_pool(rt);
 }
 
-/* After request ordinal k - 1 was served: its swap triggers, the end. */
-static void advance(mp_runtime *rt)
+/* After request ordinal `served` (the one event_at named): its swap
+ * triggers, the end, and the next event.  Not inlined: most requests
+ * have none. */
+static __attribute__((noinline)) void advance_event(mp_runtime *rt,
+						    uint64_t served)
 {
-	uint64_t served = rt->k++;
-	if (rt->ca < rt->plan.nallocs && rt->plan.allocs[rt->ca].lower == served)
-		rt->ca++;
-	if (rt->cf < rt->nfrees &&
-	    rt->plan.allocs[rt->byup[rt->cf]].upper == served)
-		rt->cf++;
 	if (rt->use_pool) {
 		uint32_t ns = rt->plan.nswaps;
 		/* swap-ins first: where a swap of a buffer ends at the ordinal
@@ -870,7 +1061,22 @@ static void advance(mp_runtime *rt)
 		rt->phase = PH_IDLE;
 		rt->use_pool = 0;
 		rt->chained = !rt->explicit_mode;
+		return;
 	}
+	next_event(rt);
+}
+
+/* After request ordinal k - 1 was served: the cursors past it, and its
+ * event when it has one (advance_event). */
+static inline __attribute__((always_inline)) void advance(mp_runtime *rt)
+{
+	uint64_t served = rt->k++;
+	if (rt->ha[rt->ca].lower == served)
+		rt->ca++;
+	else if (rt->hf[rt->cf].at == served)
+		rt->cf++;
+	if (served == rt->event_at)
+		advance_event(rt, served);
 }
 
 /* A request that does not match while following. */
@@ -953,7 +1159,8 @@ static int in_pool(const mp_runtime *rt, const void *p)
 	       (uint64_t)((const char *)p - rt->pool) < rt->pool_size;
 }
 
-static void push_live(mp_runtime *rt, uint32_t r, void *ptr, int slot)
+static inline __attribute__((always_inline)) void push_live(mp_runtime *rt, uint32_t r,
+							    void *ptr, int slot)
 {
 	struct rt_req *q = &rt->req[r];
 	uint32_t *top = &rt->slot_top[rt->slot[r]];
@@ -1025,7 +1232,7 @@ static void release_marks(mp_runtime *rt, uint32_t r, void *stream, int sl)
 		else
 			q->side_freed |= 1u << i;
 		e->refs--;
-		e->free_gen++;
+		count_free(rt, i);
 	}
 	q->side = 0;
 	if (q->side_lost) /* a stream without a slot: nothing can wait for it */
@@ -1053,7 +1260,7 @@ static void release_pool(mp_runtime *rt, uint32_t r, void *stream)
 	rt->st.pool_frees++;
 	int sl = stream_slot(rt, stream);
 	if (sl >= 0)
-		rt->streams[sl].free_gen++;
+		count_free(rt, sl);
 	else
 		rt->be->stream_sync(stream); /* untracked: done before reuse */
 	release_marks(rt, r, stream, sl);
@@ -1077,6 +1284,16 @@ static void release_pool(mp_runtime *rt, uint32_t r, void *stream)
 }
 
 /* --- requests ---------------------------------------------------------------- */
+
+/* The real allocator failed (code rc) for the request at k, an entry
+ * that passes through. */
+static __attribute__((noinline, cold)) void real_failed(mp_runtime *rt,
+							 size_t size, int rc)
+{
+	diverge(rt, "the real allocator failed for request %llu (%llu bytes): %s",
+		(unsigned long long)rt->k, (unsigned long long)size,
+		rt->be->error_string(rc));
+}
 
 /* Serves plan entry r (matched at ordinal k) under the lock.  Returns the
  * pointer; NULL with *rc set when the real allocator failed. */
@@ -1133,9 +1350,7 @@ static void *serve(mp_runtime *rt, uint32_t r, size_t size, void *stream,
 	}
 	*rc = rt->be->alloc(&p, size, mem, stream);
 	if (*rc) {
-		diverge(rt, "the real allocator failed for request %llu (%llu bytes): %s",
-			(unsigned long long)rt->k, (unsigned long long)size,
-			rt->be->error_string(*rc));
+		real_failed(rt, size, *rc);
 		return NULL;
 	}
 	rt->req[r].real = p;
@@ -1164,13 +1379,14 @@ real:
 /* --- stream capture ------------------------------------------------------- */
 
 /*
- * While a CUDA stream capture is under way (be->stream_capturing), a call
- * of the runtime's own on a stream (an event record or wait, a query, a
- * copy, a sync) would be captured into the program's graph, join another
- * stream to it, or fail and invalidate it.  So a request then goes to the
+ * While the request's stream captures (be->stream_capturing), a call of
+ * the runtime's own on it (an event record or wait, a query, a copy, a
+ * sync) would be captured into the program's graph, join another stream
+ * to it, or fail and invalidate it.  So such a request goes to the
  * real allocator untouched, off the clock (a graph replays without
- * requests), and the runtime's state waits for the next request outside a
- * capture, which finds the iteration as it was.  A free cannot give pool
+ * requests), and the runtime's state waits for the next request on a
+ * stream that does not capture, which finds the iteration as it was (one
+ * missing the captured requests diverges there, as any other).  A free cannot give pool
  * bytes back: the graph may use them whenever it is launched, so they stay
  * taken, as does what the PyTorch way in (MP_MEM_RELAXED) frees then: a
  * cudaFree would be refused in a capture.
@@ -1179,10 +1395,10 @@ static void *capture_alloc(mp_runtime *rt, size_t size, void *stream,
 			   int mem, int *rcp)
 {
 	void *p = NULL;
-	pthread_mutex_lock(&rt->lock);
+	rt_lock(&rt->lock);
 	rt->st.captured++;
 	rt->st.real_bytes += size;
-	pthread_mutex_unlock(&rt->lock);
+	rt_unlock(&rt->lock);
 	*rcp = rt->be->alloc(&p, size, mem, stream);
 	return *rcp ? NULL : p;
 }
@@ -1190,7 +1406,7 @@ static void *capture_alloc(mp_runtime *rt, size_t size, void *stream,
 static int capture_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 {
 	int keep = in_pool(rt, ptr) || (mem & MP_MEM_RELAXED);
-	pthread_mutex_lock(&rt->lock);
+	rt_lock(&rt->lock);
 	rt->st.captured++;
 	if (keep) {
 		rt->st.capture_kept++;
@@ -1202,7 +1418,7 @@ static int capture_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 	} else {
 		rt->st.real_frees++;
 	}
-	pthread_mutex_unlock(&rt->lock);
+	rt_unlock(&rt->lock);
 	return keep ? 0 : rt->be->free(ptr, mem, stream);
 }
 
@@ -1220,19 +1436,41 @@ static uint32_t recognise(const mp_runtime *rt, size_t size)
 	return NONE32;
 }
 
-void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
-		    int *rcp)
+/*
+ * The hot path.  The common request, in an iteration that uses the pool,
+ * is the one the clock has next (the entry at cursor ca for an alloc, the
+ * free at cursor cf), of the planned size, on its trace stream's bound
+ * stream, which is also the stream of the request before, and with no
+ * other stream's pool frees to wait for: it is served here with a few
+ * compares and the entry's row of ha or hf.  Everything else (swaps,
+ * first sight of a stream or an ordinal, divergence, recognition, entries
+ * with swaps or borrowed bytes, the real allocator's failure) goes to the
+ * full path, alloc_full and free_full, with every check as before.
+ */
+
+/* Is stream the one trace stream ordinal o is bound to in this iteration
+ * (or o unchecked)?  0 also at first sight: the full path binds. */
+static inline int bound_to(const mp_runtime *rt, uint32_t o, void *stream)
 {
-	int rc = 0;
+	return o >= RT_STREAM_ORDS ||
+	       ((rt->bound_mask >> o & 1) && rt->bound[o] == stream);
+}
+
+/* The common case's condition: an iteration using the pool, no swap-in
+ * to watch, and not past its end. */
+static inline int hot(const mp_runtime *rt)
+{
+	return rt->use_pool && rt->phase == PH_FOLLOW && !rt->nwatch &&
+	       rt->k < rt->end;
+}
+
+/* The rest of an alloc, under the lock, after the hot path declined it:
+ * recognition, the clock, the stream binding, serve(), divergence.
+ * Unlocks. */
+static __attribute__((noinline)) void *alloc_full(mp_runtime *rt, size_t size,
+						  void *stream, int mem, int *rcp)
+{
 	void *p = NULL;
-	if (!rcp)
-		rcp = &rc;
-	*rcp = 0;
-	if (size == 0) /* not a request the plan can hold */
-		goto real;
-	if (rt->be->stream_capturing(stream))
-		return capture_alloc(rt, size, stream, mem, rcp);
-	pthread_mutex_lock(&rt->lock);
 	if (rt->nwatch)
 		watch_swapins(rt);
 	const struct mp_plan *pl = &rt->plan;
@@ -1253,7 +1491,7 @@ void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 		    pl->allocs[c >> 1].size == size) {
 			if (!stream_bind(rt, c >> 1, stream, &held)) {
 				p = serve(rt, c >> 1, size, stream, mem, rcp);
-				pthread_mutex_unlock(&rt->lock);
+				rt_unlock(&rt->lock);
 				return p;
 			}
 			stream_mismatch(rt, c >> 1, stream, held);
@@ -1271,27 +1509,84 @@ void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
 			start(rt, w, pl->allocs[a0].lower, 0);
 			stream_bind(rt, a0, stream, &held);
 			p = serve(rt, a0, size, stream, mem, rcp);
-			pthread_mutex_unlock(&rt->lock);
+			rt_unlock(&rt->lock);
 			return p;
 		}
 	}
 	rt->st.fallback_allocs++;
 	rt->st.real_bytes += size;
-	pthread_mutex_unlock(&rt->lock);
-real:
+	rt_unlock(&rt->lock);
 	*rcp = rt->be->alloc(&p, size, mem, stream);
 	return *rcp ? NULL : p;
 }
 
-int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
+/* runtime_alloc() with rcp given; inlined into both ways in. */
+static inline __attribute__((always_inline)) void *
+alloc_hot(mp_runtime *rt, size_t size, void *stream, int mem, int *rcp)
 {
-	if (!ptr)
-		return 0;
+	void *p = NULL;
+	*rcp = 0;
+#ifdef MP_FAULT_SLOW_HOT_PATH /* a test build: a few instructions more */
+	for (volatile int i = 0; i < MP_FAULT_SLOW_HOT_PATH; i++)
+		;
+#endif
+	if (size == 0) { /* not a request the plan can hold */
+		*rcp = rt->be->alloc(&p, size, mem, stream);
+		return *rcp ? NULL : p;
+	}
 	if (rt->be->stream_capturing(stream))
-		return capture_free(rt, ptr, stream, mem);
+		return capture_alloc(rt, size, stream, mem, rcp);
+	rt_lock(&rt->lock);
+	uint32_t r = rt->ca;
+	const struct rt_hot_alloc *h = &rt->ha[r];
+	if (hot(rt) && h->lower == rt->k && h->size == size && !h->cold &&
+	    bound_to(rt, h->ord, stream)) {
+		int sl = rt->last_stream;
+		if (h->offset == MP_PLAN_PASS_THROUGH) {
+			/* serve()'s pass-through, as the full path would */
+			*rcp = rt->be->alloc(&p, size, mem, stream);
+			if (*rcp) {
+				real_failed(rt, size, *rcp);
+				p = NULL;
+			} else {
+				rt->req[r].real = p;
+				rt->st.pass_through++;
+				rt->st.real_bytes += size;
+				advance(rt);
+			}
+			rt_unlock(&rt->lock);
+			return p;
+		}
+		if (rt->nstreams && rt->streams[sl].handle == stream &&
+		    (rt->nstreams == 1 || rt->streams[sl].others_seen ==
+						  rt->frees_total - rt->streams[sl].frees)) {
+			p = rt->pool + h->offset;
+			push_live(rt, r, p, sl);
+			rt->req[r].real = NULL;
+			rt->st.planned_allocs++;
+			rt->st.planned_bytes += size;
+			advance(rt);
+			rt_unlock(&rt->lock);
+			return p;
+		}
+	}
+	return alloc_full(rt, size, stream, mem, rcp);
+}
+
+void *runtime_alloc(mp_runtime *rt, size_t size, void *stream, int mem,
+		    int *rcp)
+{
+	int rc;
+	return alloc_hot(rt, size, stream, mem, rcp ? rcp : &rc);
+}
+
+/* The rest of a free, under the lock, after the hot path declined it.
+ * Unlocks. */
+static __attribute__((noinline)) int free_full(mp_runtime *rt, void *ptr,
+					       void *stream, int mem)
+{
 	int pooled = in_pool(rt, ptr);
 	uint32_t target = NONE32;
-	pthread_mutex_lock(&rt->lock);
 	if (rt->nwatch)
 		watch_swapins(rt);
 	if (rt->phase == PH_FOLLOW) {
@@ -1317,7 +1612,7 @@ int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 			advance(rt);
 			if (real)
 				rt->st.real_frees++;
-			pthread_mutex_unlock(&rt->lock);
+			rt_unlock(&rt->lock);
 			return real ? rt->be->free(ptr, mem, stream) : 0;
 		}
 		char what[64];
@@ -1341,12 +1636,63 @@ int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
 		} else {
 			release_pool(rt, target, stream);
 		}
-		pthread_mutex_unlock(&rt->lock);
+		rt_unlock(&rt->lock);
 		return rc;
 	}
 	rt->st.real_frees++;
-	pthread_mutex_unlock(&rt->lock);
+	rt_unlock(&rt->lock);
 	return rt->be->free(ptr, mem, stream);
+}
+
+/* runtime_free(); inlined into both ways in. */
+static inline __attribute__((always_inline)) int
+free_hot(mp_runtime *rt, void *ptr, void *stream, int mem)
+{
+	if (!ptr)
+		return 0;
+	if (rt->be->stream_capturing(stream))
+		return capture_free(rt, ptr, stream, mem);
+	rt_lock(&rt->lock);
+	const struct rt_hot_free *f = &rt->hf[rt->cf];
+	if (hot(rt) && f->at == rt->k) {
+		uint32_t r = f->r;
+		struct rt_req *q = &rt->req[r];
+		int sl = rt->last_stream;
+		if (q->real == ptr) { /* passed through: back to its allocator */
+			q->real = NULL;
+			rt->st.real_frees++;
+			advance(rt);
+			rt_unlock(&rt->lock);
+			return rt->be->free(ptr, mem, stream);
+		}
+		/* release_pool() of a buffer on top at its offset, without
+		 * swaps, borrowed bytes or other streams' uses, freed on the
+		 * last stream */
+		uint32_t *top = &rt->slot_top[rt->slot[r]];
+		if (q->ptr == ptr && q->live == LIVE_POOL && !f->cold &&
+		    *top == r && !(q->side | q->side_lost) && !rt->npending &&
+		    rt->streams[sl].handle == stream) {
+			*top = q->below;
+			if (q->below != NONE32) /* its address now names two frees */
+				rt->req[q->below].covered = 1;
+			q->below = NONE32;
+			q->live = LIVE_NO;
+			q->ptr = NULL;
+			rt->streams[q->stream].refs--;
+			rt->live_pool--;
+			rt->st.pool_frees++;
+			count_free(rt, sl);
+			advance(rt);
+			rt_unlock(&rt->lock);
+			return 0;
+		}
+	}
+	return free_full(rt, ptr, stream, mem);
+}
+
+int runtime_free(mp_runtime *rt, void *ptr, void *stream, int mem)
+{
+	return free_hot(rt, ptr, stream, mem);
 }
 
 /* --- the C API ------------------------------------------------------------- */
@@ -1355,7 +1701,7 @@ void runtime_record_stream(mp_runtime *rt, void *ptr, void *stream)
 {
 	if (!in_pool(rt, ptr) || rt->be->stream_capturing(stream))
 		return;
-	pthread_mutex_lock(&rt->lock);
+	rt_lock(&rt->lock);
 	uint32_t r = find_live(rt, ptr);
 	if (r != NONE32 && rt->req[r].live == LIVE_POOL && rt->req[r].ptr == ptr) {
 		struct rt_req *q = &rt->req[r];
@@ -1370,7 +1716,7 @@ void runtime_record_stream(mp_runtime *rt, void *ptr, void *stream)
 			rt->streams[sl].refs++; /* the slot stays this stream's */
 		}
 	}
-	pthread_mutex_unlock(&rt->lock);
+	rt_unlock(&rt->lock);
 }
 
 /* An iteration left before its end (what: how): a divergence that says
@@ -1400,21 +1746,21 @@ static void begin(mp_runtime *rt, uint32_t w)
 
 void mp_iteration_begin(mp_runtime *rt)
 {
-	pthread_mutex_lock(&rt->lock);
+	rt_lock(&rt->lock);
 	begin(rt, rt->seg_next);
-	pthread_mutex_unlock(&rt->lock);
+	rt_unlock(&rt->lock);
 }
 
 int mp_workload_begin(mp_runtime *rt, unsigned workload)
 {
-	pthread_mutex_lock(&rt->lock);
+	rt_lock(&rt->lock);
 	int bad = workload >= rt->nseg;
 	if (bad)
 		warn(rt, W_DIVERGE,
 		     "mp_workload_begin(%u): the plan has %u workload%s: the real allocator serves this iteration",
 		     workload, rt->nseg, rt->nseg == 1 ? "" : "s");
 	begin(rt, workload);
-	pthread_mutex_unlock(&rt->lock);
+	rt_unlock(&rt->lock);
 	return bad ? -1 : 0;
 }
 
@@ -1425,24 +1771,25 @@ unsigned mp_workload_count(const mp_runtime *rt)
 
 int mp_iteration_end(mp_runtime *rt)
 {
-	pthread_mutex_lock(&rt->lock);
+	rt_lock(&rt->lock);
 	rt->explicit_mode = 1;
 	if (rt->phase == PH_FOLLOW)
 		diverge_early(rt, "the iteration ended");
 	int ok = rt->last_complete;
 	rt->last_complete = 0;
-	pthread_mutex_unlock(&rt->lock);
+	rt_unlock(&rt->lock);
 	return ok;
 }
 
 void *mp_alloc(mp_runtime *rt, size_t size, void *stream)
 {
-	return runtime_alloc(rt, size, stream, MP_MEM_RUNTIME, NULL);
+	int rc;
+	return alloc_hot(rt, size, stream, MP_MEM_RUNTIME, &rc);
 }
 
 void mp_free(mp_runtime *rt, void *ptr, void *stream)
 {
-	runtime_free(rt, ptr, stream, MP_MEM_RUNTIME);
+	free_hot(rt, ptr, stream, MP_MEM_RUNTIME);
 }
 
 int mp_owns(const mp_runtime *rt, const void *ptr)
@@ -1459,18 +1806,18 @@ void *mp_pool(const mp_runtime *rt, size_t *size)
 
 void mp_stats_get(mp_runtime *rt, struct mp_stats *out)
 {
-	pthread_mutex_lock(&rt->lock);
+	rt_lock(&rt->lock);
 	*out = rt->st;
-	pthread_mutex_unlock(&rt->lock);
+	rt_unlock(&rt->lock);
 }
 
 int mp_last_problem(mp_runtime *rt, char *buf, size_t len)
 {
-	pthread_mutex_lock(&rt->lock);
+	rt_lock(&rt->lock);
 	int have = rt->problem[0] != 0;
 	if (buf && len)
 		snprintf(buf, len, "%s", rt->problem);
-	pthread_mutex_unlock(&rt->lock);
+	rt_unlock(&rt->lock);
 	return have;
 }
 
@@ -1521,7 +1868,8 @@ static void release(mp_runtime *rt)
 		be->host_free(rt->staging);
 	if (rt->pool_mem)
 		be->free(rt->pool_mem, MP_MEM_RUNTIME | MP_MEM_OWN, NULL);
-	free(rt->byup);
+	free(rt->ha);
+	free(rt->hf);
 	free(rt->req);
 	free(rt->slot);
 	free(rt->offs);
@@ -1536,7 +1884,8 @@ static void release(mp_runtime *rt)
 	free(rt->swap_state);
 	free(rt->watch);
 	mp_plan_free(&rt->plan);
-	pthread_mutex_destroy(&rt->lock);
+	pthread_cond_destroy(&rt->lock.wait_cond);
+	pthread_mutex_destroy(&rt->lock.wait_mutex);
 	free(rt);
 }
 
@@ -1690,7 +2039,8 @@ mp_runtime *runtime_open_plan(struct mp_plan *plan, const struct mp_backend *be,
 		seterr(err, errlen, "out of memory");
 		return NULL;
 	}
-	pthread_mutex_init(&rt->lock, NULL);
+	pthread_mutex_init(&rt->lock.wait_mutex, NULL);
+	pthread_cond_init(&rt->lock.wait_cond, NULL);
 	rt->be = be;
 	rt->plan = *plan;
 	memset(plan, 0, sizeof(*plan));

@@ -65,12 +65,11 @@ struct mp_backend {
 	int (*copy)(void *dst, const void *src, size_t n, int dir, void *s);
 	int (*stream_sync)(void *s);
 	int (*device_sync)(void); /* the current device */
-	/* 1 while a CUDA stream capture is under way that a call of the
-	 * runtime's own (an event, a wait, a query, a copy, a sync) could
-	 * break: s is capturing (or the legacy stream, s NULL, would join a
-	 * capture), or a capture begun through the interposed
-	 * cudaStreamBeginCapture has not ended, whatever its mode and
-	 * thread.  0 otherwise.  Leaves no error behind; never blocks. */
+	/* 1 when work enqueued on s now would join a CUDA stream capture: s
+	 * is capturing (or s is the legacy stream, NULL, and would join a
+	 * blocking stream's capture).  0 otherwise, whatever other streams
+	 * and threads capture: a request on a stream that does not capture
+	 * is no part of any graph.  Leaves no error behind; never blocks. */
 	int (*stream_capturing)(void *s);
 	const char *(*error_string)(int code);
 };
@@ -108,17 +107,30 @@ struct mp_cuda_real {
 	int (*mem_alloc)(unsigned long long *p, size_t n);
 	int (*mem_free)(unsigned long long p);
 	/* cudaStreamBeginCapture(stream, mode), cudaStreamEndCapture(stream,
-	 * &graph) */
+	 * &graph), their per-thread default stream names (_ptsz) and
+	 * cudaStreamBeginCaptureToGraph(stream, graph, deps, edge data, n,
+	 * mode) (CUDA 12.3) */
 	int (*begin_capture)(void *stream, int mode);
 	int (*end_capture)(void *stream, void **graph);
+	int (*begin_capture_ptsz)(void *stream, int mode);
+	int (*end_capture_ptsz)(void *stream, void **graph);
+	int (*begin_to_graph)(void *stream, void *graph, const void *deps,
+			      const void *edges, size_t n, int mode);
+	int (*begin_to_graph_ptsz)(void *stream, void *graph, const void *deps,
+				   const void *edges, size_t n, int mode);
 };
 const struct mp_cuda_real *mp_cuda_real(void);
 
 /*
  * The process-wide count of stream captures under way, kept by the
- * interposed cudaStreamBeginCapture and cudaStreamEndCapture (interpose.c)
- * and read by the CUDA backend's stream_capturing.
+ * interposed cudaStreamBeginCapture and cudaStreamEndCapture names
+ * (interpose.c): mp_cuda_capture_count adds delta, mp_cuda_captures reads
+ * it.  It decides no request (a request is captured when its own stream
+ * captures); it keeps the device-wide calls (cudaFree's device sync) out
+ * of every capture, and answers for the legacy stream when that stream
+ * cannot be asked.
  */
 void mp_cuda_capture_count(int delta);
+int mp_cuda_captures(void);
 
 #endif

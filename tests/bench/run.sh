@@ -3,6 +3,8 @@
 # tests/bench/run.sh - `make bench`: every benchmark program in
 # $BUILD/bench/, each printing rows of figures, under one heading apiece,
 # then the synthetic zoo's generation time.  Figures, not assertions.
+# bench_runtime's rows are followed by the runtime's and malloc's
+# instructions per request (tests/bench/instructions.sh, callgrind).
 # bench_placement runs memplan-plan compile as a child per instance (the
 # issue-16 table: large DL-shaped instances, A-K, somas-resnet50).
 BUILD=${BUILD:-build}
@@ -13,6 +15,9 @@ for b in "$BUILD"/bench/bench_*; do
 	echo
 	echo "== ${b##*/}"
 	"$b" ${BENCH_ARGS:-} || echo "(${b##*/} failed with status $?)"
+	# beside the runtime's nanoseconds, its instructions per request
+	# (callgrind, each case's requests only; skipped without valgrind)
+	[ "${b##*/}" = bench_runtime ] && sh tests/bench/instructions.sh "$b"
 done
 echo
 echo "== synth (memplan-trace synth, wall time per trace)"

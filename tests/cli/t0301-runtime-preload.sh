@@ -254,7 +254,7 @@ ok $? "  ... once each"
 stat_is completed 3 "  ... and follows the plan with the defaults"
 
 # only the prefix and the interposed names are exported
-nm -D --defined-only "$LIB" | awk '{ print $3 }' | grep -vE '^(mp_|cudaMalloc$|cudaFree$|cudaMallocAsync$|cudaFreeAsync$|cuMemAlloc_v2$|cuMemFree_v2$|cudaStreamBeginCapture$|cudaStreamEndCapture$)' >"$T/extra"
+nm -D --defined-only "$LIB" | awk '{ print $3 }' | grep -vE '^(mp_|cudaMalloc$|cudaFree$|cudaMallocAsync$|cudaFreeAsync$|cuMemAlloc_v2$|cuMemFree_v2$|cudaStreamBeginCapture(_ptsz)?$|cudaStreamBeginCaptureToGraph(_ptsz)?$|cudaStreamEndCapture(_ptsz)?$)' >"$T/extra"
 [ ! -s "$T/extra" ]
 ok $? "libmemplan.so exports mp_* and the interposed CUDA names alone"
 [ -s "$T/extra" ] && sed 's/^/#   /' "$T/extra"

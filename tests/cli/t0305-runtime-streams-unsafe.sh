@@ -6,11 +6,13 @@
 # requests with two of them on swapped streams diverges at every iteration,
 # while one on the trace's streams is followed; a plan without the section
 # (as older memplans wrote it) loads and runs without the check.  A borrower
-# freed later than planned, over a swapped-out buffer: MEMPLAN_ON_UNSAFE=warn
-# (the default) names both plan entries and goes on, and the client then
-# reads the borrower's bytes where its buffer's should be;
-# MEMPLAN_ON_UNSAFE=abort stops the process at the divergence, before that
-# read.  A value that means nothing is named once.
+# freed later than planned, over a swapped-out buffer: by default and with
+# MEMPLAN_ON_UNSAFE=abort the process stops at the divergence, before the
+# wrong read, saying why; MEMPLAN_ON_UNSAFE=warn, asked for, names both plan
+# entries and goes on, and the client then reads the borrower's bytes where
+# its buffer's should be.  Another thread's capture, in each mode, leaves the
+# program's requests on streams that do not capture followed, and is not
+# invalidated by the runtime's own calls.  A value that means nothing is named once.
 . tests/cli/lib.sh
 
 APP=$BUILD/tests/cuda/app
@@ -98,15 +100,30 @@ st=$?
 ok $? "MEMPLAN_ON_UNSAFE=warn and a borrower freed late: the program goes on (exit $st, a check failed)"
 has "$T/out" "plan entry 0 stays swapped out until plan entry 2, placed over its bytes, is freed" \
 	"  ... the warning names both plan entries"
-has "$T/out" "MEMPLAN_ON_UNSAFE=abort stops the program here instead" "  ... and the way to stop there"
+has "$T/out" "MEMPLAN_ON_UNSAFE=warn asked to go on; without it the program stops here" "  ... and that only asking made it go on"
 has "$T/out" "buffer 4 of iteration 0: byte 0 holds the pattern of buffer 6" \
 	"  ... and the client's read of A finds B's bytes: what the warning said"
 stat_is divergences 1 "  ... one divergence"
 stat_is sync_swapins 1 "  ... A back at B's free"
-LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 \
-	"$APP" "$T/late-free.trace" --iterations 1 >"$T/out2" 2>&1
-[ $? -eq 1 ] && grep -q "MEMPLAN_ON_UNSAFE=abort stops" "$T/out2"
-ok $? "  ... which is the default"
+# cudaFree of a pool buffer synchronises the pool's device, as the real
+# cudaFree would for its memory, not the device current at the free, and
+# leaves the program's current device as it was (issue 30, item 4)
+FAKECUDA_DEVICES=2 LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 \
+	"$APP" "$T/swap.trace" --iterations 3 --free-device 1 >"$T/out" 2>&1
+ok $? "cudaFree with another device current: every check passes, that device stays current"
+stat_is completed 3 "  ... followed"
+stat_is pool_frees 8 "  ... 8 pool frees"
+has "$T/out" "fakecuda: device syncs: device 0 9, device 1 0" \
+	"  ... each synchronised the pool's device 0 (and the program's own sync at the end), never device 1"
+
+# by default (issue 30) the state that cannot be made safe stops the
+# program before the wrong read, as MEMPLAN_ON_UNSAFE=abort does
+(LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 \
+	"$APP" "$T/late-free.trace" --iterations 1; exit $?) >"$T/out2" 2>&1
+st=$?
+[ $st -ge 128 ] && grep -q "aborting (MEMPLAN_ON_UNSAFE=abort)" "$T/out2" &&
+	! grep -q "holds the pattern" "$T/out2"
+ok $? "without MEMPLAN_ON_UNSAFE, a borrower freed late stops the program before the wrong read (exit $st)"
 
 # (in a subshell, whose word about the signal goes to the file too)
 (LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 MEMPLAN_ON_UNSAFE=abort \
@@ -130,11 +147,57 @@ LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 MEMPLAN_ON_UNSAFE
 ok $? "  ... a divergence that leaves nothing swapped under a live buffer does not abort"
 stat_is divergences 1 "  ... (one divergence, A brought back at once)"
 
-LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 MEMPLAN_ON_UNSAFE=stop \
-	"$APP" "$T/late-free.trace" --iterations 1 >"$T/out" 2>&1
-[ $? -eq 1 ]
-ok $? "MEMPLAN_ON_UNSAFE=stop: the default (warn) applies"
-has "$T/out" "MEMPLAN_ON_UNSAFE='stop' means nothing to libmemplan and was ignored: MEMPLAN_ON_UNSAFE=warn applies" \
+# --- another thread's capture (issue 30) --------------------------------------
+# from the middle of iteration 1 to the end, another thread captures on a
+# stream of its own: the program's requests, on streams that do not
+# capture, are no part of its graph, so the plan (with its swaps) is
+# followed as before and the capture gives its graph; with every request
+# counted as captured, the free of B over swapped-out A was kept, A never
+# came back and the client read B's bytes in it
+for mode in relaxed thread global; do
+	LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 MEMPLAN_ON_UNSAFE=abort \
+		"$APP" "$T/swap.trace" --iterations 4 --capture-other $mode >"$T/out" 2>&1
+	st=$?
+	[ $st -eq 0 ] && grep -q "the other thread's capture: a graph" "$T/out"
+	ok $? "a $mode-mode capture on another thread: every check passes, the capture gives a graph (exit $st)"
+	stat_is captured 0 "  ... none of the program's requests counted as captured"
+	stat_is capture_kept 0 "  ... nothing kept"
+	stat_is completed 4 "  ... every iteration followed"
+	stat_is divergences 0 "  ... no divergence"
+done
+
+# under a global-mode capture on another thread (PyTorch's default), the
+# runtime's own event queries, syncs and allocations run with the calling
+# thread's mode relaxed (issue 29): in global mode the stand-in, as CUDA,
+# refuses them and invalidates that capture (the loop above, global)
+MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 MEMPLAN_ON_UNSAFE=abort \
+	"$APP" "$T/swap.trace" --async --iterations 4 --torch "$LIB" --capture-other global >"$T/out" 2>&1
+st=$?
+[ $st -eq 0 ] && grep -q "the other thread's capture: a graph" "$T/out"
+ok $? "mp_torch_alloc and a global-mode capture on another thread across a swap-in: the capture gives a graph (exit $st)"
+stat_is completed 4 "  ... every iteration followed"
+stat_is captured 0 "  ... none of the program's requests counted as captured"
+
+# however another thread's capture ends (a graph 0, invalidated 901, a
+# stream unjoined 904), it is over: with an error of the program's pending,
+# the legacy stream is not asked and the count of captures under way
+# answers for it, so a capture counted forever would send every later
+# request to the real allocator
+for end in graph invalid unjoined; do
+	LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 \
+		"$APP" "$T/swap.trace" --iterations 4 --keep-error --capture-between $end >"$T/out" 2>&1
+	st=$?
+	[ $st -eq 0 ] && grep -q "the other thread's capture: .*(0)" "$T/out"
+	ok $? "another thread's capture between iterations ending $end: the end answers so (exit $st)"
+	stat_is completed 4 "  ... and the iterations after it are followed"
+	stat_is captured 0 "  ... none counted as captured"
+done
+
+(LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/swap.plan MEMPLAN_SHOW_STATS=1 MEMPLAN_ON_UNSAFE=stop \
+	"$APP" "$T/late-free.trace" --iterations 1; exit $?) >"$T/out" 2>&1
+[ $? -ge 128 ]
+ok $? "MEMPLAN_ON_UNSAFE=stop: the default (abort) applies"
+has "$T/out" "MEMPLAN_ON_UNSAFE='stop' means nothing to libmemplan and was ignored: MEMPLAN_ON_UNSAFE=abort applies" \
 	"  ... said"
 [ "$(grep -c "MEMPLAN_ON_UNSAFE='stop'" "$T/out")" -eq 1 ]
 ok $? "  ... once"

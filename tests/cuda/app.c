@@ -19,6 +19,19 @@
  * are captured on a stream of their own (cudaStreamBeginCapture in the
  * --capture-mode given, global by default), and the graph is then launched
  * twice; an invalidated capture fails the run, as it fails PyTorch.
+ * --capture-other MODE has another thread capture on a stream of its own
+ * (cudaStreamBeginCapture in MODE) from the middle of iteration 1 (of 0 with
+ * one iteration) to the end of the last one, as a process capturing a
+ * graph beside its training does: the program's requests meanwhile are on
+ * streams that do not capture, and that capture must give a graph.
+ * --capture-between graph|invalid|unjoined has another thread begin and
+ * end a capture between iterations 0 and 1 that gives a graph, is
+ * invalidated (a sync of its capturing stream) or leaves a stream unjoined,
+ * and wants cudaStreamEndCapture to answer so: any way it ends, it is over
+ * for the iterations after it.
+ * --free-device D makes device D current around every cudaFree from
+ * iteration 1 on (device 0 the rest of the time), as a program that frees
+ * another device's memory.
  * --side-stream (with --torch and --async) reads every buffer a kernel
  * reads on a slow side stream as well, after an event of its own stream,
  * and tells the allocator with mp_torch_record_stream as
@@ -110,6 +123,94 @@ static cudaEvent_t side_event, side_done;
 static unsigned char *side_pending; /* per buffer: read on the side stream */
 static struct job **kept;
 static size_t nkept;
+/* --capture-other: the mode, the thread, its state (0 not begun, 1 under
+ * way, 2 told to end), its result */
+static int other_mode = -1, other_state;
+/* --capture-between: 0 none, 1 a graph, 2 invalidated, 3 unjoined */
+static int between;
+/* --free-device: the device current at each cudaFree, -1 the same */
+static int free_device = -1, free_from; /* set from iteration 1 on */
+static cudaError_t other_rc = cudaSuccess;
+static pthread_t other_thread;
+static pthread_mutex_t other_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t other_cond = PTHREAD_COND_INITIALIZER;
+
+static void *other_capture(void *arg)
+{
+	(void)arg;
+	cudaStream_t s;
+	cudaGraph_t graph = NULL;
+	/* host bytes: an allocation would be a request of the program's */
+	static unsigned char host[64], dev[64];
+	cudaError_t rc = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+	if (!rc)
+		rc = cudaStreamBeginCapture(s, (enum cudaStreamCaptureMode)other_mode);
+	pthread_mutex_lock(&other_lock);
+	other_state = 1;
+	pthread_cond_broadcast(&other_cond);
+	pthread_mutex_unlock(&other_lock);
+	if (!rc) /* work of its own, in the graph */
+		rc = cudaMemcpyAsync(dev, host, sizeof(host), cudaMemcpyHostToHost, s);
+	if (!rc && between == 2 && cudaStreamSynchronize(s) == cudaSuccess)
+		rc = cudaErrorInvalidValue; /* a sync the capture refuses */
+	cudaStream_t fork = NULL;
+	cudaEvent_t ev = NULL;
+	if (!rc && between == 3) /* a stream forked from it, never joined */
+		rc = cudaStreamCreateWithFlags(&fork, cudaStreamNonBlocking) ||
+		     cudaEventCreate(&ev) || cudaEventRecord(ev, s) ||
+		     cudaStreamWaitEvent(fork, ev, 0) ||
+		     cudaMemcpyAsync(dev, host, 1, cudaMemcpyHostToHost, fork);
+	pthread_mutex_lock(&other_lock);
+	while (other_state != 2)
+		pthread_cond_wait(&other_cond, &other_lock);
+	pthread_mutex_unlock(&other_lock);
+	cudaError_t end = cudaStreamEndCapture(s, &graph);
+	cudaGetLastError(); /* the end's answer is the check */
+	if (between == 2 || between == 3) {
+		cudaError_t want = between == 2 ? cudaErrorStreamCaptureInvalidated :
+						  cudaErrorStreamCaptureUnjoined;
+		rc = end == want ? cudaSuccess : end ? end : cudaErrorInvalidValue;
+	} else if (!rc) {
+		rc = end ? end : graph ? cudaSuccess : cudaErrorStreamCaptureInvalidated;
+	}
+	if (graph)
+		cudaGraphDestroy(graph);
+	other_rc = rc;
+	return NULL;
+}
+
+/* Begins the other thread's capture, and waits until it is under way. */
+static void other_begin(void)
+{
+	if (pthread_create(&other_thread, NULL, other_capture, NULL)) {
+		fprintf(stderr, "app: cannot start a thread\n");
+		exit(1);
+	}
+	pthread_mutex_lock(&other_lock);
+	while (other_state != 1)
+		pthread_cond_wait(&other_cond, &other_lock);
+	pthread_mutex_unlock(&other_lock);
+}
+
+/* Ends it: a failure if it gave no graph. */
+static void other_end(void)
+{
+	pthread_mutex_lock(&other_lock);
+	other_state = 2;
+	pthread_cond_broadcast(&other_cond);
+	pthread_mutex_unlock(&other_lock);
+	pthread_join(other_thread, NULL);
+	printf("app: the other thread's capture: %s (%d)\n",
+	       other_rc ? cudaGetErrorString(other_rc) :
+	       between == 2 ? "invalidated, as wanted" :
+	       between == 3 ? "unjoined, as wanted" : "a graph", other_rc);
+	pthread_mutex_lock(&fail_lock);
+	if (other_rc && failures++ == 0)
+		snprintf(first_failure, sizeof(first_failure),
+			 "the other thread's capture gave no graph: %s (%d)",
+			 cudaGetErrorString(other_rc), other_rc);
+	pthread_mutex_unlock(&fail_lock);
+}
 
 /* With --check-errors, after every CUDA call: no error may be pending. */
 static void check_last_error(const char *after)
@@ -284,6 +385,20 @@ static cudaError_t free_any(void *p, size_t n, cudaStream_t s)
 	}
 	if (driver_mode)
 		return cuMemFree_v2((uintptr_t)p);
+	if (free_device >= 0 && !async_mode && free_from) { /* another device current */
+		cudaSetDevice(free_device);
+		cudaError_t rc = cudaFree(p);
+		int cur = -1;
+		cudaGetDevice(&cur);
+		pthread_mutex_lock(&fail_lock);
+		if (cur != free_device && failures++ == 0)
+			snprintf(first_failure, sizeof(first_failure),
+				 "cudaFree left device %d current, not %d", cur,
+				 free_device);
+		pthread_mutex_unlock(&fail_lock);
+		cudaSetDevice(0);
+		return rc;
+	}
 	return async_mode ? cudaFreeAsync(p, s) : cudaFree(p);
 }
 
@@ -324,7 +439,9 @@ static const char usage[] =
 	"           [--driver] [--check-errors | --keep-error]\n"
 	"           [--torch LIBRARY [--side-stream]] [--diverge ITERATION]...\n"
 	"           [--capture ITERATION [--capture-mode global|thread|relaxed]]\n"
-	"           [--launch] [--mark] [--pinned]\n";
+	"           [--launch] [--mark] [--pinned]\n"
+	"           [--capture-other global|thread|relaxed]\n"
+	"           [--capture-between graph|invalid|unjoined] [--free-device D]\n";
 
 int main(int argc, char **argv)
 {
@@ -367,6 +484,24 @@ int main(int argc, char **argv)
 			mark_mode = 1;
 		else if (!strcmp(argv[i], "--pinned"))
 			pinned_mode = 1;
+		else if (!strcmp(argv[i], "--capture-other") && i + 1 < argc) {
+			const char *m = argv[++i];
+			other_mode = !strcmp(m, "global") ? cudaStreamCaptureModeGlobal :
+				     !strcmp(m, "thread") ? cudaStreamCaptureModeThreadLocal :
+				     !strcmp(m, "relaxed") ? cudaStreamCaptureModeRelaxed : -2;
+			if (other_mode == -2)
+				capture_mode = -1;
+		}
+		else if (!strcmp(argv[i], "--capture-between") && i + 1 < argc) {
+			const char *m = argv[++i];
+			between = !strcmp(m, "graph") ? 1 : !strcmp(m, "invalid") ? 2 :
+				  !strcmp(m, "unjoined") ? 3 : -1;
+			if (between < 0)
+				capture_mode = -1;
+			other_mode = cudaStreamCaptureModeRelaxed;
+		}
+		else if (!strcmp(argv[i], "--free-device") && i + 1 < argc)
+			free_device = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--diverge") && i + 1 < argc)
 			diverge |= (uint64_t)1 << (atoi(argv[++i]) & 63);
 		else if (argv[i][0] != '-' && npaths < 8)
@@ -444,6 +579,11 @@ int main(int argc, char **argv)
 	for (uint32_t it = 0; it < iterations; it++) {
 		if (fresh_streams && it > 0)
 			make_streams();
+		free_from = it >= 1;
+		if (between && it == 1) {
+			other_begin();
+			other_end();
+		}
 		if ((int)it == capture_at) {
 			if (cudaStreamBeginCapture(cap_stream, capture_mode)) {
 				fprintf(stderr, "app: cannot begin a capture\n");
@@ -461,6 +601,9 @@ int main(int argc, char **argv)
 		unsigned nalloc = 0;
 		for (size_t i = 0; i < t->nevents; i++) {
 			const struct trace_event *e = &t->events[i];
+			if (other_mode >= 0 && !between && !other_state && i == t->nevents / 2 &&
+			    it == (iterations > 1))
+				other_begin();
 			if (e->type == TRACE_EV_ALLOC) {
 				size_t n = t->buffers[e->buffer].size;
 				if (it < 64 && (diverge >> it & 1) && ++nalloc == 3)
@@ -507,6 +650,8 @@ int main(int argc, char **argv)
 		if (capturing)
 			end_capture(it);
 	}
+	if (other_state == 1)
+		other_end();
 	for (size_t b = 0; b < t->nbuffers; b++)
 		do_free(t, (int64_t)b, t->nevents);
 	cudaDeviceSynchronize();
@@ -535,6 +680,8 @@ int main(int argc, char **argv)
 		printf("app: first failure: %s\n", first_failure);
 	printf("fakecuda: %llu allocations, %llu frees, %llu bad frees, peak %llu bytes, %llu captures invalidated\n",
 	       st.allocs, st.frees, st.bad_frees, st.peak_bytes, st.invalidated);
+	printf("fakecuda: device syncs: device 0 %llu, device 1 %llu\n",
+	       st.device_syncs[0], st.device_syncs[1]);
 	for (size_t i = 0; i < nkept; i++)
 		free(kept[i]);
 	free(kept);
@@ -543,5 +690,6 @@ int main(int argc, char **argv)
 	free(len);
 	free(filled);
 	free(side_pending);
-	return failures || st.bad_frees || st.invalidated ? 1 : 0;
+	/* --capture-between invalid: that one invalidation, wanted */
+	return failures || st.bad_frees || st.invalidated > (between == 2) ? 1 : 0;
 }

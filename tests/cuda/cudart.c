@@ -98,6 +98,7 @@ struct fakecuda_stream {
 	pthread_t thread;
 	unsigned seed;
 	int blocking; /* created without cudaStreamNonBlocking */
+	int device;   /* the current device at its creation; -1 the default */
 	struct fakecuda_stream *next; /* all streams */
 	/* stream capture, under cap_lock: the status, the stream that began
 	 * the sequence (itself, or the origin a fork joined), whether the
@@ -148,6 +149,7 @@ static cudaError_t ret(cudaError_t rc)
 	return rc;
 }
 static unsigned long long ops_done; /* atomic: the workers count it */
+static unsigned long long device_syncs[4]; /* atomic: per device */
 
 static void sleep_us(unsigned us)
 {
@@ -224,6 +226,7 @@ static struct fakecuda_stream *stream_new(void)
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	s->seed = (unsigned)(uintptr_t)s;
+	s->device = current_device;
 	if (pthread_create(&s->thread, NULL, worker, s)) {
 		free(s);
 		return NULL;
@@ -250,6 +253,8 @@ static void init(void)
 	g.host_limit = env_u64("FAKECUDA_HOST_MEM", ~0ull);
 	g.devices = (int)env_u64("FAKECUDA_DEVICES", 1);
 	g.default_stream = stream_new();
+	if (g.default_stream)
+		g.default_stream->device = -1; /* shared by every device here */
 }
 
 /* NULL, cudaStreamLegacy (1) and cudaStreamPerThread (2): the default. */
@@ -865,9 +870,12 @@ static cudaError_t device_sync_raw(void)
 	pthread_mutex_lock(&g.lock);
 	struct fakecuda_stream *list = g.streams;
 	pthread_mutex_unlock(&g.lock);
-	/* streams are only added at the head: this walks those that existed */
+	/* streams are only added at the head: this walks those that existed;
+	 * the current device's (and the default stream), as CUDA syncs the
+	 * current device alone */
 	for (struct fakecuda_stream *s = list; s; s = s->next)
-		stream_sync_raw(s);
+		if (s->device < 0 || s->device == current_device)
+			stream_sync_raw(s);
 	return cudaSuccess;
 }
 
@@ -875,6 +883,8 @@ static cudaError_t device_sync_raw(void)
 cudaError_t cudaDeviceSynchronize(void)
 {
 	cudaError_t rc = cap_implicit(1);
+	if (!rc && current_device >= 0 && current_device < 4)
+		__atomic_add_fetch(&device_syncs[current_device], 1, __ATOMIC_RELAXED);
 	return ret(rc ? rc : device_sync_raw());
 }
 
@@ -1195,6 +1205,8 @@ void fakecuda_get_stats(struct fakecuda_stats *s)
 	pthread_mutex_lock(&cap_lock);
 	s->invalidated = invalidations;
 	pthread_mutex_unlock(&cap_lock);
+	for (int d = 0; d < 4; d++)
+		s->device_syncs[d] = __atomic_load_n(&device_syncs[d], __ATOMIC_RELAXED);
 }
 
 /* --- capture and graphs ------------------------------------------------------------ */

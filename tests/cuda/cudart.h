@@ -128,6 +128,7 @@ struct fakecuda_stats {
 	unsigned long long live_bytes, peak_bytes;
 	unsigned long long ops;        /* stream operations executed */
 	unsigned long long invalidated; /* captures a forbidden call invalidated */
+	unsigned long long device_syncs[4]; /* cudaDeviceSynchronize per device */
 };
 void fakecuda_get_stats(struct fakecuda_stats *s);
 

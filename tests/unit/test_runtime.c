@@ -8,7 +8,7 @@
  * synchronously, and with two borrowers, at the last one's free), late
  * copies seen through the host backend's simulated copy delay, second frees
  * refused, two swaps meeting at an ordinal, a plan claiming 2^32 requests,
- * more streams than slots, the trace's streams bound at first sight and a
+ * more streams than slots (the least recently used one's given up), the trace's streams bound at first sight and a
  * request that contradicts them (STREAMS), the ordering each swap and reuse
  * asks of the backend (a logging backend; a copy-in waits for its
  * borrowers' frees alone; record_stream's side streams), every kind of bad
@@ -91,10 +91,16 @@ static char *write_plan(const char *name, struct mp_plan *p)
 static mp_runtime *open_host(const char *path, unsigned match)
 {
 	struct mp_options o;
+	static int said;
 	mp_options_init(&o);
+	if (!said++)
+		CHECK(o.on_unsafe == MP_ON_UNSAFE_ABORT,
+		      "mp_options_init: an unsafe state stops the program unless asked otherwise");
 	o.backend = MP_BACKEND_HOST;
 	o.verbose = -1;
 	o.match = match;
+	/* these tests follow the way back past a lent swap: asked to go on */
+	o.on_unsafe = MP_ON_UNSAFE_WARN;
 	mp_runtime *rt = mp_open(path, &o, err, sizeof(err));
 	if (!rt)
 		printf("# mp_open: %s\n", err);
@@ -1103,6 +1109,64 @@ static void test_many_streams(void)
 	mp_close(rt);
 }
 
+/* The slot a new stream takes from a full table is the least recently
+ * used stream's (issue 34: streams are stamped when the program leaves
+ * them, not at every request).  32 streams each allocate and free a buffer
+ * in turn, then the first one again, then a new stream comes: the second
+ * stream's slot goes (synchronised, as it freed pool memory), not the
+ * first's, though the first took its slot first. */
+static void test_stream_lru(void)
+{
+	enum { SLOTS = 32, N = SLOTS + 2 };
+	struct mp_plan p;
+	uint64_t sz[N];
+	memset(&p, 0, sizeof(p));
+	p.version = MP_PLAN_VERSION;
+	p.pool_align = 256;
+	p.pool_size = p.lower_bound = 4 * KiB;
+	p.nrequests = 2 * N;
+	p.nallocs = N;
+	p.allocs = calloc(N, sizeof(*p.allocs));
+	for (int i = 0; i < N; i++) {
+		sz[i] = 4 * KiB;
+		p.allocs[i] = (struct mp_plan_alloc){ 4 * KiB, 0, (uint64_t)i,
+						      (uint64_t)(2 * i),
+						      (uint64_t)(2 * i + 1), 0 };
+	}
+	p.fingerprint = mp_plan_fingerprint(sz, N);
+	snprintf(p.strategy, sizeof(p.strategy), "test");
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	o.verbose = -1;
+	init_tracing();
+	mp_runtime *rt = runtime_open_plan(&p, &tracing, &o, err, sizeof(err));
+	CHECK(rt != NULL, "a plan of 34 buffers, one after another");
+	if (!rt) {
+		mp_plan_free(&p);
+		return;
+	}
+	int pooled = 0;
+	nlog = 0;
+	mp_iteration_begin(rt);
+	for (int i = 0; i < N; i++) {
+		void *st = (void *)(uintptr_t)(0x5000 + (i == SLOTS ? 0 : i));
+		void *b = mp_alloc(rt, 4 * KiB, st);
+		pooled += mp_owns(rt, b);
+		mp_free(rt, b, st);
+	}
+	CHECK(mp_iteration_end(rt) == 1 && pooled == N,
+	      "33 streams, the first twice: every buffer from the pool");
+	int second = 0, first = 0;
+	for (size_t i = 0; i < nlog; i++) {
+		second |= oplog[i].op == OP_SYNC && oplog[i].a == (void *)0x5001;
+		first |= oplog[i].op == OP_SYNC && oplog[i].a == (void *)0x5000;
+	}
+	CHECK(second && !first,
+	      "  ... the new stream took the least recently used slot (the second stream's, synchronised), not the first's");
+	mp_close(rt);
+}
+
 /* A plan whose swaps are all borrowed by all of its buffers: nswaps x
  * nborrowers (entry, swap) pairs, which the runtime's tables would hold.
  * 400 owners over [0, 256) swapped out together, 400 buffers placed there
@@ -1493,6 +1557,7 @@ int main(int argc, char **argv)
 		test_huge_count();
 		test_many_borrows();
 		test_many_streams();
+		test_stream_lru();
 		test_ordering();
 		test_record_stream();
 		test_bad_input();
