@@ -17,8 +17,10 @@
 #include "json_read.h"
 #include "trace.h"
 
-/* device: the only CUDA device the tensors are on */
-#define ET_ANY_DEVICE (-1)
+/* device: a CUDA ordinal (0 to 1023), or one of these */
+#define ET_ANY_DEVICE (-1) /* the only device the tensors are on: a CUDA
+			      device, else the CPU (a trace of host memory) */
+#define ET_HOST (-2)       /* the tensors on the CPU: a trace of host memory */
 
 /*
  * Reads the execution trace from et (named et_name in messages) and, when
