@@ -103,9 +103,12 @@ def main():
     if len(cuda) > 1:
         sys.exit("torch_figures.py: tensors on %s: one device only" % cuda)
     fig["space"] = space
-    seen, born, size, ntens = set(), set(), {}, 0
+    # a storage id is its address's: once an op outputs it without having
+    # it as an input, it is another storage (the first is gone)
+    seen, born, done, size, ntens = set(), set(), set(), {}, 0
     for n in ops:
         iv, it, ov, ot = sides(n)
+        ins = {sid for sid, _, d in tensors(iv, it) if space_of(d) == space}
         for side, ts in (("in", tensors(iv, it)), ("out", tensors(ov, ot))):
             for sid, end, d in ts:
                 if space_of(d) != space:
@@ -115,7 +118,9 @@ def main():
                     seen.add(sid)
                     if side == "out":
                         born.add(sid)
-                if sid not in born and side == "in":
+                if side == "out" and sid not in ins:
+                    done.add(sid)
+                if sid not in born and sid not in done and side == "in":
                     size[sid] = max(size.get(sid, 0), end)
     fig["tensors"] = ntens
     fig["storages"] = len(seen)

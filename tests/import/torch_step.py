@@ -197,15 +197,17 @@ def main():
             layout.append("re-laid")
     if name == "sched":
         # one cycle of 3 active steps: the trace is ready at the third
-        # prof.step(), which closes ProfilerStep#2
+        # prof.step(), which closes ProfilerStep#2 (the observer stops just
+        # before it: what the ET holds, the profiler saw)
         with profile(activities=acts, profile_memory=True, record_shapes=True,
                      schedule=schedule(wait=0, warmup=0, active=3, repeat=1),
                      on_trace_ready=ready) as prof:
             et.start()
-            for _ in range(3):
+            for k in range(3):
                 step()
+                if k == 2:  # the ET inside the profiler's window
+                    et.stop()
                 prof.step()
-            et.stop()
     else:
         with profile(activities=acts, profile_memory=True,
                      record_shapes=True) as prof:

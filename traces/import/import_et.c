@@ -39,6 +39,7 @@ enum {
 	REF_OUT = 4,   /* an output of an op without schema */
 	REF_NL = 8,    /* a fresh output of a composite (non-leaf) operator:
 			  where its storage is born, never an access */
+	REF_RET = 16,  /* any output (a view or an in-place result too) */
 };
 
 /* the memory a tensor is in: a CUDA ordinal (0..1023), or one of these */
@@ -74,7 +75,10 @@ struct op {
 };
 
 struct gen {              /* one buffer's life on one storage */
-	uint64_t size;
+	uint64_t size;        /* the most bytes a tensor on it reaches */
+	uint64_t birth_size;  /* what the tensor it was born as reaches (an
+				 expanded view, stride 0, reaches past its
+				 storage: the ET has no strides) */
 	int64_t born, last;   /* op indexes; born -1: before the window */
 	int64_t alloc_mem, free_mem; /* profiler memory events, -1 none */
 	int64_t buf;          /* trace buffer id, -1 none */
@@ -82,6 +86,7 @@ struct gen {              /* one buffer's life on one storage */
 	int32_t device;
 	int used_bwd;         /* an op of the backward pass reaches it */
 	int64_t next;         /* the first op after its birth that reaches it */
+	int in_birth;         /* born as an input (see resolve()) */
 	int64_t nl_until;     /* born as a composite op's output: the last op
 				 of that op's subtree (its storage cannot be
 				 another's before), else -1 */
@@ -136,7 +141,7 @@ struct im {
 	size_t ngens, capgens;
 	/* counts for meta */
 	size_t nodes, no_schema, truncated, nonleaf_skipped, cpu_refs;
-	size_t cuda_refs, other_refs, roots, nl_births;
+	size_t cuda_refs, other_refs, roots, nl_births, in_births;
 	size_t elsewhere; /* tensors in another memory than the trace's */
 	size_t known, unknown, dropped, unmatched_out, unmatched_free;
 	size_t not_in_kineto, unique_ids;
@@ -153,6 +158,7 @@ struct im {
 	int64_t reserved_peak;
 	int64_t kbase;   /* microseconds since the epoch: the first time read */
 	int kabsolute;   /* its times were absolute: shifted by kbase */
+	int64_t rf_offset; /* profiler record id = the ET's rf_id + this */
 	/* memory snapshot */
 	const char *sname;
 	struct trace *snap;
@@ -635,6 +641,7 @@ static int side(struct im *im, const char *side_name, const struct jv *vals,
 		if (ty->type != JV_STR)
 			return bad(im, "the type is %s, not a string", jv_type_name(ty));
 		uint8_t mode = TRACE_ACCESS_UNKNOWN, flags = output ? REF_OUT : 0;
+		uint8_t ret = output ? REF_RET : 0;
 		if (kinds && i < nkinds) {
 			switch (kinds[i]) {
 			case ARG_READ:
@@ -657,7 +664,7 @@ static int side(struct im *im, const char *side_name, const struct jv *vals,
 			/* past the schema: extra values (triton's grid, stream) */
 		}
 		if (typed_value(im, ty->u.s, ty->u.s + ty->len, &vals->u.kids[i], mode,
-				flags, 0))
+				flags | ret, 0))
 			return im->rc;
 	}
 	return 0;
@@ -778,16 +785,20 @@ static int read_node(struct im *im, const struct jv *n, size_t index)
 	int inplace = in_place(full);
 	const char *dot = strchr(full, '.'), *paren = strchr(full, '(');
 	int out_overload = dot && (!paren || dot < paren) && strncmp(dot, ".out", 4) == 0;
-	if ((leaf && side(im, "inputs", iv, it, have ? args : NULL, nargs, 0, inplace,
-			  out_overload)) ||
-	    side(im, "outputs", ov, ot, have ? rets : NULL, nrets, 1, inplace, out_overload))
+	if (side(im, "inputs", iv, it, have ? args : NULL, nargs, 0, inplace, out_overload))
 		return im->rc;
-	if (!leaf) { /* its fresh outputs only (o may have moved: im->ops did not) */
+	size_t nin = im->nrefs;
+	if (side(im, "outputs", ov, ot, have ? rets : NULL, nrets, 1, inplace, out_overload))
+		return im->rc;
+	if (!leaf) {
+		/* its inputs (a storage only composite ops reach, as
+		 * batch_norm's running statistics, is still live at the
+		 * start) and fresh outputs, never accesses */
 		size_t w = o->ref0;
 		for (size_t r = o->ref0; r < im->nrefs; r++)
-			if (im->refs[r].flags & REF_FRESH) {
+			if (r < nin || (im->refs[r].flags & REF_FRESH)) {
 				im->refs[w] = im->refs[r];
-				im->refs[w++].flags = REF_FRESH | REF_NL;
+				im->refs[w++].flags = r < nin ? REF_NL : REF_FRESH | REF_NL;
 			}
 		im->nrefs = w;
 		im->nonleaf_skipped++;
@@ -1114,6 +1125,11 @@ json:
 
 /* --- resolving storages --------------------------------------------------- */
 
+static uint64_t round_up(uint64_t n)
+{
+	return (n + ALIGN - 1) / ALIGN * ALIGN;
+}
+
 /* qsort() of n items, none when n is 0 (qsort(NULL, 0) is undefined) */
 static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
@@ -1175,9 +1191,17 @@ static int resolve(struct im *im)
 			for (uint32_t j = 0; j < o->nref; j++) {
 				struct ref *r = &im->refs[o->ref0 + j];
 				int out = (r->flags & (REF_FRESH | REF_OUT)) != 0;
-				if (out != pass)
-					continue;
+				int ret = !out && (r->flags & (REF_RET | REF_NL)) == REF_RET;
+				if (ret ? pass == 0 : out != pass)
+					continue; /* results after the inputs */
 				int64_t g = map_get(&cur, (uint64_t)r->sid);
+				/* a storage first seen as an in-place op's or a
+				 * view's result (aten::resize_ gives its self a new
+				 * one): born here, as a fresh output */
+				if (g < 0 && ret) {
+					out = 1;
+					r->flags |= REF_FRESH;
+				}
 				/* a fresh output on a storage id seen before is a
 				 * new storage at a reused address, unless the old
 				 * one is still in use here or inside the composite
@@ -1186,20 +1210,30 @@ static int resolve(struct im *im)
 					    ((r->flags & REF_FRESH) && !im->unique_ids &&
 					     im->gens[g].last < (int64_t)i &&
 					     im->gens[g].nl_until < (int64_t)i);
-				if (!start && (r->flags & REF_NL)) {
+				/* an input that reaches past a storage made in the
+				 * window, no longer in use: another storage at its
+				 * address, made with no operator (a Python number
+				 * wrapped as a tensor for aten::add_): born here */
+				int grown = !start && !out && !im->unique_ids &&
+					    im->gens[g].born >= 0 && im->gens[g].last < (int64_t)i &&
+					    im->gens[g].nl_until < (int64_t)i && r->end > im->gens[g].size;
+				if (!start && !grown && (r->flags & REF_NL)) {
 					/* a composite's output its children
 					 * made, or a storage it passes on */
 					r->sid = g;
 					r->flags = REF_NL | REF_VIEW;
 					continue;
 				}
-				if (start) {
-					if (new_gen(im, out ? (int64_t)i : -1, &g) ||
+				if (start || grown) {
+					if (new_gen(im, out || grown ? (int64_t)i : -1, &g) ||
 					    map_set(&cur, (uint64_t)r->sid, g)) {
 						map_free(&cur);
 						return nomem(im);
 					}
-					if (r->flags & REF_NL) {
+					im->gens[g].in_birth = grown;
+					im->in_births += (size_t)grown;
+					start = 1;
+					if ((r->flags & REF_NL) && out) {
 						im->gens[g].nl_until = o->sub_end;
 						im->nl_births++;
 					}
@@ -1211,6 +1245,8 @@ static int resolve(struct im *im)
 				if (start && out)
 					r->flags |= REF_FRESH;
 				struct gen *ge = &im->gens[g];
+				if (start)
+					ge->birth_size = r->end;
 				if (r->end > ge->size)
 					ge->size = r->end;
 				if (ge->next < 0 && (int64_t)i != ge->born)
@@ -1245,6 +1281,21 @@ static int cmp_mem(const void *a, const void *b)
 }
 
 /* The innermost cpu_op on tid that contains time ts, or -1. */
+/* The first cpu_op on tid that starts after ts, or -1. */
+static int64_t next_cpu(const struct im *im, int64_t tid, int64_t ts)
+{
+	size_t lo = 0, hi = im->ncpu;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct cpuop *c = &im->cpu[mid];
+		if (c->tid < tid || (c->tid == tid && c->ts <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < im->ncpu && im->cpu[lo].tid == tid ? (int64_t)lo : -1;
+}
+
 static int64_t innermost(const struct im *im, int64_t tid, int64_t ts)
 {
 	size_t lo = 0, hi = im->ncpu;
@@ -1264,6 +1315,63 @@ static int64_t innermost(const struct im *im, int64_t tid, int64_t ts)
 	while (j >= 0 && im->cpu[j].end < ts)
 		j = im->cpu[j].parent;
 	return j;
+}
+
+/* How many of (up to) the first 4,096 operators with an rf_id find a
+ * record of their name at rf_id + d. */
+static size_t rf_matches(const struct im *im, const struct map *rf, int64_t d)
+{
+	size_t n = 0, tried = 0;
+	for (size_t i = 0; i < im->nops && tried < 4096; i++) {
+		const struct op *o = &im->ops[i];
+		if (o->rf_id < 0)
+			continue;
+		tried++;
+		int64_t c = map_get(rf, (uint64_t)(o->rf_id + d));
+		n += c >= 0 && strcmp(im->cpu[c].name, o->label) == 0;
+	}
+	return n;
+}
+
+/*
+ * The difference between the profiler's record ids and the ET's rf_ids.
+ * PyTorch 2 writes both the same ("Record function id"); 1.13's
+ * ExecutionGraphObserver writes the RecordFunction handle while its
+ * profiler names operators by its own correlation counter, equal only when
+ * both saw the same operators since the process began (a profiler started
+ * earlier, as with a schedule, runs ahead by the operators only it saw).
+ * 0 when most names agree; else the offset, among those that put the first
+ * operators' names on a record of the same name, that agrees most.
+ */
+static int64_t rf_offset(const struct im *im, const struct map *rf)
+{
+	size_t tried = 0;
+	for (size_t i = 0; i < im->nops && tried < 4096; i++)
+		tried += im->ops[i].rf_id >= 0;
+	size_t best = rf_matches(im, rf, 0);
+	if (best * 10 >= tried * 9)
+		return 0;
+	int64_t bestd = 0;
+	size_t cands = 0;
+	for (size_t i = 0, ops = 0; i < im->nops && ops < 8; i++) {
+		const struct op *o = &im->ops[i];
+		if (o->rf_id < 0)
+			continue;
+		ops++;
+		for (size_t c = 0; c < im->ncpu && cands < 256; c++) {
+			const struct cpuop *k = &im->cpu[c];
+			if (k->rf < 0 || strcmp(k->name, o->label) != 0)
+				continue;
+			cands++;
+			int64_t d = k->rf - o->rf_id;
+			size_t m = rf_matches(im, rf, d);
+			if (m > best) {
+				best = m;
+				bestd = d;
+			}
+		}
+	}
+	return bestd;
 }
 
 static int join_kineto(struct im *im)
@@ -1335,9 +1443,12 @@ static int join_kineto(struct im *im)
 	}
 	/* operators: their place (end of the cpu_op) and GPU time */
 	int64_t last = INT64_MIN;
+	im->rf_offset = rf_offset(im, &rf);
 	for (size_t i = 0; i < im->nops; i++) {
 		struct op *o = &im->ops[i];
-		int64_t c = o->rf_id >= 0 ? map_get(&rf, (uint64_t)o->rf_id) : -1;
+		int64_t c = o->rf_id >= 0 ? map_get(&rf, (uint64_t)(o->rf_id + im->rf_offset)) : -1;
+		if (c >= 0 && strcmp(im->cpu[c].name, o->label) != 0)
+			c = -1; /* another operator: not this one's record */
 		o->t0 = o->t1 = TRACE_TIME_NONE;
 		if (c < 0) {
 			if (o->name)
@@ -1356,7 +1467,7 @@ static int join_kineto(struct im *im)
 			}
 		}
 		last = o->key;
-		if (o->rf_id >= 0 && map_set(&etrf, (uint64_t)o->rf_id, (int64_t)i)) {
+		if (c >= 0 && map_set(&etrf, (uint64_t)im->cpu[c].rf, (int64_t)i)) {
 			free(t0);
 			free(ktype);
 			free(kbytes);
@@ -1374,24 +1485,42 @@ static int join_kineto(struct im *im)
 			continue;
 		int64_t c = innermost(im, me->tid, me->ts);
 		int64_t oi = c < 0 || im->cpu[c].rf < 0 ? -1 : map_get(&etrf, (uint64_t)im->cpu[c].rf);
-		if (oi < 0)
-			continue;
 		/* the op's own fresh outputs, else those of the composite ops
 		 * around it that are born there (aten::linear's output, made
-		 * inside aten::addmm): one the allocation can hold */
-		for (int64_t x = oi, found = 0; x >= 0 && !found; x = im->ops[x].up) {
-			struct op *o = &im->ops[x];
-			for (uint32_t j = 0; j < o->nref; j++) {
-				struct ref *r = &im->refs[o->ref0 + j];
-				struct gen *g = &im->gens[r->sid];
-				if ((r->flags & (REF_FRESH)) && g->born == x && g->alloc_mem < 0 &&
-				    (x == oi || (uint64_t)me->bytes >= g->size)) {
-					g->alloc_mem = (int64_t)m;
-					found = 1;
-					break;
+		 * inside aten::addmm): the nearest of the allocation's size
+		 * (or block size), else the nearest it can hold; a storage of
+		 * no bytes is never allocated */
+		struct gen *pick = NULL;
+		for (int pass = 0; pass < 2 && !pick; pass++)
+			for (int64_t x = oi; x >= 0 && !pick; x = im->ops[x].up) {
+				struct op *o = &im->ops[x];
+				for (uint32_t j = 0; j < o->nref && !pick; j++) {
+					struct ref *r = &im->refs[o->ref0 + j];
+					struct gen *g = &im->gens[r->sid];
+					uint64_t b = (uint64_t)me->bytes;
+					if (!(r->flags & REF_FRESH) || g->born != x || g->alloc_mem >= 0 ||
+					    g->birth_size == 0)
+						continue;
+					if (pass == 0 ? b == g->birth_size || b == round_up(g->birth_size)
+						      : x == oi || b >= g->birth_size)
+						pick = g;
 				}
 			}
+		if (!pick) {
+			/* made just before the op that reads it (a wrapped
+			 * number): the next op entered on the thread */
+			int64_t nx = next_cpu(im, me->tid, me->ts);
+			int64_t x = nx < 0 || im->cpu[nx].rf < 0 ? -1
+				    : map_get(&etrf, (uint64_t)im->cpu[nx].rf);
+			for (uint32_t j = 0; x >= 0 && j < im->ops[x].nref && !pick; j++) {
+				struct gen *g = &im->gens[im->refs[im->ops[x].ref0 + j].sid];
+				if (g->in_birth && g->born == x && g->alloc_mem < 0 &&
+				    (uint64_t)me->bytes >= g->birth_size)
+					pick = g;
+			}
 		}
+		if (pick)
+			pick->alloc_mem = (int64_t)m;
 	}
 out:
 	free(stack);
@@ -1434,11 +1563,6 @@ static int add_buf_role(struct im *im, uint64_t size, uint64_t rounded,
 		return nomem(im);
 	*id = r;
 	return 0;
-}
-
-static uint64_t round_up(uint64_t n)
-{
-	return (n + ALIGN - 1) / ALIGN * ALIGN;
 }
 
 static int add_buf(struct im *im, uint64_t size, uint64_t rounded, uint64_t addr,
@@ -2167,6 +2291,7 @@ static const char *base_name(const char *p)
 
 static int finish_meta(struct im *im, int kineto)
 {
+	char off[32];
 	char dev[32];
 	if (im->host)
 		snprintf(dev, sizeof(dev), "cpu");
@@ -2183,6 +2308,7 @@ static int finish_meta(struct im *im, int kineto)
 		{ "et.profiler_steps", im->steps },
 		{ "et.observer_roots", im->roots },
 		{ "et.storages_born_in_composite_ops", im->nl_births },
+		{ "et.storages_born_as_inputs", im->in_births },
 		{ "et.tensors_on_other_memory", im->elsewhere + im->other_refs },
 	};
 	/* a trace of host memory says so wherever its source is shown (the
@@ -2206,6 +2332,9 @@ static int finish_meta(struct im *im, int kineto)
 		     trace_set_meta(im->t, "kineto.time", "microseconds since the epoch, shifted by the first") < 0) ||
 		    set_meta_u(im, "kineto.memory_events", im->nmem) ||
 		    set_meta_u(im, "kineto.ops_not_found", im->not_in_kineto) ||
+		    (im->rf_offset &&
+		     trace_set_meta(im->t, "kineto.rf_offset", (snprintf(off, sizeof(off), "%" PRId64,
+									 im->rf_offset), off)) < 0) ||
 		    set_meta_u(im, "kineto.outputs_without_alloc", im->unmatched_out) ||
 		    set_meta_u(im, "kineto.frees_without_alloc", im->unmatched_free))
 			return nomem(im);
