@@ -236,6 +236,7 @@ static int cmd_info(int argc, char **argv)
 
 /* --- import / export ----------------------------------------------------- */
 
+#define DEVICE_CPU (-1000) /* --device cpu */
 #define IMPORT_FORMATS "minimalloc-csv, pytorch-snapshot, nsys-sqlite, pytorch-et"
 
 static int cmd_import(int argc, char **argv)
@@ -265,8 +266,12 @@ static int cmd_import(int argc, char **argv)
 		else if (c == 'o')
 			out = optarg;
 		else if (c == 'd') {
+			if (strcmp(optarg, "cpu") == 0) {
+				device = DEVICE_CPU;
+				continue;
+			}
 			if (cli_parse_u64(optarg, &v) || v > 1023)
-				return cli_usage_error("import: --device '%s' is not a device ordinal (0 to 1023)",
+				return cli_usage_error("import: --device '%s' is not a device ordinal (0 to 1023, or cpu for pytorch-et)",
 						       optarg);
 			device = (int)v;
 		} else if (c == 'p') {
@@ -305,6 +310,8 @@ static int cmd_import(int argc, char **argv)
 	if (snap && cli_same_file(snap, out))
 		return cli_usage_error("import: the output '%s' is the snapshot: write the trace elsewhere",
 				       out);
+	if (device == DEVICE_CPU && strcmp(from, "pytorch-et") != 0)
+		return cli_usage_error("import: --device cpu applies to pytorch-et (its tensors on the host)");
 	if (strcmp(from, "minimalloc-csv") == 0) {
 		if (device != SNAPSHOT_ANY_DEVICE)
 			return cli_usage_error("import: --device applies to pytorch-snapshot, nsys-sqlite and pytorch-et");
@@ -312,7 +319,8 @@ static int cmd_import(int argc, char **argv)
 	} else if (strcmp(from, "pytorch-snapshot") == 0) {
 		rc = snapshot_import(argv[optind], device, &t, err, sizeof(err));
 	} else if (strcmp(from, "pytorch-et") == 0) {
-		rc = et_import(argv[optind], kineto, snap, device < 0 ? ET_ANY_DEVICE : device,
+		rc = et_import(argv[optind], kineto, snap,
+			       device == DEVICE_CPU ? ET_HOST : device < 0 ? ET_ANY_DEVICE : device,
 			       &t, err, sizeof(err));
 	} else if (strcmp(from, "nsys-sqlite") == 0) {
 		rc = nsys_import_process(argv[optind], device < 0 ? NSYS_ANY_DEVICE : device,
