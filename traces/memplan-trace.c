@@ -15,6 +15,7 @@
 #include "import_nsys.h"
 #include "import_snapshot.h"
 #include "input.h"
+#include "zinput.h"
 #include "json.h"
 #include "minimalloc_csv.h"
 #include "slice.h"
@@ -248,17 +249,25 @@ static int cmd_import(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "kineto", required_argument, NULL, 'k' },
 		{ "snapshot", required_argument, NULL, 's' },
+		{ "rank", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *from = NULL, *out = NULL, *kineto = NULL, *snap = NULL;
+	long rank = ZIN_ANY_RANK;
 	int device = SNAPSHOT_ANY_DEVICE, c;
 	int64_t pid = NSYS_ANY_PID;
 	uint64_t v;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:d:p:k:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:d:p:k:s:r:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			from = optarg;
+		else if (c == 'r') {
+			if (cli_parse_u64(optarg, &v) || v > 999999)
+				return cli_usage_error("import: --rank '%s' is not a rank (0 to 999999)",
+						       optarg);
+			rank = (long)v;
+		}
 		else if (c == 'k')
 			kineto = optarg;
 		else if (c == 's')
@@ -310,6 +319,8 @@ static int cmd_import(int argc, char **argv)
 	if (snap && cli_same_file(snap, out))
 		return cli_usage_error("import: the output '%s' is the snapshot: write the trace elsewhere",
 				       out);
+	if (rank != ZIN_ANY_RANK && strcmp(from, "pytorch-et") != 0)
+		return cli_usage_error("import: --rank applies to pytorch-et (a tar of several ranks' files)");
 	if (device == DEVICE_CPU && strcmp(from, "pytorch-et") != 0)
 		return cli_usage_error("import: --device cpu applies to pytorch-et (its tensors on the host)");
 	if (strcmp(from, "minimalloc-csv") == 0) {
@@ -321,7 +332,7 @@ static int cmd_import(int argc, char **argv)
 	} else if (strcmp(from, "pytorch-et") == 0) {
 		rc = et_import(argv[optind], kineto, snap,
 			       device == DEVICE_CPU ? ET_HOST : device < 0 ? ET_ANY_DEVICE : device,
-			       &t, err, sizeof(err));
+			       rank, &t, err, sizeof(err));
 	} else if (strcmp(from, "nsys-sqlite") == 0) {
 		rc = nsys_import_process(argv[optind], device < 0 ? NSYS_ANY_DEVICE : device,
 					 pid, &t, err, sizeof(err));
@@ -611,7 +622,8 @@ static const char import_options[] =
 	"  -o, --output TRACE       the trace to write (required)\n"
 	"  -d, --device N           pytorch-snapshot, nsys-sqlite, pytorch-et: the\n"
 	"                           device to take (default: the only one with a\n"
-	"                           history, or with tensors)\n"
+	"                           history, or with tensors); pytorch-et: cpu, the\n"
+	"                           host's tensors (default when all are there)\n"
 	"  -p, --pid P              nsys-sqlite: the process to take (default: the\n"
 	"                           only one with memory events on the device)\n"
 	"  -k, --kineto FILE        pytorch-et: the profiler's Chrome/Kineto trace of\n"
@@ -621,6 +633,8 @@ static const char import_options[] =
 	"                           (torch.cuda.memory._dump_snapshot), for real\n"
 	"                           allocations and frees instead of --kineto; the\n"
 	"                           step is found in its history (default: none)\n"
+	"  -r, --rank N             pytorch-et: of a tar holding several ranks' files,\n"
+	"                           the one of rank N (default: the only one)\n"
 	"  -h, --help               this text\n";
 static const char export_options[] =
 	"  -t, --to FORMAT          the output's format: minimalloc-csv (required)\n"
@@ -653,7 +667,7 @@ static const struct cli_command commands[] = {
 	  "show what a trace holds: source, counts, span, peak, lower bound",
 	  info_options },
 	{ "import", cmd_import,
-	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite|pytorch-et IN -o TRACE [--device N] [--pid P] [--kineto KINETO | --snapshot SNAP]",
+	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite|pytorch-et IN -o TRACE [--device N|cpu] [--pid P] [--kineto KINETO | --snapshot SNAP] [--rank N]",
 	  "convert another tool's file into a trace",
 	  import_options },
 	{ "export", cmd_export, "export --to minimalloc-csv TRACE [-o OUT]",

@@ -2540,15 +2540,15 @@ fail:
 }
 
 int et_import(const char *et_path, const char *kineto_path,
-	      const char *snapshot_path, int device, struct trace **out,
+	      const char *snapshot_path, int device, long rank, struct trace **out,
 	      char *err, size_t errlen)
 {
 	struct zinput *ze = NULL, *zk = NULL;
-	int rc = zin_open(et_path, "execution trace", &ze, err, errlen);
+	int rc = zin_open_rank(et_path, "execution trace", rank, &ze, err, errlen);
 	if (rc)
 		return rc;
 	if (kineto_path &&
-	    (rc = zin_open(kineto_path, "profiler trace", &zk, err, errlen))) {
+	    (rc = zin_open_rank(kineto_path, "profiler trace", rank, &zk, err, errlen))) {
 		zin_close(ze);
 		return rc;
 	}
@@ -2563,6 +2563,15 @@ int et_import(const char *et_path, const char *kineto_path,
 			(zk && (rc = zin_finish(zk, err, errlen)) != 0))) {
 		trace_free(*out);
 		*out = NULL;
+	}
+	/* the member of an archive that was read, said so */
+	if (rc == 0 && ((zin_member(ze)[0] &&
+			 trace_set_meta(*out, "et.archive_member", zin_member(ze)) < 0) ||
+			(zk && zin_member(zk)[0] &&
+			 trace_set_meta(*out, "kineto.archive_member", zin_member(zk)) < 0))) {
+		trace_free(*out);
+		*out = NULL;
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	}
 	zin_close(ze);
 	zin_close(zk);

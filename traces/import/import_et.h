@@ -40,10 +40,12 @@ int et_import_streams(const char *et_name, json_read_fn et, void *et_ctx,
 		      const char *snap_path, int device, struct trace **out,
 		      char *err, size_t errlen);
 
-/* The same from files: plain JSON, gzip, or a tar(.gz) of one file (the
+/* The same from files: plain JSON, gzip, or a tar(.gz) (zinput.h: of
+ * several ranks' files, the one of rank rank, else ZIN_ANY_RANK; the member
+ * read is kept in meta et.archive_member, kineto.archive_member) (the
  * snapshot: a pickle, as for snapshot_import()). */
 int et_import(const char *et_path, const char *kineto_path,
-	      const char *snapshot_path, int device, struct trace **out,
+	      const char *snapshot_path, int device, long rank, struct trace **out,
 	      char *err, size_t errlen);
 
 #endif
