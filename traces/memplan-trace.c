@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "detect.h"
 #include "import_et.h"
 #include "import_nsys.h"
 #include "import_snapshot.h"
@@ -292,16 +293,24 @@ static int cmd_import(int argc, char **argv)
 		} else
 			return cli_option_error(c, "import");
 	}
-	if (!from)
-		return cli_usage_error("import: --from FORMAT is required (" IMPORT_FORMATS ")");
 	if (!out)
 		return cli_usage_error("import: -o TRACE is required");
 	if (optind != argc - 1)
 		return cli_usage_error("import: expected one input file");
+	char err[ERRLEN];
+	if (!from) {
+		/* what the file is, said before anything is imported */
+		char why[160];
+		int drc = import_detect(argv[optind], &from, why, sizeof(why), err, sizeof(err));
+		if (drc) {
+			cli_error("%s", err);
+			return cli_exit_for(drc, 0);
+		}
+		printf("%s: detected %s: %s\n", argv[optind], from, why);
+	}
 	if (cli_same_file(argv[optind], out))
 		return cli_usage_error("import: the output '%s' is the input file: write the trace elsewhere",
 				       out);
-	char err[ERRLEN];
 	struct trace *t;
 	int rc;
 	if (pid != NSYS_ANY_PID && strcmp(from, "nsys-sqlite") != 0)
@@ -618,7 +627,7 @@ static const char info_options[] =
 static const char import_options[] =
 	"  -f, --from FORMAT        the input's format: minimalloc-csv,\n"
 	"                           pytorch-snapshot, nsys-sqlite or pytorch-et\n"
-	"                           (required)\n"
+	"                           (default: detected from the file, and said)\n"
 	"  -o, --output TRACE       the trace to write (required)\n"
 	"  -d, --device N           pytorch-snapshot, nsys-sqlite, pytorch-et: the\n"
 	"                           device to take (default: the only one with a\n"
@@ -667,7 +676,7 @@ static const struct cli_command commands[] = {
 	  "show what a trace holds: source, counts, span, peak, lower bound",
 	  info_options },
 	{ "import", cmd_import,
-	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite|pytorch-et IN -o TRACE [--device N|cpu] [--pid P] [--kineto KINETO | --snapshot SNAP] [--rank N]",
+	  "import [--from minimalloc-csv|pytorch-snapshot|nsys-sqlite|pytorch-et] IN -o TRACE [--device N|cpu] [--pid P] [--kineto KINETO | --snapshot SNAP] [--rank N]",
 	  "convert another tool's file into a trace",
 	  import_options },
 	{ "export", cmd_export, "export --to minimalloc-csv TRACE [-o OUT]",
