@@ -37,6 +37,18 @@ if command -v python3 >/dev/null 2>&1; then
 	python3 tests/import/make_et.py 1.1.1 "$seeds/json/et-1.1.1.json" \
 		--kineto "$seeds/json/kineto.json" >/dev/null 2>&1
 	rm -f "$seeds/json/"*.expect
+	# archives as people ship them, for the wrapping reader: a macOS .tgz
+	# (a resource fork first), an ET beside generated .py files, two ranks
+	z=$seeds/zinput
+	mkdir -p "$z/w/k"
+	cp tests/fuzz/seeds/json/small-et.json "$z/w/rank0.json"
+	cp tests/fuzz/seeds/json/small-et.json "$z/w/rank1.json"
+	printf '\000\005\026\007Mac OS X' >"$z/w/._rank0.json"
+	printf 'import torch\n' >"$z/w/k/kernel.py"
+	(cd "$z/w" && tar czf ../mac.tgz ._rank0.json rank0.json &&
+		tar cf ../pt2.tar k rank0.json && tar cf ../ranks.tar rank0.json rank1.json) 2>/dev/null
+	gzip -c tests/fuzz/seeds/json/small-et.json >"$z/et.json.gz"
+	rm -rf "$z/w"
 	rm -f "$seeds/pickle/"*.expect "$seeds/nsys/"*.expect
 fi
 exit 0
