@@ -918,7 +918,7 @@ static int k_time(struct im *im, const struct jv *e, size_t ev, const char *what
 		im->kbase = (int64_t)floor(d);
 	}
 	if (!dur && im->kabsolute) {
-		if (v->type == JV_INT) /* exact: no rounding through a double */
+		if (v->type == JV_INT && v->u.i > INT64_MIN / 2) /* exact, no double */
 			d = (double)(v->u.i - im->kbase);
 		else
 			d -= (double)im->kbase;
@@ -995,7 +995,7 @@ static int k_event(struct im *im, const struct jv *e, size_t ev)
 			return kbad(im, ev, name, "Bytes", "%" PRId64 " is not a size", m.bytes);
 		/* c10::DeviceType: CPU 0 (Kineto's Device Id -1), CUDA 1; the
 		 * events of the memory the trace is of are kept after the ET
-		 * (keep_memory()) */
+		 * (choose_memory()) */
 		if (dt == 1) {
 			if (di < 0 || di > MAX_DEVICE)
 				return kbad(im, ev, name, "Device Id", "%" PRId64 " is not a CUDA device",
@@ -1327,7 +1327,8 @@ static size_t rf_matches(const struct im *im, const struct map *rf, int64_t d)
 		if (o->rf_id < 0)
 			continue;
 		tried++;
-		int64_t c = map_get(rf, (uint64_t)(o->rf_id + d));
+		/* wraps, defined, where a wild offset would overflow */
+		int64_t c = map_get(rf, (uint64_t)o->rf_id + (uint64_t)d);
 		n += c >= 0 && strcmp(im->cpu[c].name, o->label) == 0;
 	}
 	return n;
@@ -1446,7 +1447,8 @@ static int join_kineto(struct im *im)
 	im->rf_offset = rf_offset(im, &rf);
 	for (size_t i = 0; i < im->nops; i++) {
 		struct op *o = &im->ops[i];
-		int64_t c = o->rf_id >= 0 ? map_get(&rf, (uint64_t)(o->rf_id + im->rf_offset)) : -1;
+		int64_t c = o->rf_id >= 0 ? map_get(&rf, (uint64_t)o->rf_id + (uint64_t)im->rf_offset)
+					  : -1;
 		if (c >= 0 && strcmp(im->cpu[c].name, o->label) != 0)
 			c = -1; /* another operator: not this one's record */
 		o->t0 = o->t1 = TRACE_TIME_NONE;
