@@ -39,10 +39,12 @@ if command -v python3 >/dev/null 2>&1; then
 	rm -f "$seeds/json/"*.expect
 	# what real PyTorch writes (python3-torch): an MLP step's ET and memory
 	# records, 1.13's shapes (execution_graph roots, composite operators)
-	if python3 -c 'import torch' >/dev/null 2>&1; then
-		python3 tests/import/torch_step.py mlp "$seeds/json" >/dev/null 2>&1
+	for py in python3 /usr/bin/python3; do
+		"$py" -c 'import torch' >/dev/null 2>&1 || continue
+		"$py" tests/import/torch_step.py mlp "$seeds/json" >/dev/null 2>&1
 		rm -f "$seeds/json/mlp.layout" "$seeds/json/mlp.chrome.json"
-	fi
+		break
+	done
 	# archives as people ship them, for the wrapping reader: a macOS .tgz
 	# (a resource fork first), an ET beside generated .py files, two ranks
 	z=$seeds/zinput
