@@ -197,6 +197,12 @@ static void info_text(const char *path, const struct trace *t,
 		printf("period:       %zu allocation requests, %zu complete iterations "
 		       "(detected; iteration 1 starts at request %zu)\n",
 		       in->period.period, in->period.iterations, in->period.first);
+	else if (in->period.block && in->period.kept)
+		printf("period:       none: one pass; no repeated iteration found (a block of %zu "
+		       "allocation requests repeats %zu times inside it, each keeping %s more "
+		       "live: layers of a forward pass, not iterations)\n",
+		       in->period.block, in->period.block_repeats,
+		       cli_format_size(in->period.kept, a, sizeof(a)));
 	else if (in->period.block)
 		printf("period:       none: one pass; no repeated iteration found (a block of %zu "
 		       "allocation requests repeats %zu times inside it, each handing %s to the "

@@ -315,6 +315,34 @@ def forward(out, proto, passes):
         f.write("passes %d\n" % passes)
 
 
+def forward_train(out, proto, layers=32, seq=512, hidden=1024, heads=16):
+    """One forward pass of a 32-layer model with autograd on, and nothing
+    else: each layer saves most of what it allocates for the backward that
+    the snapshot does not hold, and every allocation comes from the one call
+    site (the model's forward), so the layer's requests repeat 32 times,
+    growing the live bytes; the layers are not iterations."""
+    d = Caching()
+    sh = seq * hidden * 2
+    fr = frames("model.py", 20, "forward")
+    d.alloc(seq * 8, 0, fr)
+    d.alloc(sh, 0, fr)
+    for _ in range(layers):
+        for size in (sh, 3 * sh):
+            d.alloc(size, 0, fr)
+        scores = d.alloc(heads * seq * seq * 2, 0, fr)
+        d.alloc(heads * seq * seq * 2, 0, fr)
+        d.free(scores)
+        for size in (sh, sh, sh, 4 * sh, 4 * sh, sh):
+            d.alloc(size, 0, fr)
+    d.alloc(sh, 0, fr)
+    d.alloc(seq * 32000 * 2, 0, fr)
+    snap = {"segments": d.segments(), "device_traces": [d.history]}
+    with open(out, "wb") as f:
+        pickle.dump(snap, f, protocol=proto)
+    with open(out + ".expect", "w") as f:
+        f.write("layers %d\n" % layers)
+
+
 # --- the caching allocator's own rules: reserved memory ---------------------
 # c10/cuda/CUDACachingAllocator.cpp, default settings: sizes round up to
 # 512 bytes; up to 1 MiB from the small pool (2 MiB segments), larger from
@@ -821,6 +849,8 @@ def main():
         forward(out, proto, 1)
     elif kind == "inference":
         forward(out, proto, 4)
+    elif kind == "forward32":
+        forward_train(out, proto)
     else:
         if kind == "nohistory":
             obj = {"segments": [{"device": 0, "address": 4096, "total_size": 2 << 20,
