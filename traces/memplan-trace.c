@@ -344,6 +344,9 @@ static int cmd_import(int argc, char **argv)
 		rc = mmcsv_import(argv[optind], &t, err, sizeof(err));
 	} else if (strcmp(from, "pytorch-snapshot") == 0) {
 		rc = snapshot_import(argv[optind], device, &t, err, sizeof(err));
+		const char *why = rc ? NULL : trace_get_meta(t, "pytorch.device_chosen");
+		if (why)
+			printf("%s: imported %s\n", argv[optind], why);
 	} else if (strcmp(from, "pytorch-et") == 0) {
 		rc = et_import(argv[optind], kineto, snap,
 			       device == DEVICE_CPU ? ET_HOST : device < 0 ? ET_ANY_DEVICE : device,

@@ -249,6 +249,25 @@ def periodic(out, proto):
         f.write("period %d\n" % steady)
 
 
+def marker_devices(out, proto, histories):
+    """A program on device 1 (and 2, when histories is 2): _snapshot() puts
+    a 'snapshot' marker in every device's trace, so device 0's holds that
+    marker alone."""
+    devs = [Device(i, 0x7F0000000000 + (i << 36)) for i in range(1 + histories)]
+    grads = []
+    for d in devs[1:]:
+        for it in range(2):
+            iteration(d, grads, 0, it == 0)
+    for d in devs:
+        d.entry("snapshot", 0, 0, 0, [])
+    snap = {"segments": snapshot_of(devs[1:], None),
+            "device_traces": [d.history for d in devs]}
+    with open(out, "wb") as f:
+        pickle.dump(snap, f, protocol=proto)
+    with open(out + ".expect", "w") as f:
+        f.write("allocs %d\n" % sum(1 for e in devs[1].history if e["action"] == "alloc"))
+
+
 # --- forward passes: layers are not iterations ------------------------------
 
 def forward_pass(d, layers, seq=512, hidden=768, heads=12, vocab=50257):
@@ -849,6 +868,8 @@ def main():
         forward(out, proto, 1)
     elif kind == "inference":
         forward(out, proto, 4)
+    elif kind in ("marker0", "marker01"):
+        marker_devices(out, proto, 1 if kind == "marker0" else 2)
     elif kind == "forward32":
         forward_train(out, proto)
     else:
