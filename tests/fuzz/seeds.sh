@@ -28,7 +28,7 @@ cp "$seeds/trace/"*.trace "$seeds/scan/" 2>/dev/null
 # Seeds for the snapshot unpickler and the nsys reader: pickles and exports
 # written by the generators of the import tests (python3, when there is one).
 if command -v python3 >/dev/null 2>&1; then
-	for k in train periodic legacy otherprog; do
+	for k in train periodic legacy otherprog marker0; do
 		python3 tests/import/make_snapshot.py $k "$seeds/pickle/$k.pickle" >/dev/null 2>&1
 	done
 	python3 tests/import/make_nsys.py current "$seeds/nsys/current.sqlite" >/dev/null 2>&1
