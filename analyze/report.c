@@ -299,6 +299,9 @@ static int groups(const struct trace *t, struct report *r)
 {
 	for (unsigned k = 0; k < TRACE_KIND_COUNT; k++)
 		r->by_kind[k].name = trace_kind_name(k);
+	/* the importers file host tensors under the default kind */
+	if (r->host_memory)
+		r->by_kind[TRACE_KIND_DEVICE].name = "host (CPU)";
 	for (unsigned k = 0; k < TRACE_ROLE_COUNT; k++)
 		r->by_role[k].name = trace_role_name(k);
 	if (r->nlive == 0)
@@ -433,6 +436,8 @@ int report_build(const struct trace *t, const struct report_digest *d,
 		return trace_seterr(err, errlen, TRACE_EINVAL,
 				    "the trace is not finished");
 	count(t, d, r);
+	const char *mem = trace_get_meta(t, "memory"), *dev = trace_get_meta(t, "device");
+	r->host_memory = (mem && strcmp(mem, "host") == 0) || (dev && strcmp(dev, "cpu") == 0);
 	r->idle_known = r->naccesses > 0;
 	if (!r->idle_known)
 		snprintf(r->idle_why, sizeof(r->idle_why),
@@ -472,7 +477,7 @@ int report_build(const struct trace *t, const struct report_digest *d,
 		if (end != rec && *end == '\0' && v >= 0)
 			r->recorded_reserved = v;
 	}
-	for (unsigned m = 0; m < ALLOCSIM_COUNT; m++) {
+	for (unsigned m = 0; m < ALLOCSIM_COUNT && !r->host_memory; m++) {
 		if (!(allocators & (1u << m)))
 			continue;
 		if ((rc = allocsim_run(t, (enum allocsim_model)m, &r->alloc[m],

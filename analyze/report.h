@@ -99,6 +99,10 @@ struct report {
 	/* the swap floor; not computed from a streamed trace (d != NULL) */
 	struct swap_floor floor;
 
+	/* a trace of host memory (meta memory=host or device cpu: the ET
+	 * importer's CPU tensors): its buffers are labelled host and no CUDA
+	 * allocator model is run (allocators stays 0) */
+	int host_memory;
 	unsigned allocators; /* bit m set: alloc[m] was computed */
 	struct allocsim_result alloc[ALLOCSIM_COUNT];
 	/* the reserved peak the allocator itself recorded (a PyTorch

@@ -112,6 +112,9 @@ int report_print_text(FILE *f, const char *path, const struct trace *t,
 	char a[32], b[32], c[32];
 	fprintf(f, "trace:          %s\n", path);
 	print_source(f, t);
+	if (r->host_memory)
+		fprintf(f, "memory:         host (device %s): CPU tensors, not GPU memory\n",
+			trace_get_meta(t, "device") ? trace_get_meta(t, "device") : "cpu");
 	fprintf(f, "buffers:        %zu: %zu persistent (%s), %zu transient (%s)\n",
 		r->nbuffers, r->npersistent,
 		cli_format_size(r->persistent_bytes, a, sizeof(a)),
@@ -243,6 +246,8 @@ int report_print_text(FILE *f, const char *path, const struct trace *t,
 	if (!r->idle_known)
 		fprintf(f, "                to know what is idle, capture the iteration with memplan-capture, which records the accesses\n");
 
+	if (r->host_memory)
+		fprintf(f, "allocators:     none simulated: host memory, which the CUDA allocator models do not describe\n");
 	if (r->allocators) {
 		fprintf(f, "allocators:     %-12s %14s %14s %14s %13s\n", "",
 			"reserved peak", "live at it", "fragmentation", "vs live peak");
@@ -404,6 +409,7 @@ int report_print_json(FILE *f, const char *path, const struct trace *t,
 	json_i64(&j, "at", r->lower_bound_at);
 	json_object_end(&j);
 	json_u64(&j, "host_peak_bytes", r->host_peak);
+	json_string(&j, "memory", r->host_memory ? "host" : "device");
 	if (r->recorded_reserved >= 0)
 		json_u64(&j, "recorded_reserved_peak", (uint64_t)r->recorded_reserved);
 	else

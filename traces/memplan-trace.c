@@ -11,10 +11,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "detect.h"
 #include "import_et.h"
 #include "import_nsys.h"
 #include "import_snapshot.h"
 #include "input.h"
+#include "zinput.h"
 #include "json.h"
 #include "minimalloc_csv.h"
 #include "slice.h"
@@ -195,6 +197,12 @@ static void info_text(const char *path, const struct trace *t,
 		printf("period:       %zu allocation requests, %zu complete iterations "
 		       "(detected; iteration 1 starts at request %zu)\n",
 		       in->period.period, in->period.iterations, in->period.first);
+	else if (in->period.block && in->period.kept)
+		printf("period:       none: one pass; no repeated iteration found (a block of %zu "
+		       "allocation requests repeats %zu times inside it, each keeping %s more "
+		       "live: layers of a forward pass, not iterations)\n",
+		       in->period.block, in->period.block_repeats,
+		       cli_format_size(in->period.kept, a, sizeof(a)));
 	else if (in->period.block)
 		printf("period:       none: one pass; no repeated iteration found (a block of %zu "
 		       "allocation requests repeats %zu times inside it, each handing %s to the "
@@ -236,6 +244,7 @@ static int cmd_info(int argc, char **argv)
 
 /* --- import / export ----------------------------------------------------- */
 
+#define DEVICE_CPU (-1000) /* --device cpu */
 #define IMPORT_FORMATS "minimalloc-csv, pytorch-snapshot, nsys-sqlite, pytorch-et"
 
 static int cmd_import(int argc, char **argv)
@@ -247,17 +256,25 @@ static int cmd_import(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "kineto", required_argument, NULL, 'k' },
 		{ "snapshot", required_argument, NULL, 's' },
+		{ "rank", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *from = NULL, *out = NULL, *kineto = NULL, *snap = NULL;
+	long rank = ZIN_ANY_RANK;
 	int device = SNAPSHOT_ANY_DEVICE, c;
 	int64_t pid = NSYS_ANY_PID;
 	uint64_t v;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:o:d:p:k:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:d:p:k:s:r:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			from = optarg;
+		else if (c == 'r') {
+			if (cli_parse_u64(optarg, &v) || v > 999999)
+				return cli_usage_error("import: --rank '%s' is not a rank (0 to 999999)",
+						       optarg);
+			rank = (long)v;
+		}
 		else if (c == 'k')
 			kineto = optarg;
 		else if (c == 's')
@@ -265,8 +282,12 @@ static int cmd_import(int argc, char **argv)
 		else if (c == 'o')
 			out = optarg;
 		else if (c == 'd') {
+			if (strcmp(optarg, "cpu") == 0) {
+				device = DEVICE_CPU;
+				continue;
+			}
 			if (cli_parse_u64(optarg, &v) || v > 1023)
-				return cli_usage_error("import: --device '%s' is not a device ordinal (0 to 1023)",
+				return cli_usage_error("import: --device '%s' is not a device ordinal (0 to 1023, or cpu for pytorch-et)",
 						       optarg);
 			device = (int)v;
 		} else if (c == 'p') {
@@ -278,16 +299,24 @@ static int cmd_import(int argc, char **argv)
 		} else
 			return cli_option_error(c, "import");
 	}
-	if (!from)
-		return cli_usage_error("import: --from FORMAT is required (" IMPORT_FORMATS ")");
 	if (!out)
 		return cli_usage_error("import: -o TRACE is required");
 	if (optind != argc - 1)
 		return cli_usage_error("import: expected one input file");
+	char err[ERRLEN];
+	if (!from) {
+		/* what the file is, said before anything is imported */
+		char why[160];
+		int drc = import_detect(argv[optind], &from, why, sizeof(why), err, sizeof(err));
+		if (drc) {
+			cli_error("%s", err);
+			return cli_exit_for(drc, 0);
+		}
+		printf("%s: detected %s: %s\n", argv[optind], from, why);
+	}
 	if (cli_same_file(argv[optind], out))
 		return cli_usage_error("import: the output '%s' is the input file: write the trace elsewhere",
 				       out);
-	char err[ERRLEN];
 	struct trace *t;
 	int rc;
 	if (pid != NSYS_ANY_PID && strcmp(from, "nsys-sqlite") != 0)
@@ -305,15 +334,23 @@ static int cmd_import(int argc, char **argv)
 	if (snap && cli_same_file(snap, out))
 		return cli_usage_error("import: the output '%s' is the snapshot: write the trace elsewhere",
 				       out);
+	if (rank != ZIN_ANY_RANK && strcmp(from, "pytorch-et") != 0)
+		return cli_usage_error("import: --rank applies to pytorch-et (a tar of several ranks' files)");
+	if (device == DEVICE_CPU && strcmp(from, "pytorch-et") != 0)
+		return cli_usage_error("import: --device cpu applies to pytorch-et (its tensors on the host)");
 	if (strcmp(from, "minimalloc-csv") == 0) {
 		if (device != SNAPSHOT_ANY_DEVICE)
 			return cli_usage_error("import: --device applies to pytorch-snapshot, nsys-sqlite and pytorch-et");
 		rc = mmcsv_import(argv[optind], &t, err, sizeof(err));
 	} else if (strcmp(from, "pytorch-snapshot") == 0) {
 		rc = snapshot_import(argv[optind], device, &t, err, sizeof(err));
+		const char *why = rc ? NULL : trace_get_meta(t, "pytorch.device_chosen");
+		if (why)
+			printf("%s: imported %s\n", argv[optind], why);
 	} else if (strcmp(from, "pytorch-et") == 0) {
-		rc = et_import(argv[optind], kineto, snap, device < 0 ? ET_ANY_DEVICE : device,
-			       &t, err, sizeof(err));
+		rc = et_import(argv[optind], kineto, snap,
+			       device == DEVICE_CPU ? ET_HOST : device < 0 ? ET_ANY_DEVICE : device,
+			       rank, &t, err, sizeof(err));
 	} else if (strcmp(from, "nsys-sqlite") == 0) {
 		rc = nsys_import_process(argv[optind], device < 0 ? NSYS_ANY_DEVICE : device,
 					 pid, &t, err, sizeof(err));
@@ -599,11 +636,12 @@ static const char info_options[] =
 static const char import_options[] =
 	"  -f, --from FORMAT        the input's format: minimalloc-csv,\n"
 	"                           pytorch-snapshot, nsys-sqlite or pytorch-et\n"
-	"                           (required)\n"
+	"                           (default: detected from the file, and said)\n"
 	"  -o, --output TRACE       the trace to write (required)\n"
 	"  -d, --device N           pytorch-snapshot, nsys-sqlite, pytorch-et: the\n"
 	"                           device to take (default: the only one with a\n"
-	"                           history, or with tensors)\n"
+	"                           history, or with tensors); pytorch-et: cpu, the\n"
+	"                           host's tensors (default when all are there)\n"
 	"  -p, --pid P              nsys-sqlite: the process to take (default: the\n"
 	"                           only one with memory events on the device)\n"
 	"  -k, --kineto FILE        pytorch-et: the profiler's Chrome/Kineto trace of\n"
@@ -613,6 +651,8 @@ static const char import_options[] =
 	"                           (torch.cuda.memory._dump_snapshot), for real\n"
 	"                           allocations and frees instead of --kineto; the\n"
 	"                           step is found in its history (default: none)\n"
+	"  -r, --rank N             pytorch-et: of a tar holding several ranks' files,\n"
+	"                           the one of rank N (default: the only one)\n"
 	"  -h, --help               this text\n";
 static const char export_options[] =
 	"  -t, --to FORMAT          the output's format: minimalloc-csv (required)\n"
@@ -645,7 +685,7 @@ static const struct cli_command commands[] = {
 	  "show what a trace holds: source, counts, span, peak, lower bound",
 	  info_options },
 	{ "import", cmd_import,
-	  "import --from minimalloc-csv|pytorch-snapshot|nsys-sqlite|pytorch-et IN -o TRACE [--device N] [--pid P] [--kineto KINETO | --snapshot SNAP]",
+	  "import [--from minimalloc-csv|pytorch-snapshot|nsys-sqlite|pytorch-et] IN -o TRACE [--device N|cpu] [--pid P] [--kineto KINETO | --snapshot SNAP] [--rank N]",
 	  "convert another tool's file into a trace",
 	  import_options },
 	{ "export", cmd_export, "export --to minimalloc-csv TRACE [-o OUT]",

@@ -78,3 +78,16 @@ need_python3() {
 	done_testing
 	exit
 }
+
+# need_torch: the rest of the test needs PyTorch (Debian's python3-torch,
+# which .ci/run installs): its fixtures are written by a real training step;
+# without it the rest skips, saying so.  Sets $PY, the python3 that has it.
+need_torch() {
+	need_python3
+	for PY in python3 /usr/bin/python3; do
+		"$PY" -c 'import torch' >/dev/null 2>&1 && return 0
+	done
+	skip "the rest of this test" "PyTorch is not installed (apt-get install python3-torch)"
+	done_testing
+	exit
+}

@@ -117,6 +117,30 @@ has "$T/err" "no history for device 5" "and says which device"
 expect 2 "--device must be a number" \
 	memplan-trace import --from pytorch-snapshot "$T/train4.pickle" --device x -o "$T/x.trace"
 
+# a program on device 1 alone: _snapshot() leaves a 'snapshot' marker in
+# device 0's trace too, which is not a history
+python3 "$gen" marker0 "$T/m0.pickle"
+expect 0 "device 0 with only a snapshot marker: device 1 is imported" \
+	memplan-trace import --from pytorch-snapshot "$T/m0.pickle" -o "$T/m0.trace"
+has "$T/out" "imported device 1, the one device with a history (device traces with only 'snapshot' markers: 0)" \
+	"the output says which device and why"
+expect 0 "info on it" memplan-trace info --json "$T/m0.trace"
+has "$T/out" '"device":"cuda:1"' "meta: device 1"
+has "$T/out" "\"alloc\":$(value allocs "$T/m0.pickle.expect")," "device 1's history is read"
+has "$T/out" "\"pytorch.device_chosen\":\"device 1, the one device with a history" "meta says why"
+expect 0 "detected, the same device is chosen" memplan-trace import "$T/m0.pickle" -o "$T/m0b.trace"
+has "$T/out" "imported device 1" "and said"
+expect 2 "--device 0 asks for the device with only a marker" \
+	memplan-trace import --from pytorch-snapshot "$T/m0.pickle" --device 0 -o "$T/x.trace"
+has "$T/err" "holds no history for device 0 (devices with a history: 1)" "and the error names device 1"
+python3 "$gen" marker01 "$T/m01.pickle"
+expect 2 "devices 1 and 2 with a history, 0 with a marker: --device is needed" \
+	memplan-trace import --from pytorch-snapshot "$T/m01.pickle" -o "$T/x.trace"
+has "$T/err" "holds the history of devices 1, 2: choose one with --device" \
+	"the error names the devices with a history, not device 0"
+expect 0 "--device 2 imports" \
+	memplan-trace import --from pytorch-snapshot "$T/m01.pickle" --device 2 -o "$T/m2.trace"
+
 refuse() { # kind message description
 	python3 "$gen" "$1" "$T/$1.pickle"
 	cp "$T/t4.trace" "$T/keep.trace"

@@ -78,6 +78,22 @@ has "$T/err" "one pass; no repeated iteration found" "and says why"
 [ ! -e "$T/x.trace" ]
 ok $? "no output is left behind"
 
+# one forward pass of a 32-layer model with autograd on, every allocation
+# from one call site: each layer keeps most of what it allocates for the
+# backward, so the live bytes grow; the layers are not 32 iterations (nor 31)
+python3 tests/import/make_snapshot.py forward32 "$T/g.pickle"
+ok $? "the generator wrote one forward pass with autograd on"
+memplan-trace import --from pytorch-snapshot "$T/g.pickle" -o "$T/g.trace" 2>"$T/err"
+ok $? "import it"
+expect 0 "info on one pass with autograd" memplan-trace info "$T/g.trace"
+! grep -q "complete iterations" "$T/out"
+ok $? "no layer is taken for an iteration"
+has "$T/out" "one pass; no repeated iteration found (a block of 11 allocation requests repeats 32 times inside it, each keeping 24.00 MiB more live" \
+	"info says it holds one pass of 32 layers that keep their activations"
+expect 3 "slice --auto --iteration 1 refuses it" \
+	memplan-trace slice "$T/g.trace" --auto --iteration 1 -o "$T/x.trace"
+has "$T/err" "as the layers of a forward pass with autograd on do" "and says why"
+
 # four such passes in a row (inference): each pass is an iteration
 python3 tests/import/make_snapshot.py inference "$T/i.pickle"
 pass=$(awk '$1 == "pass_requests" { print $2 }' "$T/i.pickle.expect")

@@ -102,4 +102,27 @@ head -c 5000 "$T/r50.trace" >"$T/trunc.trace"
 expect 3 "truncated trace exits 3" memplan-analyze summary "$T/trunc.trace"
 has "$T/err" "trace '$T/trunc.trace'" "truncated trace named"
 
+# a trace of host memory (the ET importer's CPU tensors: meta memory=host,
+# device cpu) is labelled so, and the CUDA allocator models are not run on it
+need_python3
+for m in "memory host" "device cpu"; do
+	cp "$T/small.trace" "$T/host.trace"
+	python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (sys.argv[2], sys.argv[3]))
+db.commit()' "$T/host.trace" $m
+	ok $? "$m: a host-memory trace"
+	expect 0 "$m: summary" memplan-analyze summary "$T/host.trace"
+	has "$T/out" "memory:         host (device " "$m: said to be host memory"
+	has "$T/out" "by kind:       host (CPU) 2.75 KiB (100.0%)" "$m: its buffers are host, not device"
+	! grep -q "by kind:       device\|cudamalloc\|pytorch  " "$T/out"
+	ok $? "$m: no device kind and no CUDA allocator simulated"
+	has "$T/out" "allocators:     none simulated: host memory" "$m: one line says why"
+	expect 0 "$m: summary --json" memplan-analyze summary --json "$T/host.trace"
+	has "$T/out" '"memory":"host","recorded_reserved_peak"' "$m: JSON says host"
+	has "$T/out" '"allocators":{}}' "$m: and no allocator"
+done
+expect 0 "a device trace: summary" memplan-analyze summary --json "$T/small.trace"
+has "$T/out" '"memory":"device"' "a device trace says device"
+
 done_testing

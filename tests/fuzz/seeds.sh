@@ -28,7 +28,7 @@ cp "$seeds/trace/"*.trace "$seeds/scan/" 2>/dev/null
 # Seeds for the snapshot unpickler and the nsys reader: pickles and exports
 # written by the generators of the import tests (python3, when there is one).
 if command -v python3 >/dev/null 2>&1; then
-	for k in train periodic legacy otherprog; do
+	for k in train periodic legacy otherprog marker0; do
 		python3 tests/import/make_snapshot.py $k "$seeds/pickle/$k.pickle" >/dev/null 2>&1
 	done
 	python3 tests/import/make_nsys.py current "$seeds/nsys/current.sqlite" >/dev/null 2>&1
@@ -37,6 +37,26 @@ if command -v python3 >/dev/null 2>&1; then
 	python3 tests/import/make_et.py 1.1.1 "$seeds/json/et-1.1.1.json" \
 		--kineto "$seeds/json/kineto.json" >/dev/null 2>&1
 	rm -f "$seeds/json/"*.expect
+	# what real PyTorch writes (python3-torch): an MLP step's ET and memory
+	# records, 1.13's shapes (execution_graph roots, composite operators)
+	for py in python3 /usr/bin/python3; do
+		"$py" -c 'import torch' >/dev/null 2>&1 || continue
+		"$py" tests/import/torch_step.py mlp "$seeds/json" >/dev/null 2>&1
+		rm -f "$seeds/json/mlp.layout" "$seeds/json/mlp.chrome.json"
+		break
+	done
+	# archives as people ship them, for the wrapping reader: a macOS .tgz
+	# (a resource fork first), an ET beside generated .py files, two ranks
+	z=$seeds/zinput
+	mkdir -p "$z/w/k"
+	cp tests/fuzz/seeds/json/small-et.json "$z/w/rank0.json"
+	cp tests/fuzz/seeds/json/small-et.json "$z/w/rank1.json"
+	printf '\000\005\026\007Mac OS X' >"$z/w/._rank0.json"
+	printf 'import torch\n' >"$z/w/k/kernel.py"
+	(cd "$z/w" && tar czf ../mac.tgz ._rank0.json rank0.json &&
+		tar cf ../pt2.tar k rank0.json && tar cf ../ranks.tar rank0.json rank1.json) 2>/dev/null
+	gzip -c tests/fuzz/seeds/json/small-et.json >"$z/et.json.gz"
+	rm -rf "$z/w"
 	rm -f "$seeds/pickle/"*.expect "$seeds/nsys/"*.expect
 fi
 exit 0

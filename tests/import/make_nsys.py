@@ -15,7 +15,11 @@
 # twoproc (current, and a second process on device 0), pinnedelsewhere
 # (device 0, and pinned host memory only under device 1), threads (nested NVTX
 # ranges on two threads of one process), trimmed (no ENUM tables and no
-# memory table: a report recorded without --cuda-memory-usage).
+# memory table: a report recorded without --cuda-memory-usage), meta2022
+# (current, its metadata table named EXPORT_META_DATA as Nsight Systems
+# 2022.1 to 2023.2 name it), noenum (current without any ENUM_ table, as the
+# oldest exports: the documented numbers), emptymem (the memory table there
+# but empty: recorded without --cuda-memory-usage=true).
 # A globalPid is pid << 24 and a globalTid pid << 24 | tid, as nsys writes
 # them.  OUT.expect holds the figures of process 4242 on device 0, and a
 # "label N TEXT" line per buffer label: the innermost NVTX range open on the
@@ -34,6 +38,9 @@ NVTX = {33: "NvtxCategory", 34: "NvtxMark", 39: "NvtxThread",
 
 
 def build(path, kind):
+    variant = kind
+    if kind in ("meta2022", "noenum", "emptymem"):
+        kind = "current"
     old = kind == "old"
     if os.path.exists(path):
         os.remove(path)
@@ -49,13 +56,16 @@ def build(path, kind):
         db.close()
         return
     if kind != "noversion":
-        x("CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT)")
+        meta = "EXPORT_META_DATA" if variant == "meta2022" else "META_DATA_EXPORT"
+        x("CREATE TABLE %s (name TEXT, value TEXT)" % meta)
         ver = {"old": "2.7.1", "unknown": "9.0.0"}.get(kind, "3.11.1")
-        x("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', ?)", (ver,))
-        x("INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION', '2024.4.1.61')")
+        x("INSERT INTO %s VALUES ('EXPORT_SCHEMA_VERSION', ?)" % meta, (ver,))
+        x("INSERT INTO %s VALUES ('EXPORT_PRODUCT_VERSION', '2024.4.1.61')" % meta)
     # enumerations: the old schema numbers them differently (ids shifted and
     # reversed), so only a join by name reads both
     def enum(table, names):
+        if variant == "noenum":  # no table: the documented numbers
+            return {name: n for n, name in names}
         if old:
             x("CREATE TABLE %s (id INTEGER PRIMARY KEY, name TEXT NOT NULL)" % table)
         else:
@@ -301,6 +311,8 @@ def build(path, kind):
           " address, pc, bytes, memKind, memoryOperationType)"
           " VALUES (?, ?, 0, 1, 1, 0, 'many', ?, ?)",
           (t + 20, pid, kinds["CUDA_MEMOPR_MEMORY_KIND_DEVICE"], oper[OPER[0]]))
+    if variant == "emptymem":
+        x("DELETE FROM CUDA_GPU_MEMORY_USAGE_EVENTS")
     db.commit()
     db.close()
     exp["buffers"] += 1  # the one live at start

@@ -249,6 +249,25 @@ def periodic(out, proto):
         f.write("period %d\n" % steady)
 
 
+def marker_devices(out, proto, histories):
+    """A program on device 1 (and 2, when histories is 2): _snapshot() puts
+    a 'snapshot' marker in every device's trace, so device 0's holds that
+    marker alone."""
+    devs = [Device(i, 0x7F0000000000 + (i << 36)) for i in range(1 + histories)]
+    grads = []
+    for d in devs[1:]:
+        for it in range(2):
+            iteration(d, grads, 0, it == 0)
+    for d in devs:
+        d.entry("snapshot", 0, 0, 0, [])
+    snap = {"segments": snapshot_of(devs[1:], None),
+            "device_traces": [d.history for d in devs]}
+    with open(out, "wb") as f:
+        pickle.dump(snap, f, protocol=proto)
+    with open(out + ".expect", "w") as f:
+        f.write("allocs %d\n" % sum(1 for e in devs[1].history if e["action"] == "alloc"))
+
+
 # --- forward passes: layers are not iterations ------------------------------
 
 def forward_pass(d, layers, seq=512, hidden=768, heads=12, vocab=50257):
@@ -313,6 +332,34 @@ def forward(out, proto, passes):
         f.write("layers 24\n")
         f.write("pass_requests %d\n" % (requests // passes))
         f.write("passes %d\n" % passes)
+
+
+def forward_train(out, proto, layers=32, seq=512, hidden=1024, heads=16):
+    """One forward pass of a 32-layer model with autograd on, and nothing
+    else: each layer saves most of what it allocates for the backward that
+    the snapshot does not hold, and every allocation comes from the one call
+    site (the model's forward), so the layer's requests repeat 32 times,
+    growing the live bytes; the layers are not iterations."""
+    d = Caching()
+    sh = seq * hidden * 2
+    fr = frames("model.py", 20, "forward")
+    d.alloc(seq * 8, 0, fr)
+    d.alloc(sh, 0, fr)
+    for _ in range(layers):
+        for size in (sh, 3 * sh):
+            d.alloc(size, 0, fr)
+        scores = d.alloc(heads * seq * seq * 2, 0, fr)
+        d.alloc(heads * seq * seq * 2, 0, fr)
+        d.free(scores)
+        for size in (sh, sh, sh, 4 * sh, 4 * sh, sh):
+            d.alloc(size, 0, fr)
+    d.alloc(sh, 0, fr)
+    d.alloc(seq * 32000 * 2, 0, fr)
+    snap = {"segments": d.segments(), "device_traces": [d.history]}
+    with open(out, "wb") as f:
+        pickle.dump(snap, f, protocol=proto)
+    with open(out + ".expect", "w") as f:
+        f.write("layers %d\n" % layers)
 
 
 # --- the caching allocator's own rules: reserved memory ---------------------
@@ -821,6 +868,10 @@ def main():
         forward(out, proto, 1)
     elif kind == "inference":
         forward(out, proto, 4)
+    elif kind in ("marker0", "marker01"):
+        marker_devices(out, proto, 1 if kind == "marker0" else 2)
+    elif kind == "forward32":
+        forward_train(out, proto)
     else:
         if kind == "nohistory":
             obj = {"segments": [{"device": 0, "address": 4096, "total_size": 2 << 20,

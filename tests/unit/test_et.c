@@ -115,7 +115,7 @@ int main(void)
 	t = import(NODE(3, "aten::add", "aten::add(Tensor a, Tensor b) -> Tensor",
 			"[1, 5, 0, 4, 4, \"cuda:1\"]," T(2, 6), "\"Tensor(float)\", \"Tensor(float)\"",
 			T(7, 8), "\"Tensor(float)\""));
-	CHECK(t == NULL && strstr(err, "has tensors on CUDA devices 0, 1: choose one with --device"),
+	CHECK(t == NULL && strstr(err, "has tensors on 2 CUDA devices (cuda:0, cuda:1): choose one with --device"),
 	      "tensors on two devices ask for --device");
 	trace_free(t);
 	return tap_done();

@@ -282,12 +282,77 @@ static void test_cuts(void)
 	trace_free(z);
 }
 
+/*
+ * k repetitions of a block of allocations whose sizes are sizes[0..n), of
+ * which the ones with free_mask's bit set are freed at the block's end and
+ * the others kept to the end of the trace (a step's leak, or a layer's
+ * activations saved for the backward).
+ */
+static struct trace *blocks(const uint64_t *sizes, size_t n, unsigned free_mask,
+			    int k)
+{
+	struct trace *t = trace_new();
+	int64_t seq = 0, ids[16];
+	for (int c = 0; c < k; c++) {
+		for (size_t i = 0; i < n; i++) {
+			struct trace_buffer b = { .size = sizes[i], .rounded = sizes[i],
+						  .align = 1, .fixed_offset = TRACE_NONE,
+						  .stream = 0 };
+			ids[i] = trace_add_buffer(t, &b);
+			struct trace_event e = { .seq = seq++, .t_start = TRACE_TIME_NONE,
+						 .t_end = TRACE_TIME_NONE, .buffer = ids[i],
+						 .stream = 0, .type = TRACE_EV_ALLOC };
+			trace_add_event(t, &e);
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (!(free_mask >> i & 1))
+				continue;
+			struct trace_event e = { .seq = seq++, .t_start = TRACE_TIME_NONE,
+						 .t_end = TRACE_TIME_NONE, .buffer = ids[i],
+						 .stream = 0, .type = TRACE_EV_FREE };
+			trace_add_event(t, &e);
+		}
+	}
+	if (finish(t)) {
+		trace_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/*
+ * A training loop that leaks a little each step (a loss kept in a list) is
+ * still cut into its steps; a forward pass with autograd on, whose layers
+ * keep most of what they allocate, is one pass, not 32 iterations.
+ */
+static void test_growth(void)
+{
+	const uint64_t step[] = { 4 << 20, 16 << 20, 16 << 20, 4 };
+	struct trace *t = blocks(step, 4, 0x7, 20);
+	struct slice_period p;
+	CHECK(t && slice_detect(t, &p) == 0 && p.found && p.period == 7 &&
+	      p.iterations >= 19, "a loop that leaks 4 bytes a step is cut into its steps");
+	trace_free(t);
+	const uint64_t layer[] = { 1 << 20, 3 << 20, 8 << 20, 8 << 20, 4 << 20 };
+	t = blocks(layer, 5, 0x4, 32);
+	CHECK(t && slice_detect(t, &p) == 0 && !p.found,
+	      "a forward pass whose layers keep their activations is not cut into layers");
+	CHECK(p.block == 6 && p.kept == 16u << 20 && p.handoff == 0,
+	      "it is one pass: a block of 6 requests, each keeping 16 MiB");
+	size_t lo, hi;
+	CHECK(slice_iteration(t, &p, 1, &lo, &hi, err, sizeof(err)) == TRACE_EFORMAT &&
+	      strstr(err, "each keeping 16777216 more bytes live"),
+	      "slicing it says why");
+	trace_free(t);
+}
+
 int main(void)
 {
 	check_model("alexnet", 1);
 	check_model("resnet50", 2);
 	check_model("bert-base", 1);
 	test_cuts();
+	test_growth();
 	for (size_t i = 0; synth_model_name(i); i++) {
 		struct trace *z = zoo(synth_model_name(i), 2);
 		struct slice_period p;

@@ -37,18 +37,32 @@ enum {
 	REF_VIEW = 1,  /* an alias: no access, the storage is only reached */
 	REF_FRESH = 2, /* a fresh output: the start of a buffer */
 	REF_OUT = 4,   /* an output of an op without schema */
+	REF_NL = 8,    /* a fresh output of a composite (non-leaf) operator:
+			  where its storage is born, never an access */
+	REF_RET = 16,  /* any output (a view or an in-place result too) */
 };
+
+/* the memory a tensor is in: a CUDA ordinal (0..1023), or one of these */
+#define DEV_CPU (-1)   /* "cpu": host memory */
+#define DEV_OTHER (-2) /* "meta", "mps", "xla", ...: not memory memplan reads */
+#define DEV_BAD (-3)   /* "cuda:x" that names no device */
+#define MAX_DEVICE 1023
 
 struct ref {
 	int64_t sid;   /* storage id; after resolve(): index in im->gens */
 	uint64_t end;  /* bytes of the storage the tensor reaches */
+	int32_t dev;   /* a CUDA ordinal or DEV_CPU */
 	uint8_t mode;  /* enum trace_access_mode */
 	uint8_t flags;
 };
 
 struct op {
 	int64_t id, rf_id;
-	const char *name; /* interned in the trace */
+	int64_t parent;   /* its parent's node id */
+	int64_t up;       /* after resolve(): its parent's op index, -1 none */
+	int64_t sub_end;  /* after resolve(): the last op of its subtree */
+	const char *name; /* interned in the trace; NULL: not a leaf */
+	const char *label; /* its name, leaf or not */
 	size_t ref0;
 	uint32_t nref;
 	int64_t key;      /* with a profiler trace: its end time, ns */
@@ -61,7 +75,10 @@ struct op {
 };
 
 struct gen {              /* one buffer's life on one storage */
-	uint64_t size;
+	uint64_t size;        /* the most bytes a tensor on it reaches */
+	uint64_t birth_size;  /* what the tensor it was born as reaches (an
+				 expanded view, stride 0, reaches past its
+				 storage: the ET has no strides) */
 	int64_t born, last;   /* op indexes; born -1: before the window */
 	int64_t alloc_mem, free_mem; /* profiler memory events, -1 none */
 	int64_t buf;          /* trace buffer id, -1 none */
@@ -69,6 +86,10 @@ struct gen {              /* one buffer's life on one storage */
 	int32_t device;
 	int used_bwd;         /* an op of the backward pass reaches it */
 	int64_t next;         /* the first op after its birth that reaches it */
+	int in_birth;         /* born as an input (see resolve()) */
+	int64_t nl_until;     /* born as a composite op's output: the last op
+				 of that op's subtree (its storage cannot be
+				 another's before), else -1 */
 };
 
 /* u64 -> i64 open addressing; values are >= 0, a negative one marks an
@@ -87,15 +108,22 @@ struct kern {
 	uint8_t aux;     /* COPY: enum trace_copy_kind, from the name */
 };
 struct rt { int64_t corr, ext; };
-struct mem { int64_t ts, tid, bytes, total_res; uint64_t addr; size_t ev; };
+struct mem {
+	int64_t ts, tid, bytes, total_res;
+	uint64_t addr;
+	size_t ev;
+	int32_t dev; /* a CUDA ordinal, DEV_CPU, or DEV_OTHER */
+};
 
 struct im {
 	const char *name, *kname;
 	char *err;
 	size_t errlen;
 	struct trace *t;
-	int device;
-	uint32_t devices_seen; /* bit set of devices 0..31 seen */
+	int device;            /* a CUDA ordinal, ET_ANY_DEVICE or ET_HOST */
+	uint64_t devset[(MAX_DEVICE + 1) / 64]; /* CUDA devices the ET's tensors are on */
+	int host;              /* the trace is of host memory: tensors on cpu */
+	uint64_t align;        /* its allocator's guarantee */
 	int flat_seen, nested_seen, five_seen;
 	char schema[64];
 	/* the node being read, for messages */
@@ -113,6 +141,8 @@ struct im {
 	size_t ngens, capgens;
 	/* counts for meta */
 	size_t nodes, no_schema, truncated, nonleaf_skipped, cpu_refs;
+	size_t cuda_refs, other_refs, roots, nl_births, in_births;
+	size_t elsewhere; /* tensors in another memory than the trace's */
 	size_t known, unknown, dropped, unmatched_out, unmatched_free;
 	size_t not_in_kineto, unique_ids;
 	/* profiler trace */
@@ -126,6 +156,9 @@ struct im {
 	size_t nmem, capmem;
 	size_t kevents;
 	int64_t reserved_peak;
+	int64_t kbase;   /* microseconds since the epoch: the first time read */
+	int kabsolute;   /* its times were absolute: shifted by kbase */
+	int64_t rf_offset; /* profiler record id = the ET's rf_id + this */
 	/* memory snapshot */
 	const char *sname;
 	struct trace *snap;
@@ -432,18 +465,51 @@ static int in_place(const char *name)
 
 /* --- tensor values -------------------------------------------------------- */
 
-/* The device of a tensor value: its CUDA ordinal, -1 another device. */
+/*
+ * The memory of a tensor value's device: its CUDA ordinal, DEV_CPU,
+ * DEV_OTHER (a device memplan does not read), or DEV_BAD ("cuda:-1",
+ * "cuda:x": no device).
+ */
 static int device_of(const char *s)
 {
+	if (strcmp(s, "cpu") == 0 || strncmp(s, "cpu:", 4) == 0)
+		return DEV_CPU;
 	if (strncmp(s, "cuda", 4) != 0)
-		return -1;
+		return DEV_OTHER;
 	if (s[4] == 0)
 		return 0;
 	if (s[4] != ':')
-		return -1;
+		return DEV_OTHER;
+	const char *q = s + 5;
+	if (*q < '0' || *q > '9')
+		return DEV_BAD;
 	char *e;
-	long d = strtol(s + 5, &e, 10);
-	return *e || d < 0 || d > 1023 ? -1 : (int)d;
+	long d = strtol(q, &e, 10);
+	return *e || d > MAX_DEVICE ? DEV_BAD : (int)d;
+}
+
+static void dev_add(struct im *im, int d)
+{
+	im->devset[d / 64] |= UINT64_C(1) << (d % 64);
+}
+
+static int dev_has(const struct im *im, int d)
+{
+	return (im->devset[d / 64] >> (d % 64)) & 1;
+}
+
+/* The CUDA devices the ET's tensors are on: their number; *first the lowest. */
+static int dev_count(const struct im *im, int *first)
+{
+	int n = 0;
+	*first = -1;
+	for (int d = 0; d <= MAX_DEVICE; d++)
+		if (dev_has(im, d)) {
+			if (!n)
+				*first = d;
+			n++;
+		}
+	return n;
 }
 
 static int add_ref(struct im *im, const struct ref *r)
@@ -483,8 +549,11 @@ static int tensor_value(struct im *im, const struct jv *v, uint8_t mode,
 		if (x[1] == 0 || d->len == 0)
 			return 0; /* an undefined tensor, or one without storage */
 		dev = device_of(d->u.s);
-		if (dev < 0) {
-			im->cpu_refs++;
+		if (dev == DEV_BAD)
+			return bad(im, "element 5 (device) '%.40s' is not a device (cuda:0 to cuda:%d, cpu)",
+				   d->u.s, MAX_DEVICE);
+		if (dev == DEV_OTHER) {
+			im->other_refs++;
 			return 0;
 		}
 	} else {
@@ -492,17 +561,26 @@ static int tensor_value(struct im *im, const struct jv *v, uint8_t mode,
 		if (x[1] == 0)
 			return 0;
 	}
-	if (dev < 32)
-		im->devices_seen |= UINT32_C(1) << dev;
-	if (im->device >= 0 && dev != im->device)
+	if (dev == DEV_CPU) {
+		im->cpu_refs++;
+	} else {
+		im->cuda_refs++;
+		dev_add(im, dev);
+	}
+	/* another device than the one asked for: not kept */
+	if ((im->device >= 0 && dev != im->device) || (im->device == ET_HOST && dev != DEV_CPU)) {
+		im->elsewhere++;
 		return 0;
+	}
 	uint64_t limit = TRACE_BYTES_LIMIT;
 	if ((uint64_t)x[4] > 1024 || (uint64_t)x[2] > limit || (uint64_t)x[3] > limit ||
 	    (uint64_t)x[2] + (uint64_t)x[3] > limit / (x[4] ? (uint64_t)x[4] : 1))
 		return bad(im, "offset %" PRId64 ", numel %" PRId64 " and itemsize %" PRId64
 			   " reach past 2^62 bytes", x[2], x[3], x[4]);
+	/* the storage reaches at least the end of every tensor on it: its
+	 * offset (in elements) plus its elements */
 	struct ref r = { .sid = x[1], .end = ((uint64_t)x[2] + (uint64_t)x[3]) * (uint64_t)x[4],
-			 .mode = mode, .flags = flags };
+			 .dev = dev, .mode = mode, .flags = flags };
 	return add_ref(im, &r);
 }
 
@@ -563,6 +641,7 @@ static int side(struct im *im, const char *side_name, const struct jv *vals,
 		if (ty->type != JV_STR)
 			return bad(im, "the type is %s, not a string", jv_type_name(ty));
 		uint8_t mode = TRACE_ACCESS_UNKNOWN, flags = output ? REF_OUT : 0;
+		uint8_t ret = output ? REF_RET : 0;
 		if (kinds && i < nkinds) {
 			switch (kinds[i]) {
 			case ARG_READ:
@@ -585,7 +664,7 @@ static int side(struct im *im, const char *side_name, const struct jv *vals,
 			/* past the schema: extra values (triton's grid, stream) */
 		}
 		if (typed_value(im, ty->u.s, ty->u.s + ty->len, &vals->u.kids[i], mode,
-				flags, 0))
+				flags | ret, 0))
 			return im->rc;
 	}
 	return 0;
@@ -593,9 +672,12 @@ static int side(struct im *im, const char *side_name, const struct jv *vals,
 
 /* --- nodes ---------------------------------------------------------------- */
 
+/* The observer's own nodes ("[pytorch|profiler|execution_trace|thread]",
+ * "...|process]"; "execution_graph" in 1.13): roots, not operators. */
 static int root_name(const char *s)
 {
-	return strncmp(s, "[pytorch|profiler|execution_trace|", 34) == 0;
+	return strncmp(s, "[pytorch|profiler|execution_trace|", 34) == 0 ||
+	       strncmp(s, "[pytorch|profiler|execution_graph|", 34) == 0;
 }
 
 static int read_node(struct im *im, const struct jv *n, size_t index)
@@ -642,21 +724,15 @@ static int read_node(struct im *im, const struct jv *n, size_t index)
 		bwd = v != 0;
 	}
 	im->nodes++;
-	if (root_name(name->u.s))
-		return 0;
-	if (map_get(&im->parents, (uint64_t)id->u.i) >= 0) {
-		/* children exit, and are written, before their parent */
-		im->nonleaf_skipped++;
-		if (im->nops >= MAX_NODES)
-			return bad(im, "more than 2^31 operators");
-		/* kept without references: its rf_id still places allocations */
-		if (GROW(im->ops, im->capops, im->nops + 1))
-			return nomem(im);
-		im->ops[im->nops++] = (struct op){ .id = id->u.i, .rf_id = rf,
-			.name = NULL, .ref0 = im->nrefs, .nref = 0,
-			.step = strncmp(name->u.s, STEP_NAME "#", sizeof(STEP_NAME)) == 0 };
+	if (root_name(name->u.s)) {
+		im->roots++;
 		return 0;
 	}
+	/* children exit, and are written, before their parent: a composite
+	 * operator (aten::linear, aten::addmm over its copy_) is kept for
+	 * its rf_id (allocations inside it) and its fresh outputs (a storage
+	 * it makes that its children only read or fill is born there) */
+	int leaf = map_get(&im->parents, (uint64_t)id->u.i) < 0;
 	/* the schema */
 	const struct jv *sv = attr(n, "op_schema");
 	uint8_t args[512], rets[64];
@@ -691,25 +767,42 @@ static int read_node(struct im *im, const struct jv *n, size_t index)
 	if (have && ((iv && iv->type == JV_ARR && iv->len < nargs) ||
 		     (ov && ov->type == JV_ARR && ov->len != nrets)))
 		have = 0; /* the values do not follow the schema */
-	if (!have)
+	if (!have && leaf)
 		im->no_schema++;
 	if (im->nops >= MAX_NODES)
 		return bad(im, "more than 2^31 operators");
 	if (GROW(im->ops, im->capops, im->nops + 1))
 		return nomem(im);
 	struct op *o = &im->ops[im->nops];
-	*o = (struct op){ .id = id->u.i, .rf_id = rf, .ref0 = im->nrefs,
-			  .t0 = TRACE_TIME_NONE, .t1 = TRACE_TIME_NONE, .bwd = bwd };
-	if (!(o->name = trace_intern(im->t, name->u.s)))
+	*o = (struct op){ .id = id->u.i, .rf_id = rf, .parent = parent, .ref0 = im->nrefs,
+			  .t0 = TRACE_TIME_NONE, .t1 = TRACE_TIME_NONE, .bwd = bwd,
+			  .step = !leaf && strncmp(name->u.s, STEP_NAME "#", sizeof(STEP_NAME)) == 0 };
+	if (!(o->label = trace_intern(im->t, name->u.s)))
 		return nomem(im);
+	o->name = leaf ? o->label : NULL;
 	/* the overload is in the schema only ("aten::add.out(...)") */
 	const char *full = have ? sv->u.s : name->u.s;
 	int inplace = in_place(full);
 	const char *dot = strchr(full, '.'), *paren = strchr(full, '(');
 	int out_overload = dot && (!paren || dot < paren) && strncmp(dot, ".out", 4) == 0;
-	if (side(im, "inputs", iv, it, have ? args : NULL, nargs, 0, inplace, out_overload) ||
-	    side(im, "outputs", ov, ot, have ? rets : NULL, nrets, 1, inplace, out_overload))
+	if (side(im, "inputs", iv, it, have ? args : NULL, nargs, 0, inplace, out_overload))
 		return im->rc;
+	size_t nin = im->nrefs;
+	if (side(im, "outputs", ov, ot, have ? rets : NULL, nrets, 1, inplace, out_overload))
+		return im->rc;
+	if (!leaf) {
+		/* its inputs (a storage only composite ops reach, as
+		 * batch_norm's running statistics, is still live at the
+		 * start) and fresh outputs, never accesses */
+		size_t w = o->ref0;
+		for (size_t r = o->ref0; r < im->nrefs; r++)
+			if (r < nin || (im->refs[r].flags & REF_FRESH)) {
+				im->refs[w] = im->refs[r];
+				im->refs[w++].flags = r < nin ? REF_NL : REF_FRESH | REF_NL;
+			}
+		im->nrefs = w;
+		im->nonleaf_skipped++;
+	}
 	size_t k = im->nrefs - o->ref0;
 	if (k > UINT32_MAX)
 		return bad(im, "more than 2^32 tensors");
@@ -724,6 +817,9 @@ static int read_et(struct im *im, struct json_reader *jr)
 	const char *key;
 	int rc, have_nodes = 0;
 	im->node_id = -1;
+	if (json_peek(jr) == '[')
+		return bad(im, "it is a JSON array, not an execution trace (an object with "
+			   "'schema' and 'nodes'): a Chrome trace goes with --kineto");
 	if (json_enter(jr, 1))
 		goto json;
 	while ((rc = json_next(jr, &key)) == 1) {
@@ -766,6 +862,10 @@ static int read_et(struct im *im, struct json_reader *jr)
 				    im->name, im->schema);
 	if (!have_nodes)
 		return bad(im, "no field 'nodes'");
+	if (im->nops == 0)
+		return bad(im, "%zu nodes and no operator among them (only the observer's own "
+			   "roots, or none): the observer was stopped before the step ran",
+			   im->nodes);
 	return 0;
 json:
 	im->node_id = -1;
@@ -791,10 +891,17 @@ static int kbad(struct im *im, size_t ev, const char *what, const char *field,
 	return TRACE_EFORMAT;
 }
 
-/* A time in microseconds (Chrome trace) as nanoseconds. */
+/*
+ * A time in microseconds (Chrome trace) as nanoseconds.  Kineto writes
+ * times relative to its top-level baseTimeNanoseconds; older profilers,
+ * and 1.x Kineto, microseconds since the epoch (1689360788495703): those
+ * are shifted by the first such time read (only differences matter here),
+ * before they become nanoseconds.  dur: a duration, never shifted.
+ */
 static int k_time(struct im *im, const struct jv *e, size_t ev, const char *what,
 		  const char *field, int64_t *out)
 {
+	int dur = strcmp(field, "dur") == 0;
 	const struct jv *v = jv_get(e, field);
 	if (!v)
 		return kbad(im, ev, what, field, "missing");
@@ -805,8 +912,20 @@ static int k_time(struct im *im, const struct jv *e, size_t ev, const char *what
 		d = v->u.d;
 	else
 		return kbad(im, ev, what, field, "%s, not a number", jv_type_name(v));
+	if (!dur && !im->kabsolute && d > 9e12 && d < 9e15) {
+		/* since the epoch (9e12 us: 1970-04-15; 9e15: 2255) */
+		im->kabsolute = 1;
+		im->kbase = (int64_t)floor(d);
+	}
+	if (!dur && im->kabsolute) {
+		if (v->type == JV_INT && v->u.i > INT64_MIN / 2) /* exact, no double */
+			d = (double)(v->u.i - im->kbase);
+		else
+			d -= (double)im->kbase;
+	}
 	if (!(d >= -9e12 && d <= 9e12))
-		return kbad(im, ev, what, field, "%g microseconds is out of range", d);
+		return kbad(im, ev, what, field, "%.17g microseconds is out of range%s", d,
+			    im->kabsolute ? " (after the first time since the epoch)" : "");
 	*out = (int64_t)llround(d * 1000.0);
 	return 0;
 }
@@ -874,20 +993,24 @@ static int k_event(struct im *im, const struct jv *e, size_t ev)
 		if (m.bytes == 0 || m.bytes == INT64_MIN ||
 		    (uint64_t)(m.bytes < 0 ? -m.bytes : m.bytes) >= TRACE_BYTES_LIMIT)
 			return kbad(im, ev, name, "Bytes", "%" PRId64 " is not a size", m.bytes);
-		if (dt != 1) /* c10::DeviceType::CUDA */
+		/* c10::DeviceType: CPU 0 (Kineto's Device Id -1), CUDA 1; the
+		 * events of the memory the trace is of are kept after the ET
+		 * (choose_memory()) */
+		if (dt == 1) {
+			if (di < 0 || di > MAX_DEVICE)
+				return kbad(im, ev, name, "Device Id", "%" PRId64 " is not a CUDA device",
+					    di);
+			m.dev = (int32_t)di;
+		} else if (dt == 0) {
+			m.dev = DEV_CPU;
+		} else {
 			return 0;
-		if (di < 0 || di > 1023)
-			return kbad(im, ev, name, "Device Id", "%" PRId64 " is not a device", di);
-		if (di < 32)
-			im->devices_seen |= UINT32_C(1) << di;
-		if (im->device >= 0 && di != im->device)
+		}
+		if ((im->device >= 0 && m.dev != im->device) ||
+		    (im->device == ET_HOST && m.dev != DEV_CPU))
 			return 0;
-		if (im->device < 0 && di != 0)
-			return 0; /* checked with the ET's devices */
 		m.addr = (uint64_t)addr;
 		m.tid = k_tid(e);
-		if (m.total_res > im->reserved_peak)
-			im->reserved_peak = m.total_res;
 		if (GROW(im->mem, im->capmem, im->nmem + 1))
 			return nomem(im);
 		im->mem[im->nmem++] = m;
@@ -957,6 +1080,14 @@ static int read_kineto(struct im *im, struct json_reader *jr)
 {
 	const char *key;
 	int rc, have = 0;
+	if (json_peek(jr) == '[')
+		return trace_seterr(im->err, im->errlen, TRACE_EFORMAT,
+				    "cannot read profiler trace '%s': it is a Chrome trace array, what "
+				    "export_chrome_trace() writes without Kineto (PyTorch built without it, "
+				    "as Debian's): it has no [memory] events with addresses; record with a "
+				    "PyTorch that has Kineto (torch.autograd.kineto_available()), or import "
+				    "the execution trace alone (sizes and frees inferred)",
+				    im->kname);
 	if (json_enter(jr, 1))
 		goto json;
 	while ((rc = json_next(jr, &key)) == 1) {
@@ -994,6 +1125,18 @@ json:
 
 /* --- resolving storages --------------------------------------------------- */
 
+static uint64_t round_up(uint64_t n)
+{
+	return (n + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+/* qsort() of n items, none when n is 0 (qsort(NULL, 0) is undefined) */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 static int cmp_op(const void *a, const void *b)
 {
 	const struct op *x = a, *y = b;
@@ -1005,7 +1148,8 @@ static int new_gen(struct im *im, int64_t born, int64_t *out)
 	if (GROW(im->gens, im->capgens, im->ngens + 1))
 		return nomem(im);
 	im->gens[im->ngens] = (struct gen){ .born = born, .last = born,
-		.alloc_mem = -1, .free_mem = -1, .buf = -1, .snap = -1, .next = -1 };
+		.alloc_mem = -1, .free_mem = -1, .buf = -1, .snap = -1, .next = -1,
+		.nl_until = -1 };
 	*out = (int64_t)im->ngens++;
 	return 0;
 }
@@ -1017,28 +1161,81 @@ static int new_gen(struct im *im, int64_t born, int64_t *out)
  */
 static int resolve(struct im *im)
 {
-	qsort(im->ops, im->nops, sizeof(*im->ops), cmp_op);
+	sort(im->ops, im->nops, sizeof(*im->ops), cmp_op);
 	for (size_t i = 0; i < im->nrefs && !im->unique_ids; i++)
 		if (map_get(&im->nodeids, (uint64_t)im->refs[i].sid) >= 0)
 			im->unique_ids = 1;
+	/* each op's subtree: it and the ops after it up to its last
+	 * descendant (children enter after their parent) */
 	struct map cur = { 0 };
+	for (size_t i = 0; i < im->nops; i++)
+		if (map_set(&cur, (uint64_t)im->ops[i].id, (int64_t)i)) {
+			map_free(&cur);
+			return nomem(im);
+		}
+	for (size_t i = 0; i < im->nops; i++) {
+		int64_t p = im->ops[i].parent != im->ops[i].id
+				    ? map_get(&cur, (uint64_t)im->ops[i].parent) : -1;
+		im->ops[i].up = p >= 0 && p < (int64_t)i ? p : -1;
+		im->ops[i].sub_end = (int64_t)i;
+	}
+	for (size_t i = im->nops; i-- > 0;) {
+		int64_t p = im->ops[i].up;
+		if (p >= 0 && im->ops[p].sub_end < im->ops[i].sub_end)
+			im->ops[p].sub_end = im->ops[i].sub_end;
+	}
+	map_free(&cur);
 	for (size_t i = 0; i < im->nops; i++) {
 		struct op *o = &im->ops[i];
 		for (int pass = 0; pass < 2; pass++) /* inputs, then outputs */
 			for (uint32_t j = 0; j < o->nref; j++) {
 				struct ref *r = &im->refs[o->ref0 + j];
 				int out = (r->flags & (REF_FRESH | REF_OUT)) != 0;
-				if (out != pass)
-					continue;
+				int ret = !out && (r->flags & (REF_RET | REF_NL)) == REF_RET;
+				if (ret ? pass == 0 : out != pass)
+					continue; /* results after the inputs */
 				int64_t g = map_get(&cur, (uint64_t)r->sid);
+				/* a storage first seen as an in-place op's or a
+				 * view's result (aten::resize_ gives its self a new
+				 * one): born here, as a fresh output */
+				if (g < 0 && ret) {
+					out = 1;
+					r->flags |= REF_FRESH;
+				}
+				/* a fresh output on a storage id seen before is a
+				 * new storage at a reused address, unless the old
+				 * one is still in use here or inside the composite
+				 * op that made it */
 				int start = g < 0 ||
 					    ((r->flags & REF_FRESH) && !im->unique_ids &&
-					     im->gens[g].last < (int64_t)i);
-				if (start) {
-					if (new_gen(im, out ? (int64_t)i : -1, &g) ||
+					     im->gens[g].last < (int64_t)i &&
+					     im->gens[g].nl_until < (int64_t)i);
+				/* an input that reaches past a storage made in the
+				 * window, no longer in use: another storage at its
+				 * address, made with no operator (a Python number
+				 * wrapped as a tensor for aten::add_): born here */
+				int grown = !start && !out && !im->unique_ids &&
+					    im->gens[g].born >= 0 && im->gens[g].last < (int64_t)i &&
+					    im->gens[g].nl_until < (int64_t)i && r->end > im->gens[g].size;
+				if (!start && !grown && (r->flags & REF_NL)) {
+					/* a composite's output its children
+					 * made, or a storage it passes on */
+					r->sid = g;
+					r->flags = REF_NL | REF_VIEW;
+					continue;
+				}
+				if (start || grown) {
+					if (new_gen(im, out || grown ? (int64_t)i : -1, &g) ||
 					    map_set(&cur, (uint64_t)r->sid, g)) {
 						map_free(&cur);
 						return nomem(im);
+					}
+					im->gens[g].in_birth = grown;
+					im->in_births += (size_t)grown;
+					start = 1;
+					if ((r->flags & REF_NL) && out) {
+						im->gens[g].nl_until = o->sub_end;
+						im->nl_births++;
 					}
 				}
 				if (!start && (r->flags & REF_FRESH))
@@ -1048,6 +1245,8 @@ static int resolve(struct im *im)
 				if (start && out)
 					r->flags |= REF_FRESH;
 				struct gen *ge = &im->gens[g];
+				if (start)
+					ge->birth_size = r->end;
 				if (r->end > ge->size)
 					ge->size = r->end;
 				if (ge->next < 0 && (int64_t)i != ge->born)
@@ -1082,6 +1281,21 @@ static int cmp_mem(const void *a, const void *b)
 }
 
 /* The innermost cpu_op on tid that contains time ts, or -1. */
+/* The first cpu_op on tid that starts after ts, or -1. */
+static int64_t next_cpu(const struct im *im, int64_t tid, int64_t ts)
+{
+	size_t lo = 0, hi = im->ncpu;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct cpuop *c = &im->cpu[mid];
+		if (c->tid < tid || (c->tid == tid && c->ts <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < im->ncpu && im->cpu[lo].tid == tid ? (int64_t)lo : -1;
+}
+
 static int64_t innermost(const struct im *im, int64_t tid, int64_t ts)
 {
 	size_t lo = 0, hi = im->ncpu;
@@ -1103,10 +1317,68 @@ static int64_t innermost(const struct im *im, int64_t tid, int64_t ts)
 	return j;
 }
 
+/* How many of (up to) the first 4,096 operators with an rf_id find a
+ * record of their name at rf_id + d. */
+static size_t rf_matches(const struct im *im, const struct map *rf, int64_t d)
+{
+	size_t n = 0, tried = 0;
+	for (size_t i = 0; i < im->nops && tried < 4096; i++) {
+		const struct op *o = &im->ops[i];
+		if (o->rf_id < 0)
+			continue;
+		tried++;
+		/* wraps, defined, where a wild offset would overflow */
+		int64_t c = map_get(rf, (uint64_t)o->rf_id + (uint64_t)d);
+		n += c >= 0 && strcmp(im->cpu[c].name, o->label) == 0;
+	}
+	return n;
+}
+
+/*
+ * The difference between the profiler's record ids and the ET's rf_ids.
+ * PyTorch 2 writes both the same ("Record function id"); 1.13's
+ * ExecutionGraphObserver writes the RecordFunction handle while its
+ * profiler names operators by its own correlation counter, equal only when
+ * both saw the same operators since the process began (a profiler started
+ * earlier, as with a schedule, runs ahead by the operators only it saw).
+ * 0 when most names agree; else the offset, among those that put the first
+ * operators' names on a record of the same name, that agrees most.
+ */
+static int64_t rf_offset(const struct im *im, const struct map *rf)
+{
+	size_t tried = 0;
+	for (size_t i = 0; i < im->nops && tried < 4096; i++)
+		tried += im->ops[i].rf_id >= 0;
+	size_t best = rf_matches(im, rf, 0);
+	if (best * 10 >= tried * 9)
+		return 0;
+	int64_t bestd = 0;
+	size_t cands = 0;
+	for (size_t i = 0, ops = 0; i < im->nops && ops < 8; i++) {
+		const struct op *o = &im->ops[i];
+		if (o->rf_id < 0)
+			continue;
+		ops++;
+		for (size_t c = 0; c < im->ncpu && cands < 256; c++) {
+			const struct cpuop *k = &im->cpu[c];
+			if (k->rf < 0 || strcmp(k->name, o->label) != 0)
+				continue;
+			cands++;
+			int64_t d = k->rf - o->rf_id;
+			size_t m = rf_matches(im, rf, d);
+			if (m > best) {
+				best = m;
+				bestd = d;
+			}
+		}
+	}
+	return bestd;
+}
+
 static int join_kineto(struct im *im)
 {
-	qsort(im->cpu, im->ncpu, sizeof(*im->cpu), cmp_cpu);
-	qsort(im->mem, im->nmem, sizeof(*im->mem), cmp_mem);
+	sort(im->cpu, im->ncpu, sizeof(*im->cpu), cmp_cpu);
+	sort(im->mem, im->nmem, sizeof(*im->mem), cmp_mem);
 	/* nesting on each thread */
 	int64_t *stack = malloc((im->ncpu + 1) * sizeof(*stack));
 	struct map rf = { 0 }, ext = { 0 }, corr = { 0 }, etrf = { 0 };
@@ -1172,9 +1444,13 @@ static int join_kineto(struct im *im)
 	}
 	/* operators: their place (end of the cpu_op) and GPU time */
 	int64_t last = INT64_MIN;
+	im->rf_offset = rf_offset(im, &rf);
 	for (size_t i = 0; i < im->nops; i++) {
 		struct op *o = &im->ops[i];
-		int64_t c = o->rf_id >= 0 ? map_get(&rf, (uint64_t)o->rf_id) : -1;
+		int64_t c = o->rf_id >= 0 ? map_get(&rf, (uint64_t)o->rf_id + (uint64_t)im->rf_offset)
+					  : -1;
+		if (c >= 0 && strcmp(im->cpu[c].name, o->label) != 0)
+			c = -1; /* another operator: not this one's record */
 		o->t0 = o->t1 = TRACE_TIME_NONE;
 		if (c < 0) {
 			if (o->name)
@@ -1193,7 +1469,7 @@ static int join_kineto(struct im *im)
 			}
 		}
 		last = o->key;
-		if (o->rf_id >= 0 && map_set(&etrf, (uint64_t)o->rf_id, (int64_t)i)) {
+		if (c >= 0 && map_set(&etrf, (uint64_t)im->cpu[c].rf, (int64_t)i)) {
 			free(t0);
 			free(ktype);
 			free(kbytes);
@@ -1211,17 +1487,42 @@ static int join_kineto(struct im *im)
 			continue;
 		int64_t c = innermost(im, me->tid, me->ts);
 		int64_t oi = c < 0 || im->cpu[c].rf < 0 ? -1 : map_get(&etrf, (uint64_t)im->cpu[c].rf);
-		if (oi < 0)
-			continue;
-		struct op *o = &im->ops[oi];
-		for (uint32_t j = 0; j < o->nref; j++) {
-			struct ref *r = &im->refs[o->ref0 + j];
-			struct gen *g = &im->gens[r->sid];
-			if ((r->flags & (REF_FRESH)) && g->born == oi && g->alloc_mem < 0) {
-				g->alloc_mem = (int64_t)m;
-				break;
+		/* the op's own fresh outputs, else those of the composite ops
+		 * around it that are born there (aten::linear's output, made
+		 * inside aten::addmm): the nearest of the allocation's size
+		 * (or block size), else the nearest it can hold; a storage of
+		 * no bytes is never allocated */
+		struct gen *pick = NULL;
+		for (int pass = 0; pass < 2 && !pick; pass++)
+			for (int64_t x = oi; x >= 0 && !pick; x = im->ops[x].up) {
+				struct op *o = &im->ops[x];
+				for (uint32_t j = 0; j < o->nref && !pick; j++) {
+					struct ref *r = &im->refs[o->ref0 + j];
+					struct gen *g = &im->gens[r->sid];
+					uint64_t b = (uint64_t)me->bytes;
+					if (!(r->flags & REF_FRESH) || g->born != x || g->alloc_mem >= 0 ||
+					    g->birth_size == 0)
+						continue;
+					if (pass == 0 ? b == g->birth_size || b == round_up(g->birth_size)
+						      : x == oi || b >= g->birth_size)
+						pick = g;
+				}
+			}
+		if (!pick) {
+			/* made just before the op that reads it (a wrapped
+			 * number): the next op entered on the thread */
+			int64_t nx = next_cpu(im, me->tid, me->ts);
+			int64_t x = nx < 0 || im->cpu[nx].rf < 0 ? -1
+				    : map_get(&etrf, (uint64_t)im->cpu[nx].rf);
+			for (uint32_t j = 0; x >= 0 && j < im->ops[x].nref && !pick; j++) {
+				struct gen *g = &im->gens[im->refs[im->ops[x].ref0 + j].sid];
+				if (g->in_birth && g->born == x && g->alloc_mem < 0 &&
+				    (uint64_t)me->bytes >= g->birth_size)
+					pick = g;
 			}
 		}
+		if (pick)
+			pick->alloc_mem = (int64_t)m;
 	}
 out:
 	free(stack);
@@ -1256,7 +1557,7 @@ static int add_buf_role(struct im *im, uint64_t size, uint64_t rounded,
 			uint64_t addr, const char *label, uint8_t role, int64_t *id)
 {
 	struct trace_buffer b = { .size = size, .rounded = rounded, .addr = addr,
-				  .align = ALIGN, .fixed_offset = TRACE_NONE,
+				  .align = im->align, .fixed_offset = TRACE_NONE,
 				  .stream = TRACE_NONE, .device = im->device < 0 ? 0 : im->device,
 				  .kind = TRACE_KIND_DEVICE, .label = label, .role = role };
 	int64_t r = trace_add_buffer(im->t, &b);
@@ -1264,11 +1565,6 @@ static int add_buf_role(struct im *im, uint64_t size, uint64_t rounded,
 		return nomem(im);
 	*id = r;
 	return 0;
-}
-
-static uint64_t round_up(uint64_t n)
-{
-	return (n + ALIGN - 1) / ALIGN * ALIGN;
 }
 
 static int add_buf(struct im *im, uint64_t size, uint64_t rounded, uint64_t addr,
@@ -1355,13 +1651,14 @@ static int build(struct im *im, int kineto)
 		if (kineto && ge->alloc_mem >= 0) {
 			const struct mem *m = &im->mem[ge->alloc_mem];
 			if ((rc = add_buf_role(im, (uint64_t)m->bytes, (uint64_t)m->bytes, m->addr,
-					       im->ops[ge->born].name, gen_role(im, ge), &ge->buf)))
+					       im->ops[ge->born].label, gen_role(im, ge), &ge->buf)))
 				goto out;
 		} else if (ge->size > 0) {
 			if (kineto && ge->born >= 0)
 				im->unmatched_out++;
-			if ((rc = add_buf_role(im, ge->size, round_up(ge->size), 0,
-					       ge->born >= 0 ? im->ops[ge->born].name : NULL,
+			uint64_t rounded = im->host ? (ge->size + 63) / 64 * 64 : round_up(ge->size);
+			if ((rc = add_buf_role(im, ge->size, rounded, 0,
+					       ge->born >= 0 ? im->ops[ge->born].label : NULL,
 					       gen_role(im, ge), &ge->buf)))
 				goto out;
 		}
@@ -1453,8 +1750,6 @@ static int build(struct im *im, int kineto)
 	/* operators, and without a profiler trace the inferred allocs and frees */
 	for (size_t i = 0; i < im->nops; i++) {
 		struct op *o = &im->ops[i];
-		if (!o->name)
-			continue;
 		int64_t key = kineto ? o->key : (int64_t)i;
 		if (!kineto)
 			for (uint32_t j = 0; j < o->nref; j++) {
@@ -1467,16 +1762,19 @@ static int build(struct im *im, int kineto)
 			}
 		if (kineto)
 			for (uint32_t j = 0; j < o->nref; j++) {
-				/* outputs the profiler did not see allocated: born here */
+				/* outputs the profiler did not see allocated: born
+				 * here (a composite op's key is its end: before
+				 * the first op that reaches it instead) */
 				struct gen *g = &im->gens[im->refs[o->ref0 + j].sid];
 				if (g->born == (int64_t)i && g->buf >= 0 && g->alloc_mem < 0 &&
 				    bufkey0[g->buf] == INT64_MIN) {
-					bufkey0[g->buf] = key;
-					if (push_item(&it, &n, &cap, (struct item){ key, 0, g->buf, ord++, TRACE_TIME_NONE }))
+					int64_t k = !o->name && g->next >= 0 ? im->ops[g->next].key : key;
+					bufkey0[g->buf] = k;
+					if (push_item(&it, &n, &cap, (struct item){ k, 0, g->buf, ord++, TRACE_TIME_NONE }))
 						goto oom;
 				}
 			}
-		if (push_item(&it, &n, &cap, (struct item){ key, 1, (int64_t)i, ord++, 0 }))
+		if (o->name && push_item(&it, &n, &cap, (struct item){ key, 1, (int64_t)i, ord++, 0 }))
 			goto oom;
 		if (!kineto)
 			for (uint32_t j = 0; j < o->nref; j++) {
@@ -1489,7 +1787,7 @@ static int build(struct im *im, int kineto)
 				}
 			}
 	}
-	qsort(it, n, sizeof(*it), cmp_item);
+	sort(it, n, sizeof(*it), cmp_item);
 	if ((rc = emit(im, it, n, bufkey0, bufkey1)) != 0)
 		goto out;
 	if (kineto)
@@ -1831,7 +2129,7 @@ static int build_snap(struct im *im)
 	 * history), to blocks live at the start, in order of last use: each
 	 * takes the block of its size freed first after that use (never
 	 * freed: persistent) */
-	qsort(cand, ncand, sizeof(*cand), cmp_cand);
+	sort(cand, ncand, sizeof(*cand), cmp_cand);
 	size_t npre = 0;
 	pre = malloc((im->ngens + 1) * sizeof(*pre));
 	if (!pre)
@@ -1842,7 +2140,7 @@ static int build_snap(struct im *im)
 	/* outputs made before the history begins are live as it begins */
 	for (size_t q = 0; q < rep.first; q++)
 		pre[npre++] = (struct pre){ opkey[im->gens[fg[q]].last], fg[q] };
-	qsort(pre, npre, sizeof(*pre), cmp_pre);
+	sort(pre, npre, sizeof(*pre), cmp_pre);
 	struct map first = { 0 }; /* block size -> next candidate */
 	for (size_t c = ncand; c-- > 0;)
 		if (map_set(&first, cand[c].block, (int64_t)c)) {
@@ -1882,14 +2180,14 @@ static int build_snap(struct im *im)
 						  .addr = sbf->addr, .align = sbf->align,
 						  .fixed_offset = TRACE_NONE, .stream = sbf->stream,
 						  .device = sbf->device, .kind = TRACE_KIND_DEVICE,
-						  .label = ge->born >= 0 ? im->ops[ge->born].name : sbf->label,
+						  .label = ge->born >= 0 ? im->ops[ge->born].label : sbf->label,
 						  .stack = sbf->stack, .role = gen_role(im, ge) };
 			if ((ge->buf = trace_add_buffer(im->t, &b)) < 0)
 				goto oom;
 			sbuf[ge->snap] = ge->buf;
 		} else if (ge->size > 0) {
 			if ((rc = add_buf_role(im, ge->size, round_up(ge->size), 0,
-					       ge->born >= 0 ? im->ops[ge->born].name : NULL,
+					       ge->born >= 0 ? im->ops[ge->born].label : NULL,
 					       gen_role(im, ge), &ge->buf)))
 				goto out;
 			bufkey0[ge->buf] = INT64_MIN;
@@ -1940,8 +2238,6 @@ static int build_snap(struct im *im)
 	}
 	for (size_t i = 0; i < im->nops; i++) {
 		const struct op *o = &im->ops[i];
-		if (!o->name)
-			continue;
 		for (uint32_t j = 0; j < o->nref; j++) {
 			const struct gen *g = &im->gens[im->refs[o->ref0 + j].sid];
 			if (g->born == (int64_t)i && g->snap < 0 && g->buf >= 0 &&
@@ -1949,7 +2245,8 @@ static int build_snap(struct im *im)
 								  TRACE_TIME_NONE }))
 				goto oom;
 		}
-		if (push_item(&it, &n, &cap, (struct item){ opkey[i], 1, (int64_t)i, ord++, 0 }))
+		if (o->name &&
+		    push_item(&it, &n, &cap, (struct item){ opkey[i], 1, (int64_t)i, ord++, 0 }))
 			goto oom;
 		for (uint32_t j = 0; j < o->nref; j++) {
 			const struct gen *g = &im->gens[im->refs[o->ref0 + j].sid];
@@ -1959,7 +2256,7 @@ static int build_snap(struct im *im)
 				goto oom;
 		}
 	}
-	qsort(it, n, sizeof(*it), cmp_item);
+	sort(it, n, sizeof(*it), cmp_item);
 	rc = emit(im, it, n, bufkey0, bufkey1);
 	goto out;
 oom:
@@ -1996,8 +2293,12 @@ static const char *base_name(const char *p)
 
 static int finish_meta(struct im *im, int kineto)
 {
+	char off[32];
 	char dev[32];
-	snprintf(dev, sizeof(dev), "cuda:%d", im->device < 0 ? 0 : im->device);
+	if (im->host)
+		snprintf(dev, sizeof(dev), "cpu");
+	else
+		snprintf(dev, sizeof(dev), "cuda:%d", im->device < 0 ? 0 : im->device);
 	struct { const char *k; uint64_t v; } nums[] = {
 		{ "et.nodes", im->nodes },
 		{ "et.leaf_ops", im->nops - im->nonleaf_skipped },
@@ -2007,11 +2308,19 @@ static int finish_meta(struct im *im, int kineto)
 		{ "et.truncated_lists", im->truncated },
 		{ "et.accesses_dropped", im->dropped },
 		{ "et.profiler_steps", im->steps },
+		{ "et.observer_roots", im->roots },
+		{ "et.storages_born_in_composite_ops", im->nl_births },
+		{ "et.storages_born_as_inputs", im->in_births },
+		{ "et.tensors_on_other_memory", im->elsewhere + im->other_refs },
 	};
-	if (trace_set_meta(im->t, "source", "pytorch-et") < 0 ||
+	/* a trace of host memory says so wherever its source is shown (the
+	 * summary's "source:" line, info's "device:") */
+	if (trace_set_meta(im->t, "source", im->host ? "pytorch-et (cpu tensors: host memory)"
+						     : "pytorch-et") < 0 ||
 	    trace_set_meta(im->t, "source_file", base_name(im->name)) < 0 ||
 	    trace_set_meta(im->t, "device", dev) < 0 ||
-	    trace_set_meta(im->t, "allocator", "pytorch-caching") < 0 ||
+	    trace_set_meta(im->t, "allocator", im->host ? "c10-cpu" : "pytorch-caching") < 0 ||
+	    (im->host && trace_set_meta(im->t, "memory", "host") < 0) ||
 	    trace_set_meta(im->t, "et.schema", im->schema) < 0 ||
 	    trace_set_meta(im->t, "et.storage_ids",
 			   im->unique_ids ? "unique" : "address-derived") < 0)
@@ -2021,8 +2330,13 @@ static int finish_meta(struct im *im, int kineto)
 			return TRACE_ENOMEM;
 	if (kineto) {
 		if (trace_set_meta(im->t, "kineto_file", base_name(im->kname)) < 0 ||
+		    (im->kabsolute &&
+		     trace_set_meta(im->t, "kineto.time", "microseconds since the epoch, shifted by the first") < 0) ||
 		    set_meta_u(im, "kineto.memory_events", im->nmem) ||
 		    set_meta_u(im, "kineto.ops_not_found", im->not_in_kineto) ||
+		    (im->rf_offset &&
+		     trace_set_meta(im->t, "kineto.rf_offset", (snprintf(off, sizeof(off), "%" PRId64,
+									 im->rf_offset), off)) < 0) ||
 		    set_meta_u(im, "kineto.outputs_without_alloc", im->unmatched_out) ||
 		    set_meta_u(im, "kineto.frees_without_alloc", im->unmatched_free))
 			return nomem(im);
@@ -2072,6 +2386,91 @@ static void im_free(struct im *im)
 	map_free(&im->nodeids);
 }
 
+/* A list of the CUDA devices the tensors are on, for messages. */
+static void dev_list(const struct im *im, char *list, size_t len)
+{
+	int shown = 0, more = 0;
+	list[0] = 0;
+	for (int d = 0; d <= MAX_DEVICE; d++) {
+		if (!dev_has(im, d))
+			continue;
+		if (shown == 8) {
+			more++;
+			continue;
+		}
+		size_t l = strlen(list);
+		snprintf(list + l, len - l, "%scuda:%d", shown ? ", " : "", d);
+		shown++;
+	}
+	if (more) {
+		size_t l = strlen(list);
+		snprintf(list + l, len - l, " and %d more", more);
+	}
+}
+
+/*
+ * The memory the trace is of: the device asked for; else the one CUDA
+ * device the tensors are on (a DDP rank's cuda:1 as well as cuda:0); else,
+ * with tensors only on the CPU, host memory (im->host).  Several CUDA
+ * devices and none asked for: TRACE_EINVAL, naming them.  Then drops the
+ * references and memory events of any other memory.
+ */
+static int choose_memory(struct im *im)
+{
+	int first, n = dev_count(im, &first);
+	char list[160];
+	dev_list(im, list, sizeof(list));
+	if (im->device == ET_HOST) {
+		if (!im->cpu_refs)
+			return trace_seterr(im->err, im->errlen, TRACE_EINVAL,
+					    "execution trace '%s' has no tensors on cpu (%zu on %s)",
+					    im->name, im->cuda_refs, n ? list : "no CUDA device");
+		im->host = 1;
+	} else if (im->device >= 0) {
+		if (!dev_has(im, im->device) && (n || im->cpu_refs))
+			return trace_seterr(im->err, im->errlen, TRACE_EINVAL,
+					    "execution trace '%s' has no tensors on cuda:%d (its tensors are on %s%s%s)",
+					    im->name, im->device, list, n && im->cpu_refs ? " and " : "",
+					    im->cpu_refs ? "cpu" : "");
+	} else if (n > 1) {
+		return trace_seterr(im->err, im->errlen, TRACE_EINVAL,
+				    "execution trace '%s' has tensors on %d CUDA devices (%s): choose one with --device",
+				    im->name, n, list);
+	} else if (n == 1) {
+		im->device = first;
+	} else if (im->cpu_refs) {
+		im->host = 1;
+	} else if (im->other_refs) {
+		return trace_seterr(im->err, im->errlen, TRACE_EFORMAT,
+				    "cannot import execution trace '%s': all %zu of its tensors are on devices "
+				    "that are neither CUDA nor the CPU (meta, mps, xla, ...): no memory to trace",
+				    im->name, im->other_refs);
+	}
+	im->align = im->host ? UINT64_C(64) : ALIGN; /* c10's CPU allocator: 64 */
+	int32_t want = im->host ? DEV_CPU : im->device < 0 ? 0 : im->device;
+	size_t w = 0;
+	for (size_t i = 0; i < im->nops; i++) {
+		struct op *o = &im->ops[i];
+		size_t r0 = w;
+		for (uint32_t j = 0; j < o->nref; j++)
+			if (im->refs[o->ref0 + j].dev == want)
+				im->refs[w++] = im->refs[o->ref0 + j];
+		o->ref0 = r0;
+		o->nref = (uint32_t)(w - r0);
+	}
+	im->elsewhere += im->nrefs - w;
+	im->nrefs = w;
+	w = 0;
+	for (size_t m = 0; m < im->nmem; m++)
+		if (im->mem[m].dev == want) {
+			if (im->mem[m].total_res > im->reserved_peak)
+				im->reserved_peak = im->mem[m].total_res;
+			im->mem[w++] = im->mem[m];
+		}
+	im->nmem = w;
+	return 0;
+}
+
 int et_import_streams(const char *et_name, json_read_fn et, void *et_ctx,
 		      const char *kin_name, json_read_fn kin, void *kin_ctx,
 		      const char *snap_path, int device, struct trace **out,
@@ -2102,23 +2501,17 @@ int et_import_streams(const char *et_name, json_read_fn et, void *et_ctx,
 	json_reader_free(jr);
 	if (rc)
 		goto fail;
-	if (device < 0 && (im.devices_seen & ~UINT32_C(1))) {
-		char list[128] = "";
-		for (int d = 0; d < 32; d++)
-			if (im.devices_seen & (UINT32_C(1) << d))
-				snprintf(list + strlen(list), sizeof(list) - strlen(list),
-					 "%s%d", list[0] ? ", " : "", d);
-		rc = trace_seterr(err, errlen, TRACE_EINVAL,
-				  "execution trace '%s' has tensors on CUDA devices %s: choose one with --device",
-				  et_name, list);
+	if ((rc = choose_memory(&im)) != 0)
 		goto fail;
-	}
 	if (snap_path) {
+		if (im.host) {
+			rc = trace_seterr(err, errlen, TRACE_EINVAL,
+					  "execution trace '%s' is of host memory (its %zu tensors are on cpu) "
+					  "and a memory snapshot is of CUDA memory: import it without --snapshot",
+					  et_name, im.cpu_refs);
+			goto fail;
+		}
 		/* the snapshot's history of the device the ET's tensors are on */
-		if (im.device < 0)
-			for (int d = 0; d < 32 && im.device < 0; d++)
-				if (im.devices_seen & (UINT32_C(1) << d))
-					im.device = d;
 		if ((rc = snapshot_import(snap_path, im.device < 0 ? SNAPSHOT_ANY_DEVICE : im.device,
 					  &im.snap, err, errlen)) != 0)
 			goto fail;
@@ -2149,15 +2542,15 @@ fail:
 }
 
 int et_import(const char *et_path, const char *kineto_path,
-	      const char *snapshot_path, int device, struct trace **out,
+	      const char *snapshot_path, int device, long rank, struct trace **out,
 	      char *err, size_t errlen)
 {
 	struct zinput *ze = NULL, *zk = NULL;
-	int rc = zin_open(et_path, "execution trace", &ze, err, errlen);
+	int rc = zin_open_rank(et_path, "execution trace", rank, &ze, err, errlen);
 	if (rc)
 		return rc;
 	if (kineto_path &&
-	    (rc = zin_open(kineto_path, "profiler trace", &zk, err, errlen))) {
+	    (rc = zin_open_rank(kineto_path, "profiler trace", rank, &zk, err, errlen))) {
 		zin_close(ze);
 		return rc;
 	}
@@ -2172,6 +2565,15 @@ int et_import(const char *et_path, const char *kineto_path,
 			(zk && (rc = zin_finish(zk, err, errlen)) != 0))) {
 		trace_free(*out);
 		*out = NULL;
+	}
+	/* the member of an archive that was read, said so */
+	if (rc == 0 && ((zin_member(ze)[0] &&
+			 trace_set_meta(*out, "et.archive_member", zin_member(ze)) < 0) ||
+			(zk && zin_member(zk)[0] &&
+			 trace_set_meta(*out, "kineto.archive_member", zin_member(zk)) < 0))) {
+		trace_free(*out);
+		*out = NULL;
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	}
 	zin_close(ze);
 	zin_close(zk);

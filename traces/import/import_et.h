@@ -17,8 +17,10 @@
 #include "json_read.h"
 #include "trace.h"
 
-/* device: the only CUDA device the tensors are on */
-#define ET_ANY_DEVICE (-1)
+/* device: a CUDA ordinal (0 to 1023), or one of these */
+#define ET_ANY_DEVICE (-1) /* the only device the tensors are on: a CUDA
+			      device, else the CPU (a trace of host memory) */
+#define ET_HOST (-2)       /* the tensors on the CPU: a trace of host memory */
 
 /*
  * Reads the execution trace from et (named et_name in messages) and, when
@@ -38,10 +40,12 @@ int et_import_streams(const char *et_name, json_read_fn et, void *et_ctx,
 		      const char *snap_path, int device, struct trace **out,
 		      char *err, size_t errlen);
 
-/* The same from files: plain JSON, gzip, or a tar(.gz) of one file (the
+/* The same from files: plain JSON, gzip, or a tar(.gz) (zinput.h: of
+ * several ranks' files, the one of rank rank, else ZIN_ANY_RANK; the member
+ * read is kept in meta et.archive_member, kineto.archive_member) (the
  * snapshot: a pickle, as for snapshot_import()). */
 int et_import(const char *et_path, const char *kineto_path,
-	      const char *snapshot_path, int device, struct trace **out,
+	      const char *snapshot_path, int device, long rank, struct trace **out,
 	      char *err, size_t errlen);
 
 #endif

@@ -65,6 +65,8 @@ struct reader {
 	int64_t nvtx_mark, nvtx_push, nvtx_startend;
 	int nvtx_enum; /* ENUM_NSYS_EVENT_TYPE was read: filter NVTX rows */
 	char version[64];
+	char meta_table[32];  /* META_DATA_EXPORT, or 2022-2023's EXPORT_META_DATA */
+	int enums_documented; /* no ENUM_ tables (the oldest exports): documented numbers */
 	size_t skipped;
 	int64_t pid; /* the process imported; NSYS_ANY_PID until chosen */
 	int pid_known; /* memory events carry globalPid: filter the rest */
@@ -309,31 +311,69 @@ static int lookup(int64_t (*tab)[2], size_t n, int64_t id)
 	return -1;
 }
 
+/*
+ * The oldest exports have no ENUM_ tables: their enumerations are the
+ * numbers the export schema documents (CUDA_DEV_MEM_EVENT_OPR_ALLOCATION 0,
+ * DEALLOCATION 1; CUDA_MEMOPR_MEMORY_KIND_ PAGEABLE 0, PINNED 1, DEVICE 2,
+ * ARRAY 3, MANAGED 4, DEVICE_STATIC 5, MANAGED_STATIC 6; CUDA_MEMCPY_KIND_
+ * HTOD 1, DTOH 2, DTOD 8, HTOH 9, PTOP 10; NvtxMark 34, NvtxPushPopRange 59,
+ * NvtxStartEndRange 60).  Returns 1.
+ */
+static int documented_enums(struct reader *r)
+{
+	static const char *const kinds[] = { "_PAGEABLE", "_PINNED", "_DEVICE", "_ARRAY",
+					     "_MANAGED", "_DEVICE_STATIC", "_MANAGED_STATIC" };
+	static const struct { int id; const char *name; } copies[] = {
+		{ 1, "_HTOD" }, { 2, "_DTOH" }, { 8, "_DTOD" }, { 9, "_HTOH" }, { 10, "_PTOP" } };
+	r->op_alloc = 0;
+	r->op_free = 1;
+	for (int i = 0; i < (int)(sizeof(kinds) / sizeof(kinds[0])); i++)
+		on_kind(r, i, kinds[i]);
+	for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++)
+		on_copy(r, copies[i].id, copies[i].name);
+	on_nvtx(r, 34, "NvtxMark");
+	on_nvtx(r, 59, "NvtxPushPopRange");
+	on_nvtx(r, 60, "NvtxStartEndRange");
+	r->enums_documented = 1;
+	return 1;
+}
+
 /* --- version -------------------------------------------------------------- */
 
+/*
+ * The export's schema version, from its metadata table: META_DATA_EXPORT
+ * (Nsight Systems 2023.3 on) or EXPORT_META_DATA (2022.1 to 2023.2).
+ */
 static int check_version(struct reader *r)
 {
-	int h = has_table(r, "META_DATA_EXPORT");
+	const char *meta = "META_DATA_EXPORT";
+	int h = has_table(r, meta);
+	if (h == 0) {
+		meta = "EXPORT_META_DATA";
+		h = has_table(r, meta);
+	}
 	if (h < 0)
 		return h;
 	if (!h && has_table(r, "StringIds") > 0)
 		return fail(r, TRACE_EFORMAT,
-			    "table META_DATA_EXPORT is missing, so its export schema version is unknown (memplan knows " NSYS_KNOWN_VERSIONS "); export it again with a recent 'nsys export --type sqlite'");
+			    "table META_DATA_EXPORT is missing (EXPORT_META_DATA too), so its export schema version is unknown (memplan knows " NSYS_KNOWN_VERSIONS "); export it again with a recent 'nsys export --type sqlite'");
 	if (!h)
 		return fail(r, TRACE_EFORMAT,
 			    "not an Nsight Systems export (no META_DATA_EXPORT or StringIds table); make one with 'nsys export --type sqlite REPORT.nsys-rep'");
+	snprintf(r->meta_table, sizeof(r->meta_table), "%s", meta);
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(r->db,
-			       "SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'",
-			       -1, &st, NULL) != SQLITE_OK)
-		return sqlfail(r, "table META_DATA_EXPORT");
+	char sql[128];
+	snprintf(sql, sizeof(sql), "SELECT value FROM %s WHERE name = 'EXPORT_SCHEMA_VERSION'", meta);
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sqlfail(r, meta);
 	int rc = sqlite3_step(st);
 	const unsigned char *v = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
 	snprintf(r->version, sizeof(r->version), "%s", v ? (const char *)v : "");
 	sqlite3_finalize(st);
 	if (!r->version[0])
 		return fail(r, TRACE_EFORMAT,
-			    "table META_DATA_EXPORT has no EXPORT_SCHEMA_VERSION (memplan knows " NSYS_KNOWN_VERSIONS ")");
+			    "table %s has no EXPORT_SCHEMA_VERSION (memplan knows " NSYS_KNOWN_VERSIONS ")",
+			    meta);
 	for (char *p = r->version; *p; p++)
 		if ((unsigned char)*p < 0x20)
 			*p = '?';
@@ -342,8 +382,8 @@ static int check_version(struct reader *r)
 	long major = strtol(r->version, &end, 10);
 	if (errno || end == r->version || (*end && *end != '.'))
 		return fail(r, TRACE_EFORMAT,
-			    "table META_DATA_EXPORT, EXPORT_SCHEMA_VERSION '%s' is not a version (memplan knows " NSYS_KNOWN_VERSIONS ")",
-			    r->version);
+			    "table %s, EXPORT_SCHEMA_VERSION '%s' is not a version (memplan knows " NSYS_KNOWN_VERSIONS ")",
+			    meta, r->version);
 	if (major != 2 && major != 3)
 		return fail(r, TRACE_EFORMAT,
 			    "export schema version %s is not one memplan knows (" NSYS_KNOWN_VERSIONS ")",
@@ -424,9 +464,19 @@ static int choose_device(struct reader *r, const char *kindcol)
 		if (m > 0 && (size_t)m < sizeof(list) - k)
 			k += (size_t)m;
 	}
-	if (n == 0)
+	if (n == 0) {
+		sqlite3_stmt *c;
+		int64_t rows = -1;
+		if (sqlite3_prepare_v2(r->db, "SELECT count(*) FROM " MEM, -1, &c, NULL) == SQLITE_OK &&
+		    sqlite3_step(c) == SQLITE_ROW)
+			rows = sqlite3_column_int64(c, 0);
+		sqlite3_finalize(c);
+		if (rows == 0)
+			return fail(r, TRACE_EFORMAT,
+				    "table " MEM " is empty: the report was recorded without 'nsys profile --cuda-memory-usage=true'; record it with that option and export again");
 		return fail(r, TRACE_EFORMAT,
 			    "table " MEM " holds no device, managed or pinned memory events; record them with 'nsys profile --cuda-memory-usage=true'");
+	}
 	if (r->device == NSYS_ANY_DEVICE) {
 		if (n > 1)
 			return trace_seterr(r->err, r->errlen, TRACE_EINVAL,
@@ -981,12 +1031,22 @@ int nsys_import_db_process(struct sqlite3 *db, const char *name, int device,
 				   "the report has no CUDA memory events (table " MEM " is missing): record with 'nsys profile --cuda-memory-usage=true' and export again");
 	else if (rc > 0)
 		rc = 0;
+	int documented = 0;
+	if (rc == 0) {
+		int a = has_table(&r, "ENUM_CUDA_DEV_MEM_EVENT_OPER"),
+		    b = has_table(&r, "ENUM_CUDA_MEM_KIND");
+		if (a < 0 || b < 0)
+			rc = sqlfail(&r, "sqlite_master");
+		else if (!a && !b)
+			documented = documented_enums(&r);
+	}
 	if (rc == 0 && (rc = load_strings(&r)) == 0 &&
-	    (rc = read_enum(&r, "ENUM_CUDA_DEV_MEM_EVENT_OPER", 0, on_oper)) == 0 &&
-	    (rc = read_enum(&r, "ENUM_CUDA_MEM_KIND", 0, on_kind)) == 0 &&
-	    (rc = read_enum(&r, "ENUM_CUDA_MEMCPY_OPER", 1, on_copy)) >= 0 &&
-	    (rc = read_enum(&r, "ENUM_NSYS_EVENT_TYPE", 1, on_nvtx)) >= 0) {
-		r.nvtx_enum = rc == 0;
+	    (documented ||
+	     ((rc = read_enum(&r, "ENUM_CUDA_DEV_MEM_EVENT_OPER", 0, on_oper)) == 0 &&
+	      (rc = read_enum(&r, "ENUM_CUDA_MEM_KIND", 0, on_kind)) == 0 &&
+	      (rc = read_enum(&r, "ENUM_CUDA_MEMCPY_OPER", 1, on_copy)) >= 0 &&
+	      (rc = read_enum(&r, "ENUM_NSYS_EVENT_TYPE", 1, on_nvtx)) >= 0))) {
+		r.nvtx_enum = documented || rc == 0;
 		rc = 0;
 		if (r.op_alloc < 0 || r.op_free < 0)
 			rc = fail(&r, TRACE_EFORMAT,
@@ -1005,7 +1065,10 @@ int nsys_import_db_process(struct sqlite3 *db, const char *name, int device,
 		const char *base = strrchr(name, '/');
 		snprintf(dev, sizeof(dev), "cuda:%d", r.device);
 		snprintf(skipped, sizeof(skipped), "%zu", r.skipped);
-		if (trace_set_meta(r.t, "source", "nsys-sqlite") < 0 ||
+		if ((documented &&
+		     trace_set_meta(r.t, "nsys.enums", "documented numbers (no ENUM_ tables)") < 0) ||
+		    trace_set_meta(r.t, "nsys.metadata_table", r.meta_table) < 0 ||
+		    trace_set_meta(r.t, "source", "nsys-sqlite") < 0 ||
 		    trace_set_meta(r.t, "source_file", base ? base + 1 : name) < 0 ||
 		    trace_set_meta(r.t, "device", dev) < 0 ||
 		    trace_set_meta(r.t, "nsys.export_schema_version", r.version) < 0 ||

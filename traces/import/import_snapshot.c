@@ -41,6 +41,7 @@ struct importer {
 	int64_t reserved, reserved_lo, reserved_hi;
 	size_t pending, unknown, ooms;
 	int expandable; /* segment_map/unmap seen, or an is_expandable segment */
+	char choice[320]; /* why this device, when chosen among several traces */
 };
 
 static int bad(struct importer *im, const char *field, const char *fmt, ...)
@@ -685,14 +686,43 @@ static int legacy(const struct pickle_value *segs)
 	"which has no free times; record again on PyTorch 2.1 or later with "             \
 	"torch.cuda.memory._record_memory_history(enabled='all') and save with torch.cuda.memory._dump_snapshot()"
 
+/*
+ * Whether a device trace holds a history: an entry other than the
+ * 'snapshot' marker that _snapshot() leaves in every device's trace
+ * (device 0's, on a program that ran on device 1 alone).
+ */
+static int has_history(const struct pickle_value *tr)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		const struct pickle_value *a = pickle_get(pickle_item(tr, i), "action");
+		if (!is_str(a, "snapshot"))
+			return 1;
+	}
+	return 0;
+}
+
+/* Appends ", d" (or "d" first) to list, of size cap, at *k. */
+static void list_add(char *list, size_t cap, size_t *k, size_t d)
+{
+	int n = snprintf(list + *k, cap - *k, "%s%zu", *k ? ", " : "", d);
+	if (n > 0 && (size_t)n < cap - *k)
+		*k += (size_t)n;
+}
+
+/*
+ * Sets im->device to device, or where it is SNAPSHOT_ANY_DEVICE to the one
+ * device with a history, and im->choice to a sentence saying why when it
+ * chose among several device traces.  Two devices with a history, or a
+ * device without one, are TRACE_EINVAL naming the devices that have one.
+ */
 static int choose_device(struct importer *im, const struct pickle_value *traces,
 			 int device)
 {
 	if (!pickle_is_seq(traces))
 		return bad(im, NULL, "'device_traces' is a %s, not a list",
 			   pickle_type_name(traces));
-	char list[128] = "";
-	size_t k = 0, with = 0;
+	char list[128] = "", marks[128] = "";
+	size_t k = 0, km = 0, with = 0;
 	int only = -1;
 	for (size_t d = 0; d < traces->n; d++) {
 		const struct pickle_value *tr = pickle_item(traces, d);
@@ -703,25 +733,32 @@ static int choose_device(struct importer *im, const struct pickle_value *traces,
 		}
 		if (tr->n == 0)
 			continue;
+		if (!has_history(tr)) {
+			list_add(marks, sizeof(marks), &km, d);
+			continue;
+		}
 		with++;
 		only = (int)d;
-		int n = snprintf(list + k, sizeof(list) - k, "%s%zu", k ? ", " : "", d);
-		if (n > 0 && (size_t)n < sizeof(list) - k)
-			k += (size_t)n;
+		list_add(list, sizeof(list), &k, d);
 	}
 	/* a bad input (exit 3) whether or not a device was asked for */
 	if (with == 0)
 		return bad(im, NULL,
-			   "the snapshot holds no allocation history (every device trace is empty): call torch.cuda.memory._record_memory_history() before the code to trace, then _dump_snapshot()");
+			   "the snapshot holds no allocation history (every device trace is empty or holds only 'snapshot' markers): call torch.cuda.memory._record_memory_history() before the code to trace, then _dump_snapshot()");
 	if (device == SNAPSHOT_ANY_DEVICE) {
 		if (with > 1)
 			return trace_seterr(im->err, im->errlen, TRACE_EINVAL,
 					    "snapshot '%s' holds the history of devices %s: choose one with --device",
 					    im->name, list);
 		im->device = only;
+		if (traces->n > 1)
+			snprintf(im->choice, sizeof(im->choice),
+				 "device %d, the one device with a history%s%s%s", only,
+				 km ? " (device traces with only 'snapshot' markers: " : "",
+				 marks, km ? ")" : "");
 		return 0;
 	}
-	if ((size_t)device >= traces->n || pickle_item(traces, (size_t)device)->n == 0)
+	if ((size_t)device >= traces->n || !has_history(pickle_item(traces, (size_t)device)))
 		return trace_seterr(im->err, im->errlen, TRACE_EINVAL,
 				    "snapshot '%s' holds no history for device %d (devices with a history: %s)",
 				    im->name, device, k ? list : "none");
@@ -788,6 +825,7 @@ static int import_root(struct importer *im, const struct pickle_value *root,
 	if (trace_set_meta(im->t, "source", "pytorch-snapshot") < 0 ||
 	    trace_set_meta(im->t, "source_file", base_name(im->name)) < 0 ||
 	    trace_set_meta(im->t, "device", dev) < 0 ||
+	    (im->choice[0] && trace_set_meta(im->t, "pytorch.device_chosen", im->choice) < 0) ||
 	    trace_set_meta(im->t, "allocator", "pytorch-caching") < 0)
 		return nomem(im);
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {

@@ -581,6 +581,11 @@ static int parse_value(struct json_reader *r, struct jv *out, int depth)
 
 /* --- walking ------------------------------------------------------------- */
 
+int json_peek(struct json_reader *r)
+{
+	return r->failed ? -1 : skip_ws(r);
+}
+
 int json_enter(struct json_reader *r, int obj)
 {
 	if (r->failed)

@@ -68,6 +68,10 @@ uint64_t json_reader_offset(const struct json_reader *r);
  * All return 0 (or 1) on success, -1 on error (JSON_E* in the message).
  */
 int json_enter(struct json_reader *r, int obj);
+/* The first byte of the next value ('{', '[', '"', a digit ...) without
+ * consuming anything but whitespace; -1 at the end or on an error.  Lets a
+ * caller say what a file is before refusing it. */
+int json_peek(struct json_reader *r);
 int json_next(struct json_reader *r, const char **key);
 /* Materialises the next value in the arena (reset first); *out until the
  * next json_value() call. */

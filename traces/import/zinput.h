@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zinput.h - an outside file read as a byte stream whatever its wrapping:
- * plain, gzip, or a (gzipped) tar archive holding exactly one regular file,
- * as PyTorch's profiler traces are shipped.  The JSON importers read
+ * plain, gzip, or a (gzipped) tar archive, as PyTorch's profiler traces are
+ * shipped: its one file, leaving out macOS resource forks ("._x") and, beside
+ * one JSON file, anything else (PyTorch 2's generated kernels' .py); of the
+ * JSON files of several ranks, the one asked for.  The JSON importers read
  * through it; nothing is held in memory beyond a buffer.
  */
 #ifndef MEMPLAN_ZINPUT_H
@@ -22,6 +24,20 @@ struct zinput; /* opaque */
 int zin_open(const char *path, const char *what, struct zinput **out,
 	     char *err, size_t errlen);
 
+#define ZIN_ANY_RANK (-1)
+
+/*
+ * The same, and in a tar of several ranks' JSON files (names with "rank3",
+ * "rank_3", "rank-3") the one of rank rank.  Several ranks and ZIN_ANY_RANK,
+ * or a rank that is not there, or a rank for a file that is no archive:
+ * TRACE_EINVAL, naming the files.
+ */
+int zin_open_rank(const char *path, const char *what, long rank, struct zinput **out,
+		  char *err, size_t errlen);
+
+/* The archive member read ("" when the file is no archive). */
+const char *zin_member(const struct zinput *z);
+
 /* Reads up to n bytes of the content; the count (0 at its end) or -1, with
  * the reason in zin_error().  Fits json_read_fn. */
 long zin_read(void *zin, uint8_t *buf, size_t n);
@@ -33,8 +49,8 @@ const char *zin_error(const struct zinput *z);
 const char *zin_wrapping(const struct zinput *z);
 
 /*
- * After the content was read to its end: an archive must hold nothing but
- * its one file.  0, or TRACE_EFORMAT with the sentence in err.
+ * After the content was read to its end.  0 (the archive was checked whole
+ * when it was opened), or TRACE_EFORMAT with the sentence in err.
  */
 int zin_finish(struct zinput *z, char *err, size_t errlen);
 

@@ -144,6 +144,34 @@ static int hands_little(const struct trace *t, const struct slice_period *p,
 	return small;
 }
 
+/*
+ * Bytes the first iteration of the run allocates (period_bytes) and, of
+ * those, the bytes still live when it ends (kept_bytes); req and fre as
+ * for hands_little.
+ */
+static uint64_t period_bytes(const struct trace *t, const struct slice_period *p,
+			     const size_t *req)
+{
+	uint64_t n = 0;
+	for (size_t b = 0; b < t->nbuffers; b++)
+		if (req[b] != SIZE_MAX && req[b] >= p->first &&
+		    req[b] < p->first + p->period)
+			n += t->buffers[b].size;
+	return n;
+}
+
+static uint64_t kept_bytes(const struct trace *t, const struct slice_period *p,
+			   const size_t *req, const size_t *fre)
+{
+	uint64_t n = 0;
+	size_t end = p->first + p->period;
+	for (size_t b = 0; b < t->nbuffers; b++)
+		if (req[b] != SIZE_MAX && req[b] >= p->first && req[b] < end &&
+		    (fre[b] == SIZE_MAX || fre[b] >= end))
+			n += t->buffers[b].size;
+	return n;
+}
+
 int slice_detect(const struct trace *t, struct slice_period *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -200,8 +228,21 @@ int slice_detect(const struct trace *t, struct slice_period *p)
 		 * over nine tenths of the trace is taken anyway (a leak).
 		 */
 		int64_t net = live[best + p->period] - live[best];
+		uint64_t kept = kept_bytes(t, p, req, fre);
 		p->found = p->iterations >= 1 &&
-			   (net == 0 || 10 * p->run_len >= 9 * m);
+			   (net == 0 || (10 * p->run_len >= 9 * m &&
+					 kept * 2 <= period_bytes(t, p, req)));
+		if (!p->found && p->iterations >= 1 && net > 0 &&
+		    10 * p->run_len >= 9 * m) {
+			/*
+			 * A leak keeps a little each step; the layers of a
+			 * forward pass with autograd on keep most of what
+			 * they allocate (saved for the backward).
+			 */
+			p->block = p->period;
+			p->block_repeats = p->run_len / p->period;
+			p->kept = kept;
+		}
 		/*
 		 * The layers of a forward pass do free what they allocate,
 		 * but each hands its output to the next: a step hands on
@@ -227,6 +268,7 @@ int slice_detect(const struct trace *t, struct slice_period *p)
 		p->block = q.block;
 		p->block_repeats = q.block_repeats;
 		p->handoff = q.handoff;
+		p->kept = q.kept;
 	}
 out:
 	free(s);
@@ -268,6 +310,11 @@ static size_t cut_before(const struct trace *t, size_t k)
 int slice_iteration(const struct trace *t, const struct slice_period *p,
 		    size_t n, size_t *lo, size_t *hi, char *err, size_t errlen)
 {
+	if (!p->found && p->block && p->kept)
+		return trace_seterr(err, errlen, TRACE_EFORMAT,
+				    "one pass; no repeated iteration found: a block of %zu allocation requests repeats %zu times inside it, each keeping %llu more bytes live, as the layers of a forward pass with autograd on do; choose the iteration with --range NAME or --from-time/--to-time",
+				    p->block, p->block_repeats,
+				    (unsigned long long)p->kept);
 	if (!p->found && p->block)
 		return trace_seterr(err, errlen, TRACE_EFORMAT,
 				    "one pass; no repeated iteration found: a block of %zu allocation requests repeats %zu times inside it, each handing %llu bytes to the next, as a model's layers do; choose the iteration with --range NAME or --from-time/--to-time",

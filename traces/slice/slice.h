@@ -28,18 +28,23 @@ struct slice_period {
 	size_t iterations;  /* complete iterations from first */
 	/*
 	 * When found is 0 but a block of requests repeats inside one pass (a
-	 * model's layers): its length, how often it repeats, and the bytes
-	 * each repetition hands to the next (its output, freed by the next).
+	 * model's layers): its length, how often it repeats, and either the
+	 * bytes each repetition hands to the next (its output, freed by the
+	 * next) or, where kept is not 0, the bytes of its own allocations it
+	 * leaves live (activations saved for a backward not in the trace).
 	 */
 	size_t block, block_repeats;
-	uint64_t handoff;
+	uint64_t handoff, kept;
 };
 
 /*
  * Finds the smallest period p of the longest periodic run of requests (a
  * request is its kind and size) that repeats at least twice, covers at
  * least half of the requests, leaves the live bytes where they were after
- * each period (or covers nine tenths of the requests), and hands almost
+ * each period (or covers nine tenths of the requests and frees within a
+ * period at least half of the bytes it allocates: a leak keeps a little
+ * each step, a forward pass's layers with autograd on keep most of what
+ * they allocate for the backward, p->kept says how much), and hands almost
  * nothing from one period to the next: at some boundary, the bytes live
  * there and freed within the next period are at most 1/SLICE_HANDOFF_DIV
  * of that period's high (above what the whole run holds).  A training step
