@@ -356,6 +356,10 @@ int main(int argc, char **argv)
 		return cli_usage_error("%s", err);
 	if (!*r.output)
 		return cli_usage_error("the output name is empty");
+	struct stat ost;
+	if (stat(r.output, &ost) == 0 && !S_ISREG(ost.st_mode))
+		return cli_usage_error("cannot write trace '%s': not a regular file (a trace is an SQLite file; the capture renames it into place)",
+				       r.output);
 	size_t olen = strlen(r.output);
 	if (olen + 40 >= sizeof(r.tmp))
 		return cli_usage_error("the output name is too long (%zu bytes)", olen);

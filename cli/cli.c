@@ -222,8 +222,19 @@ int cli_out_open(struct cli_out *o, const char *path)
 {
 	o->path = path;
 	o->tmp = NULL;
+	o->direct = 0;
 	if (!path || strcmp(path, "-") == 0) {
 		o->f = stdout;
+		return 0;
+	}
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		/* a rename would replace the device or pipe with a file */
+		if (!(o->f = fopen(path, "w"))) {
+			cli_error("cannot write '%s': %s", path, strerror(errno));
+			return MP_EXIT_OUTPUT;
+		}
+		o->direct = 1;
 		return 0;
 	}
 	size_t n = strlen(path) + 32;
@@ -244,6 +255,14 @@ int cli_out_open(struct cli_out *o, const char *path)
 int cli_out_close(struct cli_out *o, int commit)
 {
 	int rc = MP_EXIT_OK;
+	if (o->direct) {
+		o->direct = 0;
+		if (fclose(o->f) != 0 && commit) {
+			cli_error("cannot write '%s': %s", o->path, strerror(errno));
+			rc = MP_EXIT_OUTPUT;
+		}
+		return rc;
+	}
 	if (!o->tmp) {
 		if (fflush(o->f) != 0 || ferror(o->f)) {
 			cli_error("cannot write to standard output: %s",

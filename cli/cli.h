@@ -105,7 +105,9 @@ void cli_print_usage(FILE *f, const struct cli_command *cmd);
 struct cli_out {
 	FILE *f;
 	const char *path;
-	char *tmp;
+	char *tmp;  /* the temporary file renamed over path at the end */
+	int direct; /* path is a device or a pipe (/dev/null): written in
+		     * place, never replaced by a rename */
 };
 /* 0, or prints the error and returns MP_EXIT_OUTPUT. */
 int cli_out_open(struct cli_out *o, const char *path);

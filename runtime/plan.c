@@ -1348,6 +1348,22 @@ int mp_plan_write_file(const char *path, const struct mp_plan *p, char *err,
 	int rc = mp_plan_encode(p, &buf, &len, err, errlen);
 	if (rc)
 		return rc;
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* a device or a pipe (/dev/null, a FIFO): written in place, since
+		 * a rename would replace it with a regular file */
+		int fd = open(path, O_WRONLY);
+		if (fd < 0 || write_all(fd, buf, len) < 0)
+			rc = seterr(err, errlen, MP_PLAN_EIO,
+				    "cannot write plan '%s': %s", path,
+				    strerror(errno));
+		if (fd >= 0 && close(fd) < 0 && !rc)
+			rc = seterr(err, errlen, MP_PLAN_EIO,
+				    "cannot write plan '%s': %s", path,
+				    strerror(errno));
+		free(buf);
+		return rc;
+	}
 	size_t n = strlen(path) + 48;
 	char *tmp = malloc(n);
 	if (!tmp) {

@@ -358,6 +358,15 @@ int trace_writer_open(struct trace_writer **out, const char *path,
 	if (!w || !(w->path = strdup(path)))
 		return free(w), trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	w->flags = flags;
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* a trace is an SQLite file: a device or pipe cannot hold one,
+		 * and a rename (or the capture's unlink) would replace it */
+		writer_destroy(w);
+		return trace_seterr(err, errlen, TRACE_EIO,
+			       "cannot write trace '%s': not a regular file",
+			       path);
+	}
 	size_t n = strlen(path) + 32;
 	if (!(w->tmppath = malloc(n))) {
 		writer_destroy(w);

@@ -43,7 +43,8 @@ int main(void)
 	rows[2].path = none;
 	for (int i = 0; i < 3; i++)
 		rows[i].cells = calloc(2, sizeof(struct compare_cell));
-	struct compare_job j = { rows, 3, 0, names, 2, 1.0, 0 };
+	struct compare_job j = { .rows = rows, .nrows = 3, .strategies = names,
+				 .nstrat = 2, .limit = 1.0 };
 	compare_run(&j, 2);
 	CHECK(!rows[0].error && rows[0].failed_at == COMPARE_OK,
 	      "the good trace has no error");
