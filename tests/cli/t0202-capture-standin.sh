@@ -7,6 +7,9 @@
 # requests the runtime never sees off the plan's clock, and join every
 # allocation's source.
 . tests/cli/lib.sh
+# a sanitizer-built library needs the sanitizer runtimes first
+PRE="$(ldd "$BUILD_DIR/lib/libmemplan.so" 2>/dev/null |
+	awk '/lib(asan|ubsan|tsan)\./ { printf "%s ", $3 }')$BUILD_DIR/lib/libmemplan.so"
 
 S=$BUILD_DIR/tests/cuda/cupti
 APP=$BUILD_DIR/tests/cuda/app
@@ -27,7 +30,7 @@ rp=$(memplan-plan inspect --json "$T/pinned.plan" | grep -o '"nrequests":[0-9]*'
 rq=$(memplan-plan inspect --json "$T/plain.plan" | grep -o '"nrequests":[0-9]*' | cut -d: -f2)
 [ -n "$rp" ] && [ "$rp" = "$rq" ]
 ok $? "  ... with the same requests on its clock ($rp, $rq)"
-LD_PRELOAD=$BUILD_DIR/lib/libmemplan.so MEMPLAN_PLAN=$T/pinned.plan MEMPLAN_SHOW_STATS=1 \
+LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/pinned.plan MEMPLAN_SHOW_STATS=1 \
 	"$APP" "$T/swap.trace" --iterations 4 --pinned --check-errors >"$T/out" 2>"$T/err"
 ok $? "the plan runs under LD_PRELOAD with the pinned allocations"
 d=$(awk '$1 == "divergences" { print $2 }' "$T/err" | tail -1)
@@ -88,7 +91,7 @@ rp=$(memplan-plan inspect --json "$T/pinned.plan" | grep -o '"nrequests":[0-9]*'
 rq=$(memplan-plan inspect --json "$T/plain.plan" | grep -o '"nrequests":[0-9]*' | cut -d: -f2)
 [ -n "$rp" ] && [ "$rp" = "$rq" ]
 ok $? "  ... with the same requests on its clock ($rp, $rq)"
-LD_PRELOAD=$BUILD_DIR/lib/libmemplan.so MEMPLAN_PLAN=$T/pinned.plan MEMPLAN_SHOW_STATS=1 \
+LD_PRELOAD=$PRE MEMPLAN_PLAN=$T/pinned.plan MEMPLAN_SHOW_STATS=1 \
 	"$APP" "$T/swap.trace" --iterations 4 --pinned --check-errors >"$T/out" 2>"$T/err"
 ok $? "the plan runs under LD_PRELOAD with the pinned allocations"
 d=$(awk '$1 == "divergences" { print $2 }' "$T/err" | tail -1)

@@ -165,6 +165,8 @@ if [ $rc -ne 0 ] || [ ! -e "$B/lib/libmemplan-capture.so" ]; then
 fi
 PATH=$B/bin:$PATH
 LIB=$B/lib/libmemplan.so
+# a sanitizer-built library (make check under SANITIZE) needs its runtimes first
+PRELIB="$(ldd "$LIB" 2>/dev/null | awk '/lib(asan|ubsan|tsan)\./ { printf "%s ", $3 }')$LIB"
 C=$O/capture.log
 R=$O/run.log
 
@@ -230,7 +232,7 @@ if [ $dry = 1 ]; then
 			t0=$(date +%s%N)
 			case $way in
 			none) run 60 "$W/$way.log" "$APP" "$W/in.trace" --iterations 4 ;;
-			preload) run 60 "$W/$way.log" env LD_PRELOAD="$LIB" MEMPLAN_PLAN="$W/app.plan" \
+			preload) run 60 "$W/$way.log" env LD_PRELOAD="$PRELIB" MEMPLAN_PLAN="$W/app.plan" \
 				MEMPLAN_SHOW_STATS=1 "$APP" "$W/in.trace" --iterations 4 --check-errors ;;
 			pluggable) run 60 "$W/$way.log" env MEMPLAN_PLAN="$W/torch.plan" MEMPLAN_SHOW_STATS=1 \
 				"$APP" "$W/in.trace" --iterations 4 --torch "$LIB" ;;
@@ -249,7 +251,7 @@ if [ $dry = 1 ]; then
 
 	say "swap"
 	TR=$W/app.trace
-	RUNSWAP() { run 60 "$W/swap.log" env LD_PRELOAD="$LIB" MEMPLAN_PLAN="$W/swap.plan" \
+	RUNSWAP() { run 60 "$W/swap.log" env LD_PRELOAD="$PRELIB" MEMPLAN_PLAN="$W/swap.plan" \
 		MEMPLAN_SHOW_STATS=1 "$APP" "$W/in.trace" --iterations 4 --check-errors; }
 else
 	# --- the GPU ---------------------------------------------------------
@@ -294,7 +296,7 @@ else
 	}
 	train_run caching
 	train_run nocaching PYTORCH_NO_CUDA_MEMORY_CACHING=1
-	train_run preload PYTORCH_NO_CUDA_MEMORY_CACHING=1 LD_PRELOAD="$LIB" \
+	train_run preload PYTORCH_NO_CUDA_MEMORY_CACHING=1 LD_PRELOAD="$PRELIB" \
 		MEMPLAN_PLAN="$W/resnet18.plan" MEMPLAN_SHOW_STATS=1
 	stats_of run.preload.runtime "$W/preload.log"
 	train_run pluggable MODE=pluggable MEMPLAN_PLAN="$W/resnet18_pluggable.plan" MEMPLAN_SHOW_STATS=1
@@ -305,7 +307,7 @@ else
 	say "swap"
 	TR=$W/resnet18.trace
 	RUNSWAP() {
-		run 120 "$W/swap.log" env PYTORCH_NO_CUDA_MEMORY_CACHING=1 LD_PRELOAD="$LIB" \
+		run 120 "$W/swap.log" env PYTORCH_NO_CUDA_MEMORY_CACHING=1 LD_PRELOAD="$PRELIB" \
 			MEMPLAN_PLAN="$W/swap.plan" MEMPLAN_SHOW_STATS=1 LIBMEMPLAN="$LIB" \
 			$P train resnet18 10 "$BATCH" "$W/run-swap.json"
 	}
