@@ -47,6 +47,9 @@ extern const char cmd_compile_options[], cmd_verify_options[],
 
 /* --time-limit: seconds above 0, at most 10^6.  0 and *out, or -1. */
 int cmd_parse_seconds(const char *s, double *out);
+/* --deterministic[=WORK]: SOLVER_DEFAULT_WORK_LIMIT without a value, else
+ * a count above 0.  0 and *out, or -1. */
+int cmd_parse_work(const char *s, uint64_t *out);
 
 /* The placement strategies' names, comma-separated, into buf; with
  * heuristics_only, those solver_strategy_find() knows (not the searches). */

@@ -33,6 +33,15 @@ int cmd_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+int cmd_parse_work(const char *s, uint64_t *out)
+{
+	uint64_t w = SOLVER_DEFAULT_WORK_LIMIT;
+	if (s && (cli_parse_u64(s, &w) || w == 0))
+		return -1;
+	*out = w;
+	return 0;
+}
+
 void cmd_strategy_names(char *buf, size_t len, int heuristics_only)
 {
 	buf[0] = '\0';

@@ -738,8 +738,7 @@ int cmd_compare(int argc, char **argv)
 			have_limit = 1;
 			break;
 		case 'D':
-			work = SOLVER_DEFAULT_WORK_LIMIT;
-			if (optarg && (cli_parse_u64(optarg, &work) || work == 0))
+			if (cmd_parse_work(optarg, &work))
 				return cli_usage_error("compare: --deterministic='%s' is not a number of work units above 0",
 						       optarg);
 			have_work = 1;

@@ -423,8 +423,7 @@ static int compile_run(int argc, char **argv)
 			have_limit = 1;
 			break;
 		case 'D':
-			work = SOLVER_DEFAULT_WORK_LIMIT;
-			if (optarg && (cli_parse_u64(optarg, &work) || work == 0))
+			if (cmd_parse_work(optarg, &work))
 				return cli_usage_error("compile: --deterministic='%s' is not a number of work units above 0",
 						       optarg);
 			break;
