@@ -10,6 +10,8 @@ ok $? "the command is installed under DESTDIR/PREFIX/bin"
 ok $? "its man page is installed in man1"
 [ -f "$T/stage/opt/mp/share/man/man5/memplan-trace.5" ]
 ok $? "the trace format page is installed in man5"
+[ -x "$T/stage/opt/mp/share/memplan/compare.sbatch" ]
+ok $? "the Slurm job array of compare is installed in PREFIX/share/memplan"
 "$T/stage/opt/mp/bin/memplan-trace" --version >/dev/null
 ok $? "the installed command runs"
 make -s uninstall BUILD="$BUILD" DESTDIR="$T/stage" PREFIX=/opt/mp >"$T/out" 2>"$T/err"
