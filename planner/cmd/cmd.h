@@ -109,29 +109,11 @@ int cmd_link_storable(const char *spec);
 
 /* --- --json on failure ---------------------------------------------------- */
 
-/*
- * What a command's errors become under --json: cmd_json_capture() sends
- * stderr into a temporary file; cmd_json_release() puts stderr back,
- * copies what was written there to it unchanged (people still read it),
- * and when status is not 0 prints one JSON object on standard output:
- * {"error": the first error's sentence, "exit_status": status,
- * "messages": every line}.  Returns status.  A capture that cannot start
- * leaves stderr as it is (and release does nothing).
- */
-struct cmd_json_errors {
-	FILE *tmp; /* NULL: not capturing */
-	int saved; /* the descriptor stderr had */
-};
-void cmd_json_capture(struct cmd_json_errors *c);
-int cmd_json_release(struct cmd_json_errors *c, int status);
-/* Runs run(argc, argv) with its errors captured as above when argv asks
- * for --json (or -j), so that usage errors are JSON too.  Returns its
- * status. */
+/* Runs run(argc, argv) under cli_run_json_errors() (json_errors.h), -j
+ * meaning --json.  cli_dispatch() does so already for every command whose
+ * options offer --json; this stays for the commands that call it
+ * themselves (the nested call runs plain). */
 int cmd_run_json_errors(int (*run)(int, char **), int argc, char **argv);
-/* Set by a command that printed its own verdict object on standard output
- * (verify's, for a plan that does not fit or trusts holes): release then
- * prints no second, error object. */
-extern int cmd_json_verdict_printed;
 
 /* --- budgets (compile) ---------------------------------------------------- */
 

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "cycle.h"
 #include "json.h"
+#include "json_errors.h"
 #include "plan.h"
 #include "replay.h"
 #include "tracedb.h"
@@ -129,9 +130,8 @@ static void progress(void *ctx, double done)
 	fflush(stderr);
 }
 
-int main(int argc, char **argv)
+static int replay_main(int argc, char **argv)
 {
-	cli_progname = "memplan-replay";
 	static const struct option opts[] = {
 		{ "backend", required_argument, NULL, 'b' },
 		{ "iterations", required_argument, NULL, 'n' },
@@ -254,4 +254,12 @@ int main(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		return MP_EXIT_OUTPUT;
 	return res.problems ? MP_EXIT_LIMIT : MP_EXIT_OK;
+}
+
+/* Under --json, what stops before a verdict (usage, a file that cannot be
+ * read, a plan of another trace) is one JSON error object. */
+int main(int argc, char **argv)
+{
+	cli_progname = "memplan-replay";
+	return cli_run_json_errors(replay_main, argc, argv, 0);
 }
