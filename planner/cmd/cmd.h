@@ -109,6 +109,11 @@ int cmd_link_storable(const char *spec);
 
 /* --- --json on failure ---------------------------------------------------- */
 
+/* After the plan at path could not be read (err holds why): appends what
+ * the file is instead and how to make a plan of it (input_hint()), when it
+ * is something memplan knows, e.g. a trace or a PyTorch snapshot. */
+void cmd_plan_hint(const char *path, char *err, size_t errlen);
+
 /* Runs run(argc, argv) under cli_run_json_errors() (json_errors.h), -j
  * meaning --json.  cli_dispatch() does so already for every command whose
  * options offer --json; this stays for the commands that call it

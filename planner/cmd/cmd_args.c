@@ -357,6 +357,11 @@ int cmd_swap_exit(int rc)
 	return MP_EXIT_INTERNAL;
 }
 
+void cmd_plan_hint(const char *path, char *err, size_t errlen)
+{
+	input_explain(path, "plan", err, errlen);
+}
+
 int cmd_run_json_errors(int (*run)(int, char **), int argc, char **argv)
 {
 	return cli_run_json_errors(run, argc, argv, 1);

@@ -195,6 +195,7 @@ static int simulate_run(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	int rc = mp_plan_read_file(ppath, &plan, err, sizeof(err));
 	if (rc) {
+		cmd_plan_hint(ppath, err, sizeof(err));
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}

@@ -84,6 +84,7 @@ static int verify_run(int argc, char **argv)
 	struct mp_plan plan;
 	int rc = mp_plan_read_file(ppath, &plan, err, sizeof(err));
 	if (rc) {
+		cmd_plan_hint(ppath, err, sizeof(err));
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}

@@ -15,8 +15,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "cycle.h"
 #include "json.h"
+#include "input.h"
 #include "json_errors.h"
 #include "plan.h"
 #include "replay.h"
@@ -198,6 +200,8 @@ static int replay_main(int argc, char **argv)
 		o.nturns = cy.n;
 	}
 	if (rc) {
+		if (nt == 1)
+			input_explain(tpath, "trace", err, sizeof(err));
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}
@@ -226,6 +230,7 @@ static int replay_main(int argc, char **argv)
 		free(kept.text);
 	}
 	if (rc) {
+		cmd_plan_hint(ppath, err, sizeof(err));
 		cli_error("%s", err);
 		return rc == TRACE_EINVAL || rc == TRACE_ENOMEM ? MP_EXIT_INTERNAL :
 								   cli_exit_for(rc, 0);
