@@ -190,10 +190,17 @@ int options_next_unknown(size_t *pos, char *name, size_t cap)
 	return 0;
 }
 
+/* set once the warning is given (or not wanted): it is given once */
+static atomic_flag warned = ATOMIC_FLAG_INIT;
+
+void options_no_unknown_warning(void)
+{
+	atomic_flag_test_and_set(&warned);
+}
+
 void options_warn_unknown(void)
 {
-	static atomic_flag done = ATOMIC_FLAG_INIT;
-	if (atomic_flag_test_and_set(&done))
+	if (atomic_flag_test_and_set(&warned))
 		return;
 	const char *v = getenv(options_table[OPT_VERBOSE].name);
 	if (v && strtol(v, NULL, 10) < 0)

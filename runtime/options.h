@@ -56,5 +56,8 @@ int options_next_unknown(size_t *pos, char *name, size_t cap);
  * for each unknown MEMPLAN_* variable, with the nearest known name (unless
  * MEMPLAN_VERBOSE=-1), so a misspelt variable does not pass for a set one. */
 void options_warn_unknown(void);
+/* For a caller that names unknown variables itself (memplan-plan
+ * check-env): options_warn_unknown() then prints nothing. */
+void options_no_unknown_warning(void);
 
 #endif

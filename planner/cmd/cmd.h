@@ -29,6 +29,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
 int cmd_link(int argc, char **argv);
 int cmd_share(int argc, char **argv);
+int cmd_checkenv(int argc, char **argv);
 
 /* compile --per-gpu (cmd_pergpu.c): the joint plans of the link's GPUs,
  * PREFIX.gpuK.plan each;
@@ -41,7 +42,7 @@ int cmd_compile_per_gpu(const char *path, const char *prefix,
 extern const char cmd_compile_options[], cmd_verify_options[],
 	cmd_simulate_options[], cmd_frontier_options[], cmd_inspect_options[],
 	cmd_compare_options[], cmd_advise_options[], cmd_share_options[],
-	cmd_link_options[];
+	cmd_link_options[], cmd_checkenv_options[];
 
 /* --- cmd_args.c: what the commands make of their arguments alike --------- */
 
