@@ -110,6 +110,14 @@ int cmd_link_storable(const char *spec);
 
 /* --- --json on failure ---------------------------------------------------- */
 
+/* A plan given with a trace it was not made for, in the one wording and
+ * exit status of verify, simulate and memplan-replay: MP_EXIT_OK when the
+ * trace's requests have the plan's fingerprint (a cycle plan: not checked
+ * here), else prints "plan 'P' does not fit trace 'T': fingerprint
+ * mismatch: ..." and returns MP_EXIT_LIMIT (1). */
+int cmd_plan_fits(const char *ppath, const struct mp_plan *plan, const char *tpath,
+		  const struct trace *t);
+
 /* After the plan at path could not be read (err holds why): appends what
  * the file is instead and how to make a plan of it (input_hint()), when it
  * is something memplan knows, e.g. a trace or a PyTorch snapshot. */

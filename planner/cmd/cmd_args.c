@@ -357,6 +357,25 @@ int cmd_swap_exit(int rc)
 	return MP_EXIT_INTERNAL;
 }
 
+int cmd_plan_fits(const char *ppath, const struct mp_plan *plan, const char *tpath,
+		  const struct trace *t)
+{
+	if (plan->nworkloads) /* a cycle's fingerprints are its workloads' */
+		return MP_EXIT_OK;
+	struct mp_plan_fp fp;
+	mp_plan_fp_init(&fp);
+	for (size_t i = 0; i < t->nevents; i++)
+		if (t->events[i].type == TRACE_EV_ALLOC && trace_event_request(t, &t->events[i]))
+			mp_plan_fp_update(&fp, t->buffers[t->events[i].buffer].size);
+	uint64_t f = mp_plan_fp_final(&fp);
+	if (fp.n == plan->nallocs && f == plan->fingerprint)
+		return MP_EXIT_OK;
+	cli_error("plan '%s' does not fit trace '%s': fingerprint mismatch: the plan was made for another request sequence (plan: %u requests, fingerprint 0x%016llx; trace: %llu requests, fingerprint 0x%016llx)",
+		  ppath, tpath, plan->nallocs, (unsigned long long)plan->fingerprint,
+		  (unsigned long long)fp.n, (unsigned long long)f);
+	return MP_EXIT_LIMIT;
+}
+
 void cmd_plan_hint(const char *path, char *err, size_t errlen)
 {
 	input_explain(path, "plan", err, errlen);

@@ -330,6 +330,18 @@ static int replay_main(int argc, char **argv)
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}
+	/* a plan of another trace: verify's wording and status, not a replay
+	 * of the runtime falling back request by request */
+	struct mp_plan plan;
+	if (nt == 1 && mp_plan_read_file(ppath, &plan, err, sizeof(err)) == 0) {
+		rc = cmd_plan_fits(ppath, &plan, tpath, t);
+		mp_plan_free(&plan);
+		if (rc) {
+			trace_free(t);
+			cycle_free(&cy);
+			return rc;
+		}
+	}
 	/* the host backend holds the pool in this process's memory */
 	if (o.backend == MP_BACKEND_HOST && (rc = choose_check(check, ppath, t, &o.sample)) != 0) {
 		trace_free(t);

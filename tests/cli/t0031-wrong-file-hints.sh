@@ -3,7 +3,9 @@
 # an Nsight Systems export, an execution trace, a Kineto trace alone or a
 # plan given where a command takes a TRACE, and a trace or an outside file
 # given where it takes a PLAN, get an error (exit 3) that says what the
-# file looks like and the command that makes the right one.
+# file looks like and the command that makes the right one.  A plan given
+# with a trace it was not made for gets one wording and exit 1 from
+# verify, simulate and memplan-replay.
 . tests/cli/lib.sh
 need_python3
 
@@ -53,6 +55,16 @@ for f in a.trace s.pickle; do
 	expect 3 "memplan-replay $f TRACE" memplan-replay "$T/$f" "$T/a.trace"
 	has "$T/err" "$hint" "  ... the same hint"
 done
+
+# a plan with a trace it was not made for: one wording, one exit status
+memplan-trace synth --model vgg16 --batch 2 -o "$T/v.trace" >/dev/null
+words="plan '$T/a.plan' does not fit trace '$T/v.trace': fingerprint mismatch: the plan was made for another request sequence"
+expect 1 "verify PLAN another-trace: exit 1" memplan-plan verify "$T/a.plan" "$T/v.trace"
+has "$T/err" "$words" "  ... in the one wording"
+expect 1 "simulate PLAN another-trace: exit 1" memplan-plan simulate "$T/a.plan" "$T/v.trace"
+has "$T/err" "$words" "  ... in the one wording"
+expect 1 "memplan-replay PLAN another-trace: exit 1" memplan-replay "$T/a.plan" "$T/v.trace"
+has "$T/err" "$words" "  ... in the one wording"
 
 # the right files get no hint; a damaged plan is no other kind of file
 expect 0 "the right files in the right places" memplan-plan verify "$T/a.plan" "$T/a.trace"
