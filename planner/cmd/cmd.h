@@ -31,12 +31,18 @@ int cmd_link(int argc, char **argv);
 int cmd_share(int argc, char **argv);
 int cmd_checkenv(int argc, char **argv);
 
+/* A plan predicted this much slower than the trace (percent) gets a
+ * warning from compile, with or without --per-gpu. */
+#define CMD_WARN_OVERHEAD 25.0
+
 /* compile --per-gpu (cmd_pergpu.c): the joint plans of the link's GPUs,
- * PREFIX.gpuK.plan each;
+ * PREFIX.gpuK.plan each; max_overhead (percent, < 0: none) refuses them
+ * all, writing nothing, when the worst GPU is predicted slower, as compile
+ * --max-overhead does; without it, a warning above CMD_WARN_OVERHEAD.
  * Returns the exit status. */
 int cmd_compile_per_gpu(const char *path, const char *prefix,
 			const char *link_s, uint64_t align,
-			const char *budget_s, int json);
+			const char *budget_s, double max_overhead, int json);
 
 /* What each one's --help lists: every option, its meaning and default. */
 extern const char cmd_compile_options[], cmd_verify_options[],
