@@ -1,5 +1,6 @@
 #!/bin/sh
-# make install / uninstall honour PREFIX and DESTDIR.
+# make install / uninstall honour PREFIX and DESTDIR (commands, man pages,
+# compare.sbatch in DATADIR/memplan); make compare refuses a missing folder.
 . tests/cli/lib.sh
 
 make -s install BUILD="$BUILD" DESTDIR="$T/stage" PREFIX=/opt/mp >"$T/out" 2>"$T/err"
@@ -18,5 +19,11 @@ make -s uninstall BUILD="$BUILD" DESTDIR="$T/stage" PREFIX=/opt/mp >"$T/out" 2>"
 ok $? "make uninstall"
 [ -z "$(find "$T/stage" -type f)" ]
 ok $? "uninstall removes every file it installed"
+
+# make compare with a folder that is not there fails, naming it
+make -s compare BUILD="$BUILD" TRACES=/typo >"$T/out" 2>"$T/err"
+[ $? -ne 0 ]
+ok $? "make compare TRACES=/typo fails"
+has "$T/err" "compare: no *.trace or *.csv in '/typo'" "  ... naming the folder"
 
 done_testing
