@@ -55,6 +55,16 @@ expect 0 "--check full" memplan-replay --check full "$T/a.plan" "$T/a.trace"
 has "$T/out" "checks of $full bytes" "  ... the same bytes as auto"
 expect 2 "--check with a bad value" memplan-replay --check some "$T/a.plan" "$T/a.trace"
 
+# sampled checks still find two large buffers sharing bytes: a plan that
+# trusts a hole nothing moves (as t0300's, with 8 MiB buffers)
+printf 'id,lower,upper,size,gaps\n0,0,10,8388608,2-8\n1,3,7,8388608,\n2,1,9,4096,\n' >"$T/big.csv"
+memplan-trace import --from minimalloc-csv "$T/big.csv" -o "$T/big.trace" >/dev/null 2>&1 &&
+	memplan-plan compile --trust-holes "$T/big.csv" -o "$T/big.plan" >/dev/null 2>&1
+ok $? "a plan of two 8 MiB buffers over one's hole"
+expect 1 "--check sample finds the overlap" memplan-replay --check sample "$T/big.plan" "$T/big.trace"
+has "$T/out" "two buffers resident at the same time overlap" "  ... naming it"
+has "$T/out" "checks of 98304 bytes" "  ... checking 96 KiB of the 32 MiB a full check reads"
+
 # GPT-2 at batch 8, where the machine can hold its pool at all
 memplan-trace synth --model gpt2 --batch 8 -o "$T/g8.trace" >/dev/null &&
 	memplan-plan compile "$T/g8.trace" -o "$T/g8.plan" >/dev/null
