@@ -63,7 +63,9 @@ memplan-trace import --from minimalloc-csv "$T/big.csv" -o "$T/big.trace" >/dev/
 ok $? "a plan of two 8 MiB buffers over one's hole"
 expect 1 "--check sample finds the overlap" memplan-replay --check sample "$T/big.plan" "$T/big.trace"
 has "$T/out" "two buffers resident at the same time overlap" "  ... naming it"
-has "$T/out" "checks of 98304 bytes" "  ... checking 96 KiB of the 32 MiB a full check reads"
+n=$(sed -n 's/.* checks of \([0-9]*\) bytes.*/\1/p' "$T/out")
+[ "${n:-99999999}" -lt 1048576 ]
+ok $? "  ... checking $n bytes of the 32 MiB a full check reads"
 
 # GPT-2 at batch 8, where the machine can hold its pool at all
 memplan-trace synth --model gpt2 --batch 8 -o "$T/g8.trace" >/dev/null &&
