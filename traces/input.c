@@ -137,7 +137,7 @@ static int input_hint(const char *path, const char *want, char *buf, size_t len)
 		snprintf(buf, len, "; it is a memplan trace: make a plan of it with "
 				   "'memplan-plan compile %s -o PLAN'", path);
 	else if (!strcmp(kind, "kineto"))
-		snprintf(buf, len, "; it looks like a profiler (Kineto) trace: import it with its "
+		snprintf(buf, len, "; this looks like a profiler (Kineto) trace: import it with its "
 				   "execution trace, 'memplan-trace import ET.json --kineto %s -o TRACE'%s",
 			 path, then);
 	else if (!strcmp(kind, "minimalloc-csv"))
