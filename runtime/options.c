@@ -2,12 +2,15 @@
 /*
  * options.c - the table of MEMPLAN_* variables read by libmemplan's
  * LD_PRELOAD and PyTorch ways in (interpose.c) and by backend_cuda.c.  Read
- * when the first request arrives, never on the hot path; the first read
- * also names, once, the MEMPLAN_* variables nobody reads (misspellings).
+ * when the first request arrives, never on the hot path.  The MEMPLAN_*
+ * variables nobody reads (misspellings) are named once, when libmemplan.so
+ * loads (else at the first read).
  * memplan-plan check-env reads the same table without a GPU.
  */
+#define _GNU_SOURCE /* dladdr */
 #include "options.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -212,4 +215,18 @@ void options_warn_unknown(void)
 		fprintf(stderr, "memplan: warning: %s means nothing to libmemplan and was ignored%s%s%s (see libmemplan(3))\n",
 			name, near ? "; did you mean " : "", near ? near : "", near ? "?" : "");
 	}
+}
+
+/* At load, in libmemplan.so alone (the tools link this file too, and
+ * check-env names the variables itself): so that a process that never
+ * allocates on the GPU, which reads no option, is told too. */
+__attribute__((constructor)) static void options_at_load(void)
+{
+	Dl_info info;
+	if (!dladdr((void *)options_table, &info) || !info.dli_fname)
+		return;
+	const char *base = strrchr(info.dli_fname, '/');
+	base = base ? base + 1 : info.dli_fname;
+	if (!strncmp(base, "libmemplan", 10))
+		options_warn_unknown();
 }

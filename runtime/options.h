@@ -52,7 +52,8 @@ const char *options_suggest(const char *name);
  * options_known() does not know: its name copied into name (cap bytes,
  * cut short if longer), *pos moved past it; 0 when there is none more. */
 int options_next_unknown(size_t *pos, char *name, size_t cap);
-/* Once per process, at the first options_str(): one warning line on stderr
+/* Once per process, when libmemplan.so loads, else at the first
+ * options_str(): one warning line on stderr
  * for each unknown MEMPLAN_* variable, with the nearest known name (unless
  * MEMPLAN_VERBOSE=-1), so a misspelt variable does not pass for a set one. */
 void options_warn_unknown(void);

@@ -4,9 +4,9 @@
 # runtime would ignore, plans that do not open (a trace given as the plan
 # says so) and an LD_PRELOAD that names no readable libmemplan, and says
 # what libmemplan would do (exit 0 fine, 1 problems).  libmemplan itself
-# warns once, at its first read of the options, for each unknown MEMPLAN_*
-# variable (did you mean ...?), and not for those other parts of memplan
-# read, nor under MEMPLAN_VERBOSE=-1.
+# warns once, when it loads (in a process without CUDA too), for each
+# unknown MEMPLAN_* variable (did you mean ...?), and not for those other
+# parts of memplan read, nor under MEMPLAN_VERBOSE=-1.
 . tests/cli/lib.sh
 
 memplan-trace synth --model alexnet --batch 2 -o "$T/a.trace" >/dev/null &&
@@ -89,5 +89,14 @@ LD_PRELOAD=$LIB MEMPLAN_PLAN=$T/noswap.plan MEMPLAN_SHOW_STAT=1 MEMPLAN_VERBOSE=
 	"$APP" "$T/swap.trace" --iterations 2 >"$T/out" 2>"$T/err"
 if grep -q 'means nothing' "$T/err"; then r=1; else r=0; fi
 ok $r "  ... and not under MEMPLAN_VERBOSE=-1"
+
+# at load, so that a process that never allocates on the GPU is told too
+LD_PRELOAD=$LIB MEMPLAN_SHOW_STAT=1 /bin/echo hi >"$T/out" 2>"$T/err"
+ok $? "libmemplan in a process without CUDA"
+has "$T/err" "MEMPLAN_SHOW_STAT means nothing to libmemplan and was ignored; did you mean MEMPLAN_SHOW_STATS?" \
+	"  ... warns when it loads"
+MEMPLAN_SHOW_STAT=1 memplan-trace --version >"$T/out" 2>"$T/err"
+[ ! -s "$T/err" ]
+ok $? "the commands, which link the same table, do not warn"
 
 done_testing
