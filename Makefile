@@ -10,6 +10,7 @@
 #                        (TRACES=dir, STRATEGIES=a,b, TIME_LIMIT=seconds)
 #   make fuzz            longer fuzz runs (libFuzzer with clang when available)
 #   make install         PREFIX=/usr/local DESTDIR= BINDIR LIBDIR INCLUDEDIR MANDIR
+#                        DATADIR (compare.sbatch goes to DATADIR/memplan)
 #   make uninstall
 #
 # Knobs: V=1 (show commands), DEVELOPER=1 (-Werror), SANITIZE=address,undefined
@@ -20,6 +21,7 @@ BINDIR     ?= $(PREFIX)/bin
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR     ?= $(PREFIX)/share/man
+DATADIR    ?= $(PREFIX)/share
 DESTDIR    ?=
 
 CC       ?= cc
@@ -264,6 +266,8 @@ fuzz: $(FUZZ_BINS)
 		FUZZ_INCLUDES="$(addprefix -I,$(SRC_DIRS))" sh tests/fuzz/run.sh
 
 # --- install ----------------------------------------------------------------
+# scripts that run the commands elsewhere: the Slurm job array of compare
+DATA_FILES := planner/placement/compare.sbatch
 install: $(PROGS) $(EXTRA_ALL) $(EXTRA_INSTALL)
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)
@@ -271,9 +275,13 @@ install: $(PROGS) $(EXTRA_ALL) $(EXTRA_INSTALL)
 		s=$${p##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s; \
 		echo "install -m 644 $$p $(DESTDIR)$(MANDIR)/man$$s"; \
 		install -m 644 $$p $(DESTDIR)$(MANDIR)/man$$s; done
+	install -d $(DESTDIR)$(DATADIR)/memplan
+	install -m 755 $(DATA_FILES) $(DESTDIR)$(DATADIR)/memplan
 
 uninstall: $(EXTRA_UNINSTALL)
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS)))
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/memplan/,$(notdir $(DATA_FILES)))
+	rmdir $(DESTDIR)$(DATADIR)/memplan 2>/dev/null || true
 	@for p in $(MAN_PAGES); do s=$${p##*.}; f=$${p##*/}; \
 		echo "rm -f $(DESTDIR)$(MANDIR)/man$$s/$$f"; \
 		rm -f $(DESTDIR)$(MANDIR)/man$$s/$$f; done

@@ -4,6 +4,7 @@
  * the memplan-* commands.  Only commands call these; libraries return errors.
  */
 #include "cli.h"
+#include "json_errors.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -211,7 +212,11 @@ int cli_dispatch(const struct cli_command *table, int argc, char **argv,
 	const struct cli_command *c = find_command(table, name);
 	if (c) {
 		running = c->name;
-		int rc = c->run(argc - 1, argv + 1);
+		int short_j, rc;
+		if (cli_offers_json(c->options, &short_j))
+			rc = cli_run_json_errors(c->run, argc - 1, argv + 1, short_j);
+		else
+			rc = c->run(argc - 1, argv + 1);
 		running = NULL;
 		return rc;
 	}

@@ -28,4 +28,21 @@ int input_load(const char *path, struct trace **t, char *err, size_t errlen);
  */
 int input_is_csv(const char *path);
 
+/*
+ * What a file given in the wrong place is, from its first bytes (64 KiB at
+ * most): "plan" (a memplan plan), "trace" (a memplan trace), "nsys-sqlite",
+ * "pytorch-snapshot", "pytorch-et", "kineto" (a profiler trace alone),
+ * "minimalloc-csv", or NULL when none of these or unreadable.
+ */
+const char *input_kind(const char *path);
+
+/*
+ * For a file that could not be read where a command wanted a TRACE (want
+ * "trace") or a PLAN (want "plan"), err holding why: appends "; this looks
+ * like ...: <the command that makes the right file>" to err (errlen bytes)
+ * when input_kind() knows the file and it is not what was wanted, and
+ * returns 1; else leaves err as it is and returns 0.
+ */
+int input_explain(const char *path, const char *want, char *err, size_t errlen);
+
 #endif

@@ -126,8 +126,8 @@ static void info_json(const char *path, const struct trace *t,
 	       t->clock == TRACE_CLOCK_TIME ? "time" : "seq", in->seq_lo,
 	       in->seq_hi);
 	if (in->t_lo <= in->t_hi)
-		printf("\"time_first\":%" PRId64 ",\"time_last\":%" PRId64 ",",
-		       in->t_lo, in->t_hi);
+		printf("\"time_first\":%" PRId64 ",\"time_last\":%" PRId64 ",\"time_kind\":\"%s\",",
+		       in->t_lo, in->t_hi, slice_time_kind(t));
 	printf("\"peak_bytes\":%" PRIu64 ",\"peak_at\":%" PRId64
 	       ",\"lower_bound_bytes\":%" PRIu64 ",\"lower_bound_at\":%" PRId64
 	       ",\"host_peak_bytes\":%" PRIu64 ",\"period\":",
@@ -175,11 +175,14 @@ static void info_text(const char *path, const struct trace *t,
 		printf("holes:        %zu\n", t->nholes);
 	printf("span:         seq %" PRId64 "..%" PRId64, in->seq_lo, in->seq_hi);
 	if (in->t_lo <= in->t_hi) {
+		/* what the times measure: a snapshot's are the host's clock */
 		if (t->clock == TRACE_CLOCK_TIME)
-			printf(", time %" PRId64 "..%" PRId64, in->t_lo, in->t_hi);
+			printf(", time %" PRId64 "..%" PRId64 " (%s)", in->t_lo, in->t_hi,
+			       slice_time_kind(t));
 		else
-			printf(", %.3f ms of GPU time",
-			       (double)(in->t_hi - in->t_lo) / 1e6);
+			printf(", %.3f ms of %s (timestamps %" PRId64 "..%" PRId64 " ns)",
+			       (double)(in->t_hi - in->t_lo) / 1e6, slice_time_kind(t),
+			       in->t_lo, in->t_hi);
 	}
 	printf("\npeak:         %s (%" PRIu64 " bytes) at %s %" PRId64 "\n",
 	       cli_format_size(in->peak, a, sizeof(a)), in->peak,
@@ -514,14 +517,47 @@ static int cmd_synth(int argc, char **argv)
 
 /* --- slice --------------------------------------------------------------- */
 
-static int parse_time(const char *s, int64_t *out)
+/* The window [from, to) on the trace's clock, from what was typed (an
+ * offset from the first timestamp when rel), or a usage error (2) or an
+ * input error (3) that names the trace's valid range. */
+static int slice_window(const struct trace *t, const char *path, int64_t *from, int rel_from,
+			int64_t *to, int rel_to)
 {
-	char *end;
-	long long v = strtoll(s, &end, 10);
-	if (end == s || *end)
-		return -1;
-	*out = v;
+	int64_t first = 0, last = 0;
+	if (!slice_time_span(t, &first, &last))
+		return 0; /* slice_time() says the trace has no timestamps */
+	if ((rel_from || rel_to) && t->clock == TRACE_CLOCK_TIME)
+		return cli_usage_error("slice: trace '%s' counts %s, not seconds: give --from-time and --to-time as integers from %lld to %lld",
+				       path, slice_time_kind(t), (long long)first, (long long)last);
+	if (rel_from)
+		*from += first;
+	if (rel_to)
+		*to += first;
+	if (*from >= *to)
+		return cli_usage_error("slice: --from-time must come before --to-time");
 	return 0;
+}
+
+/* The error of a window that holds no event: the trace's valid range, as
+ * offsets a person can type and as its timestamps. */
+static void slice_window_error(const struct trace *t, const char *path, int64_t from, int64_t to)
+{
+	int64_t first = 0, last = 0;
+	char a[32], b[32], c[32];
+	slice_time_span(t, &first, &last);
+	if (t->clock == TRACE_CLOCK_TIME) {
+		cli_error("cannot slice trace '%s': no event starts between time %lld and %lld; its events start from %lld to %lld (%s)",
+			  path, (long long)from, (long long)to, (long long)first, (long long)last,
+			  slice_time_kind(t));
+		return;
+	}
+	cli_error("cannot slice trace '%s': no event starts between %s and %s after its start; "
+		  "its events start from 0 to %s after it (--from-time 0us --to-time %lldus "
+		  "takes them all; %s, timestamps %lld..%lld ns)",
+		  path, slice_format_ns(from - first, a, sizeof(a)),
+		  slice_format_ns(to - first, b, sizeof(b)), slice_format_ns(last - first, c, sizeof(c)),
+		  (long long)((last - first) / 1000 + 1), slice_time_kind(t),
+		  (long long)first, (long long)last);
 }
 
 static int cmd_slice(int argc, char **argv)
@@ -539,7 +575,7 @@ static int cmd_slice(int argc, char **argv)
 	const char *out = NULL, *range = NULL;
 	uint64_t n = 0;
 	int64_t from = 0, to = 0;
-	int have_from = 0, have_to = 0, detect = 0, c;
+	int have_from = 0, have_to = 0, rel_from = 0, rel_to = 0, detect = 0, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:r:o:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -552,13 +588,15 @@ static int cmd_slice(int argc, char **argv)
 			range = optarg;
 			break;
 		case 'F':
-			if (parse_time(optarg, &from))
-				return cli_usage_error("slice: --from-time '%s' is not a time", optarg);
+			if (slice_parse_time(optarg, &from, &rel_from))
+				return cli_usage_error("slice: --from-time '%s' is not a time (1ms, 250us, 2.5s after the trace's start, or a timestamp in ns)",
+						       optarg);
 			have_from = 1;
 			break;
 		case 'T':
-			if (parse_time(optarg, &to))
-				return cli_usage_error("slice: --to-time '%s' is not a time", optarg);
+			if (slice_parse_time(optarg, &to, &rel_to))
+				return cli_usage_error("slice: --to-time '%s' is not a time (1ms, 250us, 2.5s after the trace's start, or a timestamp in ns)",
+						       optarg);
 			have_to = 1;
 			break;
 		case 'a':
@@ -596,9 +634,19 @@ static int cmd_slice(int argc, char **argv)
 	if (!n)
 		n = 1;
 	if (have_from) {
+		if ((rc = slice_window(t, path, &from, rel_from, &to, rel_to)) != 0) {
+			trace_free(t);
+			return rc;
+		}
 		rc = slice_time(t, from, to, &lo, &hi, err, sizeof(err));
 		snprintf(note, sizeof(note), "time %lld to %lld", (long long)from,
 			 (long long)to);
+		int64_t first, last;
+		if (rc == TRACE_EFORMAT && slice_time_span(t, &first, &last)) {
+			slice_window_error(t, path, from, to);
+			trace_free(t);
+			return MP_EXIT_INPUT;
+		}
 	} else if (range || (!detect && slice_count_ranges(t, "iteration"))) {
 		const char *name = range ? range : "iteration";
 		rc = slice_range(t, name, (size_t)n, &lo, &hi, err, sizeof(err));
@@ -662,9 +710,11 @@ static const char slice_options[] =
 	"  -i, --iteration N        the N-th iteration (1, 2, ...)\n"
 	"  -r, --range NAME         iterations are the NVTX ranges named NAME\n"
 	"      --auto               iterations are the trace's detected period\n"
-	"      --from-time T        the events starting in [T, U), in the trace's time\n"
-	"      --to-time U          unit (ns for imports), an integer\n"
-	"                           (default: none; say which iteration)\n"
+	"      --from-time T        the events starting in [T, U): times after the\n"
+	"      --to-time U          trace's start with a unit (250us, 1ms, 2.5s), or\n"
+	"                           timestamps of its clock, integers (ns; 'info'\n"
+	"                           shows the span) (default: none; say which\n"
+	"                           iteration)\n"
 	"  -o, --output OUT         the trace to write (required)\n"
 	"  -h, --help               this text\n";
 static const char synth_options[] =

@@ -29,19 +29,26 @@ int cmd_compare(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
 int cmd_link(int argc, char **argv);
 int cmd_share(int argc, char **argv);
+int cmd_checkenv(int argc, char **argv);
+
+/* A plan predicted this much slower than the trace (percent) gets a
+ * warning from compile, with or without --per-gpu. */
+#define CMD_WARN_OVERHEAD 25.0
 
 /* compile --per-gpu (cmd_pergpu.c): the joint plans of the link's GPUs,
- * PREFIX.gpuK.plan each;
+ * PREFIX.gpuK.plan each; max_overhead (percent, < 0: none) refuses them
+ * all, writing nothing, when the worst GPU is predicted slower, as compile
+ * --max-overhead does; without it, a warning above CMD_WARN_OVERHEAD.
  * Returns the exit status. */
 int cmd_compile_per_gpu(const char *path, const char *prefix,
 			const char *link_s, uint64_t align,
-			const char *budget_s, int json);
+			const char *budget_s, double max_overhead, int json);
 
 /* What each one's --help lists: every option, its meaning and default. */
 extern const char cmd_compile_options[], cmd_verify_options[],
 	cmd_simulate_options[], cmd_frontier_options[], cmd_inspect_options[],
 	cmd_compare_options[], cmd_advise_options[], cmd_share_options[],
-	cmd_link_options[];
+	cmd_link_options[], cmd_checkenv_options[];
 
 /* --- cmd_args.c: what the commands make of their arguments alike --------- */
 
@@ -109,29 +116,24 @@ int cmd_link_storable(const char *spec);
 
 /* --- --json on failure ---------------------------------------------------- */
 
-/*
- * What a command's errors become under --json: cmd_json_capture() sends
- * stderr into a temporary file; cmd_json_release() puts stderr back,
- * copies what was written there to it unchanged (people still read it),
- * and when status is not 0 prints one JSON object on standard output:
- * {"error": the first error's sentence, "exit_status": status,
- * "messages": every line}.  Returns status.  A capture that cannot start
- * leaves stderr as it is (and release does nothing).
- */
-struct cmd_json_errors {
-	FILE *tmp; /* NULL: not capturing */
-	int saved; /* the descriptor stderr had */
-};
-void cmd_json_capture(struct cmd_json_errors *c);
-int cmd_json_release(struct cmd_json_errors *c, int status);
-/* Runs run(argc, argv) with its errors captured as above when argv asks
- * for --json (or -j), so that usage errors are JSON too.  Returns its
- * status. */
+/* A plan given with a trace it was not made for, in the one wording and
+ * exit status of verify, simulate and memplan-replay: MP_EXIT_OK when the
+ * trace's requests have the plan's fingerprint (a cycle plan: not checked
+ * here), else prints "plan 'P' does not fit trace 'T': fingerprint
+ * mismatch: ..." and returns MP_EXIT_LIMIT (1). */
+int cmd_plan_fits(const char *ppath, const struct mp_plan *plan, const char *tpath,
+		  const struct trace *t);
+
+/* After the plan at path could not be read (err holds why): appends what
+ * the file is instead and how to make a plan of it (input_hint()), when it
+ * is something memplan knows, e.g. a trace or a PyTorch snapshot. */
+void cmd_plan_hint(const char *path, char *err, size_t errlen);
+
+/* Runs run(argc, argv) under cli_run_json_errors() (json_errors.h), -j
+ * meaning --json.  cli_dispatch() does so already for every command whose
+ * options offer --json; this stays for the commands that call it
+ * themselves (the nested call runs plain). */
 int cmd_run_json_errors(int (*run)(int, char **), int argc, char **argv);
-/* Set by a command that printed its own verdict object on standard output
- * (verify's, for a plan that does not fit or trusts holes): release then
- * prints no second, error object. */
-extern int cmd_json_verdict_printed;
 
 /* --- budgets (compile) ---------------------------------------------------- */
 

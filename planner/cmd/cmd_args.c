@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "cmd.h"
 #include "cycle.h"
+#include "json_errors.h"
 #include "input.h"
 #include "json.h"
 #include "plan.h"
@@ -356,88 +357,31 @@ int cmd_swap_exit(int rc)
 	return MP_EXIT_INTERNAL;
 }
 
-void cmd_json_capture(struct cmd_json_errors *c)
+int cmd_plan_fits(const char *ppath, const struct mp_plan *plan, const char *tpath,
+		  const struct trace *t)
 {
-	c->tmp = NULL;
-	c->saved = -1;
-	fflush(stderr);
-	FILE *f = tmpfile();
-	if (!f)
-		return;
-	int saved = dup(STDERR_FILENO);
-	if (saved < 0 || dup2(fileno(f), STDERR_FILENO) < 0) {
-		if (saved >= 0)
-			close(saved);
-		fclose(f);
-		return;
-	}
-	c->tmp = f;
-	c->saved = saved;
+	if (plan->nworkloads) /* a cycle's fingerprints are its workloads' */
+		return MP_EXIT_OK;
+	struct mp_plan_fp fp;
+	mp_plan_fp_init(&fp);
+	for (size_t i = 0; i < t->nevents; i++)
+		if (t->events[i].type == TRACE_EV_ALLOC && trace_event_request(t, &t->events[i]))
+			mp_plan_fp_update(&fp, t->buffers[t->events[i].buffer].size);
+	uint64_t f = mp_plan_fp_final(&fp);
+	if (fp.n == plan->nallocs && f == plan->fingerprint)
+		return MP_EXIT_OK;
+	cli_error("plan '%s' does not fit trace '%s': fingerprint mismatch: the plan was made for another request sequence (plan: %u requests, fingerprint 0x%016llx; trace: %llu requests, fingerprint 0x%016llx)",
+		  ppath, tpath, plan->nallocs, (unsigned long long)plan->fingerprint,
+		  (unsigned long long)fp.n, (unsigned long long)f);
+	return MP_EXIT_LIMIT;
 }
 
-/* Prints line (len bytes, no newline) as a JSON string. */
-static void json_line(const char *line, size_t len)
+void cmd_plan_hint(const char *path, char *err, size_t errlen)
 {
-	char buf[ERRLEN * 2];
-	if (len >= sizeof(buf))
-		len = sizeof(buf) - 1;
-	memcpy(buf, line, len);
-	buf[len] = '\0';
-	json_quote(stdout, buf);
-}
-
-int cmd_json_verdict_printed;
-
-int cmd_json_release(struct cmd_json_errors *c, int status)
-{
-	if (!c->tmp)
-		return status;
-	fflush(stderr);
-	dup2(c->saved, STDERR_FILENO);
-	close(c->saved);
-	char text[1 << 16];
-	rewind(c->tmp);
-	size_t n = fread(text, 1, sizeof(text) - 1, c->tmp);
-	fclose(c->tmp);
-	c->tmp = NULL;
-	text[n] = '\0';
-	fwrite(text, 1, n, stderr);
-	if (status == MP_EXIT_OK || cmd_json_verdict_printed)
-		return status;
-	/* the first error's sentence, after "<prog>: error: " */
-	static const char tag[] = ": error: ";
-	const char *e = strstr(text, tag);
-	printf("{\"error\":");
-	if (e) {
-		e += sizeof(tag) - 1;
-		json_line(e, strcspn(e, "\n"));
-	} else {
-		printf("\"exit status %d\"", status);
-	}
-	printf(",\"exit_status\":%d,\"messages\":[", status);
-	int first = 1;
-	for (const char *p = text; *p;) {
-		size_t len = strcspn(p, "\n");
-		if (len) {
-			printf(first ? "" : ",");
-			json_line(p, len);
-			first = 0;
-		}
-		p += len + (p[len] == '\n');
-	}
-	printf("]}\n");
-	fflush(stdout);
-	return status;
+	input_explain(path, "plan", err, errlen);
 }
 
 int cmd_run_json_errors(int (*run)(int, char **), int argc, char **argv)
 {
-	int json = 0;
-	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		json |= strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0;
-	if (!json)
-		return run(argc, argv);
-	struct cmd_json_errors c;
-	cmd_json_capture(&c);
-	return cmd_json_release(&c, run(argc, argv));
+	return cli_run_json_errors(run, argc, argv, 1);
 }

@@ -91,8 +91,6 @@ static void show_progress(void *ctx, const struct solver_progress *pr)
 	g->shown = 1;
 }
 
-/* A plan predicted this much slower than the trace gets a warning. */
-#define COMPILE_WARN_OVERHEAD 25.0
 
 /* --budget / --device-budget and what compile_budget() checks the plan by. */
 struct budget_args {
@@ -223,7 +221,7 @@ static int compile_budget(const char *path, const char *out,
 		status = MP_EXIT_LIMIT;
 		goto done;
 	}
-	if (ba->max_overhead < 0 && over > COMPILE_WARN_OVERHEAD)
+	if (ba->max_overhead < 0 && over > CMD_WARN_OVERHEAD)
 		cli_warn("the plan is predicted %.2f%% slower than the trace over %s (--max-overhead P refuses such plans; 'memplan-plan frontier %s' shows the overhead of each budget)",
 			 over, l.name, path);
 	/* the LINK section: what simulate and inspect judge the plan by */
@@ -511,7 +509,7 @@ static int compile_run(int argc, char **argv)
 		return cli_usage_error("compile: --per-gpu needs --budget and --link MODEL,gpus=N, and chooses the swap strategy and placement itself");
 	if (per_gpu)
 		return cmd_compile_per_gpu(path, out, link_s, align, budget_s,
-					   json);
+					   ba.max_overhead, json);
 	if (budget_s)
 		return compile_budget(path, out, &ba, link_s, swap_s,
 				      have_strategy ? strategy : "best-fit",

@@ -290,6 +290,7 @@ int cmd_inspect(int argc, char **argv)
 	size_t len;
 	int rc = mp_plan_read_bytes(path, &buf, &len, err, sizeof(err));
 	if (rc) {
+		cmd_plan_hint(path, err, sizeof(err));
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}
@@ -304,6 +305,7 @@ int cmd_inspect(int argc, char **argv)
 	free(buf);
 	if (rc) {
 		mp_plan_free(&p);
+		cmd_plan_hint(path, why, sizeof(why));
 		cli_error("plan '%s': %s", path, why);
 		return cli_exit_for(rc, 0);
 	}

@@ -21,7 +21,7 @@
 
 int cmd_compile_per_gpu(const char *path, const char *prefix,
 			const char *link_s, uint64_t align,
-			const char *budget_s, int json)
+			const char *budget_s, double max_overhead, int json)
 {
 	struct trace *t = NULL;
 	struct solver_problem p;
@@ -70,6 +70,16 @@ int cmd_compile_per_gpu(const char *path, const char *prefix,
 		status = cmd_swap_exit(rc);
 		goto done;
 	}
+	/* the worst GPU judged as compile judges its one plan */
+	if (max_overhead >= 0 && r.worst > max_overhead) {
+		cli_error("the plans for trace '%s' are predicted %.2f%% slower than the trace on the worst GPU over %s, above --max-overhead %g%%; no plan written (a larger budget costs less: 'memplan-plan frontier %s' shows how much)",
+			  path, r.worst, l.name, max_overhead, path);
+		status = MP_EXIT_LIMIT;
+		goto done;
+	}
+	if (max_overhead < 0 && r.worst > CMD_WARN_OVERHEAD)
+		cli_warn("the plans are predicted %.2f%% slower than the trace on the worst GPU over %s (--max-overhead P refuses such plans; 'memplan-plan frontier %s' shows the overhead of each budget)",
+			 r.worst, l.name, path);
 	for (unsigned g = 0; g < r.n; g++) {
 		/* the LINK section, as compile --budget writes it: the link
 		 * every GPU's swaps were planned on together */

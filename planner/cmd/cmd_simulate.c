@@ -195,6 +195,7 @@ static int simulate_run(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	int rc = mp_plan_read_file(ppath, &plan, err, sizeof(err));
 	if (rc) {
+		cmd_plan_hint(ppath, err, sizeof(err));
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}
@@ -208,9 +209,9 @@ static int simulate_run(int argc, char **argv)
 	rc = planfile_verify(&plan, t, err, sizeof(err));
 	if (rc) {
 		if (rc == PLANFILE_EINVALID) {
-			cli_error("plan '%s' does not belong to trace '%s': %s",
-				  ppath, tpath, err);
-			status = MP_EXIT_INPUT;
+			/* verify's wording and status (cmd_plan_fits) */
+			cli_error("plan '%s' does not fit trace '%s': %s", ppath, tpath, err);
+			status = MP_EXIT_LIMIT;
 		} else {
 			cli_error("%s", err);
 			status = MP_EXIT_INTERNAL;

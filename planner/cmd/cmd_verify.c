@@ -49,7 +49,6 @@ static void verdict_json(const char *ppath, const char *tpath,
 	json_string(&j, "error", error);
 	json_object_end(&j);
 	json_finish(&j);
-	cmd_json_verdict_printed = 1;
 }
 
 static int verify_run(int argc, char **argv);
@@ -85,6 +84,7 @@ static int verify_run(int argc, char **argv)
 	struct mp_plan plan;
 	int rc = mp_plan_read_file(ppath, &plan, err, sizeof(err));
 	if (rc) {
+		cmd_plan_hint(ppath, err, sizeof(err));
 		cli_error("%s", err);
 		return cli_exit_for(rc, 0);
 	}

@@ -63,6 +63,12 @@ static const struct cli_command commands[] = {
 	  "a link model's bandwidth per GPU, alone and with every GPU on its "
 	  "uplink copying, each way and both ways; without MODEL the presets",
 	  cmd_link_options },
+	{ "check-env", cmd_checkenv, "check-env",
+	  "check a deployment's MEMPLAN_* variables without a GPU: names the "
+	  "unknown ones with the nearest real name, the values libmemplan would "
+	  "ignore, opens every plan of MEMPLAN_PLAN and says what the runtime "
+	  "would do; exit 1 on any problem",
+	  cmd_checkenv_options },
 	{ 0 }
 };
 

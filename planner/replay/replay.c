@@ -100,6 +100,7 @@ struct rp {
 	const struct mp_backend *be;
 	const struct mp_plan *plan;
 	int host;
+	int sample; /* opt->sample: windows of each buffer, not every byte */
 	void **ptr;         /* per buffer: its memory while allocated */
 	uint32_t *entry;    /* per buffer: plan entry, NONE32 if none */
 	uint32_t *filled;   /* per buffer: the iteration of its pattern */
@@ -170,24 +171,65 @@ static void *stream_of(struct rp *r, int64_t id)
 	return r->nstreams ? r->streams[(uint64_t)id % (uint64_t)r->nstreams] : NULL;
 }
 
-/* Writes buffer b's pattern of the current iteration. */
+/* Writes bytes [from, from + n) of buffer b's pattern of the current
+ * iteration (from a multiple of 8). */
+static int fill_range(struct rp *r, int64_t b, size_t from, size_t n, void *ctx)
+{
+	(void)ctx;
+	unsigned char *p = r->ptr[b];
+	if (r->host) {
+		replay_fill(p + from, n, from, (uint32_t)b, r->it);
+		return 0;
+	}
+	void *s = stream_of(r, r->t->buffers[b].stream);
+	for (size_t at = from; at < from + n; at += CHUNK) {
+		size_t len = from + n - at < CHUNK ? from + n - at : CHUNK;
+		replay_fill(r->chunk, len, at, (uint32_t)b, r->it);
+		if (r->be->copy(p + at, r->chunk, len, MP_COPY_H2D, s) ||
+		    r->be->stream_sync(s))
+			return -1;
+	}
+	return 0;
+}
+
+/* The bytes of a buffer outside the pool checked at a use: the real
+ * allocator's memory is never shared with the pool, so its ends suffice
+ * there (the whole buffer is checked at its free). */
+#define EDGE 4096
+
+/*
+ * Sampled checks (replay_opts.sample): of a buffer larger than
+ * 2 EDGE + SAMPLE, only its first and last EDGE bytes and EDGE bytes at
+ * every SAMPLE-aligned address inside it are written and checked.  The
+ * windows sit at addresses, not offsets, so two buffers that overlap by
+ * SAMPLE + EDGE bytes or more share one; the pages between are never
+ * touched, so the pool's memory is committed only where sampled.
+ */
+#define SAMPLE ((size_t)1 << 20)
+
+typedef int (*window_fn)(struct rp *r, int64_t b, size_t from, size_t n, void *ctx);
+
+/* Calls fn on each window of buffer b (the whole buffer when not
+ * sampling) until one returns non-zero; returns that, or 0. */
+static int each_window(struct rp *r, int64_t b, window_fn fn, void *ctx)
+{
+	size_t size = r->t->buffers[b].size;
+	if (!r->sample || size <= 2 * EDGE + SAMPLE)
+		return fn(r, b, 0, size, ctx);
+	uintptr_t a = (uintptr_t)r->ptr[b];
+	size_t tail = (size - EDGE) & ~(size_t)7;
+	int rc = fn(r, b, 0, EDGE, ctx);
+	for (uintptr_t x = (a + EDGE + SAMPLE - 1) / SAMPLE * SAMPLE;
+	     !rc && x + EDGE <= a + tail; x += SAMPLE)
+		rc = fn(r, b, (size_t)(x - a) & ~(size_t)7, EDGE, ctx);
+	return rc ? rc : fn(r, b, tail, size - tail, ctx);
+}
+
+/* Writes buffer b's pattern of the current iteration (its windows). */
 static void fill(struct rp *r, int64_t b)
 {
-	const struct trace_buffer *tb = &r->t->buffers[b];
-	unsigned char *p = r->ptr[b];
 	r->filled[b] = r->it;
-	if (r->host) {
-		replay_fill(p, tb->size, 0, (uint32_t)b, r->it);
-		return;
-	}
-	void *s = stream_of(r, tb->stream);
-	for (size_t at = 0; at < tb->size; at += CHUNK) {
-		size_t n = tb->size - at < CHUNK ? tb->size - at : CHUNK;
-		replay_fill(r->chunk, n, at, (uint32_t)b, r->it);
-		if (r->be->copy(p + at, r->chunk, n, MP_COPY_H2D, s) ||
-		    r->be->stream_sync(s))
-			return;
-	}
+	each_window(r, b, fill_range, NULL);
 }
 
 static const char *event_name(const struct trace_event *e)
@@ -233,10 +275,11 @@ static int check_range(struct rp *r, int64_t b, size_t from, size_t n,
 	return 0;
 }
 
-/* The bytes of a buffer outside the pool checked at a use: the real
- * allocator's memory is never shared with the pool, so its ends suffice
- * there (the whole buffer is checked at its free). */
-#define EDGE 4096
+/* check_range() as a window_fn: ctx is the struct replay_bad. */
+static int check_window(struct rp *r, int64_t b, size_t from, size_t n, void *ctx)
+{
+	return check_range(r, b, from, n, ctx);
+}
 
 /*
  * A trace hole of buffer h that meets the lifetime of buffer o and that no
@@ -290,7 +333,7 @@ static void check(struct rp *r, int64_t b, size_t ev, const char *when)
 	int wrong;
 	r->res->checks++;
 	if (mp_owns(r->rt, p) || tb->size <= 2 * EDGE || strcmp(when, "at a use")) {
-		wrong = check_range(r, b, 0, tb->size, &bad);
+		wrong = each_window(r, b, check_window, &bad);
 	} else {
 		wrong = check_range(r, b, 0, EDGE, &bad);
 		if (!wrong)
@@ -579,7 +622,7 @@ int replay_run(const struct trace *t, const char *plan_path,
 			.host = opt->backend == MP_BACKEND_HOST, .res = res,
 			.max_reports = opt->max_reports, .report = report, .ctx = ctx,
 			.progress = opt->progress, .progress_ctx = opt->progress_ctx,
-			.iterations = opt->iterations };
+			.iterations = opt->iterations, .sample = opt->sample };
 	r.pool = mp_pool(rt, NULL);
 	/* the workloads' turns: the caller's, or the plan's own */
 	r.turns = opt->turns;

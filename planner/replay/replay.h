@@ -40,6 +40,10 @@ struct replay_opts {
 	int backend;         /* enum mp_backend_kind */
 	unsigned iterations; /* >= 1 */
 	unsigned max_reports; /* problems described in full; the rest counted */
+	/* 1: write and check windows of each large buffer (its ends and 4 KiB
+	 * of every MiB of address), so that untouched pool pages are never
+	 * committed: host memory bounded near 1/256 of the pool's */
+	int sample;
 	/* Called after every 2^16 events and at each iteration's end with the
 	 * share done (0 to 1); may be NULL. */
 	void (*progress)(void *ctx, double done);

@@ -56,3 +56,29 @@ else
 	echo "(python3 missing: skipped)"
 fi
 rm -f "$et" "$et.trace" "$et.rss"
+
+echo
+echo "== replay (memplan-replay, host backend: --check sample vs full)"
+# sample writes and checks each buffer's ends and 4 KiB of every MiB, so
+# the pool's untouched pages are never committed; full touches every byte
+if command -v python3 >/dev/null 2>&1; then
+	printf '%-8s %6s %-7s %10s %14s %16s\n' model batch check seconds peak_rss_mib bytes_checked
+	rp=/tmp/memplan-bench-$$.replay
+	for spec in "gpt2 1 full" "gpt2 1 sample" "gpt2 8 sample"; do
+		set -- $spec
+		"$BUILD/bin/memplan-trace" synth --model "$1" --batch "$2" -o "$rp.trace" >/dev/null &&
+			"$BUILD/bin/memplan-plan" compile "$rp.trace" -o "$rp.plan" >/dev/null || continue
+		python3 -c '
+import resource, subprocess, sys, time
+t = time.time()
+r = subprocess.run(sys.argv[4:], capture_output=True, text=True)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+b = r.stdout.split(" checks of ")[1].split()[0] if " checks of " in r.stdout else "-"
+print("%-8s %6s %-7s %10.3f %14d %16s%s" % (sys.argv[1], sys.argv[2], sys.argv[3],
+      time.time() - t, rss, b, "" if r.returncode == 0 else " (exit %d)" % r.returncode))
+' "$1" "$2" "$3" "$BUILD/bin/memplan-replay" --check "$3" "$rp.plan" "$rp.trace"
+	done
+	rm -f "$rp.trace" "$rp.plan"
+else
+	echo "(python3 missing: skipped)"
+fi

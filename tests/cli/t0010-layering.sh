@@ -28,6 +28,8 @@ floors() { # file -> "component... path/of/header.h..."
 	cli/*) echo "cli" ;;
 	traces/*) echo "traces cli" ;;
 	analyze/*) echo "analyze traces cli" ;;
+	# check-env reads the runtime's table of MEMPLAN_* variables
+	planner/cmd/cmd_checkenv.c) echo "planner traces cli runtime/plan.h runtime/memplan.h runtime/options.h" ;;
 	planner/*) echo "planner traces cli runtime/plan.h runtime/memplan.h" ;;
 	runtime/*) echo "runtime" ;;
 	esac

@@ -106,8 +106,8 @@ ok $? "  ... with its swaps executed ($n)"
 
 # a plan for another iteration is not valid for this one
 memplan-trace synth --model resnet50 --batch 2 --dtype fp16 -o "$T/r2.trace" 2>"$T/err"
-expect 1 "a plan replayed with another model's trace: invalid" memplan-replay "$T/r.plan" "$T/r2.trace"
-has "$T/out" "did not follow the plan" "  ... the runtime diverged, and says where"
+expect 1 "a plan replayed with another model's trace: exit 1, as verify's" memplan-replay "$T/r.plan" "$T/r2.trace"
+has "$T/err" "plan '$T/r.plan' does not fit trace '$T/r2.trace': fingerprint mismatch" "  ... in verify's words, before any replay"
 expect 1 "a plan replayed with an unrelated trace: invalid" memplan-replay "$T/r.plan" "$T/swap.trace"
 
 # the CUDA backend, on the stand-in

@@ -49,8 +49,8 @@ n=$(grep -o '<[a-z]' "$T/s.svg" | wc -l)
 [ "$n" -lt 4000 ]
 ok $? "  ... a bounded element count ($n)"
 
-expect 3 "a plan for another trace is refused" memplan-plan simulate "$T/s.plan" "$T/r8.trace"
-has "$T/err" "does not belong to trace" "  ... says so"
+expect 1 "a plan for another trace is refused, exit 1 as verify's" memplan-plan simulate "$T/s.plan" "$T/r8.trace"
+has "$T/err" "does not fit trace '$T/r8.trace': fingerprint mismatch" "  ... in verify's words"
 expect 3 "a missing plan" memplan-plan simulate "$T/none.plan" "$T/r.trace"
 expect 3 "a missing trace" memplan-plan simulate "$T/s.plan" "$T/none.trace"
 

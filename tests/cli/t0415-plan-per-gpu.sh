@@ -56,4 +56,21 @@ has "$T/err" "no plan fits" "  ... says so"
 [ ! -e "$T/x.gpu0.plan" ]
 ok $? "  ... and writes nothing"
 
+# the same overhead judged as plain compile judges it: a warning above
+# 25%, and --max-overhead refuses, writing nothing
+memplan-trace synth --model alexnet --batch 2 -o "$T/a.trace" 2>"$T/err"
+expect 0 "compile --per-gpu of a plan 4 GPUs make much slower" memplan-plan compile "$T/a.trace" \
+	--budget 90% --link pcie4,gpus=4 --per-gpu -o "$T/w"
+has "$T/err" "warning: the plans are predicted" "  ... warns, as compile does above 25%"
+has "$T/err" "slower than the trace on the worst GPU over pcie4,gpus=4 (--max-overhead P refuses such plans" "  ... naming the link and the option"
+expect 1 "compile --per-gpu --max-overhead 10" memplan-plan compile "$T/a.trace" \
+	--budget 90% --link pcie4,gpus=4 --per-gpu --max-overhead 10 -o "$T/m"
+has "$T/err" "above --max-overhead 10%; no plan written" "  ... refuses, as compile does"
+[ ! -e "$T/m.gpu0.plan" ]
+ok $? "  ... and writes nothing"
+expect 0 "compile --per-gpu --max-overhead 1000" memplan-plan compile "$T/a.trace" \
+	--budget 90% --link pcie4,gpus=4 --per-gpu --max-overhead 1000 -o "$T/m"
+if grep -q warning "$T/err"; then r=1; else r=0; fi
+ok $r "  ... a limit it keeps: no warning"
+
 done_testing

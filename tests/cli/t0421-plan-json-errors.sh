@@ -52,10 +52,10 @@ ok $? "  ... one object, no error object beside it"
 expect 3 "verify --json of a missing plan" memplan-plan verify --json "$T/none.plan" "$T/a.trace"
 json_error "$T/out" 3
 ok $? "  ... no verdict: one JSON error object, exit_status 3"
-expect 3 "simulate --json of another trace" memplan-plan simulate --json "$T/a.plan" "$T/v.trace"
-json_error "$T/out" 3
-ok $? "  ... one JSON error object, exit_status 3"
-expect 3 "simulate without --json" memplan-plan simulate "$T/a.plan" "$T/v.trace"
+expect 1 "simulate --json of another trace" memplan-plan simulate --json "$T/a.plan" "$T/v.trace"
+json_error "$T/out" 1
+ok $? "  ... one JSON error object, exit_status 1 (as verify's)"
+expect 1 "simulate without --json" memplan-plan simulate "$T/a.plan" "$T/v.trace"
 [ ! -s "$T/out" ]
 ok $? "  ... nothing on standard output"
 

@@ -8,6 +8,8 @@
  */
 #include "slice.h"
 
+#include <errno.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,6 +410,80 @@ int slice_time(const struct trace *t, int64_t from, int64_t to, size_t *lo,
 	*lo = a;
 	*hi = b;
 	return 0;
+}
+
+int slice_parse_time(const char *s, int64_t *v, int *relative)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	char *end;
+	errno = 0;
+	long long whole = strtoll(s, &end, 10);
+	if (end != s && !*end && !errno) {
+		*v = whole;
+		*relative = 0;
+		return 0;
+	}
+	double d = strtod(s, &end);
+	if (end == s || !(d >= 0))
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit) && d * units[i].ns < 9e18) {
+			*v = (int64_t)(d * units[i].ns + 0.5);
+			*relative = 1;
+			return 0;
+		}
+	return -1;
+}
+
+const char *slice_time_kind(const struct trace *t)
+{
+	const char *src = trace_get_meta(t, "source");
+	if (t->clock == TRACE_CLOCK_TIME)
+		return "abstract time units";
+	if (!src)
+		return "time of unknown kind";
+	if (!strcmp(src, "pytorch-snapshot"))
+		return "wall-clock time";
+	if (!strcmp(src, "synthetic"))
+		return "modelled GPU time";
+	/* CUPTI's, nsys's and Kineto's timestamps are the GPU's */
+	if (!strcmp(src, "memplan-capture") || !strcmp(src, "nsys-sqlite") ||
+	    !strncmp(src, "pytorch-et", 10))
+		return "GPU time";
+	return "time of unknown kind";
+}
+
+int slice_time_span(const struct trace *t, int64_t *first, int64_t *last)
+{
+	int any = 0;
+	for (size_t i = 0; i < t->nevents; i++) {
+		int64_t ts = t->events[i].t_start;
+		if (ts == TRACE_TIME_NONE)
+			continue;
+		if (!any || ts < *first)
+			*first = ts;
+		if (!any || ts > *last)
+			*last = ts;
+		any = 1;
+	}
+	return any;
+}
+
+const char *slice_format_ns(int64_t ns, char *buf, size_t len)
+{
+	double a = (double)(ns < 0 ? -ns : ns);
+	if (a >= 1e9)
+		snprintf(buf, len, "%.3fs", (double)ns / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, len, "%.3fms", (double)ns / 1e6);
+	else if (a >= 1e3)
+		snprintf(buf, len, "%.3fus", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%lldns", (long long)ns);
+	return buf;
 }
 
 /* --- cutting -------------------------------------------------------------- */

@@ -81,6 +81,26 @@ int slice_time(const struct trace *t, int64_t from, int64_t to, size_t *lo,
 	       size_t *hi, char *err, size_t errlen);
 
 /*
+ * A time a person types for --from-time/--to-time: a number with a unit
+ * (ns, us, ms, s; "1ms", "250us", "2.5s"), an offset from the trace's first
+ * timestamp, *relative set; or a bare integer, a timestamp of the trace's
+ * own clock (ns), *relative clear.  Returns 0 and *v (ns), or -1.
+ */
+int slice_parse_time(const char *s, int64_t *v, int *relative);
+
+/* What the trace's timestamps measure, for people: "GPU time", "wall-clock
+ * time" (a snapshot's host timestamps), "modelled GPU time" (synth),
+ * "abstract time units" (a MiniMalloc CSV), or "time of unknown kind". */
+const char *slice_time_kind(const struct trace *t);
+
+/* The first and last event start times; 0 when the trace has none. */
+int slice_time_span(const struct trace *t, int64_t *first, int64_t *last);
+
+/* ns as "12.345ms" (ns, us, ms or s, whichever reads best; as
+ * --from-time takes it) into buf. */
+const char *slice_format_ns(int64_t ns, char *buf, size_t len);
+
+/*
  * A new finished trace of events [lo, hi) of t (sequence numbers start at
  * 0), with every buffer live during them: one allocated before lo becomes
  * live at start, one freed after hi live at end.  Accesses and holes inside
