@@ -126,7 +126,7 @@ static int has_table(struct reader *r, const char *table)
 	char msg[200];
 	int rc = tracedb_check_table(r->db, table, msg, sizeof(msg));
 	if (rc < 0)
-		return fail(r, rc, "%s; export the report again with 'nsys export --type sqlite', which writes only tables",
+		return fail(r, rc, "%s; export the report again with 'nsys export --type sqlite'",
 			    msg);
 	return rc;
 }
@@ -254,7 +254,8 @@ static int read_enum(struct reader *r, const char *table, int optional,
 		if (optional)
 			return 1;
 		return fail(r, TRACE_EFORMAT,
-			    "table %s is missing (memplan joins enumerations by name)", table);
+			    "table %s is missing (memplan joins enumerations by name, and reads the documented numbers only when every ENUM_ table is missing); export the report again with 'nsys export --type sqlite'",
+			    table);
 	}
 	char sql[128];
 	sqlite3_stmt *st;
