@@ -50,6 +50,16 @@ refuse nomem "no memory table" "DROP TABLE CUDA_GPU_MEMORY_USAGE_EVENTS;" \
 refuse nocol "a memory table without bytes" \
 	"ALTER TABLE CUDA_GPU_MEMORY_USAGE_EVENTS DROP COLUMN bytes;" \
 	"lacks column bytes" "export the report again"
+# a table that lacks a column every export has: named, not SQLite's
+# "no such column" from a query memplan wrote
+for tc in CUPTI_ACTIVITY_KIND_KERNEL:deviceId CUPTI_ACTIVITY_KIND_MEMCPY:start \
+	NVTX_EVENTS:start ENUM_CUDA_MEM_KIND:name StringIds:value META_DATA_EXPORT:value; do
+	table=${tc%:*} col=${tc#*:}
+	refuse "nocol-$table" "$table without $col" \
+		"ALTER TABLE $table RENAME TO t0; CREATE TABLE $table AS SELECT * FROM t0;
+		 DROP TABLE t0; ALTER TABLE $table DROP COLUMN $col;" \
+		"table $table lacks column $col" "export the report again"
+done
 refuse nooper "no operation enumeration, with the kind one" \
 	"DROP TABLE ENUM_CUDA_DEV_MEM_EVENT_OPER;" \
 	"table ENUM_CUDA_DEV_MEM_EVENT_OPER is missing"

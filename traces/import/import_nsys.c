@@ -158,6 +158,21 @@ static int has_column(struct reader *r, const char *table, const char *col)
 	return found;
 }
 
+/*
+ * 0 when table has every column of the NULL-terminated cols, else < 0
+ * with the first one missing named (or the lookup's own error).
+ */
+static int need_columns(struct reader *r, const char *table, const char *const *cols)
+{
+	for (; *cols; cols++)
+		if (!has_column(r, table, *cols))
+			return r->colerr ? r->colerr
+					 : fail(r, TRACE_EFORMAT,
+						"table %s lacks column %s, which every export of schema 2.x and 3.x has; export the report again with 'nsys export --type sqlite'",
+						table, *cols);
+	return 0;
+}
+
 /* An integer column value; NULL allowed when optional (gives def). */
 static int col_int(struct reader *r, sqlite3_stmt *st, int col, const char *table,
 		   int64_t row, int optional, int64_t def, int64_t *out)
@@ -183,6 +198,9 @@ static int load_strings(struct reader *r)
 {
 	int h = has_table(r, "StringIds");
 	if (h <= 0)
+		return h;
+	static const char *const need[] = { "id", "value", NULL };
+	if ((h = need_columns(r, "StringIds", need)) < 0)
 		return h;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(r->db, "SELECT id, value FROM StringIds ORDER BY id", -1,
@@ -257,6 +275,9 @@ static int read_enum(struct reader *r, const char *table, int optional,
 			    "table %s is missing (memplan joins enumerations by name, and reads the documented numbers only when every ENUM_ table is missing); export the report again with 'nsys export --type sqlite'",
 			    table);
 	}
+	static const char *const need[] = { "id", "name", NULL };
+	if ((h = need_columns(r, table, need)) < 0)
+		return h;
 	char sql[128];
 	sqlite3_stmt *st;
 	snprintf(sql, sizeof(sql), "SELECT id, name FROM %s", table);
@@ -385,6 +406,9 @@ static int check_version(struct reader *r)
 		return fail(r, TRACE_EFORMAT,
 			    "not an Nsight Systems export (no META_DATA_EXPORT or StringIds table); make one with 'nsys export --type sqlite REPORT.nsys-rep'");
 	snprintf(r->meta_table, sizeof(r->meta_table), "%s", meta);
+	static const char *const need[] = { "name", "value", NULL };
+	if ((h = need_columns(r, meta, need)) < 0)
+		return h;
 	sqlite3_stmt *st;
 	char sql[128];
 	snprintf(sql, sizeof(sql), "SELECT value FROM %s WHERE name = 'EXPORT_SCHEMA_VERSION'", meta);
@@ -671,15 +695,9 @@ static int read_memory(struct reader *r)
 	if (!h)
 		return fail(r, TRACE_EFORMAT, NO_MEMORY_TABLE);
 	static const char *const need[] = { "start", "deviceId", "address", "bytes",
-					    "memKind", "memoryOperationType" };
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
-		if (!has_column(r, MEM, need[i]))
-			return r->colerr ? r->colerr
-					 : fail(r, TRACE_EFORMAT,
-						"table " MEM " lacks column %s, which every export of schema 2.x and 3.x has; export the report again with 'nsys export --type sqlite'",
-						need[i]);
-	int rc = choose_device(r, "memKind");
-	if (rc || (rc = choose_process(r)) || (rc = read_runtime(r)))
+					    "memKind", "memoryOperationType", NULL };
+	int rc = need_columns(r, MEM, need);
+	if (rc || (rc = choose_device(r, "memKind")) || (rc = choose_process(r)) || (rc = read_runtime(r)))
 		return rc;
 	char sql[600];
 	snprintf(sql, sizeof(sql),
@@ -758,6 +776,9 @@ static int read_work(struct reader *r, const char *table, uint8_t type)
 	int h = has_table(r, table);
 	if (h <= 0)
 		return h;
+	static const char *const need[] = { "start", "end", "deviceId", NULL };
+	if ((h = need_columns(r, table, need)) < 0)
+		return h;
 	const char *namecol = type != TRACE_EV_KERNEL ? "NULL"
 			      : has_column(r, table, "shortName") ? "shortName"
 			      : has_column(r, table, "demangledName") ? "demangledName" : "NULL";
@@ -820,6 +841,9 @@ static int read_nvtx(struct reader *r)
 	const char *table = "NVTX_EVENTS";
 	int h = has_table(r, table);
 	if (h <= 0)
+		return h;
+	static const char *const need[] = { "start", "end", NULL };
+	if ((h = need_columns(r, table, need)) < 0)
 		return h;
 	int has_tid = has_column(r, table, "globalTid");
 	int by_pid = r->pid_known && has_tid;
