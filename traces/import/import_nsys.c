@@ -136,7 +136,6 @@ static int has_table(struct reader *r, const char *table)
  * say, 0 too, with the error kept in r->colerr: the import then fails with
  * it rather than with a false "lacks column".
  */
-
 static int has_column(struct reader *r, const char *table, const char *col)
 {
 	char sql[160];
