@@ -91,48 +91,26 @@ static uint64_t step_of(const int64_t *kc, size_t n, int64_t v)
 	return lo ? lo - 1 : 0;
 }
 
-/*
- * Adds to d (over the requests) the bytes buffer item i must keep resident:
- * its lifetime less the union of its away stretches.  g: the context's next
- * unread gap (gaps come item by item, in use order).  w: scratch for the
- * stretches of the buffer.
- */
-static void add_item(const struct pool_view *c, size_t i, size_t *g,
-		     const int64_t *kc, struct away *w, int64_t *d)
+/* The steps every trace hole of b touches, appended to w. */
+static void add_holes(const struct pool_view *c, const struct trace_buffer *b,
+		      const int64_t *kc, struct away *w, size_t *n)
 {
-	const struct trace *t = c->t;
-	const struct trace_buffer *b = &t->buffers[c->ids[i]];
-	const uint32_t *fa = c->clock.first_after;
-	uint64_t lo = c->lo[i], hi = c->hi[i];
-	while (*g < c->ngaps && c->gaps[*g].item < i)
-		(*g)++;
-	if (hi <= lo)
-		return;
-	size_t n = 0;
-	const uint32_t *u = t->uses + b->use0;
-	/* after the alloc: the swap-out may follow the alloc's own request */
-	add_away(w, &n, lo, b->nuses ? fa[u[0]] : hi);
-	if (b->nholes == 0) {
-		/* between accesses: the planner's own gaps */
-		for (; *g < c->ngaps && c->gaps[*g].item == i; (*g)++)
-			add_away(w, &n, c->gaps[*g].out_min,
-				 c->gaps[*g].in_max + 1);
-	} else {
-		/* trace_gaps() offers no gap here (the trace moves the buffer
-		 * already), but a plan may swap it all the same */
-		for (uint32_t k = 0; k + 1 < b->nuses; k++)
-			add_away(w, &n, fa[u[k] + 1], fa[u[k + 1]]);
-		for (uint32_t k = 0; k < b->nholes; k++) {
-			const struct trace_hole *h = &t->holes[b->hole0 + k];
-			uint64_t s = step_of(kc, c->clock.n, h->lower);
-			uint64_t e = step_of(kc, c->clock.n, h->upper - 1) + 1;
-			if (e > s)
-				w[n++] = (struct away){ s, e };
-		}
+	for (uint32_t k = 0; k < b->nholes; k++) {
+		const struct trace_hole *h = &c->t->holes[b->hole0 + k];
+		uint64_t s = step_of(kc, c->clock.n, h->lower);
+		uint64_t e = step_of(kc, c->clock.n, h->upper - 1) + 1;
+		if (e > s)
+			w[(*n)++] = (struct away){ s, e };
 	}
-	/* before the free: the swap-in may come as late as request hi - 1 */
-	if (b->nuses)
-		add_away(w, &n, fa[u[b->nuses - 1] + 1], hi);
+}
+
+/*
+ * Adds to d the bytes of b over its lifetime [lo, hi) less the union of
+ * its n away stretches w (sorted here).
+ */
+static void keep_resident(const struct trace_buffer *b, uint64_t lo, uint64_t hi,
+			  struct away *w, size_t n, int64_t *d)
+{
 	qsort(w, n, sizeof(*w), away_cmp);
 	d[lo] += (int64_t)b->size;
 	d[hi] -= (int64_t)b->size;
@@ -155,6 +133,53 @@ static void add_item(const struct pool_view *c, size_t i, size_t *g,
 			to = w[k].hi;
 		}
 	}
+}
+
+/*
+ * Adds to d (over the requests) the bytes buffer item i must keep resident:
+ * its lifetime less the union of its away stretches.  g: the context's next
+ * unread gap (gaps come item by item, in use order).  w: scratch for the
+ * stretches of the buffer.
+ */
+static void add_item(const struct pool_view *c, size_t i, size_t *g,
+		     const int64_t *kc, struct away *w, int64_t *d)
+{
+	const struct trace *t = c->t;
+	const struct trace_buffer *b = &t->buffers[c->ids[i]];
+	const uint32_t *fa = c->clock.first_after;
+	uint64_t lo = c->lo[i], hi = c->hi[i];
+	while (*g < c->ngaps && c->gaps[*g].item < i)
+		(*g)++;
+	if (hi <= lo)
+		return;
+	size_t n = 0;
+	const uint32_t *u = t->uses + b->use0;
+	if (trace_buffer_streams(t, b, NULL, NULL)) {
+		/* used on more than one stream: the planner never swaps nor
+		 * recomputes it (the same predicate, planner/budget/swap.c),
+		 * so it stays but where the trace itself moves it */
+		add_holes(c, b, kc, w, &n);
+		keep_resident(b, lo, hi, w, n, d);
+		return;
+	}
+	/* after the alloc: the swap-out may follow the alloc's own request */
+	add_away(w, &n, lo, b->nuses ? fa[u[0]] : hi);
+	if (b->nholes == 0) {
+		/* between accesses: the planner's own gaps */
+		for (; *g < c->ngaps && c->gaps[*g].item == i; (*g)++)
+			add_away(w, &n, c->gaps[*g].out_min,
+				 c->gaps[*g].in_max + 1);
+	} else {
+		/* trace_gaps() offers no gap here (the trace moves the buffer
+		 * already), but a plan may swap it all the same */
+		for (uint32_t k = 0; k + 1 < b->nuses; k++)
+			add_away(w, &n, fa[u[k] + 1], fa[u[k + 1]]);
+		add_holes(c, b, kc, w, &n);
+	}
+	/* before the free: the swap-in may come as late as request hi - 1 */
+	if (b->nuses)
+		add_away(w, &n, fa[u[b->nuses - 1] + 1], hi);
+	keep_resident(b, lo, hi, w, n, d);
 }
 
 int swapfloor_profile(const struct trace *t, struct swap_floor *f,

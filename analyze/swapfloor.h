@@ -23,6 +23,8 @@
  *     earlier than the rule after an access would give.
  * A buffer with holes in the trace counts as away over every step one of
  * its holes touches (a lower bound: the trace moves part of it there).
+ * A buffer used on more than one stream (trace_buffer_streams()) has no
+ * other stretch: the planner never swaps nor recomputes it.
  * The floor is the maximum over steps of the bytes of the buffers live
  * there and in none of those stretches.
  */

@@ -229,7 +229,8 @@ int swapbound_compute(const struct trace *t, const struct link_model *l,
 		const struct trace_buffer *tb = &t->buffers[p.items[i].buffer];
 		uint64_t lo = c.item_lo[i], hi = c.item_hi[i];
 		const uint32_t *u = t->uses + tb->use0;
-		if (hi <= lo)
+		/* a buffer used on several streams is never swapped (swap.c) */
+		if (hi <= lo || trace_buffer_streams(t, tb, NULL, NULL))
 			continue;
 		add_stretch(s, &ns, (uint32_t)i, lo, tb->nuses ? fa[u[0]] : hi, lo, hi,
 			    emin, tb->nuses ? es[u[0]] : INFINITY);

@@ -56,6 +56,10 @@ if command -v python3 >/dev/null 2>&1; then
 	(cd "$z/w" && tar czf ../mac.tgz ._rank0.json rank0.json &&
 		tar cf ../pt2.tar k rank0.json && tar cf ../ranks.tar rank0.json rank1.json) 2>/dev/null
 	gzip -c tests/fuzz/seeds/json/small-et.json >"$z/et.json.gz"
+	# two members then zero padding (tar's records): read as gzip(1) does
+	gzip -c tests/fuzz/seeds/json/small-et.json >"$z/two-pad.json.gz"
+	printf ' \n' | gzip -c >>"$z/two-pad.json.gz"
+	head -c 1024 /dev/zero >>"$z/two-pad.json.gz"
 	rm -rf "$z/w"
 	rm -f "$seeds/pickle/"*.expect "$seeds/nsys/"*.expect
 fi

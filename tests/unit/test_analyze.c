@@ -1033,6 +1033,63 @@ static void test_floor_disjoint(void)
 	trace_free(t);
 }
 
+/*
+ * A (1000) and B (1000) used by a kernel after request 1 and again by one
+ * after request 7, with T1 (10), T2 (10), T3 (3000) living one step each
+ * between: both idle over steps 3..6.  A's second use is on stream 1: the
+ * planner never swaps a buffer used on two streams (trace_buffer_streams()),
+ * so the floor keeps A resident there and lets B go.  Requests: r0 alloc A,
+ * r1 alloc B, r2/r3 T1, r4/r5 T2, r6/r7 T3, r8 free B, r9 free A.
+ */
+static void test_floor_streams(void)
+{
+	for (int cross = 0; cross < 2; cross++) {
+		struct trace *t = trace_new();
+		int64_t A = buf(t, 1000, 0, "A"), B = buf(t, 1000, 0, "B");
+		int64_t tmp[3] = { buf(t, 10, 0, "T1"), buf(t, 10, 0, "T2"),
+				   buf(t, 3000, 0, "T3") };
+		int64_t s = 0;
+		fev(t, &s, TRACE_EV_ALLOC, A);
+		fev(t, &s, TRACE_EV_ALLOC, B);
+		fev(t, &s, TRACE_EV_KERNEL, TRACE_NONE);
+		acc(t, A);
+		acc(t, B);
+		for (int i = 0; i < 3; i++) {
+			fev(t, &s, TRACE_EV_ALLOC, tmp[i]);
+			fev(t, &s, TRACE_EV_KERNEL, TRACE_NONE);
+			acc(t, tmp[i]);
+			fev(t, &s, TRACE_EV_FREE, tmp[i]);
+		}
+		struct trace_event e = { .seq = s, .type = TRACE_EV_KERNEL,
+					 .buffer = TRACE_NONE, .stream = cross,
+					 .t_start = s * 10, .t_end = s * 10 + 10,
+					 .name = "k" };
+		trace_add_event(t, &e);
+		s++;
+		acc(t, A);
+		fev(t, &s, TRACE_EV_KERNEL, TRACE_NONE);
+		acc(t, B);
+		fev(t, &s, TRACE_EV_FREE, B);
+		fev(t, &s, TRACE_EV_FREE, A);
+		struct swap_floor f;
+		uint64_t prof[16] = { 0 };
+		int n = floor_of(t, &f, prof, 16);
+		CHECK(n == 10 && f.computed, "streams: floor computed over 10 requests");
+		CHECK(trace_buffer_streams(t, &t->buffers[A], NULL, NULL) == cross,
+		      "streams: A is used on two streams in the second trace only");
+		uint64_t a = cross ? 1000 : 0;
+		char what[128];
+		snprintf(what, sizeof(what), "streams (%s): steps 3..6 hold %s T",
+			 cross ? "A on two" : "one stream", cross ? "A and" : "only");
+		CHECK(prof[3] == a && prof[4] == a + 10 && prof[5] == a &&
+			      prof[6] == a + 3000, what);
+		snprintf(what, sizeof(what), "streams (%s): the floor is %s",
+			 cross ? "A on two" : "one stream", cross ? "A and T3, 4000" : "T3's 3000");
+		CHECK(f.bytes == 3000 + a && f.request == 6, what);
+		trace_free(t);
+	}
+}
+
 /* What the floor cannot judge: no accesses, too few, no timestamps. */
 static void test_floor_unknown(void)
 {
@@ -1242,6 +1299,7 @@ int main(void)
 	test_timeline();
 	test_scan();
 	test_floor_hand();
+	test_floor_streams();
 	test_floor_disjoint();
 	test_floor_unknown();
 	test_floor_random();

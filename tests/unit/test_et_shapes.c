@@ -136,6 +136,34 @@ int main(void)
 	CHECK(t && t->nbuffers == 2 && t->buffers[0].size == 416 && t->buffers[1].size == 16,
 	      "a tensor's storage offset counts in its storage's size");
 	trace_free(t);
+	/* two tensors on one storage at different offsets: one op returns
+	 * elements 0..99 and 100..149 of storage 11 (a split); the storage
+	 * reaches (100 + 50) * 4 bytes, which neither tensor does alone
+	 * (400 and 200 bytes without the offset) */
+	t = import(OP(3, 2, 1, "aten::split", "aten::split(Tensor self) -> (Tensor, Tensor)",
+		      TV(10, 13, 0, 150, "cuda:0"), F,
+		      TV(12, 11, 0, 100, "cuda:0") "," TV(14, 11, 100, 50, "cuda:0"), F "," F));
+	CHECK(t && t->nbuffers == 2 && t->buffers[0].size == 600 && t->buffers[1].size == 600,
+	      "two outputs on one storage at offsets 0 and 100: the storage is 600 bytes");
+	trace_free(t);
+	/* a later input on that storage, at offset 100, reaching past the
+	 * 400 bytes it was born with and no longer used: another storage at
+	 * its address (as a wrapped number's), born there with 600 bytes */
+	t = import(OP(3, 2, 1, "aten::relu", RELU, TV(10, 13, 0, 100, "cuda:0"), F,
+		      TV(12, 11, 0, 100, "cuda:0"), F) ","
+		   OP(4, 2, 2, "aten::relu", RELU, TV(14, 11, 100, 50, "cuda:0"), F,
+		      TV(16, 15, 0, 50, "cuda:0"), F));
+	CHECK(t && t->nbuffers == 4 && t->buffers[2].size == 600,
+	      "a view at offset 100 past a storage's 400 bytes: another storage of 600");
+	trace_free(t);
+	/* a view at a nonzero offset, the only tensor of its storage an op
+	 * writes: the output's storage reaches past the view's own bytes */
+	t = import(OP(3, 2, 1, "aten::relu", RELU, TV(10, 13, 0, 8, "cuda:0"), F,
+		      TV(12, 11, 24, 8, "cuda:0"), F));
+	CHECK(t && t->nbuffers == 2 && ((t->buffers[0].size == 32 && t->buffers[1].size == 128) ||
+					(t->buffers[0].size == 128 && t->buffers[1].size == 32)),
+	      "an output view at element 24 of 8 elements: a storage of (24 + 8) * 4 bytes");
+	trace_free(t);
 	/* no operators */
 	t = import("");
 	CHECK(!t && rc == TRACE_EFORMAT && strstr(err, "no operator"),

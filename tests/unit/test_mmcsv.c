@@ -308,6 +308,31 @@ static void test_optional_columns(void)
 	trace_free(t);
 }
 
+/*
+ * Times before 0 are times like any other, in gaps as in lower and upper:
+ * a file whose times are negative has its gaps there too, and memplan's
+ * export writes them so.
+ */
+static void test_negative_gaps(void)
+{
+	const char *in = "id,lower,upper,size,gaps\na,-10,10,8,-8--5 -2-3\nb,-4,-1,4,-3--2\n";
+	struct trace *t = parse(in);
+	CHECK(t && t->nbuffers == 2 && t->nholes == 3,
+	      "negative gaps: a file with negative times and gaps parses");
+	if (t) {
+		CHECK(t->holes[0].lower == 2 && t->holes[0].upper == 5 &&
+			      t->holes[1].lower == 8 && t->holes[1].upper == 13 &&
+			      t->holes[2].lower == 7 && t->holes[2].upper == 8,
+		      "negative gaps: shifted with the lifetimes, by 10");
+		check_export(t, in, "negative gaps: round-trip byte for byte");
+	}
+	trace_free(t);
+	t = parse("id,start,end,size,gaps\na,-10,-1,8,-8--6\n");
+	CHECK(t && t->nholes == 1 && t->holes[0].upper - t->holes[0].lower == 3,
+	      "negative gaps: an inclusive end holds its last time");
+	trace_free(t);
+}
+
 static void test_line_endings(void)
 {
 	const char *want = "id,lower,upper,size\na,0,5,10\nb,2,4,1\n";
@@ -418,8 +443,9 @@ static void test_errors(void)
 		    "sizes that add up to 2^62");
 
 	static const char *const bad_gaps[] = {
-		"1-", "-1-2", "1--2", "a-b", "1-2@3", "1-2@3:", "1-2@:4",
+		"1-", "--1-2", "1---2", "-", "1-2-", "a-b", "1-2@3", "1-2@3:", "1-2@:4",
 		"1-2@3:4:5", "1-2@3:4@5:6", "1_2", "1-2,", "12", "1-2@-1:3",
+		"-99999999999999999999-2",
 	};
 	for (size_t i = 0; i < sizeof(bad_gaps) / sizeof(bad_gaps[0]); i++) {
 		char in[128], needle[128], what[128];
@@ -447,6 +473,12 @@ static void test_errors(void)
 	check_error("id,start,end,size,gaps\na,2,9,8,5-10\n",
 		    "'t.csv':2: field gaps: gap '5-10' lies outside the lifetime [2, 10)",
 		    "inclusive gap after the lifetime");
+	check_error("id,lower,upper,size,gaps\na,0,10,8,-1-2\n",
+		    "'t.csv':2: field gaps: gap '-1-2' lies outside the lifetime [0, 10)",
+		    "a negative gap before the lifetime");
+	check_error("id,lower,upper,size,gaps\na,0,10,8,1--2\n",
+		    "'t.csv':2: field gaps: gap '1--2' is empty",
+		    "a gap that ends at a negative time before it starts");
 	check_error("id,lower,upper,size,gaps\na,2,10,8,5-5\n",
 		    "'t.csv':2: field gaps: gap '5-5' is empty", "empty gap");
 	check_error("id,lower,upper,size,gaps\na,2,10,8,6-5\n",
@@ -600,6 +632,7 @@ int main(void)
 	test_mapping();
 	test_aliases();
 	test_optional_columns();
+	test_negative_gaps();
 	test_line_endings();
 	test_errors();
 	test_import_io();

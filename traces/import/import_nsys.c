@@ -28,6 +28,7 @@
 #define SQL_PID(col) "((" col ") / 16777216 % 16777216)"
 #define PID_OF(g) (((g) >> 24) & 0xffffff)
 #define TID_NONE INT64_MIN
+#define NO_MEMORY_TABLE "the report has no CUDA memory events (table " MEM " is missing): record with 'nsys profile --cuda-memory-usage=true' and export again"
 
 /* Classes of records at one timestamp, in the order they happen. */
 enum cls { C_FREE, C_END, C_BEGIN, C_ALLOC, C_WORK, C_POINT, C_LATE };
@@ -70,6 +71,7 @@ struct reader {
 	size_t skipped;
 	int64_t pid; /* the process imported; NSYS_ANY_PID until chosen */
 	int pid_known; /* memory events carry globalPid: filter the rest */
+	int colerr; /* a column lookup failed: its error, whose message is set */
 	struct corr *corr; /* runtime calls behind memory events, sorted */
 	size_t ncorr;
 	struct trace *t;
@@ -96,10 +98,19 @@ static int fail(struct reader *r, int code, const char *fmt, ...)
 	return code;
 }
 
+/*
+ * SQLite's own error, after a call that failed.  A failed column lookup
+ * came first and its message is the true one: it is kept.
+ */
 static int sqlfail(struct reader *r, const char *what)
 {
+	if (r->colerr)
+		return r->colerr;
 	int rc = sqlite3_errcode(r->db);
-	return fail(r, rc == SQLITE_NOMEM ? TRACE_ENOMEM : TRACE_EFORMAT, "%s: %s",
+	if (rc == SQLITE_NOMEM)
+		return fail(r, TRACE_ENOMEM, "%s: out of memory", what);
+	return fail(r, TRACE_EFORMAT,
+		    "%s: %s (is the file whole? export the report again with 'nsys export --type sqlite')",
 		    what, sqlite3_errmsg(r->db));
 }
 
@@ -115,24 +126,50 @@ static int has_table(struct reader *r, const char *table)
 	char msg[200];
 	int rc = tracedb_check_table(r->db, table, msg, sizeof(msg));
 	if (rc < 0)
-		return fail(r, rc, "%s", msg);
+		return fail(r, rc, "%s; export the report again with 'nsys export --type sqlite'",
+			    msg);
 	return rc;
 }
 
+/*
+ * 1 if table (which exists) has column col, else 0.  When SQLite cannot
+ * say, 0 too, with the error kept in r->colerr: the import then fails with
+ * it rather than with a false "lacks column".
+ */
 static int has_column(struct reader *r, const char *table, const char *col)
 {
 	char sql[160];
 	sqlite3_stmt *st;
 	snprintf(sql, sizeof(sql), "SELECT name FROM pragma_table_info('%s')", table);
-	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return 0;
+	int rc = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL);
 	int found = 0;
-	while (!found && sqlite3_step(st) == SQLITE_ROW) {
+	while (rc == SQLITE_OK && !found && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *n = sqlite3_column_text(st, 0);
 		found = n && strcmp((const char *)n, col) == 0;
+		rc = SQLITE_OK;
 	}
 	sqlite3_finalize(st);
+	if (rc != SQLITE_OK && rc != SQLITE_DONE && !r->colerr) {
+		char what[96];
+		snprintf(what, sizeof(what), "the columns of table %s", table);
+		r->colerr = sqlfail(r, what);
+	}
 	return found;
+}
+
+/*
+ * 0 when table has every column of the NULL-terminated cols, else < 0
+ * with the first one missing named (or the lookup's own error).
+ */
+static int need_columns(struct reader *r, const char *table, const char *const *cols)
+{
+	for (; *cols; cols++)
+		if (!has_column(r, table, *cols))
+			return r->colerr ? r->colerr
+					 : fail(r, TRACE_EFORMAT,
+						"table %s lacks column %s, which every export of schema 2.x and 3.x has; export the report again with 'nsys export --type sqlite'",
+						table, *cols);
+	return 0;
 }
 
 /* An integer column value; NULL allowed when optional (gives def). */
@@ -160,6 +197,9 @@ static int load_strings(struct reader *r)
 {
 	int h = has_table(r, "StringIds");
 	if (h <= 0)
+		return h;
+	static const char *const need[] = { "id", "value", NULL };
+	if ((h = need_columns(r, "StringIds", need)) < 0)
 		return h;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(r->db, "SELECT id, value FROM StringIds ORDER BY id", -1,
@@ -231,8 +271,12 @@ static int read_enum(struct reader *r, const char *table, int optional,
 		if (optional)
 			return 1;
 		return fail(r, TRACE_EFORMAT,
-			    "table %s is missing (memplan joins enumerations by name)", table);
+			    "table %s is missing (memplan joins enumerations by name, and reads the documented numbers only when every ENUM_ table is missing); export the report again with 'nsys export --type sqlite'",
+			    table);
 	}
+	static const char *const need[] = { "id", "name", NULL };
+	if ((h = need_columns(r, table, need)) < 0)
+		return h;
 	char sql[128];
 	sqlite3_stmt *st;
 	snprintf(sql, sizeof(sql), "SELECT id, name FROM %s", table);
@@ -361,6 +405,9 @@ static int check_version(struct reader *r)
 		return fail(r, TRACE_EFORMAT,
 			    "not an Nsight Systems export (no META_DATA_EXPORT or StringIds table); make one with 'nsys export --type sqlite REPORT.nsys-rep'");
 	snprintf(r->meta_table, sizeof(r->meta_table), "%s", meta);
+	static const char *const need[] = { "name", "value", NULL };
+	if ((h = need_columns(r, meta, need)) < 0)
+		return h;
 	sqlite3_stmt *st;
 	char sql[128];
 	snprintf(sql, sizeof(sql), "SELECT value FROM %s WHERE name = 'EXPORT_SCHEMA_VERSION'", meta);
@@ -370,6 +417,8 @@ static int check_version(struct reader *r)
 	const unsigned char *v = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
 	snprintf(r->version, sizeof(r->version), "%s", v ? (const char *)v : "");
 	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sqlfail(r, meta);
 	if (!r->version[0])
 		return fail(r, TRACE_EFORMAT,
 			    "table %s has no EXPORT_SCHEMA_VERSION (memplan knows " NSYS_KNOWN_VERSIONS ")",
@@ -465,12 +514,14 @@ static int choose_device(struct reader *r, const char *kindcol)
 			k += (size_t)m;
 	}
 	if (n == 0) {
-		sqlite3_stmt *c;
+		sqlite3_stmt *c = NULL;
 		int64_t rows = -1;
 		if (sqlite3_prepare_v2(r->db, "SELECT count(*) FROM " MEM, -1, &c, NULL) == SQLITE_OK &&
 		    sqlite3_step(c) == SQLITE_ROW)
 			rows = sqlite3_column_int64(c, 0);
 		sqlite3_finalize(c);
+		if (rows < 0)
+			return sqlfail(r, "table " MEM);
 		if (rows == 0)
 			return fail(r, TRACE_EFORMAT,
 				    "table " MEM " is empty: the report was recorded without 'nsys profile --cuda-memory-usage=true'; record it with that option and export again");
@@ -577,7 +628,7 @@ static int read_runtime(struct reader *r)
 {
 	int h = has_table(r, RUNTIME);
 	if (h <= 0)
-		return h < 0 ? sqlfail(r, "sqlite_master") : 0;
+		return h;
 	if (!has_column(r, RUNTIME, "correlationId") || !has_column(r, RUNTIME, "globalTid") ||
 	    !has_column(r, RUNTIME, "nameId") || !has_column(r, MEM, "correlationId"))
 		return 0;
@@ -641,15 +692,11 @@ static int read_memory(struct reader *r)
 	if (h < 0)
 		return h;
 	if (!h)
-		return fail(r, TRACE_EFORMAT,
-			    "the report has no CUDA memory events (table " MEM " is missing): record with 'nsys profile --cuda-memory-usage=true' and export again");
+		return fail(r, TRACE_EFORMAT, NO_MEMORY_TABLE);
 	static const char *const need[] = { "start", "deviceId", "address", "bytes",
-					    "memKind", "memoryOperationType" };
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
-		if (!has_column(r, MEM, need[i]))
-			return fail(r, TRACE_EFORMAT, "table " MEM " lacks column %s", need[i]);
-	int rc = choose_device(r, "memKind");
-	if (rc || (rc = choose_process(r)) || (rc = read_runtime(r)))
+					    "memKind", "memoryOperationType", NULL };
+	int rc = need_columns(r, MEM, need);
+	if (rc || (rc = choose_device(r, "memKind")) || (rc = choose_process(r)) || (rc = read_runtime(r)))
 		return rc;
 	char sql[600];
 	snprintf(sql, sizeof(sql),
@@ -728,6 +775,9 @@ static int read_work(struct reader *r, const char *table, uint8_t type)
 	int h = has_table(r, table);
 	if (h <= 0)
 		return h;
+	static const char *const need[] = { "start", "end", "deviceId", NULL };
+	if ((h = need_columns(r, table, need)) < 0)
+		return h;
 	const char *namecol = type != TRACE_EV_KERNEL ? "NULL"
 			      : has_column(r, table, "shortName") ? "shortName"
 			      : has_column(r, table, "demangledName") ? "demangledName" : "NULL";
@@ -790,6 +840,9 @@ static int read_nvtx(struct reader *r)
 	const char *table = "NVTX_EVENTS";
 	int h = has_table(r, table);
 	if (h <= 0)
+		return h;
+	static const char *const need[] = { "start", "end", NULL };
+	if ((h = need_columns(r, table, need)) < 0)
 		return h;
 	int has_tid = has_column(r, table, "globalTid");
 	int by_pid = r->pid_known && has_tid;
@@ -1025,18 +1078,18 @@ int nsys_import_db_process(struct sqlite3 *db, const char *name, int device,
 	if (!(r.t = trace_new()))
 		return fail(&r, TRACE_ENOMEM, "out of memory");
 	int rc;
-	if ((rc = check_version(&r)) == 0 && (rc = has_table(&r, MEM)) <= 0)
-		rc = rc < 0 ? sqlfail(&r, "sqlite_master")
-			    : fail(&r, TRACE_EFORMAT,
-				   "the report has no CUDA memory events (table " MEM " is missing): record with 'nsys profile --cuda-memory-usage=true' and export again");
+	/* has_table() has set the message when it returns < 0 */
+	if ((rc = check_version(&r)) == 0 && (rc = has_table(&r, MEM)) == 0)
+		rc = fail(&r, TRACE_EFORMAT, NO_MEMORY_TABLE);
 	else if (rc > 0)
 		rc = 0;
 	int documented = 0;
 	if (rc == 0) {
-		int a = has_table(&r, "ENUM_CUDA_DEV_MEM_EVENT_OPER"),
-		    b = has_table(&r, "ENUM_CUDA_MEM_KIND");
-		if (a < 0 || b < 0)
-			rc = sqlfail(&r, "sqlite_master");
+		int a = has_table(&r, "ENUM_CUDA_DEV_MEM_EVENT_OPER"), b = 0;
+		if (a < 0)
+			rc = a;
+		else if ((b = has_table(&r, "ENUM_CUDA_MEM_KIND")) < 0)
+			rc = b;
 		else if (!a && !b)
 			documented = documented_enums(&r);
 	}
@@ -1058,6 +1111,8 @@ int nsys_import_db_process(struct sqlite3 *db, const char *name, int device,
 	    (rc = read_work(&r, "CUPTI_ACTIVITY_KIND_MEMCPY", TRACE_EV_COPY)) == 0 &&
 	    (rc = read_work(&r, "CUPTI_ACTIVITY_KIND_MEMSET", TRACE_EV_MEMSET)) == 0)
 		rc = read_nvtx(&r);
+	if (rc == 0 && r.colerr)
+		rc = r.colerr; /* a column lookup failed where absence was allowed */
 	if (rc == 0)
 		rc = build(&r);
 	if (rc == 0) {

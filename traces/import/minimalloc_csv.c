@@ -386,14 +386,38 @@ static int gap_num(struct parser *p, const char **s, const char *end,
 	return 1;
 }
 
-/* Parses one gap item "L-U" or "L-U@lo:hi" (syntax only). */
+/*
+ * A gap's time at *s: digits with an optional leading '-', as the times
+ * of lower and upper may be (down to -2^62); 0 if none or out of range.
+ */
+static int gap_time(struct parser *p, const char **s, const char *end,
+		    int64_t *v)
+{
+	const char *q = *s;
+	int neg = q < end && *q == '-';
+	if (neg)
+		q++;
+	if (!gap_num(p, &q, end, v) || (neg && *v > TIME_NEG_LIMIT))
+		return 0;
+	if (neg)
+		*v = -*v;
+	*s = q;
+	return 1;
+}
+
+/*
+ * Parses one gap item "L-U" or "L-U@lo:hi" (syntax only).  Times may be
+ * negative like lower and upper ("-5--2" is [-5, -2)), which memplan's
+ * export writes for a file whose times were: MiniMalloc's own reader
+ * splits at every '-' and has no negative gaps.
+ */
 static int gap_item(struct parser *p, struct span it, struct gap *g)
 {
 	const char *s = it.p, *end = it.p + it.n;
 	g->text = it;
 	g->win_lo = g->win_hi = TRACE_NONE;
-	if (!gap_num(p, &s, end, &g->lower) || s == end || *s++ != '-' ||
-	    !gap_num(p, &s, end, &g->upper))
+	if (!gap_time(p, &s, end, &g->lower) || s == end || *s++ != '-' ||
+	    !gap_time(p, &s, end, &g->upper))
 		return 0;
 	if (s == end)
 		return 1;
@@ -427,7 +451,7 @@ static int read_gaps(struct parser *p, int64_t lower, int64_t upper,
 		struct gap *g = &p->gaps[p->ngaps];
 		if (!gap_item(p, it, g))
 			return bad(p, col,
-				   "'%s' is not a gap (expected L-U or L-U@lo:hi with non-negative integers)",
+				   "'%s' is not a gap (expected L-U or L-U@lo:hi: times L and U integers as lower and upper are, down to -2^62, e.g. 3-5 or -4--2; lo and hi byte offsets)",
 				   show(a, sizeof(a), it));
 		if (p->addend) {
 			if (g->upper == INT64_MAX)

@@ -59,6 +59,41 @@ const char *zin_wrapping(const struct zinput *z)
 	return z->tar ? (z->gz ? "tar.gz" : "tar") : z->gz ? "gzip" : "plain";
 }
 
+/*
+ * What follows a gzip member, looked at without consuming a byte of a next
+ * one: 1 when another member starts (RFC 1952: members concatenated), 0 at
+ * the end of the file, after nothing or zero bytes only (the padding of tar,
+ * dd or a tape block; gzip(1) ignores it too), -1 with the error set for
+ * anything else.
+ */
+static int gz_after_member(struct zinput *z)
+{
+	int zeros = 0;
+	for (;;) {
+		while (z->zs.avail_in > 0 && z->zs.next_in[0] == 0) {
+			z->zs.next_in++;
+			z->zs.avail_in--;
+			zeros = 1;
+		}
+		if (z->zs.avail_in > 0)
+			break;
+		size_t got = fread(z->in, 1, INBUF, z->f);
+		if (got == 0) {
+			if (ferror(z->f))
+				return (int)zfail(z, "read error");
+			return 0;
+		}
+		z->zs.next_in = z->in;
+		z->zs.avail_in = (uInt)got;
+	}
+	long at = ftell(z->f);
+	at = at < 0 ? -1 : at - (long)z->zs.avail_in;
+	if (!zeros && z->zs.next_in[0] == 0x1f)
+		return 1;
+	return (int)zfail(z, "byte %ld: data after the gzip stream that is neither another gzip member nor zero padding",
+			  at);
+}
+
 /* Bytes of the (decompressed) file, no tar logic. */
 static long raw_read(struct zinput *z, uint8_t *buf, size_t n)
 {
@@ -85,14 +120,12 @@ static long raw_read(struct zinput *z, uint8_t *buf, size_t n)
 		}
 		int rc = inflate(&z->zs, Z_NO_FLUSH);
 		if (rc == Z_STREAM_END) {
-			/* another gzip member may follow */
-			if (z->zs.avail_in == 0) {
-				int c = getc(z->f);
-				if (c == EOF) {
-					z->zdone = 1;
-					break;
-				}
-				ungetc(c, z->f);
+			int next = gz_after_member(z);
+			if (next < 0)
+				return -1;
+			if (next == 0) {
+				z->zdone = 1;
+				break;
 			}
 			if (inflateReset(&z->zs) != Z_OK)
 				return zfail(z, "cannot restart the gzip stream");
