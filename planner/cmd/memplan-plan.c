@@ -43,8 +43,8 @@ static const struct cli_command commands[] = {
 	  cmd_frontier_options },
 	{ "advise", cmd_advise, "advise TRACE --budget SIZE|PCT% [--link MODEL] [--strategy hybrid|recompute|sqrt-n|every-layer] [--max-overhead PCT] [--json] [--trace-out TRACE] [--quiet]", "per tensor keep, swap to host or recompute for a budget: the decisions per tensor, layer and operator, the predicted pool and overhead; --trace-out writes the trace of the program that recomputes",
 	  cmd_advise_options },
-	{ "inspect", cmd_inspect, "inspect [--csv | --json] PLAN",
-	  "show a plan file: header, sections, entries", cmd_inspect_options },
+	{ "inspect", cmd_inspect, "inspect [--csv | --json] PLAN [TRACE]",
+	  "show a plan file: header, sections, entries; with its TRACE, the swapped tensors by name", cmd_inspect_options },
 	{ "compare", cmd_compare,
 	  "compare [--strategies LIST] [-j N] [--deterministic[=WORK]] "
 	  "[--time-limit SECONDS] "

@@ -12,7 +12,7 @@ relies on, checked on the SVG's structure (no browser; standard library):
   svgrule.py ticks SVG      x tick labels a person reads: at most 6
                             characters, never "0.000..."
   svgrule.py overlap SVG    no two texts of the picture overlap, their boxes
-                            estimated from font size and length (0.6 em a
+                            estimated from font size and length (0.55 em a
                             character, a glyph's height above the baseline)
   svgrule.py text SVG       every text of the picture, one a line
 
@@ -131,7 +131,7 @@ def boxes(root):
             if el.get('transform'):  # the rotated axis title stands apart
                 return
             x, y, n = float(el.get('x', 0)), float(el.get('y', 0)), len(text_of(el))
-            w = 0.6 * size * n
+            w = 0.55 * size * n
             anchor = el.get('text-anchor', 'start')
             x0 = x - w if anchor == 'end' else x - w / 2 if anchor == 'middle' else x
             out.append((x0, y - 0.75 * size, x0 + w, y, text_of(el)))
