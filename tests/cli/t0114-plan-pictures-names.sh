@@ -73,4 +73,34 @@ ok $? "inspect --json without a trace: tensor null"
 expect 3 "inspect with another trace: refused" \
 	memplan-plan inspect "$T/deep/folder/r50.plan" "$T/a.trace"
 has "$T/err" "does not belong to trace" "  ... saying why"
+# the frontier: 0-20% readable under a 350% point, recompute and hybrid
+# beside the swap strategies, no text over another
+memplan-plan frontier "$T/r.trace" --link pcie5 --strategies memplan,vdnn,recompute,hybrid \
+	--from 80 --to 20 --step 25 --quiet -o "$T/f.svg" >"$T/out" 2>"$T/err"
+ok $? "frontier with recompute and hybrid, drawn"
+python3 - "$T/f.svg" >"$T/err" 2>&1 <<'EOF'
+import re, sys
+svg = open(sys.argv[1]).read()
+bad = []
+levels = dict((m.group(2), float(m.group(1))) for m in re.finditer(
+    r'<line class="level" x1="[0-9.]*" y1="([0-9.]*)"[^>]*/><text[^>]*>([0-9]+)%</text>', svg))
+if abs(levels.get("1", 0) - levels.get("2", 0)) < 10:
+    bad.append("the 1%% and 2%% levels %r are not 10 px apart" % levels)
+if 'class="axis-break"' not in svg:
+    bad.append("no axis break under a point above 20%")
+for name in ("recompute", "hybrid"):
+    g = re.search(r'<g class="strategy" id="s-%s" data-kind="recompute"><polyline[^>]*stroke-dasharray' % name, svg)
+    if not g:
+        bad.append("%s is not drawn dashed as a recompute strategy" % name)
+if '>recompute</text>' not in svg or '>swap to host</text>' not in svg:
+    bad.append("the legend does not group swap and recompute strategies")
+for cy in re.findall(r'<circle class="plan"[^>]* cy="([0-9.]*)"', svg):
+    if not 55 <= float(cy) <= 505:
+        bad.append("a marker at y %s is outside the plot" % cy)
+print("\n".join(bad))
+sys.exit(bool(bad))
+EOF
+ok $? "frontier SVG: 1% and 2% apart, the axis broken above 20%, recompute and hybrid dashed and grouped, every marker inside"
+rule overlap "$T/f.svg"
+ok $? "frontier SVG: no two texts overlap"
 done_testing
