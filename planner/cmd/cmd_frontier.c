@@ -424,8 +424,10 @@ int cmd_frontier(int argc, char **argv)
 			status = MP_EXIT_OUTPUT;
 			goto done;
 		}
+		/* the trace by its name, not a path from the root */
 		char title[512];
-		snprintf(title, sizeof(title), "%s over %s", path, l.name);
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		snprintf(title, sizeof(title), "%s over %s", base, l.name);
 		int bad = frontier_write_svg(out.f, &f, title);
 		if (bad)
 			cli_error("cannot write the SVG '%s'", svg);
