@@ -488,7 +488,7 @@ static int cmd_timeline(int argc, char **argv)
 				    .max_points = 2000, .max_buffers = 5000,
 				    .allocator = ALLOCSIM_PYTORCH };
 	const char *out = NULL, *format = NULL;
-	int c, rc;
+	int c, rc, by_given = 0;
 	uint64_t v;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:b:n:f:p:B:a:h", opts, NULL)) != -1) {
@@ -512,6 +512,7 @@ static int cmd_timeline(int argc, char **argv)
 				return cli_usage_error("timeline: --by '%s' is not one of kind, role, label",
 						       optarg);
 			to.by = (enum timeline_by)rc;
+			by_given = 1;
 			break;
 		case 'n':
 			if (cli_parse_u64(optarg, &v) || v < 1 || v >= TIMELINE_MAX_GROUPS)
@@ -571,6 +572,8 @@ static int cmd_timeline(int argc, char **argv)
 		if ((rc = load(path, 1, &t, &d, &scanned, NULL, 0)))
 			return rc;
 	}
+	if (!by_given)
+		to.by = timeline_by_auto(t);
 	struct timeline tl;
 	rc = timeline_build(t, scanned ? &d : NULL, &to, &tl, err, sizeof(err));
 	if (scanned)
@@ -636,7 +639,8 @@ static const char diff_options[] =
 	"  -h, --help               this text\n";
 static const char timeline_options[] =
 	"  -o, --output FILE        the picture to write, .svg or .html (required)\n"
-	"  -b, --by G               group by kind, role or label (default role)\n"
+	"  -b, --by G               group by kind, role or label (default role; label\n"
+	"                           when no buffer has a role, as in snapshots)\n"
 	"  -n, --top N              groups drawn, the rest as other (default 8)\n"
 	"  -f, --format F           svg or html (default: from the file's name)\n"
 	"  -p, --points N           steps drawn (default 2000)\n"

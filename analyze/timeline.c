@@ -13,6 +13,7 @@
 
 #include "allocsim.h"
 #include "report.h"
+#include "slice.h"
 
 static const char *const by_names[] = { "kind", "role", "label" };
 
@@ -29,6 +30,19 @@ int timeline_by_from_name(const char *s)
 	return -1;
 }
 
+enum timeline_by timeline_by_auto(const struct trace *t)
+{
+	int labelled = 0;
+	for (size_t i = 0; i < t->nbuffers; i++) {
+		if (t->buffers[i].kind == TRACE_KIND_HOST)
+			continue;
+		if (t->buffers[i].role != TRACE_ROLE_UNKNOWN)
+			return TIMELINE_BY_ROLE;
+		labelled |= t->buffers[i].label != NULL;
+	}
+	return labelled ? TIMELINE_BY_LABEL : TIMELINE_BY_KIND;
+}
+
 void timeline_free(struct timeline *tl)
 {
 	for (size_t i = 0; i < tl->ngroups; i++)
@@ -41,6 +55,7 @@ void timeline_free(struct timeline *tl)
 	free(tl->ry);
 	free(tl->kernels);
 	free(tl->ranges);
+	free(tl->iters);
 	memset(tl, 0, sizeof(*tl));
 	tl->allocator = -1;
 }
@@ -237,6 +252,23 @@ static uint32_t name_key(const char *s)
 	return h == TIMELINE_KEY_OTHER ? 0 : h;
 }
 
+/*
+ * Label groups take the palette slot of their name's hash, or the next free
+ * one when a larger group took it, so no two drawn groups look alike while
+ * there are colours left (keys become slots, below TIMELINE_LABEL_COLORS).
+ */
+static void distinct_colors(struct timeline_group *g, size_t n)
+{
+	int used[TIMELINE_LABEL_COLORS] = { 0 };
+	for (size_t k = 0; k < n; k++) {
+		uint32_t c = g[k].key % TIMELINE_LABEL_COLORS;
+		for (int tries = 0; used[c] && tries < TIMELINE_LABEL_COLORS; tries++)
+			c = (c + 1) % TIMELINE_LABEL_COLORS;
+		used[c] = 1;
+		g[k].key = c;
+	}
+}
+
 /* --- the sweep ------------------------------------------------------------- */
 
 struct change {
@@ -254,16 +286,38 @@ static int change_cmp(const void *a, const void *b)
 }
 
 struct rank {
-	uint64_t max;
+	uint64_t at_peak, max;
 	uint32_t group;
 };
 
 static int rank_cmp(const void *a, const void *b)
 {
 	const struct rank *x = a, *y = b;
+	if (x->at_peak != y->at_peak)
+		return x->at_peak > y->at_peak ? -1 : 1;
 	if (x->max != y->max)
 		return x->max > y->max ? -1 : 1;
 	return (x->group > y->group) - (x->group < y->group);
+}
+
+/*
+ * How many of the ranked groups are drawn by name: top, all of them when
+ * only one would be left for "other", and more (up to the limit) while
+ * "other" would hold most of the peak: a legend whose largest entry is
+ * "other" tells nothing.
+ */
+static size_t draw_count(const struct rank *order, size_t nused, size_t top,
+			 uint64_t peak)
+{
+	if (nused <= top + 1)
+		return nused;
+	uint64_t rest = 0;
+	for (size_t k = top; k < nused; k++)
+		rest += order[k].at_peak;
+	size_t n = top;
+	while (rest > peak / 2 && n + 1 < TIMELINE_MAX_GROUPS && n < nused)
+		rest -= order[n++].at_peak;
+	return nused <= n + 1 ? nused : n;
 }
 
 static int buf_cmp(const void *a, const void *b)
@@ -451,6 +505,34 @@ static int lanes(const struct trace *t, size_t max_points, struct timeline *tl)
 	return 0;
 }
 
+/*
+ * Where each iteration starts, when the allocation requests repeat (a
+ * snapshot of several training steps, slice.h): iteration n + 1 starts at
+ * iters[n].  A trace read whole only (a streamed one keeps no order of
+ * events to cut).  0 or TRACE_ENOMEM.
+ */
+static int iterations(const struct trace *t, struct timeline *tl)
+{
+	struct slice_period p;
+	if (slice_detect(t, &p))
+		return TRACE_ENOMEM;
+	if (!p.found || p.iterations < 2)
+		return 0;
+	size_t n = p.iterations < TIMELINE_MAX_ITERS ? p.iterations : TIMELINE_MAX_ITERS;
+	if (!(tl->iters = malloc(n * sizeof(*tl->iters))))
+		return TRACE_ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		size_t lo, hi;
+		int64_t x0, x1;
+		char err[256];
+		if (slice_iteration(t, &p, k + 1, &lo, &hi, err, sizeof(err)) ||
+		    lo >= t->nevents || !event_x(t, tl, lo, &x0, &x1))
+			break;
+		tl->iters[tl->niters++] = x0;
+	}
+	return 0;
+}
+
 int timeline_build(const struct trace *t, const struct report_digest *d,
 		   const struct timeline_opts *o, struct timeline *tl,
 		   char *err, size_t errlen)
@@ -488,6 +570,8 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 	for (size_t i = 0; rc == 0 && i < t->nbuffers; i++) {
 		const struct trace_buffer *b = &t->buffers[i];
 		int64_t x0, x1;
+		if (b->kind == TRACE_KIND_HOST)
+			continue; /* pinned host memory is not the device's */
 		x_span(t, tl, b, &x0, &x1);
 		if (x0 >= x1)
 			continue;
@@ -535,14 +619,21 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 	if (tl->peak == 0)
 		tl->peak_x = tl->x_min;
 
-	/* the groups drawn: those that ever hold bytes, largest first */
+	/* each group's bytes at the peak: the changes up to it, again */
+	if (rc == 0)
+		memset(cur, 0, (nnames + 1) * sizeof(*cur));
+	for (size_t i = 0; rc == 0 && i < nch && ch[i].x <= tl->peak_x; i++)
+		cur[ch[i].group] += (uint64_t)ch[i].delta;
+
+	/* the groups drawn: those that ever hold bytes, the largest at the
+	 * peak first (the legend's figures), then by the most they hold */
 	size_t nused = 0;
 	for (size_t g = 0; rc == 0 && g < nnames; g++)
 		if (gmax[g])
-			order[nused++] = (struct rank){ gmax[g], (uint32_t)g };
+			order[nused++] = (struct rank){ cur[g], gmax[g], (uint32_t)g };
 	if (rc == 0)
 		qsort(order, nused, sizeof(*order), rank_cmp);
-	size_t ndraw = nused <= top + 1 ? nused : top;
+	size_t ndraw = draw_count(order, nused, top, tl->peak);
 	tl->has_other = nused > ndraw;
 	tl->ngroups = ndraw + (size_t)tl->has_other;
 	if (rc == 0 && !(tl->groups = calloc(tl->ngroups + 1, sizeof(*tl->groups))))
@@ -557,6 +648,8 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 							       : order[k].group;
 		names[order[k].group] = NULL;
 	}
+	if (rc == 0 && o->by == TIMELINE_BY_LABEL)
+		distinct_colors(tl->groups, ndraw);
 	if (rc == 0 && tl->has_other && !(tl->groups[ndraw].name = strdup("other")))
 		rc = TRACE_ENOMEM;
 	if (rc == 0 && tl->has_other)
@@ -618,7 +711,7 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 		const struct trace_buffer *b = &t->buffers[i];
 		int64_t x0, x1;
 		x_span(t, tl, b, &x0, &x1);
-		if (x0 >= x1 || b->nholes)
+		if (x0 >= x1 || b->nholes || b->kind == TRACE_KIND_HOST)
 			continue;
 		tl->buffers[nlist++] = (struct timeline_buffer){ b->id, b->size, x0, x1,
 								  drawn[gid[i]] };
@@ -631,6 +724,10 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 
 	if (rc == 0)
 		rc = lanes(t, max_points, tl);
+	if (rc == 0 && !d && !tl->nranges)
+		rc = iterations(t, tl); /* NVTX ranges name the steps themselves */
+	if (rc == 0)
+		tl->host_peak = trace_peak(t, TRACE_HOST, NULL);
 	int rrc = rc == 0 ? reserved_curve(t, o->allocator, max_points, tl, err, errlen) : 0;
 	for (size_t g = 0; names && g < nnames; g++)
 		free(names[g]);

@@ -31,13 +31,16 @@ enum timeline_axis {
 };
 
 #define TIMELINE_KEY_OTHER UINT32_MAX
+#define TIMELINE_LABEL_COLORS 20 /* the label groups' palette */
+#define TIMELINE_MAX_ITERS 1000  /* iteration starts marked, the first */
 
 struct timeline_group {
 	char *name;          /* owned */
 	uint64_t max_bytes;  /* most bytes it held at once */
 	uint64_t at_peak;    /* bytes it held at the total's peak */
 	/* what its colour follows, the same in every chart: the kind or role
-	 * code, a hash of a label group's name, TIMELINE_KEY_OTHER */
+	 * code, a label group's palette slot (from a hash of its name, moved
+	 * on when a larger group holds it), TIMELINE_KEY_OTHER */
 	uint32_t key;
 };
 
@@ -92,6 +95,12 @@ struct timeline {
 	struct timeline_span *ranges;
 	size_t nranges;
 	uint32_t range_depths; /* levels present, 0..TIMELINE_RANGE_DEPTHS */
+	/* where iterations 1, 2, ... start, when the requests repeat */
+	int64_t *iters;
+	size_t niters;
+	/* pinned host memory is never drawn (the plot is the device's):
+	 * its most at once, for the subtitle */
+	uint64_t host_peak;
 };
 
 struct timeline_opts {
@@ -116,6 +125,11 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 		   char *err, size_t errlen);
 void timeline_free(struct timeline *tl);
 
+/* The grouping a reader gets without --by: role when some device buffer
+ * has one; else label when some buffer has one (a PyTorch snapshot, an
+ * Nsight export: every role unknown); else kind. */
+enum timeline_by timeline_by_auto(const struct trace *t);
+
 /* "kind", "role", "label"; and back (-1 if unknown). */
 const char *timeline_by_name(enum timeline_by by);
 int timeline_by_from_name(const char *s);
@@ -127,6 +141,10 @@ const char *timeline_color(const struct timeline *tl, size_t g);
 /* Whether x labels count from the first event: on the ns axis, and on a
  * clock far from 0 (epoch times) (timeline_svg.c). */
 int timeline_x_relative(const struct timeline *tl);
+
+/* Axis units per x label unit, and the unit's name ("ns", "us", "ms", "s"
+ * on the ns axis, chosen by the span; "" elsewhere) (timeline_svg.c). */
+double timeline_x_unit(const struct timeline *tl, const char **name);
 
 /* Index of the step holding x (the last p with x[p] <= x), 0 before all. */
 size_t timeline_step_at(const struct timeline *tl, int64_t x);

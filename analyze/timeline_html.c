@@ -52,9 +52,9 @@ static const char *const script[] = {
 	"var U=['B','KiB','MiB','GiB','TiB','PiB'];\n",
 	"function hs(n){var i=0;while(n>=1024&&i<5){n/=1024;i++;}return i?n.toFixed(2)+' '+U[i]:n+' B';}\n",
 	"/* x values are relative to D.x_min: epoch nanoseconds do not fit a double */\n",
-	"var u=D.axis==='ns'?1e6:1,S=D.span;\n",
-	"function hx(x){return D.axis==='ns'?(x/1e6).toFixed(3)+' ms':(D.axis==='seq'?'seq ':'t=')+(D.rel?'+'+x:String(D.x_min+x));}\n",
-	"function hd(d){return D.axis==='ns'?(d/1e6).toFixed(3)+' ms':d+(D.axis==='seq'?' events':' units');}\n",
+	"var u=D.unit,S=D.span;\n",
+	"function hx(x){return D.axis==='ns'?+(x/u).toPrecision(4)+' '+D.unit_name:(D.axis==='seq'?'seq ':'t=')+(D.rel?'+'+x:String(D.x_min+x));}\n",
+	"function hd(d){return D.axis==='ns'?+(d/u).toPrecision(4)+' '+D.unit_name:d+(D.axis==='seq'?' events':' units');}\n",
 	"var byG=[];for(var g=0;g<D.groups.length;g++)byG.push([]);\n",
 	"D.buffers.forEach(function(b){byG[b[4]].push(b);});\n",
 	"function step(x){var lo=0,hi=D.x.length;while(lo<hi){var m=(lo+hi)>>1;if(D.x[m]<=x)lo=m+1;else hi=m;}return lo?lo-1:0;}\n",
@@ -114,6 +114,7 @@ static const char *const script[] = {
 	"/* zoom and pan in x: the areas move by a transform, the ticks are redrawn */\n",
 	"var ag=svg.querySelector('g.areas'),xt=svg.querySelector('g.xticks'),pk=svg.querySelector('g.peak');\n",
 	"var pkl=pk.querySelector('line'),pkt=pk.querySelector('text');\n",
+	"var im=svg.querySelectorAll('g.iterations line, g.iterations text');\n",
 	"var lg=svg.querySelector('g.lanes'),rn=svg.querySelectorAll('g.range-names text');\n",
 	"function nice(w){var p=1;if(!(w>0))return 1;while(p>w)p/=10;while(p*10<=w)p*=10;return w<=p?p:w<=2*p?2*p:w<=5*p?5*p:10*p;}\n",
 	"function ticks(){while(xt.firstChild)xt.removeChild(xt.firstChild);\n",
@@ -132,6 +133,7 @@ static const char *const script[] = {
 	" if(lg)lg.setAttribute('transform','matrix('+s+' 0 0 1 '+tx+' 0)');\n",
 	" for(var i=0;i<rn.length;i++){var t=rn[i],a=Math.max(X(+t.getAttribute('data-x0')),F.left),b=Math.min(X(+t.getAttribute('data-x1')),F.left+F.plot_w);\n",
 	"  t.setAttribute('x',((a+b)/2).toFixed(1));t.setAttribute('visibility',b-a>=6*(+t.getAttribute('data-len'))+6?'visible':'hidden');}\n",
+	" for(var i=0;i<im.length;i++){var e=im[i],x=X(+e.getAttribute('data-x'));if(e.tagName==='line'){e.setAttribute('x1',x);e.setAttribute('x2',x);}else e.setAttribute('x',x+3);}\n",
 	" var px=X(D.peak_x);pkl.setAttribute('x1',px);pkl.setAttribute('x2',px);\n",
 	" pkt.setAttribute('x',px+(px>F.left+F.plot_w/2?-4:4));pkt.setAttribute('text-anchor',px>F.left+F.plot_w/2?'end':'start');\n",
 	" pk.setAttribute('visibility',px<F.left||px>F.left+F.plot_w?'hidden':'visible');\n",
@@ -253,6 +255,9 @@ static int data_json(FILE *f, const struct trace *t, const struct timeline *tl)
 	json_i64(&j, "x_min", tl->x_min);
 	json_i64(&j, "span", tl->x_max - tl->x_min);
 	json_bool(&j, "rel", timeline_x_relative(tl));
+	const char *un;
+	json_double(&j, "unit", timeline_x_unit(tl, &un));
+	json_string(&j, "unit_name", un);
 	json_u64(&j, "peak", tl->peak);
 	json_i64(&j, "peak_x", tl->peak_x - tl->x_min);
 	json_object(&j, "frame");

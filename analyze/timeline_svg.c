@@ -16,7 +16,7 @@
 #define PIC_W 1000.0
 #define PIC_H 560.0
 #define LEFT 90.0
-#define RIGHT 230.0
+#define RIGHT 250.0
 #define TOP 64.0
 #define BOTTOM 56.0
 #define LANE_H 14.0
@@ -131,17 +131,42 @@ int timeline_x_relative(const struct timeline *tl)
 	       fabs((double)tl->x_min) > 1000 * span;
 }
 
-/* One unit of the x labels in axis units: a millisecond on the ns axis. */
+/* The unit a person reads the span in: 2 us reads "2 us", not "0.002 ms". */
+double timeline_x_unit(const struct timeline *tl, const char **name)
+{
+	static const struct {
+		double ns;
+		const char *name;
+	} u[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" } };
+	double span = (double)(tl->x_max - tl->x_min);
+	if (tl->axis != TIMELINE_AXIS_NS) {
+		if (name)
+			*name = "";
+		return 1;
+	}
+	size_t k = 0;
+	while (k + 1 < sizeof(u) / sizeof(u[0]) && span < 2 * u[k].ns)
+		k++;
+	if (name)
+		*name = u[k].name;
+	return u[k].ns;
+}
+
 static double x_unit(const struct timeline *tl)
 {
-	return tl->axis == TIMELINE_AXIS_NS ? 1e6 : 1;
+	return timeline_x_unit(tl, NULL);
 }
 
 static const char *axis_label(const struct timeline *tl)
 {
+	static const char *const ns_labels[] = { "time into the iteration (s)",
+						 "time into the iteration (ms)",
+						 "time into the iteration (us)",
+						 "time into the iteration (ns)" };
+	double u = x_unit(tl);
 	switch (tl->axis) {
 	case TIMELINE_AXIS_NS:
-		return "time into the iteration (ms)";
+		return ns_labels[u == 1e9 ? 0 : u == 1e6 ? 1 : u == 1e3 ? 2 : 3];
 	case TIMELINE_AXIS_TIME:
 		return timeline_x_relative(tl) ? "time from the first event (the trace's clock units)"
 				      : "time (the trace's clock units)";
@@ -279,6 +304,34 @@ static void reserved(FILE *f, const struct timeline *tl,
 		allocsim_name((unsigned)tl->allocator));
 }
 
+/*
+ * Where each iteration starts, when the requests repeat: a thin line down
+ * the plot and its number at the top inside, the number left out when the
+ * previous one is too near to read both.
+ */
+static void iteration_marks(FILE *f, const struct timeline *tl,
+			    const struct timeline_frame *fr)
+{
+	if (!tl->niters)
+		return;
+	fprintf(f, "<g class=\"iterations\" font-size=\"10\" fill=\"#444\">\n");
+	double last = -1e9;
+	for (size_t k = 0; k < tl->niters; k++) {
+		double x = px(tl, fr, tl->iters[k]);
+		fprintf(f, "<line data-iteration=\"%zu\" data-x=\"%" PRId64 "\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			   "y2=\"%.1f\" stroke=\"#444\" stroke-width=\"0.8\" stroke-dasharray=\"2 3\"/>",
+			k + 1, tl->iters[k] - tl->x_min, x, fr->top, x, fr->top + fr->plot_h);
+		int wide = k + 1 < tl->niters ? px(tl, fr, tl->iters[k + 1]) - x >= 64
+					      : fr->left + fr->plot_w - x >= 64;
+		if (x - last < 24)
+			continue;
+		last = x;
+		fprintf(f, "<text data-x=\"%" PRId64 "\" x=\"%.1f\" y=\"%.1f\">%s%zu</text>\n",
+			tl->iters[k] - tl->x_min, x + 3, fr->top + 11, wide ? "iteration " : "", k + 1);
+	}
+	fprintf(f, "</g>\n");
+}
+
 /* A light colour for an NVTX range, by its name: the same range reads the
  * same in every chart. */
 static const char *range_color(const char *name)
@@ -382,6 +435,38 @@ static const char *hsize(uint64_t n, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * A group's name as the legend prints it: whole up to 16 characters, else
+ * its head and tail around "..", where layer names differ
+ * ("model.layers.0.attn.q_proj" and ".k_proj"); when two drawn names
+ * still read alike, the group's rank is added.  buf >= 40; returns buf or
+ * the name.
+ */
+static const char *short_name(const char *name, char *buf, size_t len)
+{
+	size_t n = strlen(name);
+	if (n <= 16)
+		return name;
+	snprintf(buf, len, "%.6s..%s", name, name + n - 8);
+	return buf;
+}
+
+static const char *legend_name(const struct timeline *tl, size_t g, char *buf,
+			       size_t len)
+{
+	const char *mine = short_name(tl->groups[g].name, buf, len);
+	for (size_t k = 0; k < tl->ngroups; k++) {
+		char other[40];
+		if (k != g && strcmp(short_name(tl->groups[k].name, other, sizeof(other)), mine) == 0) {
+			char tmp[64];
+			snprintf(tmp, sizeof(tmp), "%.12s #%u", mine, (unsigned)(g + 1) % 100);
+			snprintf(buf, len, "%.39s", tmp);
+			return buf;
+		}
+	}
+	return mine;
+}
+
 int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 		 const char *title, int prolog)
 {
@@ -398,15 +483,21 @@ int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 	fprintf(f, "<text x=\"%.1f\" y=\"24\" font-size=\"16\" font-weight=\"bold\">memplan timeline: ",
 		fr.left);
 	xml_escape(f, title);
+	const char *un;
+	double u = timeline_x_unit(tl, &un);
 	if (tl->axis == TIMELINE_AXIS_NS)
-		snprintf(b, sizeof(b), "%.3f", (double)(tl->peak_x - tl->x_min) / 1e6);
+		snprintf(b, sizeof(b), "%.4g %s", (double)(tl->peak_x - tl->x_min) / u, un);
 	else
 		x_text(tl, (double)tl->peak_x, b, sizeof(b));
 	fprintf(f, "</text>\n<text x=\"%.1f\" y=\"44\" font-size=\"12\" fill=\"#555\">"
-		   "live bytes by %s; peak %s at %s %s%s</text>\n",
+		   "device memory live, by %s; peak %s at %s%s%s",
 		fr.left, timeline_by_name(tl->by), hsize(tl->peak, a, sizeof(a)),
-		tl->axis == TIMELINE_AXIS_NS ? "" : tl->axis == TIMELINE_AXIS_SEQ ? "seq" : "time",
-		b, tl->axis == TIMELINE_AXIS_NS ? " ms" : "");
+		tl->axis == TIMELINE_AXIS_NS ? "" : tl->axis == TIMELINE_AXIS_SEQ ? "seq " : "time ",
+		b, tl->niters ? "; iterations marked" : "");
+	if (tl->host_peak)
+		fprintf(f, "; pinned host memory (%s at most) not drawn",
+			hsize(tl->host_peak, a, sizeof(a)));
+	fprintf(f, "</text>\n");
 	axes(f, tl, &fr);
 	/* the areas inside the plot only (the HTML page zooms them in x) */
 	fprintf(f, "<clipPath id=\"memplan-plot\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
@@ -417,6 +508,7 @@ int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 		area(f, tl, &fr, g);
 	reserved(f, tl, &fr);
 	fprintf(f, "</g>\n");
+	iteration_marks(f, tl, &fr);
 	double x = px(tl, &fr, tl->peak_x);
 	fprintf(f, "<g class=\"peak\" data-peak=\"%" PRIu64 "\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 		   "stroke=\"#c00\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>",
@@ -427,16 +519,16 @@ int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 	fprintf(f, "</g>\n");
 	lanes(f, tl, &fr);
 	/*
-	 * The legend lists the stack top down, as it is drawn, each group with
+	 * The legend lists the groups largest first, "other" last, each with
 	 * what it holds at the peak: the figures add up to the peak (the most
-	 * it ever holds is in the entry's tooltip).
+	 * it ever holds is in the entry's tooltip).  A group with nothing at
+	 * the peak shows the most it held instead, never "0 B".
 	 */
 	fprintf(f, "<g class=\"legend\" font-size=\"12\">\n");
 	double lx = fr.left + fr.plot_w + 16, ly = fr.top;
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">%s at the peak</text>\n", lx,
 		ly, timeline_by_name(tl->by));
-	for (size_t i = 0; i < tl->ngroups; i++) {
-		size_t g = tl->ngroups - 1 - i;
+	for (size_t g = 0; g < tl->ngroups; g++) {
 		ly += 18;
 		fprintf(f, "<g class=\"key\" data-group=\"%zu\" data-at-peak=\"%" PRIu64 "\"><title>", g,
 			tl->groups[g].at_peak);
@@ -447,13 +539,13 @@ int timeline_svg(FILE *f, const struct trace *t, const struct timeline *tl,
 			ly - 10, timeline_color(tl, g));
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", lx + 18, ly);
 		char nm[40];
-		const char *name = tl->groups[g].name;
-		if (strlen(name) > 22) {
-			snprintf(nm, sizeof(nm), "%.20s..", name);
-			name = nm;
-		}
-		xml_escape(f, name);
-		fprintf(f, " (%s)</text></g>\n", hsize(tl->groups[g].at_peak, a, sizeof(a)));
+		xml_escape(f, legend_name(tl, g, nm, sizeof(nm)));
+		/* the figures in a column of their own, right-aligned */
+		fprintf(f, "</text><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", fr.width - 8, ly);
+		if (tl->groups[g].at_peak)
+			fprintf(f, "%s</text></g>\n", hsize(tl->groups[g].at_peak, a, sizeof(a)));
+		else
+			fprintf(f, "max %s</text></g>\n", hsize(tl->groups[g].max_bytes, a, sizeof(a)));
 	}
 	if (tl->allocator >= 0 && tl->nreserved) {
 		ly += 26;

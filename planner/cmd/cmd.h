@@ -44,6 +44,21 @@ int cmd_compile_per_gpu(const char *path, const char *prefix,
 			const char *link_s, uint64_t align,
 			const char *budget_s, double max_overhead, int json);
 
+/* --- names of a plan's tensors (cmd_names.c) -------------------------------- */
+
+#define CMD_NAME_LEN 96 /* a name's room, its NUL included */
+struct mp_plan;
+/* A person's name for buffer id of t into buf: its label, else the
+ * innermost frame of its call stack (no folders), else "buffer N of
+ * <kernel>" (the first kernel that touches it), else "buffer N".
+ * Returns buf. */
+const char *cmd_buffer_name(const struct trace *t, uint64_t id, char *buf,
+			    size_t len);
+/* The name of each swap's tensor, in the order of plan->swaps (NULL after
+ * the last): one malloc'ed block, freed with free(); NULL when out of
+ * memory. */
+const char **cmd_swap_names(const struct trace *t, const struct mp_plan *plan);
+
 /* What each one's --help lists: every option, its meaning and default. */
 extern const char cmd_compile_options[], cmd_verify_options[],
 	cmd_simulate_options[], cmd_frontier_options[], cmd_inspect_options[],

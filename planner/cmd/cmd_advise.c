@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "cmd.h"
 #include "json.h"
 #include "recompute.h"
@@ -311,6 +312,8 @@ const char cmd_advise_options[] =
 	"                           slower (default: no limit)\n"
 	"  -T, --trace-out TRACE    also write the trace of the program that recomputes\n"
 	"  -j, --json               print the result as one JSON object\n"
+	"  -q, --quiet              no progress line on stderr (there is one only\n"
+	"                           when stderr is a terminal)\n"
 	"  -h, --help               this text\n";
 
 int cmd_advise(int argc, char **argv)
@@ -322,15 +325,16 @@ int cmd_advise(int argc, char **argv)
 		{ "strategy", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "trace-out", required_argument, NULL, 'T' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *budget_s = NULL, *link_s = NULL, *tout = NULL;
 	const char *strategy = "hybrid";
 	double max_over = INFINITY;
-	int json = 0, c;
+	int json = 0, quiet = 0, c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:l:x:s:jT:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:l:x:s:jT:qh", opts, NULL)) != -1) {
 		char *end;
 		switch (c) {
 		case 'b': budget_s = optarg; break;
@@ -338,6 +342,7 @@ int cmd_advise(int argc, char **argv)
 		case 's': strategy = optarg; break;
 		case 'j': json = 1; break;
 		case 'T': tout = optarg; break;
+		case 'q': quiet = 1; break;
 		case 'x':
 			max_over = strtod(optarg, &end);
 			if (end == optarg || (*end && strcmp(end, "%") != 0) ||
@@ -383,12 +388,19 @@ int cmd_advise(int argc, char **argv)
 	status = cmd_pick_link(link_s, t, &l);
 	if (status)
 		goto done;
+	struct cli_progress line;
+	char bs[32];
+	cli_progress_start(&line, quiet);
+	cli_progress_say(&line, "advise: modelling the swaps and recomputes of %zu buffers", p.n);
 	int rc = swap_ctx_init(&sc, t, &p, &l, err, sizeof(err));
 	if (!rc)
 		rc = recomp_model_init(&m, t, &p, err, sizeof(err));
+	cli_progress_say(&line, "advise: planning %s for a pool of %s", strategy,
+			 cli_format_size(budget, bs, sizeof(bs)));
 	if (!rc)
 		rc = recomp_advise(&sc, strategy, budget, "best-fit", align, &a,
 				   err, sizeof(err));
+	cli_progress_end(&line);
 	if (rc) {
 		cli_error("no advice fits --budget %" PRIu64 " bytes for trace '%s': %s",
 			  budget, path, err);

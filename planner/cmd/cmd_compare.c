@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "cmd.h"
 #include "compare.h"
 #include "json.h"
@@ -691,6 +692,8 @@ const char cmd_compare_options[] =
 	"                           (default 1/1)\n"
 	"      --list FILE          the traces, one path a line, instead of arguments\n"
 	"      --merge              merge the CSV or JSON outputs of shards into one\n"
+	"  -q, --quiet              no progress line on stderr (there is one only\n"
+	"                           when stderr is a terminal)\n"
 	"  -h, --help               this text\n";
 
 int cmd_compare(int argc, char **argv)
@@ -707,6 +710,7 @@ int cmd_compare(int argc, char **argv)
 		{ "list", required_argument, NULL, 'L' },
 		{ "merge", no_argument, NULL, 'M' },
 		{ "deterministic", optional_argument, NULL, 'D' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -716,15 +720,18 @@ int cmd_compare(int argc, char **argv)
 	double limit = 0;
 	uint64_t work = 0;
 	int have_work = 0, have_limit = 0;
-	int csv = 0, json = 0, header = 1, header_only = 0, merge = 0, c;
+	int csv = 0, json = 0, header = 1, header_only = 0, merge = 0, quiet = 0, c;
 	uint64_t shard_k = 1, shard_n = 1;
 	const char *listfile = NULL;
 	char names[256];
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:j:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:j:t:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			list = optarg;
+			break;
+		case 'q':
+			quiet = 1;
 			break;
 		case 'j':
 			if (cli_parse_u64(optarg, &jobs) || jobs == 0 || jobs > 1024)
@@ -878,7 +885,13 @@ int cmd_compare(int argc, char **argv)
 		status = MP_EXIT_INTERNAL;
 		goto out;
 	}
+	struct cli_progress line;
+	cli_progress_start(&line, quiet);
+	cli_progress_say(&line, "compare: %zu strategies on %zu trace%s, %" PRIu64 " at once",
+			 j.nstrat, j.nrows, j.nrows == 1 ? "" : "s",
+			 jobs < j.nrows ? jobs : (uint64_t)j.nrows);
 	compare_run(&j, (size_t)jobs);
+	cli_progress_end(&line);
 
 	struct compare_sum *sum = calloc(j.nstrat, sizeof(*sum));
 	if (!sum || sum_rows(&j, sum)) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "cmd.h"
 #include "cycle.h"
 #include "json.h"
@@ -65,17 +66,14 @@ static int write_solution(struct cli_out *o, const char *solution,
 	return 0;
 }
 
-struct progress {
-	int shown;
-};
 
 /* Long options without a letter. */
 enum { OPT_DEVICE_BUDGET = 0x100, OPT_MAX_OVERHEAD };
 
-/* The search's progress, on one stderr line rewritten in place. */
+/* The search's progress, on the progress line (progress.h). */
 static void show_progress(void *ctx, const struct solver_progress *pr)
 {
-	struct progress *g = ctx;
+	struct cli_progress *g = ctx;
 	char best[32] = "none", gap[32] = "-";
 	if (pr->best != UINT64_MAX) {
 		snprintf(best, sizeof(best), "%" PRIu64, pr->best);
@@ -83,12 +81,8 @@ static void show_progress(void *ctx, const struct solver_progress *pr)
 			snprintf(gap, sizeof(gap), "%.2f%%",
 				 solver_gap_percent(pr->best, pr->lower_bound));
 	}
-	fprintf(stderr,
-		"\r%s: best %s, lower bound %" PRIu64 ", gap %s, %" PRIu64
-		" nodes, %.1f s\033[K",
-		cli_progname, best, pr->lower_bound, gap, pr->nodes, pr->seconds);
-	fflush(stderr);
-	g->shown = 1;
+	cli_progress_say(g, "compile: best %s, lower bound %" PRIu64 ", gap %s, %" PRIu64 " nodes",
+			 best, pr->lower_bound, gap, pr->nodes);
 }
 
 
@@ -96,6 +90,7 @@ static void show_progress(void *ctx, const struct solver_progress *pr)
 struct budget_args {
 	const char *budget_s, *device_s; /* one of them */
 	double max_overhead;             /* --max-overhead, or < 0 */
+	int quiet;                       /* --quiet: no progress line */
 };
 
 /* --cycle: the traces taking turns, and their concatenation's workloads
@@ -197,10 +192,16 @@ static int compile_budget(const char *path, const char *out,
 		status = cmd_link_storable(link_s);
 	if (status)
 		goto done;
+	struct cli_progress line;
+	char a[32];
+	cli_progress_start(&line, ba->quiet);
+	cli_progress_say(&line, "compile: planning %s for a pool of %s (%.1f%% of the lower bound)",
+			 swap_s, cli_format_size(budget, a, sizeof(a)),
+			 lb ? 100.0 * (double)budget / (double)lb : 0.0);
 	int rc = budget_plan(t, &p, &l, swap_s, budget, placer, align, &plan,
 			     &sim, &oc, err, sizeof(err));
+	cli_progress_end(&line);
 	if (rc) {
-		char a[32];
 		cli_error("no plan fits --%s %s (%" PRIu64 " bytes%s, %.1f%% of the lower bound without swaps) for trace '%s': %s",
 			  ba->device_s ? "device-budget" : "budget",
 			  cli_format_size(ba->device_s ? budget + persistent : budget,
@@ -330,6 +331,8 @@ const char cmd_compile_options[] =
 	"                           lock-step GPUs of the link jointly, writing\n"
 	"                           PLAN.gpuK.plan for each (default: one plan)\n"
 	"  -j, --json               print the result as one JSON object\n"
+	"  -q, --quiet              no progress line on stderr (there is one only\n"
+	"                           when stderr is a terminal)\n"
 	"  -h, --help               this text\n";
 
 static int compile_run(int argc, char **argv);
@@ -358,10 +361,11 @@ static int compile_run(int argc, char **argv)
 		{ "per-gpu", no_argument, NULL, 'P' },
 		{ "device-budget", required_argument, NULL, OPT_DEVICE_BUDGET },
 		{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct budget_args ba = { NULL, NULL, -1 };
+	struct budget_args ba = { NULL, NULL, -1, 0 };
 	int trust_holes = 0, have_limit = 0, cycle = 0;
 	uint64_t work = 0; /* --deterministic: the work limit */
 	const char *solution = NULL;
@@ -375,10 +379,13 @@ static int compile_run(int argc, char **argv)
 	int json = 0, c, have_max = 0, per_gpu = 0, have_swap = 0;
 	char names[256];
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:s:t:a:m:jb:l:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:s:t:a:m:jb:l:w:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
+			break;
+		case 'q':
+			ba.quiet = 1;
 			break;
 		case 's':
 			strategy = optarg;
@@ -537,7 +544,7 @@ static int compile_run(int argc, char **argv)
 		status = MP_EXIT_INTERNAL;
 		goto done;
 	}
-	struct progress g = { 0 };
+	struct cli_progress g;
 	/* the limit is the command's: what loading took, and a reserve for
 	 * building, verifying and writing the plan, come off the search's;
 	 * --deterministic counts work and reads the clock only for an explicit
@@ -547,14 +554,14 @@ static int compile_run(int argc, char **argv)
 		so.time_limit = 0;
 	else
 		so.time_limit = search_time(limit, &t0, p.n);
-	if (isatty(2)) {
+	cli_progress_start(&g, ba.quiet);
+	if (g.on) {
 		so.progress = show_progress;
 		so.progress_ctx = &g;
 	}
 	struct solver_report r;
 	rc = solver_solve(&p, strategy, &so, off, &r, err, sizeof(err));
-	if (g.shown)
-		fprintf(stderr, "\r\033[K");
+	cli_progress_end(&g);
 	if (rc) {
 		cli_error("%s", err);
 		status = cmd_solver_exit(rc);

@@ -17,6 +17,7 @@
 #include "cmd.h"
 #include "frontier.h"
 #include "json.h"
+#include "progress.h"
 #include "budget.h"
 
 /* A percentage, with or without its '%': 0 and *out when 0 < v <= 100
@@ -41,7 +42,7 @@ static double pct_of(uint64_t pool, uint64_t lb)
 struct frontier_show {
 	int quiet;
 	int tty;       /* stderr is a terminal: one line, rewritten */
-	double secs;   /* spent so far */
+	struct cli_progress line; /* that line */
 };
 
 /*
@@ -58,12 +59,8 @@ static void frontier_progress(void *ctx, const struct frontier *f, size_t i)
 	char a[32];
 	double secs = 0;
 	if (sh->tty) {
-		for (size_t s = 0; s < f->nstrategies; s++)
-			sh->secs += r->cells[s].seconds;
-		fprintf(stderr, "\r%s: frontier: budget %.4g%% (%s) planned, %zu so far [%.1f s]\033[K",
-			cli_progname, r->percent, cli_format_size(r->budget, a, sizeof(a)),
-			i + 1, sh->secs);
-		fflush(stderr);
+		cli_progress_say(&sh->line, "frontier: budget %.4g%% (%s) planned, %zu so far",
+				 r->percent, cli_format_size(r->budget, a, sizeof(a)), i + 1);
 		return;
 	}
 	fprintf(stderr, "%s: frontier: budget %.4g%% (%s):", cli_progname,
@@ -79,12 +76,9 @@ static void frontier_progress(void *ctx, const struct frontier *f, size_t i)
 	fprintf(stderr, " [%.2f s]\n", secs);
 }
 
-static void frontier_progress_end(const struct frontier_show *sh)
+static void frontier_progress_end(struct frontier_show *sh)
 {
-	if (!sh->quiet && sh->tty) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
+	cli_progress_end(&sh->line);
 }
 
 static void frontier_csv(const struct frontier *f)
@@ -415,6 +409,8 @@ int cmd_frontier(int argc, char **argv)
 		.progress_ctx = &sh,
 	};
 	sh.tty = isatty(STDERR_FILENO);
+	cli_progress_start(&sh.line, sh.quiet || !sh.tty);
+	cli_progress_say(&sh.line, "frontier: planning the first budget");
 	int rc = frontier_sweep(t, &p, &l, &o, &f, err, sizeof(err));
 	frontier_progress_end(&sh);
 	if (rc) {
@@ -428,8 +424,10 @@ int cmd_frontier(int argc, char **argv)
 			status = MP_EXIT_OUTPUT;
 			goto done;
 		}
+		/* the trace by its name, not a path from the root */
 		char title[512];
-		snprintf(title, sizeof(title), "%s over %s", path, l.name);
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		snprintf(title, sizeof(title), "%s over %s", base, l.name);
 		int bad = frontier_write_svg(out.f, &f, title);
 		if (bad)
 			cli_error("cannot write the SVG '%s'", svg);

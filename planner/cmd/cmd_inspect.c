@@ -2,7 +2,9 @@
 /*
  * cmd_inspect.c - memplan-plan inspect: a plan file shown as it is on disk
  * (header, sections, the first entries; or every entry as CSV or JSON).  It
- * reads the plan through runtime/plan.h alone, trusting nothing else.
+ * reads the plan through runtime/plan.h alone, trusting nothing else; a
+ * trace given after it only names the swapped tensors (cmd_names.c), once
+ * the plan verifies against it.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -11,8 +13,10 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "input.h"
 #include "json.h"
 #include "plan.h"
+#include "planfile.h"
 
 /* An ordinal or offset, or the word for its marker. */
 static void print_u64_or(FILE *f, uint64_t v, uint64_t none, const char *word)
@@ -36,7 +40,8 @@ static const char *slack_str(char *b, size_t n, int64_t v, int none,
 	return b;
 }
 
-static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
+static void inspect_text(const char *path, const struct mp_plan *p,
+			 const char *const *names, size_t len,
 			 const struct mp_plan_section_info *sec, size_t nsec,
 			 uint32_t checksum)
 {
@@ -133,7 +138,7 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 		if (p->has_timing)
 			printf(" %13s %13s %12s", "d2h_slack_ns", "h2d_slack_ns",
 			       "stall_ns");
-		printf("\n");
+		printf(names ? "  tensor\n" : "\n");
 		for (uint32_t i = 0; i < p->nswaps && i < INSPECT_ROWS; i++) {
 			const struct mp_plan_swap *s = &p->swaps[i];
 			printf("  %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %12" PRIu64
@@ -150,6 +155,8 @@ static void inspect_text(const char *path, const struct mp_plan *p, size_t len,
 						 w->flags & MP_PLAN_TIMING_NO_USE, "-"),
 				       w->predicted_stall_ns);
 			}
+			if (names)
+				printf("  %s", names[i]);
 			printf("\n");
 		}
 	}
@@ -169,7 +176,8 @@ static void inspect_csv(const struct mp_plan *p)
 	}
 }
 
-static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
+static void inspect_json(const char *path, const struct mp_plan *p,
+			 const char *const *names, size_t len,
 			 const struct mp_plan_section_info *sec, size_t nsec,
 			 uint32_t checksum)
 {
@@ -237,9 +245,15 @@ static void inspect_json(const char *path, const struct mp_plan *p, size_t len,
 		printf("%s{\"request\":%" PRIu64 ",\"out_at\":%" PRIu64
 		       ",\"in_at\":%" PRIu64 ",\"src_offset\":%" PRIu64
 		       ",\"bytes\":%" PRIu64 ",\"staging\":%" PRIu64
-		       ",\"flags\":%" PRIu32 ",\"timing\":",
+		       ",\"flags\":%" PRIu32,
 		       i ? "," : "", s->request, s->out_at, s->in_at,
 		       s->src_offset, s->bytes, s->staging, s->flags);
+		printf(",\"tensor\":");
+		if (names)
+			json_quote(stdout, names[i]);
+		else
+			printf("null");
+		printf(",\"timing\":");
 		if (!p->has_timing) {
 			printf("null}");
 			continue;
@@ -262,7 +276,42 @@ const char cmd_inspect_options[] =
 	"      --csv                the planned requests as MiniMalloc CSV\n"
 	"      --json               every field and entry as one JSON object\n"
 	"                           (default: a text summary, the first 10 entries)\n"
+	"  TRACE                    after the plan: its trace, which names the swapped\n"
+	"                           tensors (label, call site or kernel)\n"
 	"  -h, --help               this text\n";
+
+/*
+ * The names of p's swapped tensors from the trace at tpath, once p verifies
+ * against it (names from another trace would mislead).  Returns the exit
+ * status, the error said; *names is freed with free().
+ */
+static int trace_names(const struct mp_plan *p, const char *ppath,
+		       const char *tpath, const char ***names)
+{
+	char err[ERRLEN];
+	struct trace *t = NULL;
+	int rc = input_load(tpath, &t, err, sizeof(err));
+	if (rc) {
+		cli_error("%s", err);
+		return cli_exit_for(rc, 0);
+	}
+	rc = planfile_verify(p, t, err, sizeof(err));
+	if (rc) {
+		if (rc == PLANFILE_EINVALID)
+			cli_error("plan '%s' does not belong to trace '%s': %s", ppath, tpath, err);
+		else
+			cli_error("%s", err);
+		trace_free(t);
+		return rc == PLANFILE_EINVALID ? MP_EXIT_INPUT : MP_EXIT_INTERNAL;
+	}
+	*names = cmd_swap_names(t, p);
+	trace_free(t);
+	if (!*names) {
+		cli_error("out of memory naming the tensors of plan '%s'", ppath);
+		return MP_EXIT_INTERNAL;
+	}
+	return MP_EXIT_OK;
+}
 
 int cmd_inspect(int argc, char **argv)
 {
@@ -282,9 +331,10 @@ int cmd_inspect(int argc, char **argv)
 	}
 	if (csv && json)
 		return cli_usage_error("inspect: --csv and --json exclude each other");
-	if (optind != argc - 1)
-		return cli_usage_error("inspect: expected one PLAN");
+	if (optind != argc - 1 && optind != argc - 2)
+		return cli_usage_error("inspect: expected one PLAN, and its TRACE or nothing");
 	const char *path = argv[optind];
+	const char *tpath = optind == argc - 2 ? argv[optind + 1] : NULL;
 	char err[ERRLEN], why[ERRLEN];
 	unsigned char *buf;
 	size_t len;
@@ -311,12 +361,19 @@ int cmd_inspect(int argc, char **argv)
 	}
 	if (nsec > 16)
 		nsec = 16;
+	const char **names = NULL;
+	int status = tpath ? trace_names(&p, path, tpath, &names) : MP_EXIT_OK;
+	if (status) {
+		mp_plan_free(&p);
+		return status;
+	}
 	if (csv)
 		inspect_csv(&p);
 	else if (json)
-		inspect_json(path, &p, len, sec, nsec, checksum);
+		inspect_json(path, &p, names, len, sec, nsec, checksum);
 	else
-		inspect_text(path, &p, len, sec, nsec, checksum);
+		inspect_text(path, &p, names, len, sec, nsec, checksum);
+	free(names);
 	mp_plan_free(&p);
 	return fflush(stdout) == 0 ? MP_EXIT_OK : MP_EXIT_OUTPUT;
 }

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "cmd.h"
 #include "json.h"
 #include "plan.h"
@@ -123,6 +124,8 @@ const char cmd_share_options[] =
 	"                           (default max)\n"
 	"  -s, --step PCT           the frontier's budget step, 0.5 to 50 (default 5)\n"
 	"  -j, --json               print the result as one JSON object\n"
+	"  -q, --quiet              no progress line on stderr (there is one only\n"
+	"                           when stderr is a terminal)\n"
 	"  -h, --help               this text\n";
 
 int cmd_share(int argc, char **argv)
@@ -134,16 +137,17 @@ int cmd_share(int argc, char **argv)
 		{ "objective", required_argument, NULL, 'O' },
 		{ "step", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *dir = NULL, *link_s = NULL;
 	uint64_t device = 0;
-	int have_device = 0, json = 0, c;
+	int have_device = 0, json = 0, quiet = 0, c;
 	double step = 5;
 	enum share_objective obj = SHARE_MAX;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:d:l:js:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:d:l:js:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			dir = optarg;
@@ -177,6 +181,9 @@ int cmd_share(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 'q':
+			quiet = 1;
+			break;
 		default:
 			return cli_option_error(c, "share");
 		}
@@ -189,6 +196,8 @@ int cmd_share(int argc, char **argv)
 	if (!dir)
 		return cli_usage_error("share: -o DIR is required");
 	char **paths = argv + optind;
+	struct cli_progress line; /* before any goto done */
+	cli_progress_start(&line, quiet);
 	char (*out)[4096] = calloc(n, sizeof(*out));
 	struct share_job *jobs = calloc(n, sizeof(*jobs));
 	struct trace **ts = calloc(n, sizeof(*ts));
@@ -218,6 +227,8 @@ int cmd_share(int argc, char **argv)
 	struct link_model l;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t align = 1;
+		cli_progress_say(&line, "share: trace %zu of %zu (%s): loading", i + 1, n,
+				 paths[i]);
 		status = cmd_load_problem(paths[i], &align, 0, &ts[i], &ps[i]);
 		if (!status)
 			status = cmd_pick_link(link_s, ts[i], &l);
@@ -227,6 +238,8 @@ int cmd_share(int argc, char **argv)
 		jobs[i].p = &ps[i];
 		jobs[i].align = align;
 		jobs[i].no_swaps = cmd_swap_blind(ts[i], err, sizeof(err));
+		cli_progress_say(&line, "share: trace %zu of %zu (%s): planning its frontier, step %g%%",
+				 i + 1, n, paths[i], step);
 		int rc = share_job_init(&jobs[i], &l, step, err, sizeof(err));
 		if (rc) {
 			cli_error("trace '%s': %s", paths[i], err);
@@ -240,6 +253,8 @@ int cmd_share(int argc, char **argv)
 	uint64_t avail = device > persistent ? device - persistent : 0;
 	share_proportional(jobs, n, avail, prop);
 	for (size_t i = 0; i < n; i++) {
+		cli_progress_say(&line, "share: trace %zu of %zu (%s): planning its proportional share",
+				 i + 1, n, paths[i]);
 		int rc = share_job_add(&jobs[i], prop[i], &prop_oh[i], err,
 				       sizeof(err));
 		if (rc) {
@@ -248,7 +263,9 @@ int cmd_share(int argc, char **argv)
 			goto done;
 		}
 	}
+	cli_progress_say(&line, "share: splitting the device between %zu traces", n);
 	int rc = share_split(jobs, n, avail, obj, pick);
+	cli_progress_end(&line);
 	if (rc == SHARE_ENOFIT) {
 		status = say_nofit(jobs, paths, n, device, persistent, json);
 		goto done;
@@ -348,6 +365,7 @@ int cmd_share(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		status = MP_EXIT_OUTPUT;
 done:
+	cli_progress_end(&line);
 	for (size_t i = 0; jobs && ps && ts && i < n; i++) {
 		share_job_free(&jobs[i]);
 		solver_problem_free(&ps[i]);

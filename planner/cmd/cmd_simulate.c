@@ -33,7 +33,7 @@ static void json_ns(struct json *j, const char *key, double v)
 static void simulate_json(const char *ppath, const char *tpath,
 			  const struct trace *t, const struct mp_plan *plan,
 			  const struct link_model *l, const char *source,
-			  const struct sim_result *r,
+			  const struct sim_result *r, const char *const *names,
 			  const uint64_t *clock, const size_t *top, size_t ntop)
 {
 	struct json j;
@@ -73,6 +73,10 @@ static void simulate_json(const char *ppath, const char *tpath,
 		else
 			json_u64(&j, "request", p.request);
 		json_i64(&j, "buffer", p.buffer);
+		if (s->swap < plan->nswaps)
+			json_string(&j, "tensor", names[s->swap]);
+		else
+			json_null(&j, "tensor");
 		json_string(&j, "waits_for", s->in ? "swap-in" : "swap-out");
 		json_ns(&j, "at_ns", s->at);
 		json_ns(&j, "ns", s->ns);
@@ -84,6 +88,7 @@ static void simulate_json(const char *ppath, const char *tpath,
 		const struct sim_swap *w = &r->swaps[i];
 		json_object(&j, NULL);
 		json_u64(&j, "request", plan->swaps[i].request);
+		json_string(&j, "tensor", names[i]);
 		json_u64(&j, "bytes", plan->swaps[i].bytes);
 		json_ns(&j, "d2h_start_ns", w->d2h_start);
 		json_ns(&j, "d2h_end_ns", w->d2h_end);
@@ -101,10 +106,42 @@ static void simulate_json(const char *ppath, const char *tpath,
 	json_finish(&j);
 }
 
+/*
+ * The swapped tensors by name, the largest first: up to SIM_NAMED of them
+ * on one line each, then how many more.
+ */
+#define SIM_NAMED 10
+static void swapped_text(const struct mp_plan *plan, const char *const *names)
+{
+	uint32_t n = plan->nswaps, shown[SIM_NAMED], k = 0;
+	char a[32];
+	if (!n)
+		return;
+	printf("swapped tensors%s:\n", n > SIM_NAMED ? " (the 10 largest; --json lists every swap)" : "");
+	/* selection by size, O(n * SIM_NAMED): names are for people, not all */
+	for (; k < SIM_NAMED && k < n; k++) {
+		uint32_t best = UINT32_MAX;
+		for (uint32_t i = 0; i < n; i++) {
+			int taken = 0;
+			for (uint32_t q = 0; q < k; q++)
+				taken |= shown[q] == i;
+			if (!taken && (best == UINT32_MAX ||
+				       plan->swaps[i].bytes > plan->swaps[best].bytes))
+				best = i;
+		}
+		shown[k] = best;
+		printf("  %-40s %12s  request %" PRIu64 "\n", names[best],
+		       cli_format_size(plan->swaps[best].bytes, a, sizeof(a)),
+		       plan->swaps[best].request);
+	}
+	if (n > k)
+		printf("  and %" PRIu32 " more\n", n - k);
+}
+
 static void simulate_text(const char *ppath, const char *tpath,
 			  const struct trace *t, const struct mp_plan *plan,
 			  const struct link_model *l, const char *source,
-			  const struct sim_result *r,
+			  const struct sim_result *r, const char *const *names,
 			  const uint64_t *clock, const size_t *top, size_t ntop)
 {
 	char a[32], b[32], c[32];
@@ -125,18 +162,22 @@ static void simulate_text(const char *ppath, const char *tpath,
 			least = r->swaps[i].slack;
 	if (least != INFINITY)
 		printf("slack:  least %.3f ms before a use\n", least / 1e6);
+	if (plan->nswaps)
+		printf("\n");
+	swapped_text(plan, names);
 	if (!ntop)
 		return;
-	printf("\nlongest stalls%s:\n  %8s %8s %8s %10s %9s %12s %10s\n",
+	printf("\nlongest stalls%s:\n  %8s %8s %8s %10s %9s %12s %10s  %s\n",
 	       r->nstalls > ntop ? " (the 10 longest; --json adds every swap's slack)" : "",
-	       "event", "clock", "request", "buffer", "for", "at ms", "ms");
+	       "event", "clock", "request", "buffer", "for", "at ms", "ms", "tensor");
 	for (size_t i = 0; i < ntop; i++) {
 		const struct sim_stall *s = &r->stalls[top[i]];
 		struct stall_place p = stalls_place(t, plan, clock, s);
 		printf("  %8" PRIu32 " %8" PRIu64 " %8" PRIu64 " %10" PRId64
-		       " %9s %12.3f %10.3f\n",
+		       " %9s %12.3f %10.3f  %s\n",
 		       s->event, p.clock, p.request, p.buffer,
-		       s->in ? "swap-in" : "swap-out", s->at / 1e6, s->ns / 1e6);
+		       s->in ? "swap-in" : "swap-out", s->at / 1e6, s->ns / 1e6,
+		       s->swap < plan->nswaps ? names[s->swap] : "-");
 	}
 }
 
@@ -192,6 +233,7 @@ static int simulate_run(int argc, char **argv)
 	struct sim_result r;
 	struct link_model l;
 	uint64_t *clock = NULL;
+	const char **names = NULL;
 	memset(&r, 0, sizeof(r));
 	int rc = mp_plan_read_file(ppath, &plan, err, sizeof(err));
 	if (rc) {
@@ -230,7 +272,8 @@ static int simulate_run(int argc, char **argv)
 		goto done;
 	}
 	clock = stalls_clock(t);
-	if (!clock) {
+	names = cmd_swap_names(t, &plan);
+	if (!clock || !names) {
 		cli_error("out of memory simulating trace '%s'", tpath);
 		status = MP_EXIT_INTERNAL;
 		goto done;
@@ -241,10 +284,12 @@ static int simulate_run(int argc, char **argv)
 			status = MP_EXIT_OUTPUT;
 			goto done;
 		}
+		/* the plan by its name and strategy, not a path from the root */
 		char title[512];
-		snprintf(title, sizeof(title), "%s on %s over %s", ppath, tpath,
+		const char *base = strrchr(ppath, '/') ? strrchr(ppath, '/') + 1 : ppath;
+		snprintf(title, sizeof(title), "%s (%s) over %s", base, plan.strategy,
 			 l.name);
-		int bad = sim_write_svg(o.f, &plan, &r, title);
+		int bad = sim_write_svg(o.f, &plan, &r, title, names);
 		if (bad)
 			cli_error("cannot write the SVG '%s'", svg);
 		status = cli_out_close(&o, !bad);
@@ -254,15 +299,16 @@ static int simulate_run(int argc, char **argv)
 	size_t top[SIM_TOP_STALLS];
 	size_t ntop = stalls_longest(&r, top, SIM_TOP_STALLS);
 	if (json)
-		simulate_json(ppath, tpath, t, &plan, &l, source, &r, clock, top,
-			      ntop);
+		simulate_json(ppath, tpath, t, &plan, &l, source, &r, names, clock,
+			      top, ntop);
 	else
-		simulate_text(ppath, tpath, t, &plan, &l, source, &r, clock, top,
-			      ntop);
+		simulate_text(ppath, tpath, t, &plan, &l, source, &r, names, clock,
+			      top, ntop);
 	if (fflush(stdout) != 0)
 		status = MP_EXIT_OUTPUT;
 done:
 	free(clock);
+	free(names);
 	sim_free(&r);
 	trace_free(t);
 	mp_plan_free(&plan);

@@ -15,7 +15,7 @@ static const struct cli_command commands[] = {
 	  "[--deterministic[=WORK]] [--solution OUT.csv] "
 	  "[--align A] [--trust-holes] [--max-pool SIZE | "
 	  "(--budget SIZE|PCT% | --device-budget SIZE) [--max-overhead P] "
-	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn|recompute|hybrid|sqrt-n|every-layer]] [--json] | "
+	  "[--link MODEL] [--swap-strategy memplan|singa|vdnn|recompute|hybrid|sqrt-n|every-layer]] [--json] [--quiet] | "
 	  "compile TRACE --budget SIZE|PCT% --link MODEL,gpus=N --per-gpu "
 	  "-o PREFIX [--json]",
 	  "place every transient buffer in one pool (with swaps to host "
@@ -41,20 +41,20 @@ static const struct cli_command commands[] = {
 	  "sweep budgets down from the lower bound without swaps and tabulate "
 	  "each swap strategy's pool and predicted overhead; -o draws it as SVG",
 	  cmd_frontier_options },
-	{ "advise", cmd_advise, "advise TRACE --budget SIZE|PCT% [--link MODEL] [--strategy hybrid|recompute|sqrt-n|every-layer] [--max-overhead PCT] [--json] [--trace-out TRACE]", "per tensor keep, swap to host or recompute for a budget: the decisions per tensor, layer and operator, the predicted pool and overhead; --trace-out writes the trace of the program that recomputes",
+	{ "advise", cmd_advise, "advise TRACE --budget SIZE|PCT% [--link MODEL] [--strategy hybrid|recompute|sqrt-n|every-layer] [--max-overhead PCT] [--json] [--trace-out TRACE] [--quiet]", "per tensor keep, swap to host or recompute for a budget: the decisions per tensor, layer and operator, the predicted pool and overhead; --trace-out writes the trace of the program that recomputes",
 	  cmd_advise_options },
-	{ "inspect", cmd_inspect, "inspect [--csv | --json] PLAN",
-	  "show a plan file: header, sections, entries", cmd_inspect_options },
+	{ "inspect", cmd_inspect, "inspect [--csv | --json] PLAN [TRACE]",
+	  "show a plan file: header, sections, entries; with its TRACE, the swapped tensors by name", cmd_inspect_options },
 	{ "compare", cmd_compare,
 	  "compare [--strategies LIST] [-j N] [--deterministic[=WORK]] "
 	  "[--time-limit SECONDS] "
-	  "[--csv | --json] [--no-header] [--header-only] [--shard K/N] "
+	  "[--csv | --json] [--no-header] [--header-only] [--shard K/N] [--quiet] "
 	  "(TRACE... | --list FILE) | compare --merge SHARD...",
 	  "run placement strategies over traces and tabulate pool / lower bound",
 	  cmd_compare_options },
 	{ "share", cmd_share,
 	  "share TRACE... --device-memory SIZE -o DIR [--link MODEL] "
-	  "[--objective max|sum] [--step PCT] [--json]",
+	  "[--objective max|sum] [--step PCT] [--json] [--quiet]",
 	  "several workloads on one device: split its memory from each one's "
 	  "frontier at the least worst (or total) predicted overhead, and "
 	  "write one verified plan per workload into DIR",

@@ -5,6 +5,11 @@
  * with markers per strategy (its fitting budgets, by pool), the 1% and 2%
  * levels, the no-swap lower bound, ticks and a legend.  The element count
  * grows with budgets x strategies only, never with the trace.
+ *
+ * The band people choose in, 0 to 20% overhead, keeps most of the plot's
+ * height: when a point lies above Y_CAP the axis breaks there, and the
+ * points above it share a compressed band at the top (ticked at the cap and
+ * at the most), so a 350% point no longer squashes the 1% level to a pixel.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -16,10 +21,10 @@
 #include "frontier.h"
 #include "xml.h"
 
-#define PIC_W 900.0
+#define PIC_W 920.0
 #define PIC_H 560.0
 #define LEFT 80.0
-#define RIGHT 170.0 /* the legend sits right of the plot */
+#define RIGHT 190.0 /* the legend sits right of the plot */
 #define TOP 60.0
 #define BOTTOM 60.0
 #define PLOT_W (PIC_W - LEFT - RIGHT)
@@ -29,9 +34,13 @@ static const char *const colors[] = { "#4e79a7", "#f28e2b", "#59a14f",
 				      "#e15759", "#b07aa1", "#76b7b2" };
 #define NCOLORS (sizeof(colors) / sizeof(colors[0]))
 
+#define Y_CAP 20.0    /* percent: where the axis breaks, when it does */
+#define CAP_SHARE 0.8 /* of the plot's height, below the break */
+
 struct frame {
 	double x_lo, x_hi; /* bytes */
 	double y_hi;       /* percent; y_lo is 0 */
+	double cap;        /* the break, percent; 0: one linear axis */
 };
 
 static double px(const struct frame *fr, double bytes)
@@ -41,7 +50,25 @@ static double px(const struct frame *fr, double bytes)
 
 static double py(const struct frame *fr, double pct)
 {
-	return TOP + PLOT_H - PLOT_H * pct / fr->y_hi;
+	if (!fr->cap)
+		return TOP + PLOT_H - PLOT_H * pct / fr->y_hi;
+	double low = PLOT_H * CAP_SHARE;
+	if (pct <= fr->cap)
+		return TOP + PLOT_H - low * pct / fr->cap;
+	/* above the break: the rest of the height, a gap of 6 px first */
+	double band = PLOT_H - low - 6;
+	return TOP + band - band * (pct - fr->cap) / (fr->y_hi - fr->cap);
+}
+
+/* The recompute strategies (recompute, hybrid and the checkpoint
+ * baselines) draw dashed with hollow markers, apart from the swap ones. */
+static int is_recompute(const char *name)
+{
+	static const char *const r[] = { "recompute", "hybrid", "sqrt-n", "every-layer" };
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		if (strcmp(name, r[i]) == 0)
+			return 1;
+	return 0;
 }
 
 /* A unit for the pool axis: the largest binary unit the span reaches. */
@@ -83,6 +110,31 @@ static void level(FILE *out, const struct frame *fr, double pct, double dy)
 }
 
 /*
+ * The break of the y axis: a white gap across the plot between the band
+ * up to the cap and the compressed one above, slanted marks on the axis,
+ * and the upper band's ticks (its bottom and its top).
+ */
+static void axis_break(FILE *out, const struct frame *fr)
+{
+	double y0 = py(fr, fr->cap), y1 = TOP + PLOT_H - PLOT_H * CAP_SHARE - 6;
+	fprintf(out, "<g class=\"axis-break\">"
+		     "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\"/>"
+		     "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
+		     "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>",
+		LEFT - 6, y1, PLOT_W + 6, y0 - y1, LEFT - 5, y1 + 2, LEFT + 5, y1 - 2,
+		LEFT - 5, y0 + 2, LEFT + 5, y0 - 2);
+	double mid = fr->cap + (fr->y_hi - fr->cap) / 2;
+	double vals[] = { mid, fr->y_hi };
+	for (size_t k = 0; k < 2; k++) {
+		double y = py(fr, vals[k]);
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>"
+			     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>",
+			LEFT, y, LEFT + PLOT_W, y, LEFT - 6, y + 4, vals[k]);
+	}
+	fprintf(out, "</g>\n");
+}
+
+/*
  * Writes title escaped, at most max bytes of it: a longer one (a trace in a
  * deep folder) keeps its end, where the names are, after "...", cut on a
  * UTF-8 character boundary, so the heading never runs off the picture.
@@ -101,9 +153,95 @@ static void title_text(FILE *f, const char *title, size_t max)
 	xml_escape(f, s);
 }
 
+/*
+ * The markers of strategy s (points pt, by pool): one per distinct plan.
+ * Budgets that give the same pool and overhead share one, and say so (a
+ * bigger marker, "x N" and the budgets in its tooltip), so one dot never
+ * hides 33 budgets.  A marker where another strategy's already is becomes
+ * a ring around it, so neither hides the other.  drawn holds the markers
+ * so far.  Returns the distinct plans.
+ */
+static size_t markers(FILE *out, const struct frontier *f, const struct frame *fr,
+		      size_t s, const struct point *pt, size_t n,
+		      struct point *drawn, size_t *ndrawn)
+{
+	const char *col = colors[s % NCOLORS];
+	int rec = is_recompute(f->strategies[s]);
+	char a[32];
+	size_t distinct = 0;
+	for (size_t j = 0; j < n;) {
+		size_t e = j + 1;
+		while (e < n && pt[e].x == pt[j].x && pt[e].y == pt[j].y)
+			e++;
+		double lo = 100, hi = 0;
+		for (size_t k = j; k < e; k++) {
+			double pc = f->rows[pt[k].row].percent;
+			lo = pc < lo ? pc : lo;
+			hi = pc > hi ? pc : hi;
+		}
+		double cx = px(fr, pt[j].x), cy = py(fr, pt[j].y);
+		double r = e - j > 1 ? 5.5 : 3.5;
+		size_t under = 0;
+		for (size_t k = 0; k < *ndrawn; k++)
+			under += fabs(drawn[k].x - cx) < 4 && fabs(drawn[k].y - cy) < 4;
+		r += 4.0 * (double)under;
+		int ring = rec || under;
+		fprintf(out, "<circle class=\"plan\" data-budgets=\"%zu\" cx=\"%.1f\" cy=\"%.1f\" "
+			     "r=\"%.1f\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"><title>%s",
+			e - j, cx, cy, r, ring ? "none" : col, ring ? col : "#fff",
+			ring ? "2" : e - j > 1 ? "1.5" : "0", f->strategies[s]);
+		if (e - j > 1)
+			fprintf(out, ": the same plan at %zu budgets, %.4g%% to %.4g%%", e - j,
+				lo, hi);
+		else
+			fprintf(out, " at budget %.4g%%", lo);
+		fprintf(out, ": pool %s, overhead %.2f%%</title></circle>",
+			cli_format_size((uint64_t)pt[j].x, a, sizeof(a)), pt[j].y);
+		if (e - j > 1)
+			fprintf(out, "<text class=\"same\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+				     "fill=\"%s\">&#215;%zu</text>",
+				cx + r + 3, cy + 4 + 12.0 * (double)under, col, e - j);
+		fprintf(out, "\n");
+		drawn[(*ndrawn)++] = (struct point){ cx, cy, s };
+		distinct++;
+		j = e;
+	}
+	return distinct;
+}
+
+/* Strategy s's legend entry: a line, a marker and the name; the swap
+ * strategies first, then the recompute ones under a heading of their own
+ * (the rows count the strategies before s of each kind). */
+static void legend_entry(FILE *out, const struct frontier *f, size_t s,
+			 size_t fit, size_t distinct)
+{
+	const char *col = colors[s % NCOLORS];
+	int rec = is_recompute(f->strategies[s]);
+	size_t row = 0, nswap = 0;
+	for (size_t k = 0; k < f->nstrategies; k++) {
+		nswap += !is_recompute(f->strategies[k]);
+		if (k < s && is_recompute(f->strategies[k]) == rec)
+			row++;
+	}
+	double lx = LEFT + PLOT_W + 24;
+	double ly = TOP + 26 + 34.0 * (double)row + (rec ? 34.0 * (double)nswap + 24 : 0);
+	if (row == 0) /* the heading of the group */
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" font-weight=\"bold\">%s</text>",
+			lx, ly - 16, rec ? "recompute" : "swap to host");
+	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>"
+		     "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"/>"
+		     "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s (%zu fit)</text>",
+		lx, ly, lx + 24, ly, col, rec ? " stroke-dasharray=\"7 3\"" : "", lx + 12, ly,
+		rec ? "#fff" : col, col, rec ? "2" : "0", lx + 30, ly + 4, f->strategies[s], fit);
+	if (distinct < fit)
+		fprintf(out, "<text class=\"same\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">"
+			     "%zu distinct plan%s</text>",
+			lx + 30, ly + 17, distinct, distinct == 1 ? "" : "s");
+}
+
 int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 {
-	struct frame fr = { (double)f->lb_noswap, (double)f->lb_noswap, 0 };
+	struct frame fr = { (double)f->lb_noswap, (double)f->lb_noswap, 0, 0 };
 	for (size_t i = 0; i < f->nrows; i++)
 		for (size_t s = 0; s < f->nstrategies; s++) {
 			const struct frontier_cell *c = &f->rows[i].cells[s];
@@ -116,11 +254,20 @@ int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 			if (c->overhead > fr.y_hi)
 				fr.y_hi = c->overhead;
 		}
-	/* the 2% level always shows; headroom above the highest point */
+	/* the 2% level always shows; headroom above the highest point; a
+	 * break at Y_CAP when the highest is well above it */
 	if (fr.y_hi < 2.5)
 		fr.y_hi = 2.5;
-	double ystep = axis_tick_step(fr.y_hi / 6);
-	fr.y_hi = ceil(fr.y_hi * 1.05 / ystep) * ystep;
+	double ystep;
+	if (fr.y_hi > Y_CAP * 1.25) {
+		fr.cap = Y_CAP;
+		ystep = 5;
+		double top_step = axis_tick_step(fr.y_hi / 6);
+		fr.y_hi = ceil(fr.y_hi * 1.02 / top_step) * top_step;
+	} else {
+		ystep = axis_tick_step(fr.y_hi / 6);
+		fr.y_hi = ceil(fr.y_hi * 1.05 / ystep) * ystep;
+	}
 	double span = fr.x_hi - fr.x_lo;
 	if (!(span > 0))
 		span = fr.x_hi > 0 ? fr.x_hi / 10 : 1;
@@ -145,18 +292,22 @@ int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 		     "predicted overhead over the pool on ",
 		LEFT);
 	xml_escape(out, f->link.name);
-	fprintf(out, "; %zu budgets from %.4g%% of the lower bound without swaps (%s)</text>\n",
+	fprintf(out, "; %zu budgets from %.4g%% of the no-swap lower bound (%s)%s</text>\n",
 		f->nrows, f->nrows ? f->rows[0].percent : 100.0,
-		cli_format_size(f->lb_noswap, a, sizeof(a)));
+		cli_format_size(f->lb_noswap, a, sizeof(a)),
+		fr.cap ? "; axis broken above 20%" : "");
 
 	/* axes and ticks */
 	fprintf(out, "<g class=\"axes\" font-size=\"12\" fill=\"#333\">\n");
-	for (double k = 0; k * ystep <= fr.y_hi * (1 + 1e-9); k++) {
+	double ytop = fr.cap ? fr.cap : fr.y_hi;
+	for (double k = 0; k * ystep <= ytop * (1 + 1e-9); k++) {
 		double v = k * ystep, y = py(&fr, v);
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>"
 			     "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
 			LEFT, y, LEFT + PLOT_W, y, LEFT - 6, y + 4, v);
 	}
+	if (fr.cap)
+		axis_break(out, &fr);
 	for (double k = ceil(fr.x_lo / xstep); k * xstep <= fr.x_hi; k++) {
 		double v = k * xstep, x = px(&fr, v);
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>"
@@ -164,10 +315,16 @@ int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 			x, TOP + PLOT_H, x, TOP + PLOT_H + 5, x, TOP + PLOT_H + 18,
 			v / unit);
 	}
-	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
-		     "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
-		LEFT, TOP + PLOT_H, LEFT + PLOT_W, TOP + PLOT_H, LEFT, TOP, LEFT,
-		TOP + PLOT_H);
+	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+		LEFT, TOP + PLOT_H, LEFT + PLOT_W, TOP + PLOT_H);
+	if (fr.cap) /* the y axis in two pieces, the break between */
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
+			     "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+			LEFT, py(&fr, fr.cap), LEFT, TOP + PLOT_H, LEFT, TOP, LEFT,
+			TOP + PLOT_H - PLOT_H * CAP_SHARE - 6);
+	else
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+			LEFT, TOP, LEFT, TOP + PLOT_H);
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">pool (%s)</text>\n",
 		LEFT + PLOT_W / 2, PIC_H - 16, uname);
 	fprintf(out, "<text transform=\"translate(20 %.1f) rotate(-90)\" text-anchor=\"middle\">"
@@ -185,10 +342,16 @@ int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 		cli_format_size(f->lb_noswap, a, sizeof(a)));
 
 	struct point *pt = malloc((f->nrows ? f->nrows : 1) * sizeof(*pt));
-	if (!pt)
+	struct point *drawn = malloc((f->nrows * f->nstrategies + 1) * sizeof(*drawn));
+	if (!pt || !drawn) {
+		free(pt);
+		free(drawn);
 		return -1;
+	}
+	size_t ndrawn = 0;
 	for (size_t s = 0; s < f->nstrategies; s++) {
 		const char *col = colors[s % NCOLORS];
+		int rec = is_recompute(f->strategies[s]);
 		size_t n = 0;
 		for (size_t i = 0; i < f->nrows; i++) {
 			const struct frontier_cell *c = &f->rows[i].cells[s];
@@ -196,67 +359,22 @@ int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 				pt[n++] = (struct point){ (double)c->pool, c->overhead, i };
 		}
 		qsort(pt, n, sizeof(*pt), by_pool);
-		fprintf(out, "<g class=\"strategy\" id=\"s-%s\">", f->strategies[s]);
+		fprintf(out, "<g class=\"strategy\" id=\"s-%s\" data-kind=\"%s\">", f->strategies[s],
+			rec ? "recompute" : "swap");
 		if (n > 1) {
-			fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
-				col);
+			fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
+				col, rec ? " stroke-dasharray=\"7 3\"" : "");
 			for (size_t j = 0; j < n; j++)
 				fprintf(out, "%s%.1f,%.1f", j ? " " : "",
 					px(&fr, pt[j].x), py(&fr, pt[j].y));
 			fprintf(out, "\"/>");
 		}
 		fprintf(out, "\n");
-		/*
-		 * One marker per distinct plan: budgets that give the same pool
-		 * and overhead share it, and say so (a bigger marker, "x N" and
-		 * the budgets in its tooltip), so one dot never hides 33 budgets.
-		 */
-		size_t distinct = 0;
-		for (size_t j = 0; j < n;) {
-			size_t e = j + 1;
-			while (e < n && pt[e].x == pt[j].x && pt[e].y == pt[j].y)
-				e++;
-			double lo = 100, hi = 0;
-			for (size_t k = j; k < e; k++) {
-				double pc = f->rows[pt[k].row].percent;
-				lo = pc < lo ? pc : lo;
-				hi = pc > hi ? pc : hi;
-			}
-			double cx = px(&fr, pt[j].x), cy = py(&fr, pt[j].y);
-			fprintf(out, "<circle class=\"plan\" data-budgets=\"%zu\" cx=\"%.1f\" cy=\"%.1f\" "
-				     "r=\"%.1f\" fill=\"%s\"%s><title>%s",
-				e - j, cx, cy, e - j > 1 ? 5.5 : 3.5, col,
-				e - j > 1 ? " stroke=\"#fff\" stroke-width=\"1.5\"" : "",
-				f->strategies[s]);
-			if (e - j > 1)
-				fprintf(out, ": the same plan at %zu budgets, %.4g%% to %.4g%%", e - j,
-					lo, hi);
-			else
-				fprintf(out, " at budget %.4g%%", lo);
-			fprintf(out, ": pool %s, overhead %.2f%%</title></circle>",
-				cli_format_size((uint64_t)pt[j].x, a, sizeof(a)), pt[j].y);
-			if (e - j > 1)
-				fprintf(out, "<text class=\"same\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
-					     "fill=\"%s\">&#215;%zu</text>",
-					cx + 8, cy - 6, col, e - j);
-			fprintf(out, "\n");
-			distinct++;
-			j = e;
-		}
-		/* the legend: a line, a marker and the name */
-		double ly = TOP + 10 + 34.0 * (double)s, lx = LEFT + PLOT_W + 40;
-		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>"
-			     "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>"
-			     "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s (%zu fit",
-			lx, ly, lx + 24, ly, col, lx + 12, ly, col, lx + 30, ly + 4,
-			f->strategies[s], n);
-		fprintf(out, ")</text>");
-		if (distinct < n)
-			fprintf(out, "<text class=\"same\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">"
-				     "%zu distinct plan%s</text>",
-				lx + 30, ly + 17, distinct, distinct == 1 ? "" : "s");
+		size_t distinct = markers(out, f, &fr, s, pt, n, drawn, &ndrawn);
+		legend_entry(out, f, s, n, distinct);
 		fprintf(out, "</g>\n");
 	}
+	free(drawn);
 	free(pt);
 	fprintf(out, "</svg>\n");
 	return ferror(out) ? -1 : 0;

@@ -111,10 +111,13 @@ double sim_overhead(const struct sim_result *r);
  * lanes over time (compute with its stalls, D2H, H2D) and the resident
  * pool bytes below, with the plan's pool and the peak without swaps
  * marked.  The element count is bounded by the picture's width, whatever
- * the trace's size.  title is escaped.  Returns 0, or -1 when f reports a
+ * the trace's size.  title is escaped.  names, when not NULL, holds the
+ * name of each swap's tensor (in plan->swaps order) for the tooltips.
+ * Returns 0, or -1 when f reports a
  * write error (simulate_svg.c).
  */
 int sim_write_svg(FILE *f, const struct mp_plan *plan,
-		  const struct sim_result *r, const char *title);
+		  const struct sim_result *r, const char *title,
+		  const char *const *names);
 
 #endif

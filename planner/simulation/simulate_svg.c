@@ -79,15 +79,20 @@ static double mem_y(uint64_t v, uint64_t ymax)
 	return MEM_TOP + MEM_H - MEM_H * (double)v / (double)ymax;
 }
 
+/* A dashed line across the memory plot, its label above it (below it with
+ * below, when another line's label is too near), on a white halo so it
+ * reads over the resident curve. */
 static void hline(FILE *f, double y, const char *color, const char *label,
-		  uint64_t v)
+		  uint64_t v, int below)
 {
 	char a[32];
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 		   "stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>",
 		LEFT, y, PIC_W - RIGHT, y, color);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"%s\" text-anchor=\"end\">%s %s</text>\n",
-		PIC_W - RIGHT - 4, y - 4, color, label, cli_format_size(v, a, sizeof(a)));
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"%s\" text-anchor=\"end\" "
+		   "stroke=\"#fff\" stroke-width=\"3\" paint-order=\"stroke\">%s %s</text>\n",
+		PIC_W - RIGHT - 4, below ? y + 14 : y - 4, color, label,
+		cli_format_size(v, a, sizeof(a)));
 }
 
 /*
@@ -127,8 +132,8 @@ static const char *ms(double ns, char *buf, size_t len)
  * gap and alternate two shades, so two copies never read as one.
  */
 static void copy_bars(FILE *f, const struct mp_plan *plan,
-		      const struct sim_result *r, int in, double y,
-		      double span)
+		      const struct sim_result *r, const char *const *names,
+		      int in, double y, double span)
 {
 	static const char *const shade[2][2] = { { "#f28e2b", "#c7661a" },
 						 { "#59a14f", "#3b7a33" } };
@@ -146,9 +151,13 @@ static void copy_bars(FILE *f, const struct mp_plan *plan,
 			   "width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>",
 			j, x0, y, wd, LANE_H, shade[in][j & 1]);
 		const struct mp_plan_swap *sw = j < plan->nswaps ? &plan->swaps[j] : NULL;
-		fprintf(f, "swap %" PRIu32 "%s: %s of request %" PRIu64 " %s, %s to %s",
-			j, in ? " in (H2D)" : " out (D2H)",
-			cli_format_size(sw ? sw->bytes : 0, a, sizeof(a)),
+		fprintf(f, "swap %" PRIu32 "%s: %s of ", j, in ? " in (H2D)" : " out (D2H)",
+			cli_format_size(sw ? sw->bytes : 0, a, sizeof(a)));
+		if (names && sw)
+			xml_escape(f, names[j]);
+		else
+			fputs("the buffer", f);
+		fprintf(f, " (request %" PRIu64 ") %s, %s to %s",
 			sw ? sw->request : 0, in ? "back" : "to the host",
 			ms(t0, b, sizeof(b)), ms(t1, c, sizeof(c)));
 		double slack = in ? w->slack : w->d2h_slack;
@@ -167,8 +176,8 @@ static void copy_bars(FILE *f, const struct mp_plan *plan,
 }
 
 /* One bar per stall on the compute lane, its tooltip saying what waited. */
-static void stall_bars(FILE *f, const struct sim_result *r, double y,
-		       double span)
+static void stall_bars(FILE *f, const struct sim_result *r,
+		       const char *const *names, double y, double span)
 {
 	char a[32], b[32];
 	fprintf(f, "<g class=\"stall\" fill=\"#e15759\">");
@@ -176,9 +185,15 @@ static void stall_bars(FILE *f, const struct sim_result *r, double y,
 		const struct sim_stall *s = &r->stalls[i];
 		double x0 = px(s->at, span), wd = px(s->at + s->ns, span) - x0;
 		fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\"><title>"
-			   "stall: event %" PRIu32 " waited %s at %s for swap %" PRIu32 " %s</title></rect>",
+			   "stall: event %" PRIu32 " waited %s at %s for swap %" PRIu32,
 			x0, y, wd < 1 ? 1 : wd, LANE_H, s->event, ms(s->ns, a, sizeof(a)),
-			ms(s->at, b, sizeof(b)), s->swap, s->in ? "to come back (H2D)" : "to leave (D2H)");
+			ms(s->at, b, sizeof(b)), s->swap);
+		if (names && s->swap < r->nswaps) {
+			fputs(" (", f);
+			xml_escape(f, names[s->swap]);
+			fputs(")", f);
+		}
+		fprintf(f, " %s</title></rect>", s->in ? "to come back (H2D)" : "to leave (D2H)");
 	}
 	fprintf(f, "</g>\n");
 }
@@ -238,7 +253,8 @@ static void title_text(FILE *f, const char *title, size_t max)
 }
 
 int sim_write_svg(FILE *f, const struct mp_plan *plan,
-		  const struct sim_result *r, const char *title)
+		  const struct sim_result *r, const char *title,
+		  const char *const *names)
 {
 	double span = r->iter_ns > r->base_ns ? r->iter_ns : r->base_ns;
 	for (uint32_t j = 0; j < r->nswaps; j++) {
@@ -317,11 +333,11 @@ int sim_write_svg(FILE *f, const struct mp_plan *plan,
 		if (k == 0) {
 			runs(f, lane_busy[k], y, LANE_H, lane_color[k], lane_name[k]);
 			if (r->nstalls <= MAX_BARS)
-				stall_bars(f, r, y, span);
+				stall_bars(f, r, names, y, span);
 			else
 				runs(f, stall, y, LANE_H, "#e15759", "stall");
 		} else if (r->nswaps <= MAX_BARS) {
-			copy_bars(f, plan, r, k == 2, y, span);
+			copy_bars(f, plan, r, names, k == 2, y, span);
 		} else {
 			runs(f, lane_busy[k], y, LANE_H, lane_color[k], lane_name[k]);
 		}
@@ -368,10 +384,12 @@ int sim_write_svg(FILE *f, const struct mp_plan *plan,
 		fprintf(f, "V%.1fH%.1f", mem_y(hi[c], ymax), LEFT + (double)c + 1);
 	fprintf(f, "V%.1fZ\"><title>resident pool bytes (most per pixel)</title></path>\n",
 		mem_y(0, ymax));
-	hline(f, mem_y(plan->pool_size, ymax), "#c00", "pool", plan->pool_size);
+	/* two lines nearer than a label's height: the lower one's label under it */
+	double yp = mem_y(plan->pool_size, ymax), yb = mem_y(r->base_peak, ymax);
+	int near = r->base_peak != plan->pool_size && fabs(yp - yb) < 16;
+	hline(f, yp, "#c00", "pool", plan->pool_size, near && yp > yb);
 	if (r->base_peak != plan->pool_size)
-		hline(f, mem_y(r->base_peak, ymax), "#777", "peak without swaps",
-		      r->base_peak);
+		hline(f, yb, "#777", "peak without swaps", r->base_peak, near && yb > yp);
 	legend(f, r, plan->pool_size);
 	fprintf(f, "</svg>\n");
 	free(busy);

@@ -20,9 +20,9 @@ sum=$(grep -o 'data-at-peak="[0-9]*"' "$T/r8.svg" | tr -dc '0-9\n' | awk '{ s +=
 ok $? "the legend's figures add up to the peak ($sum = $peak)"
 # each entry's text is its figure at the peak, not the most it ever held
 temp=$(grep -o '<g class="key"[^>]*><title>temp: [^<]*</title>.*</g>' "$T/r8.svg")
-echo "$temp" | grep -q 'temp ([0-9.]* [KMG]iB)</text>' &&
+echo "$temp" | grep -q '>temp</text><text[^>]*>[0-9.]* [KMG]iB</text>' &&
 	[ "$(echo "$temp" | sed 's/.*<title>temp: \([^<]*\) at the peak,.*/\1/')" = \
-	  "$(echo "$temp" | sed 's/.*<text[^>]*>temp (\([^)]*\))<\/text>.*/\1/')" ]
+	  "$(echo "$temp" | sed 's/.*>temp<\/text><text[^>]*>\([^<]*\)<\/text>.*/\1/')" ]
 ok $? "temp's entry reads its bytes at the peak"
 
 # colours go with the role: the same in every chart and every rank

@@ -38,7 +38,7 @@ for lane in D2H H2D; do
 		awk 'NR > 1 && $1 < end - 0.01 { bad = 1 } { end = $1 + $2 } END { exit bad }'
 	ok $? "$lane: no two bars overlap"
 done
-grep -q '<title>swap 0 out (D2H): [0-9.]* [KMG]iB of request [0-9]* to the host, [0-9.]* ms to [0-9.]* ms; ' "$T/s.svg"
+grep -q '<title>swap 0 out (D2H): [0-9.]* [KMG]iB of [^<]* (request [0-9]*) to the host, [0-9.]* ms to [0-9.]* ms; ' "$T/s.svg"
 ok $? "a copy's tooltip names its swap, its bytes and its times"
 grep -q '<title>stall: event [0-9]* waited [0-9.]* ms at [0-9.]* ms for swap [0-9]* ' "$T/s.svg"
 ok $? "a stall's tooltip says what waited for which swap"

@@ -56,7 +56,7 @@ if command -v xmllint >/dev/null 2>&1; then
 	xmllint --noout "$T/f.svg" 2>"$T/err"
 	ok $? "the SVG is well-formed"
 fi
-sed -n '/<g class="strategy" id="s-vdnn">/,/<\/g>/p' "$T/f.svg" >"$T/vdnn"
+sed -n '/<g class="strategy" id="s-vdnn" /,/<\/g>/p' "$T/f.svg" >"$T/vdnn"
 [ "$(grep -c '<circle class="plan"' "$T/vdnn")" -eq 1 ]
 ok $? "vdnn: one marker"
 grep -q 'data-budgets="5"' "$T/vdnn" && grep -q '>&#215;5</text>' "$T/vdnn"
@@ -65,7 +65,7 @@ grep -q '<title>vdnn: the same plan at 5 budgets, 20% to 100%: pool ' "$T/vdnn"
 ok $? "  ... and names them in its tooltip"
 grep -q '>1 distinct plan</text>' "$T/vdnn"
 ok $? "  ... the legend says 1 distinct plan"
-n=$(sed -n '/<g class="strategy" id="s-memplan">/,/<\/g>/p' "$T/f.svg" | grep -c '<circle class="plan" data-budgets="1"')
+n=$(sed -n '/<g class="strategy" id="s-memplan" /,/<\/g>/p' "$T/f.svg" | grep -c '<circle class="plan" data-budgets="1"')
 [ "$n" -eq 5 ]
 ok $? "memplan: 5 budgets, 5 markers of one budget each ($n)"
 

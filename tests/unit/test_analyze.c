@@ -726,6 +726,54 @@ static void test_timeline(void)
 	trace_free(t);
 }
 
+/*
+ * What a PyTorch user reads: pinned host memory is not stacked on the
+ * device's (H, 1000 host bytes, over the whole span), the grouping without
+ * --by is label when no role is known, and "other" never holds most of the
+ * peak: with --top 1 over ten label groups of 100 bytes and one of 150,
+ * more groups are named until other holds at most half.
+ */
+static void test_timeline_device_only(void)
+{
+	struct trace *t = trace_new();
+	struct trace_buffer h = { .size = 1000, .stream = 0, .kind = TRACE_KIND_HOST,
+				  .fixed_offset = TRACE_NONE, .label = "staging" };
+	int64_t H = trace_add_buffer(t, &h);
+	int64_t big = buf(t, 150, TRACE_ROLE_UNKNOWN, "big");
+	static const char *const names[] = { "l0", "l1", "l2", "l3", "l4",
+					     "l5", "l6", "l7", "l8", "l9" };
+	int64_t b[10];
+	for (int i = 0; i < 10; i++)
+		b[i] = buf(t, 100, TRACE_ROLE_UNKNOWN, names[i]);
+	int64_t seq = 0;
+	ev(t, seq++, TRACE_EV_ALLOC, H, NO_TIME, NO_TIME);
+	ev(t, seq++, TRACE_EV_ALLOC, big, NO_TIME, NO_TIME);
+	for (int i = 0; i < 10; i++)
+		ev(t, seq++, TRACE_EV_ALLOC, b[i], NO_TIME, NO_TIME);
+	for (int i = 0; i < 10; i++)
+		ev(t, seq++, TRACE_EV_FREE, b[i], NO_TIME, NO_TIME);
+	ev(t, seq++, TRACE_EV_FREE, big, NO_TIME, NO_TIME);
+	ev(t, seq++, TRACE_EV_FREE, H, NO_TIME, NO_TIME);
+	char err[256];
+	CHECK(trace_finish(t, err, sizeof(err)) == 0, "device-only trace is valid");
+	CHECK(timeline_by_auto(t) == TIMELINE_BY_LABEL, "no role known: by label");
+	struct timeline tl;
+	struct timeline_opts o = { TIMELINE_BY_LABEL, 1, 2000, 20, -1 };
+	CHECK(timeline_build(t, NULL, &o, &tl, err, sizeof(err)) == 0, "timeline builds");
+	CHECK_EQ_U64(tl.peak, 1150, "the peak is the device's: 150 + 10 x 100, no host bytes");
+	CHECK_EQ_U64(tl.host_peak, 1000, "the host bytes kept for the subtitle");
+	int host_group = 0;
+	for (size_t g = 0; g < tl.ngroups; g++)
+		host_group |= strcmp(tl.groups[g].name, "staging") == 0;
+	CHECK(!host_group, "no group of pinned host memory");
+	CHECK(strcmp(tl.groups[0].name, "big") == 0, "the largest at the peak first");
+	uint64_t other = tl.has_other ? tl.groups[tl.ngroups - 1].at_peak : 0;
+	CHECK(2 * other <= tl.peak && tl.ngroups >= 6,
+	      "other holds at most half the peak: more groups named than --top");
+	timeline_free(&tl);
+	trace_free(t);
+}
+
 /* The figures of two reports of one trace agree; 1 or 0 with a note. */
 static int same_report(const struct report *a, const struct report *b)
 {
@@ -1297,6 +1345,7 @@ int main(void)
 	test_diff();
 	test_diff_many();
 	test_timeline();
+	test_timeline_device_only();
 	test_scan();
 	test_floor_hand();
 	test_floor_streams();
