@@ -255,9 +255,13 @@ static int live_at_peak(const struct trace *t, const struct report_digest *d,
 		int64_t last_t, next_t;
 		uses_around(t, d, b, r->peak_at, l, &last_t, &next_t);
 		/* a buffer that is in a hole (partly away) is not idle room:
-		 * the trace already moves it */
+		 * the trace already moves it; nor is one used on several
+		 * streams, which no plan swaps (the swap floor's and the
+		 * planner's predicate) */
 		l->idle = r->idle_known && l->last_use < r->peak_at &&
-			  bytes == b->size;
+			  bytes == b->size &&
+			  !(d ? d->multi && d->multi[b->id]
+			      : trace_buffer_streams(t, b, NULL, NULL));
 		int64_t from = l->last_use == INT64_MIN ? cfirst : l->last_use;
 		int64_t to = l->next_use == INT64_MAX ? clast : l->next_use;
 		l->gap = to > from ? to - from : 0;

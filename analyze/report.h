@@ -55,6 +55,8 @@ struct report_digest {
 	int64_t at;
 	int64_t *last, *next;     /* per buffer, as in struct report_live */
 	int64_t *last_t, *next_t; /* end of the last use, start of the next; TRACE_TIME_NONE */
+	uint8_t *multi; /* per buffer: used on more than one stream
+			 * (trace_buffer_streams(), which needs the uses) */
 };
 
 struct report {

@@ -49,6 +49,8 @@ struct scanner {
 	int64_t *c_first, *c_last;     /* clock values of the first and last
 					* access with one (INT64_MAX: none) */
 	uint8_t *has_hole;
+	int64_t *home;  /* the buffer's stream, as trace_buffer_streams() */
+	uint8_t *multi; /* used on a second stream: handed to the digest */
 	struct hole_use { int64_t b, seq, c; } *hu; /* accesses of buffers
 						     * with holes */
 	size_t nhu, caphu;
@@ -157,6 +159,18 @@ static void use(struct scanner *s, int64_t b, int64_t c, int64_t t_end,
 
 /* --- the events and accesses, merged ------------------------------------------ */
 
+/* Buffer b used on stream st: trace_buffer_streams()'s rule, in event
+ * order (the alloc event names the stream first). */
+static void see_stream(struct scanner *s, int64_t b, int64_t st)
+{
+	if (st == TRACE_NONE || st == s->home[b])
+		return;
+	if (s->home[b] == TRACE_NONE)
+		s->home[b] = st;
+	else
+		s->multi[b] = 1;
+}
+
 static int stream_events(struct scanner *s, void (*progress)(double))
 {
 	sqlite3_stmt *ev, *ac, *mx;
@@ -185,7 +199,7 @@ static int stream_events(struct scanner *s, void (*progress)(double))
 		int64_t seq = col(s, ev, 0, 0, 0, INT64_MIN, INT64_MAX);
 		int type = (int)col(s, ev, 1, 0, 0, 0, TRACE_EV_COUNT - 1);
 		int64_t b = col(s, ev, 2, 1, TRACE_NONE, 0, INT64_MAX);
-		col(s, ev, 3, 1, TRACE_NONE, 0, INT64_MAX);
+		int64_t st = col(s, ev, 3, 1, TRACE_NONE, 0, INT64_MAX);
 		int64_t t0 = col(s, ev, 4, 1, TRACE_TIME_NONE, INT64_MIN + 1, INT64_MAX);
 		int64_t t1 = col(s, ev, 5, 1, TRACE_TIME_NONE, INT64_MIN + 1, INT64_MAX);
 		col(s, ev, 6, 1, 0, 0, INT64_MAX);
@@ -237,6 +251,8 @@ static int stream_events(struct scanner *s, void (*progress)(double))
 					       ? 0 : (int64_t)t->buffers[b].size;
 			s->live += type == TRACE_EV_ALLOC ? size : -size;
 			use(s, b, c, tend, t0);
+			if (type == TRACE_EV_ALLOC && s->home[b] == TRACE_NONE)
+				s->home[b] = st;
 		}
 		/* marks where the caching allocator gave memory back: its
 		 * model gives back there too */
@@ -268,6 +284,7 @@ static int stream_events(struct scanner *s, void (*progress)(double))
 			if (s->bad)
 				break;
 			d->naccesses++;
+			see_stream(s, ab, st);
 			if (s->acc_first[ab] == INT64_MAX)
 				s->acc_first[ab] = seq;
 			s->acc_last[ab] = seq;
@@ -353,6 +370,7 @@ void scan_digest_free(struct report_digest *d)
 	free(d->next);
 	free(d->last_t);
 	free(d->next_t);
+	free(d->multi);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -369,6 +387,8 @@ static void scanner_free(struct scanner *s)
 	free(s->c_first);
 	free(s->c_last);
 	free(s->has_hole);
+	free(s->home);
+	free(s->multi);
 	free(s->hu);
 	free(s->hp);
 	free(s->names);
@@ -442,8 +462,11 @@ int scan_trace(const char *path, struct trace **out, struct report_digest *d,
 		    !(s.acc_first = array(nb, INT64_MAX)) || !(s.acc_last = array(nb, INT64_MIN)) ||
 		    !(s.c_first = array(nb, INT64_MAX)) || !(s.c_last = array(nb, INT64_MAX)) ||
 		    !(s.has_hole = calloc(nb ? nb : 1, 1)) ||
+		    !(s.home = array(nb, TRACE_NONE)) || !(s.multi = calloc(nb ? nb : 1, 1)) ||
 		    !(s.hp = malloc((2 * s.t->nholes + 1) * sizeof(*s.hp))))
 			rc = TRACE_ENOMEM;
+		for (size_t i = 0; rc == 0 && i < nb; i++)
+			s.home[i] = s.t->buffers[i].stream;
 		for (size_t i = 0; rc == 0 && !s.bad && i < s.t->nholes; i++) {
 			const struct trace_hole *h = &s.t->holes[i];
 			if (h->buffer < 0 || (uint64_t)h->buffer >= nb) {
@@ -485,6 +508,8 @@ int scan_trace(const char *path, struct trace **out, struct report_digest *d,
 			d->next_t[i] = after ? s.after_t[i] : TRACE_TIME_NONE;
 		}
 		d->at = s.at;
+		d->multi = s.multi;
+		s.multi = NULL;
 	}
 	scanner_free(&s);
 	if (rc || s.bad) {
