@@ -20,6 +20,7 @@
 #ifndef MEMPLAN_SOLVER_H
 #define MEMPLAN_SOLVER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -280,6 +281,9 @@ struct solver_budget {
 	uint64_t work;      /* units spent so far */
 	uint64_t work_limit; /* 0: none */
 	int stop;           /* 0, or SOLVER_STOP_TIME / SOLVER_STOP_WORK once over */
+	/* Set (nonzero) by another thread when this budget's search may end
+	 * at once: the deadline is then past (NULL: never). */
+	atomic_int *cancel;
 };
 
 /* A budget from opt (time_limit, work_limit) starting now. */
@@ -388,6 +392,9 @@ int solver_improve(const struct solver_problem *p, uint64_t *offsets,
 int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 			  uint64_t max_nodes, struct solver_budget *b,
 			  uint64_t *offsets, uint64_t *nodes);
+/* Whether solver_search_skyline() would search p at cap (no holes, no
+ * fixed offsets, every instant full at cap); 0 also when out of memory. */
+int solver_skyline_applies(const struct solver_problem *p, uint64_t cap);
 
 /*
  * exact with a budget of search nodes instead of a time limit, so the same

@@ -310,7 +310,7 @@ static void sky_free(struct sky *k)
 	free(k->side);
 }
 
-static const struct solver_problem *twin_p;
+static _Thread_local const struct solver_problem *twin_p;
 static int twin_cmp(const void *a, const void *b)
 {
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
@@ -425,8 +425,8 @@ static int sky_build(struct sky *k, const struct solver_problem *p,
 }
 
 /* The order candidates are tried in: a run's own, over every section. */
-static const struct sky *sort_k;
-static int sort_by;
+static _Thread_local const struct sky *sort_k;
+static _Thread_local int sort_by;
 static int mem_cmp(const void *a, const void *b)
 {
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
@@ -457,6 +457,14 @@ static uint64_t rng_next(uint64_t *s)
 	*s ^= *s >> 7;
 	*s ^= *s << 17;
 	return *s;
+}
+
+int solver_skyline_applies(const struct solver_problem *p, uint64_t cap)
+{
+	struct sky k = { .p = p, .n = p->n, .cap = cap };
+	int rc = sky_build(&k, p, cap);
+	sky_free(&k);
+	return rc == 0;
 }
 
 int solver_search_skyline(const struct solver_problem *p, uint64_t cap,

@@ -12,6 +12,9 @@
  * guillotine-packed instances whose optimum is the lower bound
  * (packed-24 ... packed-35, the seeds of test_solver_exact), then any CSV
  * named with --csv NAME=PATH (PanGu-2.6B, which is not shipped).
+ * --packed FIRST-LAST runs other seeds of the packed class, --shape NAME
+ * other shapes of its construction (guillotine.h: big for 300-450 buffers,
+ * rand, deep, shallow, small, big-rand), --packed-only nothing else.
  * --deterministic[=W] passes compile's work limit instead of the time limit
  * (the same pools under any load: what to compare on a busy machine).
  * --write DIR only writes the generated CSVs (for profiling by hand).

@@ -131,6 +131,21 @@ static void test_packed_big(void)
 			 seeds[k]);
 		CHECK(rc == 0 && nodes == 0, what);
 	}
+	/* under a time limit on two processors the skyline has a thread
+	 * beside the branch and bound: a valid answer, reported on two */
+	struct solver_problem p = { it, it ? guillotine_shape(19, &big, it) : 0,
+				    NULL, 0 };
+	struct solver_options o = { .time_limit = 10 };
+	struct solver_report r;
+	int rc = it && off ? solver_solve(&p, "auto", &o, off, &r, err,
+					  sizeof(err))
+			   : -1;
+	snprintf(what, sizeof(what),
+		 "packed big-19, a time limit: a valid answer, the skyline on a thread of its own on %ld processors",
+		 solver_cpus());
+	CHECK(rc == 0 && r.height >= r.lower_bound &&
+		      (solver_cpus() < 2 || r.threads == 2),
+	      what);
 	CHECK(it && off, "packed big: memory");
 	free(it);
 	free(off);
