@@ -20,6 +20,7 @@
 #ifndef MEMPLAN_SOLVER_H
 #define MEMPLAN_SOLVER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -243,6 +244,10 @@ struct solver_options {
 	 * problems with holes, not only those where the node can fail (the
 	 * same nodes die either way; see solver_exact.c, raise_moved()). */
 	int exact_scan_all;
+	/* Tests: no skyline search before the branch and bound (see
+	 * solver_search_skyline()), so that the branch and bound's own
+	 * behaviour shows on the packed class. */
+	int no_skyline;
 	/* Threads the exact search may run: 0, as many as it can use (two,
 	 * under a time limit on two processors); 1, one (a caller running
 	 * searches side by side, as compare's workers do). */
@@ -276,6 +281,9 @@ struct solver_budget {
 	uint64_t work;      /* units spent so far */
 	uint64_t work_limit; /* 0: none */
 	int stop;           /* 0, or SOLVER_STOP_TIME / SOLVER_STOP_WORK once over */
+	/* Set (nonzero) by another thread when this budget's search may end
+	 * at once: the deadline is then past (NULL: never). */
+	atomic_int *cancel;
 };
 
 /* A budget from opt (time_limit, work_limit) starting now. */
@@ -368,6 +376,25 @@ struct solver_improve_limits {
 int solver_improve(const struct solver_problem *p, uint64_t *offsets,
 		   uint64_t *height, const struct solver_improve_limits *lim,
 		   uint64_t *steps, char *err, size_t errlen);
+
+/*
+ * solver_search_skyline() (solver_skyline.c): looks for a placement of p
+ * below cap with no gap under any buffer (every elementary stretch of time
+ * filled from 0 up), building it from the lowest point of the skyline, in
+ * restarts, until max_nodes nodes or b's clock (or work limit) runs out.
+ * Complete for gapless placements only: what exact and auto run first at
+ * the lower bound, where a problem that is full at every instant (the
+ * packed class) has nothing but gapless placements.  Returns 1 with
+ * offsets[0..n) filled, 0 when it found none (offsets untouched; problems
+ * with holes or fixed offsets are not tried), or SOLVER_ENOMEM.  *nodes:
+ * the nodes it spent.
+ */
+int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
+			  uint64_t max_nodes, struct solver_budget *b,
+			  uint64_t *offsets, uint64_t *nodes);
+/* Whether solver_search_skyline() would search p at cap (no holes, no
+ * fixed offsets, every instant full at cap); 0 also when out of memory. */
+int solver_skyline_applies(const struct solver_problem *p, uint64_t cap);
 
 /*
  * exact with a budget of search nodes instead of a time limit, so the same

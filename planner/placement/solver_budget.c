@@ -32,6 +32,7 @@ void solver_budget_init(struct solver_budget *b,
 	b->work = 0;
 	b->work_limit = opt->work_limit;
 	b->stop = 0;
+	b->cancel = NULL;
 	if (opt->time_limit > 0)
 		b->deadline = opt->time_limit;
 	else if (opt->work_limit)
@@ -42,6 +43,8 @@ void solver_budget_init(struct solver_budget *b,
 
 double solver_budget_elapsed(const struct solver_budget *b)
 {
+	if (b->cancel && atomic_load_explicit(b->cancel, memory_order_relaxed))
+		return HUGE_VAL; /* every deadline has passed */
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)(t.tv_sec - b->t0.tv_sec) +

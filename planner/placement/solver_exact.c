@@ -209,6 +209,9 @@ struct exact {
 
 static double elapsed(const struct exact *x)
 {
+	if (x->budget && x->budget->cancel &&
+	    atomic_load_explicit(x->budget->cancel, memory_order_relaxed))
+		return HUGE_VAL; /* the other search settled it */
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)(t.tv_sec - x->t0.tv_sec) +
@@ -2344,12 +2347,64 @@ static int plan(const struct solver_problem *p, const struct solver_options *opt
 }
 
 /*
+ * The skyline search's share of what a search may spend before the branch
+ * and bound, on problems full at every instant at the lower bound (the
+ * packed class; on any other it returns at once).  The two searches fail
+ * on different instances of the class: of the 300-450-buffer guillotine
+ * instances the branch and bound left above the bound, the skyline solved
+ * most in thousands of nodes, while a few it misses the branch and bound
+ * solves in seconds.  Half each.
+ */
+#define SKYLINE_SHARE 0.5
+#define SKYLINE_MAX_ITEMS 6000
+
+/*
+ * Runs the skyline search (solver_skyline.c) at floor, the lower bound,
+ * with SKYLINE_SHARE of the time or work left.  1: offsets now meet the
+ * bound (r says so), 0: nothing found (offsets as they were), -1: out of
+ * memory.
+ */
+static int skyline_first(const struct solver_problem *p,
+			 const struct solver_options *opt,
+			 struct solver_budget *b, uint64_t *offsets,
+			 uint64_t floor, struct solver_report *r)
+{
+	if (p->n > SKYLINE_MAX_ITEMS || opt->no_skyline)
+		return 0;
+	struct solver_budget sb = *b;
+	uint64_t unit = p->n > NODE_ITEMS ? p->n / NODE_ITEMS : 1;
+	uint64_t nodes_max = UINT64_MAX;
+	if (b->work_limit)
+		nodes_max = (uint64_t)(SKYLINE_SHARE *
+				       (double)solver_budget_work_left(b)) / unit;
+	if (!isinf(b->deadline)) {
+		double now = solver_budget_elapsed(b);
+		sb.deadline = now + SKYLINE_SHARE * (b->deadline - now);
+	}
+	uint64_t *o = malloc((p->n + 1) * sizeof(*o)), nodes = 0;
+	if (!o)
+		return -1;
+	int rc = solver_search_skyline(p, floor, nodes_max, &sb, o, &nodes);
+	solver_budget_spend(b, nodes > UINT64_MAX / unit ? UINT64_MAX
+							 : nodes * unit, 0);
+	if (rc == 1) {
+		memcpy(offsets, o, p->n * sizeof(*o));
+		r->lower_bound = floor;
+		r->optimal = 1;
+		r->nodes += nodes;
+		r->stopped_by = SOLVER_STOP_LOWER_BOUND;
+	}
+	free(o);
+	return rc < 0 ? -1 : rc;
+}
+
+/*
  * The search behind exact and auto, from offsets (height best): plan()
  * picks the components worth searching, minimise() searches them (as a
  * problem of their own when they are not all of p), and their answer goes
  * back into offsets.  Fills r.  Returns 0 or a negative code.
  */
-static int search(const struct solver_problem *p,
+static int search_bb(const struct solver_problem *p,
 		  const struct solver_options *opt, struct solver_budget *b,
 		  uint64_t *offsets, uint64_t best, struct solver_report *r,
 		  char *err, size_t errlen)
@@ -2438,6 +2493,108 @@ static int search(const struct solver_problem *p,
 nomem:
 	return trace_seterr(err, errlen, SOLVER_ENOMEM,
 		    "out of memory searching %zu buffers", p->n);
+}
+
+/* The skyline search on a thread of its own, beside the branch and bound:
+ * what it found, and the flags each sets to end the other. */
+struct sky_thread {
+	const struct solver_problem *p;
+	uint64_t floor, nodes, *o;
+	struct solver_budget sb; /* the call's clock; cancel: &stop */
+	atomic_int stop;          /* set when the branch and bound is done */
+	atomic_int *found;        /* set when this found a placement */
+	int rc;
+};
+
+static void *sky_main(void *arg)
+{
+	struct sky_thread *t = arg;
+	t->rc = solver_search_skyline(t->p, t->floor, UINT64_MAX, &t->sb, t->o,
+				      &t->nodes);
+	if (t->rc == 1)
+		atomic_store(t->found, 1);
+	return NULL;
+}
+
+/*
+ * The search of exact and auto: the branch and bound (search_bb()) and,
+ * on problems full at every instant at the lower bound, the skyline
+ * search (solver_skyline.c), which is complete for them where the branch
+ * and bound has heavy tails.  Under a time limit on two processors the two
+ * run at once, the branch and bound on one thread, and the first to reach
+ * the bound ends the other; otherwise (counted work, one processor) the
+ * skyline goes first with SKYLINE_SHARE of the budget.
+ */
+static int search(const struct solver_problem *p,
+		  const struct solver_options *opt, struct solver_budget *b,
+		  uint64_t *offsets, uint64_t best, struct solver_report *r,
+		  char *err, size_t errlen)
+{
+	uint64_t lb = solver_lower_bound(p), g = 0;
+	int fixed = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->items[i].size > lb)
+			lb = p->items[i].size;
+		g = solver_gcd(g, solver_gcd(p->items[i].size,
+					     p->items[i].align));
+		fixed |= p->items[i].fixed_offset != SOLVER_FREE;
+	}
+	uint64_t floor = align_up(lb, g ? g : 1);
+	if (best <= floor || fixed || p->n < 2 || p->n > SKYLINE_MAX_ITEMS ||
+	    opt->no_skyline || !solver_skyline_applies(p, floor))
+		return search_bb(p, opt, b, offsets, best, r, err, errlen);
+	int two = !b->work_limit && !isinf(b->deadline) &&
+		  opt->max_threads != 1 && solver_cpus() >= 2;
+	struct sky_thread *t = two ? calloc(1, sizeof(*t)) : NULL;
+	pthread_t th;
+	atomic_int found = 0;
+	if (t) {
+		t->p = p;
+		t->floor = floor;
+		t->sb = *b;
+		t->sb.cancel = &t->stop;
+		t->found = &found;
+		t->o = malloc((p->n + 1) * sizeof(*t->o));
+		if (!t->o || pthread_create(&th, NULL, sky_main, t) != 0) {
+			free(t->o);
+			free(t);
+			t = NULL;
+		}
+	}
+	if (!t) { /* one thread: the skyline first, with its share */
+		int sky = skyline_first(p, opt, b, offsets, floor, r);
+		if (sky < 0)
+			return trace_seterr(err, errlen, SOLVER_ENOMEM,
+				    "out of memory searching %zu buffers", p->n);
+		if (sky > 0)
+			return 0;
+		return search_bb(p, opt, b, offsets, best, r, err, errlen);
+	}
+	struct solver_options one = *opt;
+	one.max_threads = 1; /* the skyline has the other processor */
+	atomic_int *cancel = b->cancel;
+	b->cancel = &found;
+	int rc = search_bb(p, &one, b, offsets, best, r, err, errlen);
+	b->cancel = cancel;
+	atomic_store(&t->stop, 1);
+	pthread_join(th, NULL);
+	if (t->rc < 0 && !rc)
+		rc = trace_seterr(err, errlen, SOLVER_ENOMEM,
+			    "out of memory searching %zu buffers", p->n);
+	if (!rc && t->rc == 1) {
+		memcpy(offsets, t->o, p->n * sizeof(*offsets));
+		r->lower_bound = floor;
+		r->optimal = 1;
+		r->timed_out = 0;
+		r->stopped_by = SOLVER_STOP_LOWER_BOUND;
+		r->skipped_components = 0;
+		r->skipped_why[0] = 0;
+	}
+	r->nodes += t->nodes;
+	r->threads = 2;
+	free(t->o);
+	free(t);
+	return rc;
 }
 
 /* Runs the heuristics named in names[] and keeps the lowest placement. */

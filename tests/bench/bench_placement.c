@@ -12,6 +12,9 @@
  * guillotine-packed instances whose optimum is the lower bound
  * (packed-24 ... packed-35, the seeds of test_solver_exact), then any CSV
  * named with --csv NAME=PATH (PanGu-2.6B, which is not shipped).
+ * --packed FIRST-LAST runs other seeds of the packed class, --shape NAME
+ * other shapes of its construction (guillotine.h: big for 300-450 buffers,
+ * rand, deep, shallow, small, big-rand), --packed-only nothing else.
  * --deterministic[=W] passes compile's work limit instead of the time limit
  * (the same pools under any load: what to compare on a busy machine).
  * --write DIR only writes the generated CSVs (for profiling by hand).
@@ -203,20 +206,45 @@ static const char *shared[] = {
 	"I.1048576", "J.1048576", "K.1048576", "somas-resnet50",
 };
 
+/* The shapes of the packed class (guillotine.h) --shape names: the
+ * seeds' own, and the variations held-out instances of the construction
+ * have (more pieces, random cut directions, deep or shallow recursion). */
+static const struct {
+	const char *name;
+	struct guil_shape sh;
+} shapes[] = {
+	{ "base", { 150, GUIL_MAX, GUIL_W, GUIL_T, GUIL_PICK_ANY, GUIL_DIR_ALTERNATE } },
+	{ "big", { 300, 450, GUIL_W, GUIL_T, GUIL_PICK_ANY, GUIL_DIR_ALTERNATE } },
+	{ "rand", { 150, GUIL_MAX, GUIL_W, GUIL_T, GUIL_PICK_ANY, GUIL_DIR_RANDOM } },
+	{ "deep", { 150, GUIL_MAX, GUIL_W, GUIL_T, GUIL_PICK_LAST, GUIL_DIR_ALTERNATE } },
+	{ "shallow", { 150, GUIL_MAX, GUIL_W, GUIL_T, GUIL_PICK_BIG, GUIL_DIR_ALTERNATE } },
+	{ "big-rand", { 300, 450, GUIL_W, GUIL_T, GUIL_PICK_ANY, GUIL_DIR_RANDOM } },
+	{ "small", { 60, 120, GUIL_W, GUIL_T, GUIL_PICK_ANY, GUIL_DIR_ALTERNATE } },
+};
+#define NSHAPES (sizeof(shapes) / sizeof(shapes[0]))
+static size_t shape_at; /* --shape */
+
 /* The packed instance of this seed as a MiniMalloc CSV. */
 static int write_packed(const char *path, uint64_t seed)
 {
-	struct guil_rect r[GUIL_MAX];
-	size_t n = guil_cut(seed, r);
+	const struct guil_shape *sh = &shapes[shape_at].sh;
+	struct guil_rect *r = malloc(sh->nmax * sizeof(*r));
+	if (!r) {
+		fprintf(stderr, "bench_placement: out of memory\n");
+		return -1;
+	}
+	size_t n = guil_cut_shape(seed, sh, r);
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		perror(path);
+		free(r);
 		return -1;
 	}
 	fputs("id,lower,upper,size\n", f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%zu,%" PRId64 ",%" PRId64 ",%" PRIu64 "\n", i,
 			r[i].t0, r[i].t1, (r[i].b1 - r[i].b0) * GUIL_UNIT);
+	free(r);
 	if (fclose(f)) {
 		perror(path);
 		return -1;
@@ -224,6 +252,7 @@ static int write_packed(const char *path, uint64_t seed)
 	return 0;
 }
 
+/* The seeds of the packed rows unless --packed FIRST-LAST says others. */
 #define PACKED_SEED0 24
 #define PACKED_COUNT 12
 
@@ -325,6 +354,8 @@ static int run_one(const char *name, const char *csv)
 int main(int argc, char **argv)
 {
 	const char *write_dir = NULL;
+	uint64_t seed0 = PACKED_SEED0, nseeds = PACKED_COUNT;
+	int packed_only = 0;
 	const char *extra[8];
 	size_t nextra = 0;
 	for (int i = 1; i < argc; i++) {
@@ -338,8 +369,31 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc &&
 			   strchr(argv[i + 1], '=') && nextra < 8) {
 			extra[nextra++] = argv[++i];
+		} else if (strcmp(argv[i], "--packed") == 0 && i + 1 < argc) {
+			unsigned long long a, z;
+			char c;
+			if (sscanf(argv[++i], "%llu-%llu%c", &a, &z, &c) != 2 ||
+			    a == 0 || z < a) {
+				fprintf(stderr, "bench_placement: error: --packed wants FIRST-LAST (seeds from 1), not '%s'\n",
+					argv[i]);
+				return 2;
+			}
+			seed0 = a;
+			nseeds = z - a + 1;
+		} else if (strcmp(argv[i], "--packed-only") == 0) {
+			packed_only = 1;
+		} else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
+			i++;
+			for (shape_at = 0; shape_at < NSHAPES; shape_at++)
+				if (!strcmp(shapes[shape_at].name, argv[i]))
+					break;
+			if (shape_at == NSHAPES) {
+				fprintf(stderr, "bench_placement: error: no shape called '%s' (base, big, rand, deep, shallow, big-rand, small)\n",
+					argv[i]);
+				return 2;
+			}
 		} else if (strcmp(argv[i], "--help") == 0) {
-			printf("usage: bench_placement [--time-limit S | --deterministic[=W]] [--csv NAME=PATH]... [--write DIR]\n");
+			printf("usage: bench_placement [--time-limit S | --deterministic[=W]] [--csv NAME=PATH]... [--packed FIRST-LAST] [--shape NAME] [--packed-only] [--write DIR]\n");
 			return 0;
 		} else if (strcmp(argv[i], "--quick") == 0) {
 			/* make bench's BENCH_ARGS: the table is quick already */
@@ -384,7 +438,7 @@ int main(int argc, char **argv)
 	       "stopped_by", "wall_s", "cpu_s", "rss_mib");
 	int bad = 0;
 	char path[512];
-	for (size_t k = 0; k < NLARGE; k++) {
+	for (size_t k = 0; k < NLARGE && !packed_only; k++) {
 		snprintf(path, sizeof(path), "%s/%s.csv", tmpdir, large[k].name);
 		struct gen g = generate(large[k].n, large[k].layers,
 					large[k].seed);
@@ -396,7 +450,8 @@ int main(int argc, char **argv)
 	const char *dir = getenv("SHARED_DATA");
 	if (!dir || !*dir)
 		dir = "../shared/data";
-	for (size_t k = 0; k < sizeof(shared) / sizeof(shared[0]); k++) {
+	for (size_t k = 0; k < sizeof(shared) / sizeof(shared[0]) && !packed_only;
+	     k++) {
 		snprintf(path, sizeof(path), "%s/placement/%s.csv", dir,
 			 shared[k]);
 		if (access(path, R_OK) != 0) {
@@ -405,10 +460,13 @@ int main(int argc, char **argv)
 		}
 		bad |= run_one(shared[k], path);
 	}
-	for (uint64_t seed = PACKED_SEED0; seed < PACKED_SEED0 + PACKED_COUNT;
-	     seed++) {
-		char name[32];
-		snprintf(name, sizeof(name), "packed-%" PRIu64, seed);
+	for (uint64_t seed = seed0; seed < seed0 + nseeds; seed++) {
+		char name[48];
+		if (shape_at)
+			snprintf(name, sizeof(name), "packed-%s-%" PRIu64,
+				 shapes[shape_at].name, seed);
+		else
+			snprintf(name, sizeof(name), "packed-%" PRIu64, seed);
 		snprintf(path, sizeof(path), "%s/%s.csv", tmpdir, name);
 		int rc = write_packed(path, seed);
 		bad |= rc ? 1 : run_one(name, path);

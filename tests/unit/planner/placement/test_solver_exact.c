@@ -69,6 +69,88 @@ static void test_guillotine(void)
 	}
 }
 
+/*
+ * The packed class beyond the seeds above (issue 32): guillotine instances
+ * of 300-450 buffers, on which the branch and bound of 2026-11-28 ended
+ * 0.5-13% above the bound after 2 s (23 of seeds 1-100).  auto, under a
+ * counted budget (the same on any machine), must reach the bound; before
+ * the skyline search big-19 took 1.17 million nodes and big-38 did not
+ * reach it in 26 million.
+ */
+#define BIG_WORK 400000
+
+static size_t guillotine_shape(uint64_t seed, const struct guil_shape *sh,
+			       struct solver_item *it)
+{
+	struct guil_rect *r = malloc(sh->nmax * sizeof(*r));
+	if (!r)
+		return 0;
+	size_t n = guil_cut_shape(seed, sh, r);
+	for (size_t i = 0; i < n; i++)
+		it[i] = (struct solver_item){ (r[i].b1 - r[i].b0) * GUIL_UNIT, 1,
+					      r[i].t0, r[i].t1, NULL, 0,
+					      SOLVER_FREE, (int64_t)i };
+	free(r);
+	return n;
+}
+
+static void test_packed_big(void)
+{
+	static const struct guil_shape big = { 300, 450, GUIL_W, GUIL_T,
+					       GUIL_PICK_ANY, GUIL_DIR_ALTERNATE };
+	static const uint64_t seeds[] = { 4, 19, 38 };
+	struct solver_item *it = malloc(big.nmax * sizeof(*it));
+	uint64_t *off = malloc(big.nmax * sizeof(*off));
+	char what[160];
+	for (size_t k = 0; it && off && k < sizeof(seeds) / sizeof(seeds[0]);
+	     k++) {
+		struct solver_problem p = { it, guillotine_shape(seeds[k], &big, it),
+					    NULL, 0 };
+		struct solver_options o = { .work_limit = BIG_WORK };
+		struct solver_report r;
+		int rc = solver_solve(&p, "auto", &o, off, &r, err, sizeof(err));
+		printf("# packed big-%" PRIu64 " (%zu buffers): height %" PRIu64
+		       " (%.4fx), %" PRIu64 " nodes\n",
+		       seeds[k], p.n, r.height,
+		       (double)r.height / (double)(GUIL_W * GUIL_UNIT), r.nodes);
+		snprintf(what, sizeof(what),
+			 "packed big-%" PRIu64 ": auto reaches the bound within %d units of work",
+			 seeds[k], BIG_WORK);
+		CHECK(rc == 0 && r.height == (uint64_t)GUIL_W * GUIL_UNIT &&
+			      r.optimal,
+		      what);
+		/* the skyline search alone, on the problem with a gap */
+		uint64_t nodes;
+		struct solver_budget b;
+		solver_budget_init(&b, &o);
+		it[0].upper = it[0].lower; /* one buffer gone: an instant not full */
+		rc = solver_search_skyline(&p, (uint64_t)GUIL_W * GUIL_UNIT,
+					   100000, &b, off, &nodes);
+		snprintf(what, sizeof(what),
+			 "packed big-%" PRIu64 " less a buffer: no skyline search where an instant is not full",
+			 seeds[k]);
+		CHECK(rc == 0 && nodes == 0, what);
+	}
+	/* under a time limit on two processors the skyline has a thread
+	 * beside the branch and bound: a valid answer, reported on two */
+	struct solver_problem p = { it, it ? guillotine_shape(19, &big, it) : 0,
+				    NULL, 0 };
+	struct solver_options o = { .time_limit = 10 };
+	struct solver_report r;
+	int rc = it && off ? solver_solve(&p, "auto", &o, off, &r, err,
+					  sizeof(err))
+			   : -1;
+	snprintf(what, sizeof(what),
+		 "packed big-19, a time limit: a valid answer, the skyline on a thread of its own on %ld processors",
+		 solver_cpus());
+	CHECK(rc == 0 && r.height >= r.lower_bound &&
+		      (solver_cpus() < 2 || r.threads == 2),
+	      what);
+	CHECK(it && off, "packed big: memory");
+	free(it);
+	free(off);
+}
+
 /* --- MiniMalloc's challenging suite ------------------------------------- */
 
 /*
@@ -190,8 +272,9 @@ static void same_search(const struct solver_problem *p, uint64_t work,
 			const char *name)
 {
 	uint64_t *a = malloc(p->n * sizeof(*a)), *b = malloc(p->n * sizeof(*b));
-	struct solver_options oa = { .work_limit = work };
-	struct solver_options ob = { .work_limit = work, .exact_scan_all = 1 };
+	struct solver_options oa = { .work_limit = work, .no_skyline = 1 };
+	struct solver_options ob = { .work_limit = work, .exact_scan_all = 1,
+				     .no_skyline = 1 };
 	struct solver_report ra, rb;
 	char what[160];
 	memset(&ra, 0, sizeof(ra));
@@ -248,7 +331,7 @@ static void check_threads(const struct solver_problem *p, double seconds,
 			  const char *name, int at_bound)
 {
 	uint64_t *off = malloc(p->n * sizeof(*off)), seed_h = 0, h = 0;
-	struct solver_options o = { .time_limit = seconds };
+	struct solver_options o = { .time_limit = seconds, .no_skyline = 1 };
 	struct solver_report r;
 	char what[200];
 	memset(&r, 0, sizeof(r));
@@ -275,7 +358,8 @@ static void check_threads(const struct solver_problem *p, double seconds,
 		snprintf(what, sizeof(what), "%s: at the lower bound", name);
 		CHECK(r.optimal && h == solver_lower_bound(p), what);
 	}
-	struct solver_options one = { .time_limit = 0.05, .max_threads = 1 };
+	struct solver_options one = { .time_limit = 0.05, .max_threads = 1,
+				     .no_skyline = 1 };
 	memset(&r, 0, sizeof(r));
 	rc = solver_search_exact(p, &one, off, &r, err, sizeof(err));
 	snprintf(what, sizeof(what),
@@ -286,7 +370,7 @@ static void check_threads(const struct solver_problem *p, double seconds,
 	 * cap that lets the search run at all */
 	uint64_t cap = 1 << 16;
 	for (; cap < (UINT64_C(1) << 30); cap += cap / 8) {
-		struct solver_options tight = { .time_limit = 0.05,
+		struct solver_options tight = { .time_limit = 0.05, .no_skyline = 1,
 						.memory_limit = cap };
 		memset(&r, 0, sizeof(r));
 		rc = solver_search_exact(p, &tight, off, &r, err, sizeof(err));
@@ -299,7 +383,7 @@ static void check_threads(const struct solver_problem *p, double seconds,
 		 "%s: no second thread at the lowest memory cap the search runs under",
 		 name);
 	CHECK(rc == 0 && r.threads == 1, what);
-	struct solver_options w = { .work_limit = 5000 };
+	struct solver_options w = { .work_limit = 5000, .no_skyline = 1 };
 	memset(&r, 0, sizeof(r));
 	rc = solver_search_exact(p, &w, off, &r, err, sizeof(err));
 	snprintf(what, sizeof(what), "%s: a counted search runs on one thread",
@@ -336,6 +420,7 @@ int main(void)
 {
 	const char *dir = tap_shared_data();
 	test_guillotine();
+	test_packed_big();
 	test_scan_all(dir);
 	test_threads(dir);
 	if (dir) {

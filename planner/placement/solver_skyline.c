@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * solver_skyline.c - the skyline search: a placement with no gap below any
+ * buffer, built from the lowest point up.  auto and exact run it at the
+ * lower bound before their branch and bound (solver_search_skyline()).
+ * Invariant: every section (elementary stretch of time) is filled from 0
+ * to its top without a gap, so a found placement is valid by construction
+ * (solver_solve() still checks it).
+ *
+ * Why.  When the lower bound is full at every instant (the guillotine-
+ * packed class), a placement at the bound has no gap anywhere, and the
+ * lowest top of the skyline, section s at f, must be covered by a buffer
+ * that starts at f: every top in that buffer's lifetime is f already
+ * (placed buffers there sit below it, and none is below f).  So a node
+ * branches on which buffer covers the lowest section, and a section with
+ * none dies at once.  The canonical search of solver_exact.c branches on
+ * which buffer comes next at the current offset and learns that a section
+ * cannot be covered only when the offset passes it, after trying the other
+ * buffers at that offset in every order that is canonical: on 300-450
+ * buffers it spent 26 million nodes without an answer where this takes
+ * hundreds.  Among the sections at the lowest top, the one with the fewest
+ * candidates goes first (a forced one needs no branch).
+ *
+ * It is complete only for the gapless placements: on a problem whose
+ * optimum needs a gap it finds nothing and proves nothing, which is why
+ * the caller gives it a small share of the budget and goes on.
+ */
+#include "solver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT64_MAX
+
+struct sky {
+	const struct solver_problem *p;
+	size_t n, nsec;
+	uint64_t cap;
+	uint32_t *sa, *sb;   /* an item's sections [sa, sb) */
+	size_t *sec0;        /* section s has members mem[sec0[s]..sec0[s+1]) */
+	uint32_t *mem;       /* in the order candidates are tried */
+	uint64_t *top, *ceil; /* per section: filled from 0 to top and from
+			       * ceil to the cap */
+	uint64_t *unpl;       /* per section: bytes of its unplaced members */
+	uint8_t *side;        /* per placed item: 0 from the bottom, 1 top */
+	uint64_t *off;       /* per item, NONE while unplaced */
+	uint32_t *cross;     /* per boundary c (between c and c + 1): unplaced
+			      * items that cross it */
+	uint32_t *trail;     /* the items placed, in order */
+	uint32_t *twin;      /* the item before it of the same size, life and
+			      * alignment (UINT32_MAX: none) */
+	size_t ntrail;
+	uint64_t nodes, max_nodes;
+	struct solver_budget *b;
+	int stop;            /* the budget ran out */
+	int sides;           /* 1: from the bottom only; 2: from the cap too */
+};
+
+static int time_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether item j can lie at level v on side side now: unplaced, its
+ * identical twins before it placed, aligned, and every section of its life
+ * filled exactly to v from that side (bottom: its top is v and j starts
+ * there; top: its ceiling is v and j ends there). */
+static int fits_flat(const struct sky *k, uint32_t j, uint64_t v, int side)
+{
+	const struct solver_item *it = &k->p->items[j];
+	if (k->off[j] != NONE)
+		return 0;
+	if (k->twin[j] != UINT32_MAX && k->off[k->twin[j]] == NONE)
+		return 0; /* its identical twin first: either is the same */
+	uint64_t o = side ? v - it->size : v;
+	if (side && v < it->size)
+		return 0;
+	if (o % it->align)
+		return 0;
+	const uint64_t *lev = side ? k->ceil : k->top;
+	for (uint32_t z = k->sa[j]; z < k->sb[j]; z++)
+		if (lev[z] != v || k->ceil[z] - k->top[z] < it->size)
+			return 0;
+	return 1;
+}
+
+/* Candidates of section s at v on side side, counting no further than
+ * stop. */
+static size_t count_fits(const struct sky *k, size_t s, uint64_t v,
+			 int side, size_t stop)
+{
+	size_t c = 0;
+	for (size_t q = k->sec0[s]; q < k->sec0[s + 1] && c < stop; q++)
+		c += fits_flat(k, k->mem[q], v, side);
+	return c;
+}
+
+/* Places j at offset o from side side (fits_flat() said it can) and
+ * checks that its sections still hold what is left of them; 0 when they
+ * do. */
+static int place(struct sky *k, uint32_t j, uint64_t o, int side)
+{
+	uint64_t sz = k->p->items[j].size;
+	int bad = 0;
+	k->off[j] = o;
+	k->side[j] = (uint8_t)side;
+	k->trail[k->ntrail++] = j;
+	for (uint32_t z = k->sa[j]; z + 1 < k->sb[j]; z++)
+		k->cross[z]--;
+	for (uint32_t z = k->sa[j]; z < k->sb[j]; z++) {
+		if (side)
+			k->ceil[z] = o;
+		else
+			k->top[z] = o + sz;
+		k->unpl[z] -= sz;
+		bad |= k->unpl[z] > k->ceil[z] - k->top[z];
+	}
+	return bad;
+}
+
+static void unplace(struct sky *k, uint32_t j)
+{
+	uint64_t sz = k->p->items[j].size, o = k->off[j];
+	k->off[j] = NONE;
+	for (uint32_t z = k->sa[j]; z + 1 < k->sb[j]; z++)
+		k->cross[z]++;
+	for (uint32_t z = k->sa[j]; z < k->sb[j]; z++) {
+		if (k->side[j])
+			k->ceil[z] = o + sz;
+		else
+			k->top[z] = o;
+		k->unpl[z] += sz;
+	}
+}
+
+/* Whether some unplaced member of section z could still start at its top
+ * and some could still end at its ceiling: tops only rise and ceilings only
+ * fall, so a member with a higher top (a lower ceiling) in its life never
+ * will, and a section that cannot be covered there keeps a gap for ever. */
+static int coverable(const struct sky *k, uint32_t z)
+{
+	uint64_t t = k->top[z], c = k->ceil[z];
+	if (!k->unpl[z])
+		return 1;
+	int lo = 0, hi = 0;
+	for (size_t q = k->sec0[z]; q < k->sec0[z + 1] && !(lo && hi); q++) {
+		uint32_t j = k->mem[q];
+		const struct solver_item *it = &k->p->items[j];
+		if (k->off[j] != NONE)
+			continue;
+		if (!lo && t % it->align == 0) {
+			uint32_t y = k->sa[j];
+			while (y < k->sb[j] && k->top[y] <= t)
+				y++;
+			lo = y == k->sb[j];
+		}
+		if (!hi && c >= it->size && (c - it->size) % it->align == 0) {
+			uint32_t y = k->sa[j];
+			while (y < k->sb[j] && k->ceil[y] >= c)
+				y++;
+			hi = y == k->sb[j];
+		}
+	}
+	return lo && hi;
+}
+
+/* After j was placed: its sections and the two beside them (whose members
+ * may reach into j's) can each still be covered. */
+static int all_coverable(const struct sky *k, uint32_t j)
+{
+	uint32_t a = k->sa[j] ? k->sa[j] - 1 : 0;
+	uint32_t b = k->sb[j] < k->nsec ? k->sb[j] + 1 : k->sb[j];
+	for (uint32_t z = a; z < b; z++)
+		if (!coverable(k, z))
+			return 0;
+	return 1;
+}
+
+/* Undoes the placements after trail entry mark, last first. */
+static void undo_to(struct sky *k, size_t mark)
+{
+	while (k->ntrail > mark)
+		unplace(k, k->trail[--k->ntrail]);
+}
+
+static int sky_dfs(struct sky *k, uint32_t s0, uint32_t s1, uint32_t last);
+
+/*
+ * Solves the parts of [s0, s1) between the boundaries no unplaced item
+ * crosses any more, one after the other: they share no buffer, so when
+ * one has no placement the others' choices cannot help, and no other
+ * choice of theirs is tried.  -2 when nothing splits.
+ */
+static int sky_parts(struct sky *k, uint32_t s0, uint32_t s1, uint32_t last)
+{
+	uint32_t a = s0;
+	int split = 0;
+	size_t mark = k->ntrail;
+	for (uint32_t c = s0; c + 1 < s1; c++) {
+		if (k->cross[c])
+			continue;
+		split = 1;
+		int r = sky_dfs(k, a, c + 1, last);
+		if (r != 1) {
+			undo_to(k, mark);
+			return r;
+		}
+		a = c + 1;
+	}
+	if (!split)
+		return -2;
+	int r = sky_dfs(k, a, s1, last);
+	if (r != 1)
+		undo_to(k, mark);
+	return r;
+}
+
+/* Whether j, from the bottom at f, would sit right on last (placed from
+ * the bottom just before) with the same life: stacked the other way the
+ * two leave the same skyline, so only the order with the higher index on
+ * top is tried. */
+static int stacked_twin(const struct sky *k, uint32_t j, uint32_t last,
+			uint64_t f)
+{
+	return last != UINT32_MAX && j < last && !k->side[last] &&
+	       k->sa[j] == k->sa[last] && k->sb[j] == k->sb[last] &&
+	       k->off[last] + k->p->items[last].size == f;
+}
+
+/* Within sections [s0, s1), crossed by no unplaced item from outside:
+ * 1: every item there placed (k->off; kept), 0: not below this node,
+ * -1: out of budget (both leave the state as it was).  last: the item
+ * placed just before (UINT32_MAX: none). */
+static int sky_dfs(struct sky *k, uint32_t s0, uint32_t s1, uint32_t last)
+{
+	if (++k->nodes > k->max_nodes)
+		return -1;
+	/* a node scans sections and members: up to tens of microseconds on
+	 * hundreds of buffers, so the clock (and the other search's word) is
+	 * read every 256 */
+	if ((k->nodes & 255) == 0 && solver_budget_spend(k->b, 0, 1)) {
+		k->stop = 1;
+		return -1;
+	}
+	uint64_t f = NONE, F = 0;
+	for (size_t s = s0; s < s1; s++) {
+		if (!k->unpl[s])
+			continue;
+		if (k->top[s] < f)
+			f = k->top[s];
+		if (k->ceil[s] > F)
+			F = k->ceil[s];
+	}
+	if (f == NONE)
+		return 1;
+	/* the lowest top or highest ceiling with the fewest candidates */
+	size_t best = SIZE_MAX, bestc = SIZE_MAX;
+	int bside = 0;
+	for (size_t s = s0; s < s1 && bestc > 1; s++) {
+		if (!k->unpl[s])
+			continue;
+		for (int side = 0; side < k->sides && bestc > 1; side++) {
+			uint64_t v = side ? F : f;
+			if ((side ? k->ceil[s] : k->top[s]) != v)
+				continue;
+			size_t c = count_fits(k, s, v, side, bestc);
+			if (c == 0)
+				return 0;
+			if (c < bestc) {
+				bestc = c;
+				best = s;
+				bside = side;
+			}
+		}
+	}
+	uint64_t v = bside ? F : f;
+	for (size_t q = k->sec0[best]; q < k->sec0[best + 1]; q++) {
+		uint32_t j = k->mem[q];
+		if (!fits_flat(k, j, v, bside) ||
+		    (!bside && stacked_twin(k, j, last, f)))
+			continue;
+		size_t mark = k->ntrail;
+		int r = 0;
+		uint64_t o = bside ? v - k->p->items[j].size : v;
+		if (!place(k, j, o, bside) && all_coverable(k, j)) {
+			r = sky_parts(k, s0, s1, j);
+			if (r == -2)
+				r = sky_dfs(k, s0, s1, j);
+		}
+		if (r == 1)
+			return 1;
+		undo_to(k, mark);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void sky_free(struct sky *k)
+{
+	free(k->sa);
+	free(k->sb);
+	free(k->sec0);
+	free(k->mem);
+	free(k->top);
+	free(k->unpl);
+	free(k->off);
+	free(k->cross);
+	free(k->trail);
+	free(k->twin);
+	free(k->ceil);
+	free(k->side);
+}
+
+static _Thread_local const struct solver_problem *twin_p;
+static int twin_cmp(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct solver_item *x = &twin_p->items[i], *y = &twin_p->items[j];
+	if (x->lower != y->lower)
+		return x->lower < y->lower ? -1 : 1;
+	if (x->upper != y->upper)
+		return x->upper < y->upper ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	if (x->align != y->align)
+		return x->align < y->align ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+/* Identical items (size, life, alignment) are interchangeable: placing
+ * them in index order only leaves out relabellings of one placement. */
+static void find_twins(struct sky *k)
+{
+	uint32_t *v = k->trail; /* scratch until a run starts */
+	for (size_t i = 0; i < k->n; i++) {
+		v[i] = (uint32_t)i;
+		k->twin[i] = UINT32_MAX;
+	}
+	twin_p = k->p;
+	qsort(v, k->n, sizeof(*v), twin_cmp);
+	for (size_t i = 1; i < k->n; i++) {
+		uint32_t a = v[i - 1], b = v[i];
+		const struct solver_item *x = &k->p->items[a],
+					 *y = &k->p->items[b];
+		if (x->lower == y->lower && x->upper == y->upper &&
+		    x->size == y->size && x->align == y->align)
+			k->twin[b] = a;
+	}
+}
+
+/* Sections from the distinct ends of the lifetimes, members per section.
+ * 0, 1 when the problem is not of this search's kind, or SOLVER_ENOMEM. */
+static int sky_build(struct sky *k, const struct solver_problem *p,
+		     uint64_t cap)
+{
+	size_t n = p->n;
+	int64_t *t = malloc((2 * n + 1) * sizeof(*t));
+	k->sa = malloc((n + 1) * sizeof(*k->sa));
+	k->sb = malloc((n + 1) * sizeof(*k->sb));
+	k->off = malloc((n + 1) * sizeof(*k->off));
+	if (!t || !k->sa || !k->sb || !k->off) {
+		free(t);
+		return SOLVER_ENOMEM;
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct solver_item *it = &p->items[i];
+		if (it->nholes || it->fixed_offset != SOLVER_FREE) {
+			free(t);
+			return 1;
+		}
+		t[m++] = it->lower;
+		t[m++] = it->upper;
+	}
+	qsort(t, m, sizeof(*t), time_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < m; i++)
+		if (u == 0 || t[i] != t[u - 1])
+			t[u++] = t[i];
+	k->nsec = u ? u - 1 : 0;
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		k->sa[i] = (uint32_t)solver_time_rank(t, u, p->items[i].lower);
+		k->sb[i] = (uint32_t)solver_time_rank(t, u, p->items[i].upper);
+		total += k->sb[i] - k->sa[i];
+	}
+	free(t);
+	/* Only where every instant is full at cap: there every placement
+	 * below cap is gapless, so the search is complete; elsewhere it
+	 * would spend the budget on placements that need a gap.  Checked
+	 * on a difference array before any member list is built. */
+	k->unpl = calloc(k->nsec + 1, sizeof(*k->unpl));
+	if (!k->unpl)
+		return SOLVER_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		k->unpl[k->sa[i]] += p->items[i].size;
+		k->unpl[k->sb[i]] -= p->items[i].size; /* wraps, then back */
+	}
+	uint64_t live = 0;
+	for (size_t s = 0; s < k->nsec; s++) {
+		live += k->unpl[s];
+		if (live != cap && live != 0)
+			return 1;
+	}
+	/* members per section: n * sections at worst; keep it bounded */
+	if (total > (size_t)1 << 24)
+		return 1;
+	k->sec0 = calloc(k->nsec + 2, sizeof(*k->sec0));
+	k->mem = malloc((total + 1) * sizeof(*k->mem));
+	k->top = calloc(k->nsec + 1, sizeof(*k->top));
+	k->cross = calloc(k->nsec + 1, sizeof(*k->cross));
+	k->trail = malloc((n + 1) * sizeof(*k->trail));
+	k->twin = malloc((n + 1) * sizeof(*k->twin));
+	k->ceil = calloc(k->nsec + 1, sizeof(*k->ceil));
+	k->side = calloc(n + 1, sizeof(*k->side));
+	if (!k->sec0 || !k->mem || !k->top || !k->unpl || !k->cross ||
+	    !k->trail || !k->twin || !k->ceil || !k->side)
+		return SOLVER_ENOMEM;
+	find_twins(k);
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t z = k->sa[i]; z < k->sb[i]; z++)
+			k->sec0[z + 1]++;
+	for (size_t s = 0; s < k->nsec; s++)
+		k->sec0[s + 1] += k->sec0[s];
+	return 0;
+}
+
+/* The order candidates are tried in: a run's own, over every section. */
+static _Thread_local const struct sky *sort_k;
+static _Thread_local int sort_by;
+static int mem_cmp(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct solver_item *x = &sort_k->p->items[i],
+				 *y = &sort_k->p->items[j];
+	uint64_t kx = sort_by ? (uint64_t)(x->upper - x->lower) : x->size;
+	uint64_t ky = sort_by ? (uint64_t)(y->upper - y->lower) : y->size;
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+/* Members of every section in rank_order; at: nsec scratch entries. */
+static void fill_members(struct sky *k, const uint32_t *rank_order,
+			 size_t *at)
+{
+	memcpy(at, k->sec0, k->nsec * sizeof(*at));
+	for (size_t r = 0; r < k->n; r++) {
+		uint32_t i = rank_order[r];
+		for (uint32_t z = k->sa[i]; z < k->sb[i]; z++)
+			k->mem[at[z]++] = i;
+	}
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+int solver_skyline_applies(const struct solver_problem *p, uint64_t cap)
+{
+	struct sky k = { .p = p, .n = p->n, .cap = cap };
+	int rc = sky_build(&k, p, cap);
+	sky_free(&k);
+	return rc == 0;
+}
+
+int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
+			  uint64_t max_nodes, struct solver_budget *b,
+			  uint64_t *offsets, uint64_t *nodes)
+{
+	struct sky k = { .p = p, .n = p->n, .cap = cap, .b = b };
+	*nodes = 0;
+	int rc = sky_build(&k, p, cap);
+	uint32_t *order = rc ? NULL : malloc((p->n + 1) * sizeof(*order));
+	size_t *at = rc ? NULL : malloc((k.nsec + 1) * sizeof(*at));
+	if (!rc && (!order || !at))
+		rc = SOLVER_ENOMEM;
+	if (rc) {
+		free(order);
+		free(at);
+		sky_free(&k);
+		return rc > 0 ? 0 : rc;
+	}
+	/* Restarts: budgets doubling from 4n nodes, the candidates by size,
+	 * then by lifetime, then in shuffles of those (the trees have heavy
+	 * tails, as the exact search's do). */
+	uint64_t seed = 0x5ca1ab1e, unit = 4 * (uint64_t)p->n + 64;
+	int found = 0;
+	for (uint64_t run = 0; !found && !k.stop && k.nodes < max_nodes; run++) {
+		for (size_t i = 0; i < p->n; i++)
+			order[i] = (uint32_t)i;
+		sort_k = &k;
+		sort_by = (int)(run / 2 % 2);
+		k.sides = 1 + (int)(run % 2);
+		qsort(order, p->n, sizeof(*order), mem_cmp);
+		for (size_t i = 0; run >= 4 && i + 1 < p->n; i++) {
+			size_t j = i + rng_next(&seed) % 8;
+			if (j >= p->n)
+				j = p->n - 1;
+			uint32_t t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+		fill_members(&k, order, at);
+		for (size_t s = 0; s < k.nsec; s++)
+			k.top[s] = k.unpl[s] = k.cross[s] = 0;
+		for (size_t s = 0; s < k.nsec; s++)
+			k.ceil[s] = cap;
+		k.ntrail = 0;
+		for (size_t i = 0; i < p->n; i++) {
+			k.off[i] = NONE;
+			for (uint32_t z = k.sa[i]; z < k.sb[i]; z++)
+				k.unpl[z] += p->items[i].size;
+			for (uint32_t z = k.sa[i]; z + 1 < k.sb[i]; z++)
+				k.cross[z]++;
+		}
+		uint64_t budget = unit << (run / 2 < 20 ? run / 2 : 20);
+		uint64_t end = k.nodes + budget;
+		k.max_nodes = end < max_nodes ? end : max_nodes;
+		int r = k.nsec ? sky_parts(&k, 0, (uint32_t)k.nsec, UINT32_MAX)
+			       : 1;
+		if (r == -2)
+			r = sky_dfs(&k, 0, (uint32_t)k.nsec, UINT32_MAX);
+		if (r == 1)
+			found = 1;
+		else if (r == 0)
+			break; /* exhausted: no gapless placement at all */
+	}
+	if (found) {
+		/* items that meet nobody's section have none: place them at 0 */
+		for (size_t i = 0; i < p->n; i++)
+			offsets[i] = k.off[i] == NONE ? 0 : k.off[i];
+	}
+	*nodes = k.nodes;
+	free(order);
+	free(at);
+	sky_free(&k);
+	return found;
+}
