@@ -56,7 +56,19 @@ struct xvar {
 	double w_lo, w_hi;     /* swap: e(ev_lo), s(ev_hi) on the trace */
 	double t_out, t_in;    /* swap: least copy times, latency included */
 	double b_out, b_in;    /* swap: bytes at the fastest rate, no latency */
+	double lack;           /* swap: the least stall of this hole (ns) */
 };
+
+/* Work units of the exact placement an answer gets when the heuristic
+ * placer leaves it above the budget (solver.h; counted, so it repeats). */
+#define EXACT_PLACE_WORK 20000
+
+/* The bound meets the best plan within this part of the iteration (the
+ * hairs of make_rows() and GLPK's tolerances are far below it). */
+#define EXACT_TOLERANCE 1e-4
+
+/* Hole starts and ends tried per gap (options: their pairs). */
+#define EXACT_GRID 3
 
 struct search {
 	const struct swap_ctx *c;
@@ -114,6 +126,84 @@ static int push_var(struct search *S, const struct xvar *x)
 	return 0;
 }
 
+/* The start of request k's event on the trace. */
+static double req_s(const struct search *S, uint64_t k)
+{
+	return S->ev_s[S->c->clock.ev[k]];
+}
+
+/* Up to EXACT_GRID points of [a, b] (a <= b), a and b among them. */
+static size_t grid(uint64_t a, uint64_t b, uint64_t *g)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < EXACT_GRID; i++) {
+		uint64_t x = a + (b - a) * i / (EXACT_GRID - 1);
+		if (!n || x != g[n - 1])
+			g[n++] = x;
+	}
+	return n;
+}
+
+/*
+ * The options of gap g: a hole [start, end) for each pair of grid points.
+ * Its bytes can serve an allocation at a request j only once the swap-out
+ * has ended (the runtime makes it wait), so a hole counted from start
+ * stalls at least e_out + t_out - s(j) for the first j it serves; the
+ * option stands for every plan whose first reuse lies before the next
+ * start point, and is charged the least of them (at the request before
+ * it).  Likewise the swap-in issued at end stalls at least s(end) + t_in
+ * - s(use); the option stands for ends after the previous end point and
+ * is charged at the first of them.  Both waits fall in disjoint stretches
+ * (the reuse comes before the swap-in), so they add; the chain out then
+ * in bounds them too.
+ */
+static int gap_options(struct search *S, uint32_t g)
+{
+	const struct swap_ctx *c = S->c;
+	const struct trace_gap *G = &c->gaps[g];
+	uint64_t lo = G->out_min + 1, hi = G->in_max;
+	if (hi <= lo)
+		return 0;
+	struct xvar x = { 1, g, G->bytes, 0, 0, 0, -1,
+			  c->clock.ev[G->out_min], G->next_ev, 0, 0, 0, 0,
+			  0, 0, 0 };
+	x.w_lo = S->ev_e[x.ev_lo];
+	x.w_hi = S->ev_s[x.ev_hi];
+	x.t_out = copy_ns(&c->link, LINK_D2H, G->bytes, 1);
+	x.t_in = copy_ns(&c->link, LINK_H2D, G->bytes, 1);
+	x.b_out = copy_ns(&c->link, LINK_D2H, G->bytes, 0);
+	x.b_in = copy_ns(&c->link, LINK_H2D, G->bytes, 0);
+	/* starts: from lo to the first request the swap-out can be over by */
+	uint64_t ks = lo;
+	while (ks < hi - 1 && req_s(S, ks) < x.w_lo + x.t_out)
+		ks++;
+	/* ends: from the last request the swap-in leaves time after, to hi */
+	uint64_t ki = hi;
+	while (ki > lo + 1 && req_s(S, ki) + x.t_in > x.w_hi)
+		ki--;
+	uint64_t st[EXACT_GRID], en[EXACT_GRID];
+	size_t ns = grid(lo, ks, st), ne = grid(ki, hi, en);
+	double chain = x.t_out + x.t_in - (x.w_hi - x.w_lo);
+	for (size_t i = 0; i < ns; i++) {
+		uint64_t next = i + 1 < ns ? st[i + 1] : hi;
+		double out = x.w_lo + x.t_out - req_s(S, next - 1);
+		for (size_t j = 0; j < ne; j++) {
+			if (en[j] <= st[i])
+				continue;
+			uint64_t first = j ? en[j - 1] + 1 : lo + 1;
+			double in = req_s(S, first) + x.t_in - x.w_hi;
+			x.lo = st[i];
+			x.hi = en[j];
+			x.lack = (out > 0 ? out : 0) + (in > 0 ? in : 0);
+			if (chain > x.lack)
+				x.lack = chain;
+			if (push_var(S, &x))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /* The binaries of the space: re-runs, then swaps. */
 static int make_vars(struct search *S)
 {
@@ -128,26 +218,14 @@ static int make_vars(struct search *S)
 					  k->first_after[b->last_fwd + 1],
 					  k->first_after[b->next_use],
 					  b->cost_ns, b->next_use, 0, 0, 0, 0,
-					  0, 0, 0, 0 };
+					  0, 0, 0, 0, 0 };
 			if (x.hi > x.lo && push_var(S, &x))
 				return -1;
 		}
 	if (S->o->space != EXACT_RECOMPUTE)
-		for (size_t g = 0; g < c->ngaps; g++) {
-			const struct trace_gap *G = &c->gaps[g];
-			struct xvar x = { 1, (uint32_t)g, G->bytes,
-					  G->out_min + 1, G->in_max, 0, -1,
-					  k->ev[G->out_min], G->next_ev, 0, 0,
-					  0, 0, 0, 0 };
-			x.w_lo = S->ev_e[x.ev_lo];
-			x.w_hi = S->ev_s[x.ev_hi];
-			x.t_out = copy_ns(&c->link, LINK_D2H, G->bytes, 1);
-			x.t_in = copy_ns(&c->link, LINK_H2D, G->bytes, 1);
-			x.b_out = copy_ns(&c->link, LINK_D2H, G->bytes, 0);
-			x.b_in = copy_ns(&c->link, LINK_H2D, G->bytes, 0);
-			if (x.hi > x.lo && push_var(S, &x))
+		for (size_t g = 0; g < c->ngaps; g++)
+			if (gap_options(S, (uint32_t)g))
 				return -1;
-		}
 	return 0;
 }
 
@@ -233,7 +311,7 @@ static int make_rows(struct search *S)
 	}
 	for (size_t j = 0; j < nv && !rc; j++) {
 		const struct xvar *x = &S->v[j];
-		double lack = x->swap ? x->t_out + x->t_in - (x->w_hi - x->w_lo) : 0;
+		double lack = x->swap ? x->lack : 0;
 		if (lack <= 0)
 			continue;
 		/* d >= lack x - re-runs inside */
@@ -245,6 +323,36 @@ static int make_rows(struct search *S)
 	}
 out:
 	free(prof);
+	free(ind);
+	free(val);
+	return rc;
+}
+
+/* Is binary j the first option of a swapped gap? */
+static int first_option(const struct search *S, size_t j)
+{
+	return S->v[j].swap &&
+	       (j == 0 || !S->v[j - 1].swap || S->v[j - 1].idx != S->v[j].idx);
+}
+
+/* One option per gap at most. */
+static int option_rows(struct search *S)
+{
+	uint32_t *ind = malloc((S->nv ? S->nv : 1) * sizeof(*ind));
+	double *val = malloc((S->nv ? S->nv : 1) * sizeof(*val));
+	int rc = ind && val ? 0 : -1;
+	for (size_t j = 0; j < S->nv && !rc; j++) {
+		if (!first_option(S, j))
+			continue;
+		size_t nz = 0;
+		for (size_t f = j; f < S->nv && S->v[f].swap &&
+				   S->v[f].idx == S->v[j].idx; f++) {
+			ind[nz] = (uint32_t)f;
+			val[nz++] = 1;
+		}
+		if (nz > 1 && exact_lp_add(&S->lp, 'L', 1, 0, ind, val, nz))
+			rc = -1;
+	}
 	free(ind);
 	free(val);
 	return rc;
@@ -265,11 +373,11 @@ static int lane_rows(struct search *S)
 	}
 	for (int dir = 0; dir < 2 && !rc; dir++)
 		for (size_t a = 0; a < nv && !rc; a++) {
-			if (!S->v[a].swap)
+			if (!first_option(S, a))
 				continue;
 			for (size_t b = 0; b < nv && !rc && made < 20000; b++) {
 				const struct xvar *A = &S->v[a], *B = &S->v[b];
-				if (!B->swap || B->w_hi <= A->w_lo)
+				if (!first_option(S, b) || B->w_hi <= A->w_lo)
 					continue;
 				size_t nz = 0, inside = 0;
 				double sum = 0;
@@ -422,6 +530,13 @@ static int place(const struct search *S, const struct swap_ctx *c2,
 	struct solver_report r;
 	struct solver_options so = { .time_limit = 0.5 };
 	rc = solver_solve(&q, S->placer, &so, off, &r, err, errlen);
+	if (!rc && r.height > S->budget) {
+		/* the heuristic placer's fragments are not the search's to
+		 * judge: the exact placement, counted so it repeats */
+		struct solver_options ex = { .work_limit = EXACT_PLACE_WORK,
+					     .max_threads = 1 };
+		rc = solver_solve(&q, "auto", &ex, off, &r, err, errlen);
+	}
 	if (rc)
 		goto out;
 	if (r.height > S->budget) {
@@ -460,26 +575,28 @@ out:
 	return rc;
 }
 
-/* The swap of gap h of c2 by rule: 2 the whole gap; 1 the swap-in at the
- * last request that leaves its copy time before the use; 0 that and the
- * hole opened once the swap-out can have ended.  0 when the rule leaves
- * no hole. */
-static int rule_op(const struct swap_ctx *c2, uint32_t h, int rule,
-		   struct swap_op *op)
+/*
+ * The swap of option x (a hole [x->lo, x->hi) of the original's gap) on
+ * gap h of c2: the same requests when c2 is the original's context, else
+ * the hole opened as long after the swap-out and closed as long before the
+ * use as the option's.  0 when that leaves no hole.
+ */
+static int option_op(const struct search *S, const struct swap_ctx *c2,
+		     const struct xvar *x, uint32_t h, struct swap_op *op)
 {
 	const struct trace_gap *G = &c2->gaps[h];
-	const int64_t *t = c2->clock.t;
-	uint64_t in_at = G->in_max, lo = G->out_min + 1;
-	if (rule < 2) {
-		double tin = copy_ns(&c2->link, LINK_H2D, G->bytes, 1);
-		while (in_at > lo && (double)t[in_at] + tin > (double)G->t_need)
-			in_at--;
-	}
-	if (rule == 0) {
-		double tout = copy_ns(&c2->link, LINK_D2H, G->bytes, 1);
-		while (lo < in_at &&
-		       (double)t[lo] < (double)t[G->out_min] + tout)
+	uint64_t lo = x->lo, in_at = x->hi;
+	if (c2 != S->c) {
+		const int64_t *t = c2->clock.t, *t1 = S->c->clock.t;
+		const struct trace_gap *G1 = &S->c->gaps[x->idx];
+		int64_t after = t1[x->lo] - t1[G1->out_min];
+		int64_t before = G1->t_need - t1[x->hi];
+		lo = G->out_min + 1;
+		while (lo < G->in_max && t[lo] - t[G->out_min] < after)
 			lo++;
+		in_at = G->in_max;
+		while (in_at > lo && G->t_need - t[in_at] < before)
+			in_at--;
 	}
 	*op = (struct swap_op){ h, G->out_min, lo, in_at };
 	return lo < in_at;
@@ -606,18 +723,19 @@ static int realize(struct search *S, const uint8_t *x, char *err,
 		else
 			gap[n++] = (uint32_t)h;
 	}
-	for (int rule = 0; rule < 3 && !rc; rule++) {
-		int whole = 1;
-		for (size_t i = 0; i < n; i++)
-			whole &= rule_op(c2, gap[i], rule, &ops[i]);
-		if (!whole)
+	size_t n2 = 0;
+	for (size_t j = 0; j < S->nv && !rc; j++) {
+		if (!x[j] || !S->v[j].swap)
 			continue;
+		if (!option_op(S, c2, &S->v[j], gap[n2], &ops[n2]))
+			rc = 1;
+		n2++;
+	}
+	if (!rc) {
 		struct mp_plan plan;
 		struct sim_result sim;
-		int prc = place(S, c2, ops, n, &plan, &sim, err, errlen);
-		if (prc < 0)
-			rc = prc;
-		if (prc == 0) {
+		rc = place(S, c2, ops, n, &plan, &sim, err, errlen);
+		if (rc == 0) {
 			keep(S, &plan, &sim, x);
 			fitted = 1;
 		}
@@ -664,7 +782,7 @@ static int search_init(struct search *S, char *err, size_t errlen)
 	if (!S->best_x)
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	rc = make_rows(S);
-	if (rc == 0 && (lane_rows(S) || conflict_rows(S)))
+	if (rc == 0 && (option_rows(S) || lane_rows(S) || conflict_rows(S)))
 		rc = -1;
 	if (rc < 0)
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
@@ -714,7 +832,7 @@ static int search_run(struct search *S, struct exact_result *er, char *err,
 			break;
 		}
 		er->bound_ns = b < best ? b : best;
-		if (b >= best - 1.0) {
+		if (b >= best - EXACT_TOLERANCE * S->m.base_ns) {
 			er->proven = 1;
 			break;
 		}

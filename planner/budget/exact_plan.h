@@ -25,7 +25,7 @@
 #include "swap.h"
 
 /* Refused above these: one binary per decision, one row per step. */
-#define EXACT_MAX_BINARIES 600
+#define EXACT_MAX_BINARIES 2000
 #define EXACT_MAX_STEPS 20000
 
 /* What the search may decide. */
