@@ -118,6 +118,20 @@ static double relaxation(glp_prob *P)
 	return NAN;
 }
 
+/* Counts the subproblems the search selects and stops it past the
+ * limit: counted work, so that a program ends at the same node on any
+ * machine (tm_lim, read off the clock, is only the safety net). */
+struct nodes {
+	unsigned long n, limit;
+};
+
+static void count_nodes(glp_tree *T, void *info)
+{
+	struct nodes *c = info;
+	if (glp_ios_reason(T) == GLP_ISELECT && ++c->n > c->limit)
+		glp_ios_terminate(T);
+}
+
 int exact_milp_solve(const struct exact_lp *lp, double time_limit,
 		     uint8_t *x, double *obj, char *err, size_t errlen)
 {
@@ -142,6 +156,9 @@ int exact_milp_solve(const struct exact_lp *lp, double time_limit,
 	io.br_tech = GLP_BR_MFV;
 	io.bt_tech = GLP_BT_BLB;
 	io.tm_lim = (int)(time_limit * 1000.0);
+	struct nodes nodes = { 0, EXACT_MILP_NODES };
+	io.cb_func = count_nodes;
+	io.cb_info = &nodes;
 	int rc = glp_intopt(P, &io);
 	int st = glp_mip_status(P);
 	int ans = -1;
@@ -152,7 +169,7 @@ int exact_milp_solve(const struct exact_lp *lp, double time_limit,
 		ans = EXACT_MILP_OPTIMAL;
 	} else if (rc == GLP_ENOPFS || st == GLP_NOFEAS) {
 		ans = EXACT_MILP_INFEASIBLE;
-	} else if (rc == GLP_ETMLIM) {
+	} else if (rc == GLP_ETMLIM || rc == GLP_ESTOP) {
 		ans = EXACT_MILP_LIMIT;
 	}
 	if (ans == EXACT_MILP_LIMIT) {

@@ -35,14 +35,18 @@ void exact_lp_free(struct exact_lp *lp);
 /* exact_milp_solve()'s answers */
 #define EXACT_MILP_OPTIMAL 0    /* x and *obj: an optimum */
 #define EXACT_MILP_INFEASIBLE 1 /* no x satisfies the rows */
-#define EXACT_MILP_LIMIT 2      /* the time limit ended it: *obj is the LP
+#define EXACT_MILP_LIMIT 2      /* a limit ended it: *obj is the LP
 				   relaxation's optimum, a lower bound (x
 				   unset); INFINITY when even that is
 				   infeasible */
 
+/* Subproblems one program may select before it stops (EXACT_MILP_LIMIT):
+ * counted, so the answer repeats on any machine. */
+#define EXACT_MILP_NODES 3000
+
 /*
- * Solves lp with GLPK's branch and cut, presolved, quiet, at most
- * time_limit seconds.  Returns an EXACT_MILP_* answer, or -1 with a
+ * Solves lp with GLPK's branch and bound, presolved, quiet, at most
+ * EXACT_MILP_NODES subproblems and time_limit seconds.  Returns an EXACT_MILP_* answer, or -1 with a
  * sentence in err (no GLPK in this build, or GLPK failed).
  */
 int exact_milp_solve(const struct exact_lp *lp, double time_limit,

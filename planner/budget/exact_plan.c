@@ -804,8 +804,8 @@ static double bound_of(const struct search *S, double obj)
 static int search_run(struct search *S, struct exact_result *er, char *err,
 		      size_t errlen)
 {
-	unsigned rounds = S->o->max_rounds ? S->o->max_rounds : 200;
-	double tl = S->o->time_limit > 0 ? S->o->time_limit : 10;
+	unsigned rounds = S->o->max_rounds ? S->o->max_rounds : 40;
+	double tl = S->o->time_limit > 0 ? S->o->time_limit : 60;
 	uint8_t *x = malloc(S->nv ? S->nv : 1);
 	int rc = 0;
 	if (!x)

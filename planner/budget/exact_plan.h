@@ -37,15 +37,17 @@ enum exact_space {
 
 struct exact_options {
 	enum exact_space space;
-	double time_limit;   /* seconds of GLPK per program (tm_lim); <= 0: 10 */
-	unsigned max_rounds; /* programs solved (plans simulated); 0: 200 */
+	double time_limit;   /* seconds of GLPK per program (tm_lim, a safety
+				net: the counted EXACT_MILP_NODES ends it
+				first on any machine of today); <= 0: 60 */
+	unsigned max_rounds; /* programs solved (plans simulated); 0: 40 */
 };
 
 struct exact_result {
 	int found;           /* a plan within the budget was simulated */
 	int proven;          /* no plan of the space is predicted faster */
-	int lp_only;         /* a program hit its time limit: bound_ns is the
-				LP relaxation's (still a lower bound) */
+	int lp_only;         /* a program hit its node or time limit: bound_ns
+				is the LP relaxation's (still a lower bound) */
 	double bound_ns;     /* least overhead any plan of the space can have */
 	double best_ns;      /* the best plan's simulated overhead (ns) */
 	double base_ns;      /* the trace's iteration (ns) */
@@ -71,7 +73,7 @@ int exact_space_parse(const char *s);
  * the trace above EXACT_MAX_*: a sentence says which); TRACE_EINVAL,
  * TRACE_ENOMEM; each with a sentence.  Deterministic: the same trace,
  * budget and options give the same plan (GLPK's answers do not depend on
- * the clock unless a time limit ends a program, which er->lp_only says).
+ * the clock: a program stops after counted nodes, tm_lim is a safety net).
  */
 int exact_plan_ctx(const struct swap_ctx *c, const struct exact_options *o,
 		   uint64_t budget, const char *placer, uint64_t align,

@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 	const char *model = NULL, *link = NULL;
 	unsigned batch = 0;
 	double step = 5;
-	struct exact_options o = { EXACT_HYBRID, 10, 200 };
+	struct exact_options o = { EXACT_HYBRID, 60, 40 };
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--model") == 0)
 			model = argv[i + 1];
