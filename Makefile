@@ -81,6 +81,19 @@ $(info memplan: no CUDA toolkit at CUDA_HOME=$(CUDA_HOME): building without the 
 endif
 
 CUDA_CFLAGS := -I$(CUDA_HOME)/include
+
+# GLPK (Debian: libglpk-dev): the exact search behind the `optimal` budget
+# strategy and bench_exact (planner/budget/exact_milp.c).  Found by
+# compiling its header; NO_GLPK=1 builds without it.
+ifeq ($(NO_GLPK),)
+HAVE_GLPK := $(shell printf '\043include <glpk.h>\n' | $(CC) $(MP_CFLAGS) $(CFLAGS) -E -x c - >/dev/null 2>&1 && echo 1)
+endif
+ifeq ($(HAVE_GLPK),1)
+MP_CFLAGS += -DMEMPLAN_HAVE_GLPK
+LIBS += -lglpk
+else
+$(info memplan: no GLPK (glpk.h): building without the exact search (the `optimal` strategy and bench_exact refuse))
+endif
 # Objects for shared libraries: position-independent, hidden by default.
 MP_PIC_CFLAGS := -fPIC -fvisibility=hidden
 

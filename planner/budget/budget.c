@@ -7,6 +7,7 @@
  * and nothing below this file knows that the recomputing strategies exist.
  */
 #include "budget.h"
+#include "exact_plan.h"
 
 #include <string.h>
 
@@ -15,6 +16,7 @@ static const struct swap_strategy recomputing[] = {
 	{ "hybrid", "per buffer keep, swap or recompute: the least predicted time of swap-only, recompute-only and mixes", NULL },
 	{ "sqrt-n", "baseline: Chen et al.'s sqrt(n) checkpointing, a segment of sqrt(layers) layers re-run before its backward, no swaps", NULL },
 	{ "every-layer", "baseline: a checkpoint every layer, each layer's forward re-run before its backward, no swaps", NULL },
+	{ "optimal", "small traces: the least predicted time of single-buffer swaps and re-runs, by an exact search (GLPK; exact_plan.h)", NULL },
 };
 
 const struct swap_strategy *budget_strategy_find(const char *name)
@@ -38,9 +40,12 @@ int budget_plan_ctx(const struct swap_ctx *c, const char *name,
 		memset(sim, 0, sizeof(*sim));
 		memset(oc, 0, sizeof(*oc));
 		return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
-				    "unknown swap strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid, sqrt-n, every-layer)",
+				    "unknown swap strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid, sqrt-n, every-layer, optimal)",
 				    name);
 	}
+	if (strcmp(name, "optimal") == 0)
+		return exact_plan_strategy(c, budget, placer, align, plan, sim,
+					   oc, err, errlen);
 	if (recomp_is_strategy(name))
 		return recomp_plan_ctx(c, name, budget, placer, align, plan,
 				       sim, oc, err, errlen);

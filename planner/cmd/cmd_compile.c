@@ -326,7 +326,8 @@ const char cmd_compile_options[] =
 	"                           when the trace has bandwidths, else pcie5)\n"
 	"  -w, --swap-strategy S    with a budget: memplan, singa, vdnn, recompute,\n"
 	"                           hybrid, or the checkpoint baselines sqrt-n and\n"
-	"                           every-layer (default memplan)\n"
+	"                           every-layer, or optimal (small traces, GLPK)\n"
+	"                           (default memplan)\n"
 	"  -P, --per-gpu            with --budget and --link MODEL,gpus=N: plan the N\n"
 	"                           lock-step GPUs of the link jointly, writing\n"
 	"                           PLAN.gpuK.plan for each (default: one plan)\n"
@@ -413,7 +414,7 @@ static int compile_run(int argc, char **argv)
 			break;
 		case 'w':
 			if (!budget_strategy_find(optarg))
-				return cli_usage_error("compile: unknown --swap-strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid, sqrt-n, every-layer)",
+				return cli_usage_error("compile: unknown --swap-strategy '%s' (known: memplan, singa, vdnn, recompute, hybrid, sqrt-n, every-layer, optimal)",
 						       optarg);
 			swap_s = optarg;
 			have_swap = 1;

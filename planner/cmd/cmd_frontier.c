@@ -365,7 +365,7 @@ int cmd_frontier(int argc, char **argv)
 				dup |= strcmp(chosen[k], s) == 0;
 			if (!budget_strategy_find(s) || dup || nchosen == 8) {
 				int st = cli_usage_error(dup ? "frontier: --strategies names '%s' twice"
-							     : "frontier: unknown swap strategy '%s' in --strategies (known: memplan, singa, vdnn, recompute, hybrid, sqrt-n, every-layer)",
+							     : "frontier: unknown swap strategy '%s' in --strategies (known: memplan, singa, vdnn, recompute, hybrid, sqrt-n, every-layer, optimal)",
 							 s);
 				free(copy);
 				return st;

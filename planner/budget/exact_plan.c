@@ -1,0 +1,928 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * exact_plan.c - the `optimal` strategy (exact_plan.h): a program over the
+ * decisions the heuristics make, solved by GLPK, each answer built and
+ * simulated, cut off, until the program's bound meets the best plan.
+ *
+ * Design note.  The decision space: recompute buffer i alone (recompute.h,
+ * RECOMP_OK: freed after last_fwd, re-run before next_use, charged its
+ * cost_ns) or swap gap g of the swap context whole (swap-out after the
+ * gap's first request out_min; the swap-in and the first reuse placed by a
+ * fixed rule, realize() below).  Why the program's optimum is a lower bound
+ * on the simulated overhead of every plan of the space that fits:
+ *   - memory: a plan's pool is at least its resident bytes at every step
+ *     (the placement's lower bound).  The program counts a swap as away
+ *     over its whole gap [out_min + 1, in_max) and a re-run's buffer as
+ *     away for every request strictly between last_fwd and next_use, its
+ *     temporaries ignored: never less away than the plan built.
+ *   - time: the simulator (simulate.c) never lets an event start earlier
+ *     than its trace time plus the delays before it; the trace of the
+ *     program that recomputes pushes every later event back by each re-run,
+ *     so the overhead is sum(cost of re-runs) + stall (d).  A swap's bytes
+ *     leave after the end of request out_min's event e_out and must be back
+ *     by the start s_use of the next use, through a D2H and an H2D copy of
+ *     at least latency + bytes / fastest rate each, one after the other: so
+ *     d >= T - (s_use - e_out) - (re-runs between them).  Each lane moves
+ *     one byte at a time at most at its fastest rate: the swaps whose
+ *     windows lie inside [a, b] move their bytes that way within
+ *     b - a + d + (re-runs between), a row per lane and window where it
+ *     can bind.
+ * A plan in the space that fits thus satisfies the rows and costs no less
+ * than the program says; the answers the build rejects (no fit after
+ * placement, a re-run that cannot be made) are not plans of the space.
+ * Re-runs and swaps that meet (a buffer swapped and recomputed, a re-run
+ * reading a buffer away there, two re-runs one reading the other) are
+ * excluded: the single-buffer transform cannot make them.
+ */
+#include "exact_plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exact_milp.h"
+#include "planfile.h"
+#include "recompute.h"
+
+/* One binary of the program. */
+struct xvar {
+	uint8_t swap;      /* 1: gap idx swapped; 0: buffer idx recomputed */
+	uint32_t idx;
+	uint64_t bytes;
+	uint64_t lo, hi;   /* the clock steps [lo, hi) it is away at most */
+	double cost_ns;    /* recompute: the re-run */
+	int64_t at;        /* recompute: the event its re-run runs before */
+	int64_t ev_lo, ev_hi;  /* swap: out_min's event, the next use */
+	double w_lo, w_hi;     /* swap: e(ev_lo), s(ev_hi) on the trace */
+	double t_out, t_in;    /* swap: least copy times, latency included */
+	double b_out, b_in;    /* swap: bytes at the fastest rate, no latency */
+	double lack;           /* swap: the least stall of this hole (ns) */
+};
+
+/* Work units of the exact placement an answer gets when the heuristic
+ * placer leaves it above the budget (solver.h; counted, so it repeats). */
+#define EXACT_PLACE_WORK 20000
+
+/* The bound meets the best plan within this part of the iteration (the
+ * hairs of make_rows() and GLPK's tolerances are far below it). */
+#define EXACT_TOLERANCE 1e-4
+
+/* Hole starts and ends tried per gap (options: their pairs). */
+#define EXACT_GRID 3
+
+struct search {
+	const struct swap_ctx *c;
+	struct recomp_model m;
+	const struct exact_options *o;
+	uint64_t budget, align;
+	const char *placer;
+	struct xvar *v;
+	size_t nv;
+	double *ev_s, *ev_e; /* per event, as the simulator spans it */
+	struct exact_lp lp;
+	/* the best plan so far */
+	struct mp_plan plan;
+	struct sim_result sim;
+	uint8_t *best_x;
+	int have;
+};
+
+int exact_available(void)
+{
+	return exact_milp_available();
+}
+
+int exact_space_parse(const char *s)
+{
+	static const char *const names[] = { "hybrid", "swap", "recompute" };
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* The least time a copy of bytes takes in dir: its latency (with) and the
+ * bytes at the lane's fastest rate, alone or shared (swapbound.c's). */
+static double copy_ns(const struct link_model *l, enum link_dir dir,
+		      uint64_t bytes, int with_latency)
+{
+	if (link_is_infinite(l))
+		return 0;
+	double a = link_rate(l, dir, 0), b = link_rate(l, dir, 1);
+	double r = a > b ? a : b;
+	double t = r > 0 ? (double)bytes / r : 0;
+	return with_latency ? t + l->latency_ns : t;
+}
+
+static int push_var(struct search *S, const struct xvar *x)
+{
+	if (S->nv % 64 == 0) {
+		struct xvar *v = realloc(S->v, (S->nv + 64) * sizeof(*v));
+		if (!v)
+			return -1;
+		S->v = v;
+	}
+	S->v[S->nv++] = *x;
+	return 0;
+}
+
+/* The start of request k's event on the trace. */
+static double req_s(const struct search *S, uint64_t k)
+{
+	return S->ev_s[S->c->clock.ev[k]];
+}
+
+/* Up to EXACT_GRID points of [a, b] (a <= b), a and b among them. */
+static size_t grid(uint64_t a, uint64_t b, uint64_t *g)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < EXACT_GRID; i++) {
+		uint64_t x = a + (b - a) * i / (EXACT_GRID - 1);
+		if (!n || x != g[n - 1])
+			g[n++] = x;
+	}
+	return n;
+}
+
+/*
+ * The options of gap g: a hole [start, end) for each pair of grid points.
+ * Its bytes can serve an allocation at a request j only once the swap-out
+ * has ended (the runtime makes it wait), so a hole counted from start
+ * stalls at least e_out + t_out - s(j) for the first j it serves; the
+ * option stands for every plan whose first reuse lies before the next
+ * start point, and is charged the least of them (at the request before
+ * it).  Likewise the swap-in issued at end stalls at least s(end) + t_in
+ * - s(use); the option stands for ends after the previous end point and
+ * is charged at the first of them.  Both waits fall in disjoint stretches
+ * (the reuse comes before the swap-in), so they add; the chain out then
+ * in bounds them too.
+ */
+static int gap_options(struct search *S, uint32_t g)
+{
+	const struct swap_ctx *c = S->c;
+	const struct trace_gap *G = &c->gaps[g];
+	uint64_t lo = G->out_min + 1, hi = G->in_max;
+	if (hi <= lo)
+		return 0;
+	struct xvar x = { 1, g, G->bytes, 0, 0, 0, -1,
+			  c->clock.ev[G->out_min], G->next_ev, 0, 0, 0, 0,
+			  0, 0, 0 };
+	x.w_lo = S->ev_e[x.ev_lo];
+	x.w_hi = S->ev_s[x.ev_hi];
+	x.t_out = copy_ns(&c->link, LINK_D2H, G->bytes, 1);
+	x.t_in = copy_ns(&c->link, LINK_H2D, G->bytes, 1);
+	x.b_out = copy_ns(&c->link, LINK_D2H, G->bytes, 0);
+	x.b_in = copy_ns(&c->link, LINK_H2D, G->bytes, 0);
+	/* starts: from lo to the first request the swap-out can be over by */
+	uint64_t ks = lo;
+	while (ks < hi - 1 && req_s(S, ks) < x.w_lo + x.t_out)
+		ks++;
+	/* ends: from the last request the swap-in leaves time after, to hi */
+	uint64_t ki = hi;
+	while (ki > lo + 1 && req_s(S, ki) + x.t_in > x.w_hi)
+		ki--;
+	uint64_t st[EXACT_GRID], en[EXACT_GRID];
+	size_t ns = grid(lo, ks, st), ne = grid(ki, hi, en);
+	double chain = x.t_out + x.t_in - (x.w_hi - x.w_lo);
+	for (size_t i = 0; i < ns; i++) {
+		uint64_t next = i + 1 < ns ? st[i + 1] : hi;
+		double out = x.w_lo + x.t_out - req_s(S, next - 1);
+		for (size_t j = 0; j < ne; j++) {
+			if (en[j] <= st[i])
+				continue;
+			uint64_t first = j ? en[j - 1] + 1 : lo + 1;
+			double in = req_s(S, first) + x.t_in - x.w_hi;
+			x.lo = st[i];
+			x.hi = en[j];
+			x.lack = (out > 0 ? out : 0) + (in > 0 ? in : 0);
+			if (chain > x.lack)
+				x.lack = chain;
+			if (push_var(S, &x))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The binaries of the space: re-runs, then swaps. */
+static int make_vars(struct search *S)
+{
+	const struct swap_ctx *c = S->c;
+	const struct alloc_clock *k = &c->clock;
+	if (S->o->space != EXACT_SWAP)
+		for (size_t i = 0; i < S->m.n; i++) {
+			const struct recomp_buf *b = &S->m.b[i];
+			if (b->why != RECOMP_OK || b->item < 0)
+				continue;
+			struct xvar x = { 0, (uint32_t)i, b->bytes,
+					  k->first_after[b->last_fwd + 1],
+					  k->first_after[b->next_use],
+					  b->cost_ns, b->next_use, 0, 0, 0, 0,
+					  0, 0, 0, 0, 0 };
+			if (x.hi > x.lo && push_var(S, &x))
+				return -1;
+		}
+	if (S->o->space != EXACT_RECOMPUTE)
+		for (size_t g = 0; g < c->ngaps; g++)
+			if (gap_options(S, (uint32_t)g))
+				return -1;
+	return 0;
+}
+
+/* The events' spans as the simulator takes them (sim_event_span()). */
+static int spans(struct search *S)
+{
+	const struct trace *t = S->c->t;
+	size_t n = t->nevents ? t->nevents : 1;
+	S->ev_s = malloc(n * sizeof(*S->ev_s));
+	S->ev_e = malloc(n * sizeof(*S->ev_e));
+	if (!S->ev_s || !S->ev_e)
+		return -1;
+	int64_t prev = t->nevents ? t->events[0].t_start : 0;
+	if (prev == TRACE_TIME_NONE)
+		prev = 0;
+	for (size_t i = 0; i < t->nevents; i++) {
+		int64_t s0, e0;
+		sim_event_span(&t->events[i], &prev, &s0, &e0);
+		S->ev_s[i] = (double)s0;
+		S->ev_e[i] = (double)e0;
+	}
+	return 0;
+}
+
+/* Appends to (ind, val) minus the re-runs that run between events lo
+ * (exclusive) and hi (inclusive): they widen a window by their cost. */
+static size_t add_reruns(const struct search *S, int64_t lo, int64_t hi,
+			 uint32_t *ind, double *val, size_t nz, double sign)
+{
+	for (size_t j = 0; j < S->nv; j++)
+		if (!S->v[j].swap && S->v[j].at > lo && S->v[j].at <= hi &&
+		    S->v[j].cost_ns > 0) {
+			ind[nz] = (uint32_t)j;
+			val[nz++] = sign * S->v[j].cost_ns / 1e3;
+		}
+	return nz;
+}
+
+/*
+ * The rows: memory at every step above the budget, the stall of each
+ * swap's own copies, the lanes' windows, and what cannot meet.  Times in
+ * microseconds, bytes in MiB (GLPK's tolerances are relative).  Returns 0,
+ * 1 when some step is above the budget with nothing to take away there
+ * (nothing fits, proven), -1 out of memory.
+ */
+static int make_rows(struct search *S)
+{
+	const struct swap_ctx *c = S->c;
+	size_t n = c->clock.n, nv = S->nv;
+	uint64_t *prof = malloc((n ? n : 1) * sizeof(*prof));
+	uint32_t *ind = malloc((nv + 1) * sizeof(*ind));
+	double *val = malloc((nv + 1) * sizeof(*val));
+	S->lp.n = nv;
+	S->lp.cost = calloc(nv ? nv : 1, sizeof(*S->lp.cost));
+	int rc = -1;
+	uint64_t peak, at;
+	if (!prof || !ind || !val || !S->lp.cost ||
+	    swap_profile(c, NULL, 0, prof, &peak, &at))
+		goto out;
+	/* a hair per decision: among plans of equal bound, fewer decisions,
+	 * so that the answer does not depend on GLPK's order of branching */
+	for (size_t j = 0; j < nv; j++)
+		S->lp.cost[j] = (S->v[j].swap ? 0 : S->v[j].cost_ns / 1e3) +
+				1e-6 * (double)(j + 1);
+	rc = 0;
+	for (size_t k = 0; k < n && !rc; k++) {
+		if (prof[k] <= S->budget)
+			continue;
+		size_t nz = 0;
+		for (size_t j = 0; j < nv; j++)
+			if (S->v[j].lo <= k && k < S->v[j].hi) {
+				ind[nz] = (uint32_t)j;
+				val[nz++] = (double)S->v[j].bytes / 1048576.0;
+			}
+		if (!nz) {
+			rc = 1;
+			break;
+		}
+		if (exact_lp_add(&S->lp, 'G',
+				 (double)(prof[k] - S->budget) / 1048576.0, 0,
+				 ind, val, nz))
+			rc = -1;
+	}
+	for (size_t j = 0; j < nv && !rc; j++) {
+		const struct xvar *x = &S->v[j];
+		double lack = x->swap ? x->lack : 0;
+		if (lack <= 0)
+			continue;
+		/* d >= lack x - re-runs inside */
+		ind[0] = (uint32_t)j;
+		val[0] = -lack / 1e3;
+		size_t nz = add_reruns(S, x->ev_lo, x->ev_hi, ind, val, 1, 1.0);
+		if (exact_lp_add(&S->lp, 'G', 0, 1.0, ind, val, nz))
+			rc = -1;
+	}
+out:
+	free(prof);
+	free(ind);
+	free(val);
+	return rc;
+}
+
+/* Is binary j the first option of a swapped gap? */
+static int first_option(const struct search *S, size_t j)
+{
+	return S->v[j].swap &&
+	       (j == 0 || !S->v[j - 1].swap || S->v[j - 1].idx != S->v[j].idx);
+}
+
+/* One option per gap at most. */
+static int option_rows(struct search *S)
+{
+	uint32_t *ind = malloc((S->nv ? S->nv : 1) * sizeof(*ind));
+	double *val = malloc((S->nv ? S->nv : 1) * sizeof(*val));
+	int rc = ind && val ? 0 : -1;
+	for (size_t j = 0; j < S->nv && !rc; j++) {
+		if (!first_option(S, j))
+			continue;
+		size_t nz = 0;
+		for (size_t f = j; f < S->nv && S->v[f].swap &&
+				   S->v[f].idx == S->v[j].idx; f++) {
+			ind[nz] = (uint32_t)f;
+			val[nz++] = 1;
+		}
+		if (nz > 1 && exact_lp_add(&S->lp, 'L', 1, 0, ind, val, nz))
+			rc = -1;
+	}
+	free(ind);
+	free(val);
+	return rc;
+}
+
+/* The lane rows: for each window [a, b] from one swap's start to
+ * another's end, the bytes of the swaps inside it at the fastest rate
+ * <= b - a + d + re-runs inside, where that can bind.  At most 20,000. */
+static int lane_rows(struct search *S)
+{
+	size_t nv = S->nv, made = 0;
+	uint32_t *ind = malloc((2 * nv + 1) * sizeof(*ind));
+	double *val = malloc((2 * nv + 1) * sizeof(*val));
+	int rc = 0;
+	if (!ind || !val) {
+		rc = -1;
+		goto out;
+	}
+	for (int dir = 0; dir < 2 && !rc; dir++)
+		for (size_t a = 0; a < nv && !rc; a++) {
+			if (!first_option(S, a))
+				continue;
+			for (size_t b = 0; b < nv && !rc && made < 20000; b++) {
+				const struct xvar *A = &S->v[a], *B = &S->v[b];
+				if (!first_option(S, b) || B->w_hi <= A->w_lo)
+					continue;
+				size_t nz = 0, inside = 0;
+				double sum = 0;
+				for (size_t f = 0; f < nv; f++) {
+					const struct xvar *F = &S->v[f];
+					if (!F->swap || F->w_lo < A->w_lo ||
+					    F->w_hi > B->w_hi)
+						continue;
+					double t = dir ? F->b_in : F->b_out;
+					ind[nz] = (uint32_t)f;
+					val[nz++] = t / 1e3;
+					sum += t;
+					inside++;
+				}
+				if (inside < 2 || sum <= B->w_hi - A->w_lo)
+					continue;
+				nz = add_reruns(S, A->ev_lo, B->ev_hi, ind, val,
+						nz, -1.0);
+				if (exact_lp_add(&S->lp, 'L',
+						 (B->w_hi - A->w_lo) / 1e3, -1.0,
+						 ind, val, nz))
+					rc = -1;
+				made++;
+			}
+		}
+out:
+	free(ind);
+	free(val);
+	return rc;
+}
+
+/* Does the re-run of buffer j's producer read buffer b? */
+static int rerun_reads(const struct search *S, size_t j, int64_t b)
+{
+	const struct trace *t = S->c->t;
+	const struct recomp_buf *B = &S->m.b[j];
+	for (unsigned r = 0; r < B->nrerun; r++) {
+		const struct trace_event *e = &t->events[B->rerun[r]];
+		for (uint32_t a = 0; a < e->nacc; a++)
+			if (t->accesses[e->acc0 + a].buffer == b)
+				return 1;
+	}
+	return 0;
+}
+
+/* Is recomputed buffer b away when a re-run runs before event at? */
+static int away_at(const struct recomp_buf *b, int64_t at)
+{
+	return b->last_fwd < at && at <= b->next_use;
+}
+
+/* Pairs that cannot meet, x_i + x_j <= 1: a buffer swapped and
+ * recomputed, a re-run reading a swapped gap's buffer inside the gap, a
+ * re-run reading a buffer recomputed and away there. */
+static int conflict_rows(struct search *S)
+{
+	const struct swap_ctx *c = S->c;
+	for (size_t j = 0; j < S->nv; j++) {
+		const struct xvar *R = &S->v[j];
+		if (R->swap)
+			continue;
+		for (size_t i = 0; i < S->nv; i++) {
+			const struct xvar *X = &S->v[i];
+			int meet;
+			if (X->swap) {
+				const struct trace_gap *G = &c->gaps[X->idx];
+				meet = G->buffer == (int64_t)R->idx ||
+				       (rerun_reads(S, R->idx, G->buffer) &&
+					(int64_t)G->use_ev < R->at &&
+					R->at <= (int64_t)G->next_ev);
+			} else if (i > j) {
+				meet = (rerun_reads(S, R->idx, (int64_t)X->idx) &&
+					away_at(&S->m.b[X->idx], R->at)) ||
+				       (rerun_reads(S, X->idx, (int64_t)R->idx) &&
+					away_at(&S->m.b[R->idx], X->at));
+			} else {
+				continue;
+			}
+			if (!meet)
+				continue;
+			uint32_t ind[2] = { (uint32_t)i, (uint32_t)j };
+			double val[2] = { 1, 1 };
+			if (exact_lp_add(&S->lp, 'L', 1, 0, ind, val, 2))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Cuts answer x off: sum over x=0 of x_j - sum over x=1 of x_j >= 1 - |x|. */
+static int cut(struct search *S, const uint8_t *x)
+{
+	uint32_t *ind = malloc((S->nv ? S->nv : 1) * sizeof(*ind));
+	double *val = malloc((S->nv ? S->nv : 1) * sizeof(*val));
+	int rc = -1;
+	if (ind && val) {
+		double ones = 0;
+		for (size_t j = 0; j < S->nv; j++) {
+			ind[j] = (uint32_t)j;
+			val[j] = x[j] ? -1.0 : 1.0;
+			ones += x[j];
+		}
+		rc = exact_lp_add(&S->lp, 'G', 1.0 - ones, 0, ind, val, S->nv);
+	}
+	free(ind);
+	free(val);
+	return rc;
+}
+
+/* What an answer is built on: the trace as it recomputes, or c's own. */
+struct built {
+	struct recomp_groups g;
+	struct trace *t2;
+	int64_t *orig;
+	struct solver_problem p2;
+	struct swap_ctx c2;
+	int own;
+};
+
+static void built_free(struct built *B)
+{
+	recomp_groups_free(&B->g);
+	if (B->own) {
+		swap_ctx_free(&B->c2);
+		solver_problem_free(&B->p2);
+	}
+	trace_free(B->t2);
+	free(B->orig);
+	memset(B, 0, sizeof(*B));
+}
+
+/* Places ops on c2 and, if the pool fits, builds, verifies and simulates
+ * the plan.  Returns 0 (*plan, *sim the caller's), 1 (no fit), or an
+ * error with a sentence. */
+static int place(const struct search *S, const struct swap_ctx *c2,
+		 const struct swap_op *ops, size_t nops, struct mp_plan *plan,
+		 struct sim_result *sim, char *err, size_t errlen)
+{
+	const struct solver_problem *p = c2->p;
+	struct solver_problem q = { 0 };
+	struct mp_plan_swap *ent = NULL;
+	uint64_t *off = malloc((p->n ? p->n : 1) * sizeof(*off));
+	int rc = TRACE_ENOMEM;
+	memset(plan, 0, sizeof(*plan));
+	memset(sim, 0, sizeof(*sim));
+	if (!off || swap_problem_with_holes(c2, ops, nops, &q)) {
+		trace_seterr(err, errlen, rc, "out of memory");
+		goto out;
+	}
+	struct solver_report r;
+	struct solver_options so = { .time_limit = 0.5 };
+	rc = solver_solve(&q, S->placer, &so, off, &r, err, errlen);
+	if (!rc && r.height > S->budget) {
+		/* the heuristic placer's fragments are not the search's to
+		 * judge: the exact placement, counted so it repeats */
+		struct solver_options ex = { .work_limit = EXACT_PLACE_WORK,
+					     .max_threads = 1 };
+		rc = solver_solve(&q, "auto", &ex, off, &r, err, errlen);
+	}
+	if (rc)
+		goto out;
+	if (r.height > S->budget) {
+		rc = 1;
+		goto out;
+	}
+	uint64_t staging;
+	rc = swap_plan_entries(c2, ops, nops, &ent, &staging, err, errlen);
+	if (rc)
+		goto out;
+	char stored[MP_PLAN_STRATEGY_LEN];
+	snprintf(stored, sizeof(stored), "%.20s+optimal", S->placer);
+	struct planfile_info info = { S->align, stored, 0, 0 };
+	struct planfile_swaps sw = { ent, (uint32_t)nops, staging };
+	rc = planfile_build_swaps(c2->t, &q, off, &info, &sw, plan, err, errlen);
+	if (rc)
+		goto out;
+	char why[768];
+	if (planfile_verify(plan, c2->t, why, sizeof(why))) {
+		rc = trace_seterr(err, errlen, TRACE_EINVAL,
+				  "internal error: the optimal plan does not verify: %s",
+				  why);
+		goto out;
+	}
+	rc = sim_run(c2->t, plan, &c2->link, sim, err, errlen);
+	if (!rc && sim_attach_timing(plan, sim)) {
+		sim_free(sim);
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	}
+out:
+	if (rc)
+		mp_plan_free(plan);
+	free(ent);
+	free(off);
+	swap_problem_free(&q);
+	return rc;
+}
+
+/*
+ * The swap of option x (a hole [x->lo, x->hi) of the original's gap) on
+ * gap h of c2: the same requests when c2 is the original's context, else
+ * the hole opened as long after the swap-out and closed as long before the
+ * use as the option's.  0 when that leaves no hole.
+ */
+static int option_op(const struct search *S, const struct swap_ctx *c2,
+		     const struct xvar *x, uint32_t h, struct swap_op *op)
+{
+	const struct trace_gap *G = &c2->gaps[h];
+	uint64_t lo = x->lo, in_at = x->hi;
+	if (c2 != S->c) {
+		const int64_t *t = c2->clock.t, *t1 = S->c->clock.t;
+		const struct trace_gap *G1 = &S->c->gaps[x->idx];
+		int64_t after = t1[x->lo] - t1[G1->out_min];
+		int64_t before = G1->t_need - t1[x->hi];
+		lo = G->out_min + 1;
+		while (lo < G->in_max && t[lo] - t[G->out_min] < after)
+			lo++;
+		in_at = G->in_max;
+		while (in_at > lo && G->t_need - t[in_at] < before)
+			in_at--;
+	}
+	*op = (struct swap_op){ h, G->out_min, lo, in_at };
+	return lo < in_at;
+}
+
+/* The gap of c2 that gap g of the original stands for: the same buffer's
+ * gap of the same rank; -1 when the buffer's gaps differ in number. */
+static int64_t map_gap(const struct search *S, const struct built *B,
+		       const struct swap_ctx *c2, uint32_t g)
+{
+	const struct swap_ctx *c = S->c;
+	int64_t b = c->gaps[g].buffer;
+	size_t rank = 0, n1 = 0, n2 = 0;
+	int64_t found = -1;
+	for (size_t h = 0; h < c->ngaps; h++)
+		if (c->gaps[h].buffer == b) {
+			if (h < g)
+				rank++;
+			n1++;
+		}
+	for (size_t h = 0; h < c2->ngaps; h++) {
+		int64_t b2 = c2->gaps[h].buffer;
+		if ((B->orig ? B->orig[b2] : b2) != b)
+			continue;
+		if (n2 == rank)
+			found = (int64_t)h;
+		n2++;
+	}
+	return n1 == n2 ? found : -1;
+}
+
+/* Keeps (plan, sim) if the first or predicted faster (then a smaller
+ * pool), else frees it. */
+static void keep(struct search *S, struct mp_plan *plan,
+		 struct sim_result *sim, const uint8_t *x)
+{
+	int better = !S->have || sim->iter_ns < S->sim.iter_ns ||
+		     (sim->iter_ns == S->sim.iter_ns &&
+		      plan->pool_size < S->plan.pool_size);
+	if (!better) {
+		mp_plan_free(plan);
+		sim_free(sim);
+		return;
+	}
+	if (S->have) {
+		mp_plan_free(&S->plan);
+		sim_free(&S->sim);
+	}
+	S->plan = *plan;
+	S->sim = *sim;
+	memcpy(S->best_x, x, S->nv);
+	S->have = 1;
+}
+
+/* The trace of answer x as it recomputes (B), or 1 when the re-runs
+ * cannot be made together. */
+static int build(struct search *S, const uint8_t *x, struct built *B,
+		 char *err, size_t errlen)
+{
+	uint8_t *chosen = calloc(S->m.n ? S->m.n : 1, 1);
+	size_t nre = 0, dropped = 0;
+	int rc;
+	if (!chosen)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	for (size_t j = 0; j < S->nv; j++)
+		if (x[j] && !S->v[j].swap) {
+			chosen[S->v[j].idx] = 1;
+			nre++;
+		}
+	if (!nre) {
+		free(chosen);
+		return 0;
+	}
+	rc = recomp_groups_from_choice(&S->m, chosen, &B->g);
+	free(chosen);
+	if (rc)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	rc = recomp_groups_close(&S->m, &B->g, &dropped, err, errlen);
+	if (rc || dropped)
+		return rc ? rc : 1;
+	rc = recomp_transform_groups(&S->m, &B->g, &B->t2, &B->orig, err,
+				     errlen);
+	if (rc)
+		return rc == TRACE_ENOMEM ? rc : 1;
+	rc = solver_problem_from_trace(B->t2, &B->p2, err, errlen);
+	if (rc)
+		return rc;
+	solver_problem_drop_holes(&B->p2);
+	if (S->align > 1 &&
+	    (rc = solver_problem_align(&B->p2, S->align, err, errlen)))
+		return rc;
+	B->own = 1;
+	rc = swap_ctx_init(&B->c2, B->t2, &B->p2, &S->c->link, err, errlen);
+	return rc == TRACE_EINVAL ? 1 : rc;
+}
+
+/*
+ * Builds answer x into plans (each swap rule in turn) and keeps the best
+ * that fits.  Returns 0 (something fitted), 1 (nothing of x fits: not a
+ * plan of the space), or an error with a sentence.
+ */
+static int realize(struct search *S, const uint8_t *x, char *err,
+		   size_t errlen)
+{
+	struct built B = { 0 };
+	struct swap_op *ops = malloc((S->nv ? S->nv : 1) * sizeof(*ops));
+	uint32_t *gap = malloc((S->nv ? S->nv : 1) * sizeof(*gap));
+	int rc = 0, fitted = 0;
+	size_t n = 0;
+	if (!ops || !gap) {
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = build(S, x, &B, err, errlen);
+	if (rc)
+		goto out;
+	const struct swap_ctx *c2 = B.own ? &B.c2 : S->c;
+	for (size_t j = 0; j < S->nv && !rc; j++) {
+		if (!x[j] || !S->v[j].swap)
+			continue;
+		int64_t h = map_gap(S, &B, c2, S->v[j].idx);
+		if (h < 0)
+			rc = 1;
+		else
+			gap[n++] = (uint32_t)h;
+	}
+	size_t n2 = 0;
+	for (size_t j = 0; j < S->nv && !rc; j++) {
+		if (!x[j] || !S->v[j].swap)
+			continue;
+		if (!option_op(S, c2, &S->v[j], gap[n2], &ops[n2]))
+			rc = 1;
+		n2++;
+	}
+	if (!rc) {
+		struct mp_plan plan;
+		struct sim_result sim;
+		rc = place(S, c2, ops, n, &plan, &sim, err, errlen);
+		if (rc == 0) {
+			keep(S, &plan, &sim, x);
+			fitted = 1;
+		}
+	}
+	if (!rc && !fitted)
+		rc = 1;
+out:
+	built_free(&B);
+	free(ops);
+	free(gap);
+	return rc;
+}
+
+static void search_free(struct search *S)
+{
+	recomp_model_free(&S->m);
+	exact_lp_free(&S->lp);
+	free(S->v);
+	free(S->ev_s);
+	free(S->ev_e);
+	free(S->best_x);
+	if (S->have) {
+		mp_plan_free(&S->plan);
+		sim_free(&S->sim);
+	}
+}
+
+/* The model, its binaries and rows.  Returns 0, 1 (a step above the
+ * budget that nothing can empty: no plan fits, proven), or an error. */
+static int search_init(struct search *S, char *err, size_t errlen)
+{
+	const struct swap_ctx *c = S->c;
+	int rc = recomp_model_init(&S->m, c->t, c->p, err, errlen);
+	if (rc)
+		return rc;
+	if (spans(S) || make_vars(S))
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	if (S->nv > EXACT_MAX_BINARIES || c->clock.n > EXACT_MAX_STEPS)
+		return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
+				    "the trace is too large for the exact search: %zu decisions (at most %d) over %zu requests (at most %d); the heuristics (hybrid) plan it",
+				    S->nv, EXACT_MAX_BINARIES, c->clock.n,
+				    EXACT_MAX_STEPS);
+	S->best_x = malloc(S->nv ? S->nv : 1);
+	if (!S->best_x)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	rc = make_rows(S);
+	if (rc == 0 && (option_rows(S) || lane_rows(S) || conflict_rows(S)))
+		rc = -1;
+	if (rc < 0)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	return rc;
+}
+
+/* The program's optimum less the hairs of make_rows(), in ns: a lower
+ * bound of the program without them. */
+static double bound_of(const struct search *S, double obj)
+{
+	double hair = 0;
+	for (size_t j = 0; j < S->nv; j++)
+		hair += 1e-6 * (double)(j + 1);
+	return (obj - hair) * 1e3;
+}
+
+/* Solves, builds and cuts until the bound meets the best plan, the
+ * program is infeasible, a time limit ends one, or the rounds run out. */
+static int search_run(struct search *S, struct exact_result *er, char *err,
+		      size_t errlen)
+{
+	unsigned rounds = S->o->max_rounds ? S->o->max_rounds : 40;
+	double tl = S->o->time_limit > 0 ? S->o->time_limit : 60;
+	uint8_t *x = malloc(S->nv ? S->nv : 1);
+	int rc = 0;
+	if (!x)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	er->bound_ns = 0;
+	while (er->rounds < rounds) {
+		double obj;
+		int ans = exact_milp_solve(&S->lp, tl, x, &obj, err, errlen);
+		er->rounds++;
+		if (ans < 0) {
+			rc = TRACE_EINVAL;
+			break;
+		}
+		double best = S->have ? S->sim.iter_ns - S->sim.base_ns : INFINITY;
+		if (ans == EXACT_MILP_INFEASIBLE) {
+			er->bound_ns = best;
+			er->proven = 1;
+			break;
+		}
+		double b = bound_of(S, obj);
+		if (ans == EXACT_MILP_LIMIT) {
+			er->lp_only = 1;
+			er->bound_ns = b < best ? b : best;
+			break;
+		}
+		er->bound_ns = b < best ? b : best;
+		if (b >= best - EXACT_TOLERANCE * S->m.base_ns) {
+			er->proven = 1;
+			break;
+		}
+		rc = realize(S, x, err, errlen);
+		if (rc < 0)
+			break;
+		if (rc == 0)
+			er->simulated++;
+		rc = 0;
+		if (cut(S, x)) {
+			rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+			break;
+		}
+	}
+	free(x);
+	return rc;
+}
+
+int exact_plan_ctx(const struct swap_ctx *c, const struct exact_options *o,
+		   uint64_t budget, const char *placer, uint64_t align,
+		   struct mp_plan *plan, struct sim_result *sim,
+		   struct exact_result *er, char *err, size_t errlen)
+{
+	memset(plan, 0, sizeof(*plan));
+	memset(sim, 0, sizeof(*sim));
+	memset(er, 0, sizeof(*er));
+	if (!exact_available())
+		return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
+				    "memplan was built without GLPK (Debian: libglpk-dev), so the optimal strategy is not available");
+	struct search S = { 0 };
+	S.c = c;
+	S.o = o;
+	S.budget = budget;
+	S.align = align;
+	S.placer = placer ? placer : "best-fit";
+	int rc = search_init(&S, err, errlen);
+	er->nbinaries = S.nv;
+	er->nrows = S.lp.nrows;
+	er->base_ns = S.m.base_ns;
+	if (rc == 1) {
+		er->proven = 1;
+		er->bound_ns = INFINITY;
+		rc = trace_seterr(err, errlen, SWAP_ENOFIT,
+				  "optimal: a request stays above the budget of %llu bytes whatever is swapped or recomputed",
+				  (unsigned long long)budget);
+	}
+	if (!rc)
+		rc = search_run(&S, er, err, errlen);
+	er->best_ns = INFINITY;
+	if (!rc && !S.have)
+		rc = trace_seterr(err, errlen, SWAP_ENOFIT,
+				  "optimal: no plan of %zu decisions fits the budget of %llu bytes (%s, %u programs)",
+				  S.nv, (unsigned long long)budget,
+				  er->proven ? "proven" : "not proven", er->rounds);
+	if (!rc) {
+		*plan = S.plan;
+		*sim = S.sim;
+		S.have = 0;
+		er->found = 1;
+		er->best_ns = sim->iter_ns - sim->base_ns;
+		er->base_ns = sim->base_ns;
+		for (size_t j = 0; j < S.nv; j++)
+			if (S.best_x[j]) {
+				if (S.v[j].swap)
+					er->nswap++;
+				else
+					er->nrecompute++;
+			}
+	}
+	search_free(&S);
+	return rc;
+}
+
+int exact_plan_strategy(const struct swap_ctx *c, uint64_t budget,
+			const char *placer, uint64_t align,
+			struct mp_plan *plan, struct sim_result *sim,
+			struct swap_outcome *oc, char *err, size_t errlen)
+{
+	struct exact_options o = { EXACT_HYBRID, 0, 0 };
+	struct exact_result er;
+	memset(oc, 0, sizeof(*oc));
+	oc->lb_noswap = solver_lower_bound(c->p);
+	int rc = exact_plan_ctx(c, &o, budget, placer, align, plan, sim, &er,
+				err, errlen);
+	if (rc)
+		return rc;
+	oc->nops = plan->nswaps;
+	for (uint32_t i = 0; i < plan->nswaps; i++)
+		oc->swapped += plan->swaps[i].bytes;
+	oc->chooser = "optimal";
+	oc->attempts = er.simulated;
+	return 0;
+}
