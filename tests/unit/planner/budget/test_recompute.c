@@ -679,7 +679,7 @@ static void test_hybrid_prune(const char *model, unsigned batch,
 	size_t same = 0, budgets = 0;
 	unsigned long pruned = recomp_hybrid_pruned;
 	unsigned long searched = recomp_hybrid_searches;
-	for (int pct = 90; pct >= 50; pct -= 10) {
+	for (int pct = 90; pct >= 50; pct -= 20) {
 		uint64_t budget = lb / 100 * (uint64_t)pct;
 		struct recomp_advice a[2];
 		int rc[2];
