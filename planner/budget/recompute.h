@@ -273,13 +273,23 @@ int recomp_is_strategy(const char *name);
  * recomputing down to levels
  * between the lower bound and the budget then swapping with memplan: three
  * levels, or the first only on a trace of more than 50,000 events; and
- * the baselines' segments with memplan's swaps).
+ * the baselines' segments with memplan's swaps).  hybrid skips the
+ * memplan search of a candidate program when no swap plan of it can be
+ * predicted faster than the best candidate so far (its last event, and
+ * the link bound, swapbound.h, for the stall left): the same advice,
+ * fewer searches.
  * Fills *a (recomp_advice_free either way).  Returns 0, SWAP_ENOFIT,
  * SOLVER_ENOTFOUND, TRACE_EINVAL or TRACE_ENOMEM, with a sentence.
  */
 int recomp_advise(const struct swap_ctx *c, const char *name, uint64_t budget,
 		  const char *placer, uint64_t align, struct recomp_advice *a,
 		  char *err, size_t errlen);
+
+/* hybrid's memplan searches run and skipped by the bound, since the
+ * process started (for the bench and tests); recomp_hybrid_prune = 0 runs
+ * every search (tests check that the advice is the same). */
+extern unsigned long recomp_hybrid_searches, recomp_hybrid_pruned;
+extern int recomp_hybrid_prune;
 
 /* recomp_advise() in swap_plan_ctx()'s shape: the plan (of the transformed
  * trace) and its simulation become the caller's. */

@@ -16,10 +16,19 @@
 #include <string.h>
 
 #include "planfile.h"
+#include "swapbound.h"
 
 /* The share of the way from the lower bound down to the budget that the
- * hybrid candidates recompute before they swap, in the order tried. */
-static const double hybrid_levels[] = { 0.5, 0.25, 0.75 };
+ * hybrid candidates recompute before they swap, in the order tried:
+ * halves, quarters, eighths, sixteenths.  The predicted time is far from
+ * smooth in the share (one re-run more or less moves the swaps' stalls),
+ * so the mixes sweep it: with three shares ResNet-50 b32 on pcie5 at 70%
+ * of the lower bound stalled 2.15%, with ten 1.91%.  Most of them cost
+ * no search: a choice tried already, or one the bound rules out. */
+static const double hybrid_levels[] = {
+	0.5, 0.25, 0.75, 0.125, 0.375, 0.625, 0.875, 0.0625, 0.1875, 0.3125,
+	0.4375, 0.5625, 0.6875, 0.8125, 0.9375,
+};
 /* Events above which hybrid tries only the first mix: each costs a
  * memplan search (about 3 s on a trace of 10^5 events, far less on the
  * zoo's, where every mix is tried).  Counted, not timed, so that advise
@@ -254,12 +263,67 @@ static int plan_checkpoints(const struct swap_ctx *sc,
 /* Swaps by memplan for the budget on the program of c's choice. */
 static int swap_program(const struct swap_ctx *sc, const struct recomp_model *m,
 			uint64_t budget, const char *placer, uint64_t align,
-			struct cplan *c, char *err, size_t errlen);
+			const struct cplan *best, struct cplan *c, char *err,
+			size_t errlen);
 
-/* Recompute down to target, then memplan's swaps for the budget. */
+/* The choices of the mixes tried so far for one budget: per choice, its
+ * chosen[] and its groups (-1 for single buffers), m->n of each. */
+struct tried {
+	uint8_t *chosen;
+	int32_t *group;
+	size_t n, cap;
+};
+
+static void tried_free(struct tried *d)
+{
+	free(d->chosen);
+	free(d->group);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Was c's choice tried already?  1 yes, 0 no (and now it is), -1 out of
+ * memory.  Two targets often give the same choice: one search is enough. */
+static int tried_seen(struct tried *d, const struct recomp_model *m,
+		      const struct cplan *c)
+{
+	size_t n = m->n ? m->n : 1;
+	for (size_t k = 0; k < d->n; k++) {
+		if (memcmp(d->chosen + k * n, c->chosen, n) != 0)
+			continue;
+		const int32_t *g = d->group + k * n;
+		size_t i = 0;
+		for (; i < m->n; i++)
+			if (g[i] != (c->grouped ? c->g.group[i] : -1))
+				break;
+		if (i == m->n)
+			return 1;
+	}
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 8;
+		uint8_t *nc = realloc(d->chosen, cap * n);
+		if (!nc)
+			return -1;
+		d->chosen = nc;
+		int32_t *ng = realloc(d->group, cap * n * sizeof(*ng));
+		if (!ng)
+			return -1;
+		d->group = ng;
+		d->cap = cap;
+	}
+	memcpy(d->chosen + d->n * n, c->chosen, n);
+	for (size_t i = 0; i < m->n; i++)
+		d->group[d->n * n + i] = c->grouped ? c->g.group[i] : -1;
+	d->n++;
+	return 0;
+}
+
+/* Recompute down to target, then memplan's swaps for the budget; a
+ * choice in *d already (may be NULL) is SWAP_ENOFIT, no search. */
 static int plan_level(const struct swap_ctx *sc, const struct recomp_model *m,
 		      uint64_t target, uint64_t budget, const char *placer,
-		      uint64_t align, struct cplan *c, char *err, size_t errlen)
+		      uint64_t align, const struct cplan *best,
+		      struct tried *d, struct cplan *c, char *err,
+		      size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
 	c->chosen = calloc(m->n ? m->n : 1, 1);
@@ -268,14 +332,22 @@ static int plan_level(const struct swap_ctx *sc, const struct recomp_model *m,
 	if (target < UINT64_MAX &&
 	    choose(m, target, c, err, errlen) == UINT64_MAX)
 		return TRACE_ENOMEM;
-	return swap_program(sc, m, budget, placer, align, c, err, errlen);
+	int seen = d ? tried_seen(d, m, c) : 0;
+	if (seen < 0)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	if (seen)
+		return trace_seterr(err, errlen, SWAP_ENOFIT,
+				    "hybrid: this choice was tried already");
+	return swap_program(sc, m, budget, placer, align, best, c, err,
+			    errlen);
 }
 
 /* A checkpoint baseline's segments, then memplan's swaps for the budget. */
 static int plan_segments(const struct swap_ctx *sc,
 			 const struct recomp_model *m, unsigned per,
 			 uint64_t budget, const char *placer, uint64_t align,
-			 struct cplan *c, char *err, size_t errlen)
+			 const struct cplan *best, struct cplan *c, char *err,
+			 size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
 	size_t nseg;
@@ -284,16 +356,69 @@ static int plan_segments(const struct swap_ctx *sc,
 		return rc;
 	if (chosen_of_groups(m, c))
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
-	return swap_program(sc, m, budget, placer, align, c, err, errlen);
+	return swap_program(sc, m, budget, placer, align, best, c, err,
+			    errlen);
 }
+
+/*
+ * Can no swap plan of program t for budget be predicted faster than
+ * best_ns?  The simulator delays events, never advances them, and one
+ * wait delays every later event (simulate.c): a plan's iteration ends no
+ * earlier than any event of t, and no earlier than t's last event plus
+ * all of its stalls.  So a plan faster than best_ns stalls less than
+ * best_ns - (last end), and the link bound (swapbound.h) says whether any
+ * plan stalling that little fits.  1: none can (skip its search); 0: one
+ * might; -1: out of memory.  Counted by hybrid_searches/hybrid_pruned.
+ */
+static int swaps_hopeless(const struct trace *t, const struct link_model *l,
+			  uint64_t budget, double best_ns)
+{
+	int64_t t0 = TRACE_TIME_NONE, prev, s0, e0 = 0;
+	for (size_t i = 0; i < t->nevents && t0 == TRACE_TIME_NONE; i++)
+		t0 = t->events[i].t_start;
+	if (t0 == TRACE_TIME_NONE)
+		return 0;
+	prev = t0;
+	double floor_ns = 0;
+	for (size_t i = 0; i < t->nevents; i++) {
+		sim_event_span(&t->events[i], &prev, &s0, &e0);
+		if ((double)(e0 - t0) > floor_ns)
+			floor_ns = (double)(e0 - t0);
+	}
+	if (floor_ns > best_ns)
+		return 1;
+	double slack = best_ns - (double)(e0 - t0);
+	struct swap_bound b;
+	char e[256];
+	if (swapbound_compute(t, l, slack, &b, e, sizeof(e)))
+		return -1;
+	return b.computed && b.bytes > budget;
+}
+
+unsigned long recomp_hybrid_searches, recomp_hybrid_pruned;
+int recomp_hybrid_prune = 1;
 
 static int swap_program(const struct swap_ctx *sc, const struct recomp_model *m,
 			uint64_t budget, const char *placer, uint64_t align,
-			struct cplan *c, char *err, size_t errlen)
+			const struct cplan *best, struct cplan *c, char *err,
+			size_t errlen)
 {
 	int rc = build_program(m, c, align, err, errlen);
 	if (rc)
 		return rc;
+	if (recomp_hybrid_prune && best && best->have) {
+		int h = swaps_hopeless(c->t2, &sc->link, budget,
+				       best->sim.iter_ns);
+		if (h < 0)
+			return trace_seterr(err, errlen, TRACE_ENOMEM,
+					    "out of memory");
+		if (h) {
+			recomp_hybrid_pruned++;
+			return trace_seterr(err, errlen, SWAP_ENOFIT,
+					    "hybrid: no swap plan of this program can beat the best so far");
+		}
+	}
+	recomp_hybrid_searches++;
 	struct swap_ctx c2;
 	rc = swap_ctx_init(&c2, c->t2, &c->p2, &sc->link, err, errlen);
 	struct swap_outcome oc;
@@ -454,8 +579,8 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 	if (a->strategy[0] == 'h') {
 		uint64_t lb = solver_lower_bound(sc->p);
 		/* swap-only first: recomputing nothing */
-		rc = plan_level(sc, &m, UINT64_MAX, budget, placer, align, &cand,
-				err, errlen);
+		rc = plan_level(sc, &m, UINT64_MAX, budget, placer, align,
+				&best, NULL, &cand, err, errlen);
 		if (rc == TRACE_ENOMEM)
 			goto fail_cand;
 		if (rc && !first_rc) {
@@ -463,22 +588,26 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 			snprintf(first_err, sizeof(first_err), "%s", err);
 		}
 		keep(&best, &cand);
+		struct tried tried = { 0 };
 		size_t levels = sc->t->nevents > HYBRID_EVENTS
 					? 1 : sizeof(hybrid_levels) / sizeof(*hybrid_levels);
 		for (size_t k = 0; lb > budget && k < levels; k++) {
 			uint64_t tg = budget + (uint64_t)((double)(lb - budget) *
 							  (1.0 - hybrid_levels[k]));
-			rc = plan_level(sc, &m, tg, budget, placer, align, &cand,
-					err, errlen);
-			if (rc == TRACE_ENOMEM)
+			rc = plan_level(sc, &m, tg, budget, placer, align,
+					&best, &tried, &cand, err, errlen);
+			if (rc == TRACE_ENOMEM) {
+				tried_free(&tried);
 				goto fail_cand;
+			}
 			keep(&best, &cand);
 		}
+		tried_free(&tried);
 		/* the checkpoint baselines' segments, memplan swapping the rest:
 		 * never slower than checkpointing by hand */
 		for (unsigned per = 0; lb > budget && per < 2; per++) {
 			rc = plan_segments(sc, &m, per, budget, placer, align,
-					   &cand, err, errlen);
+					   &best, &cand, err, errlen);
 			if (rc == TRACE_ENOMEM)
 				goto fail_cand;
 			keep(&best, &cand);

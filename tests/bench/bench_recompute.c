@@ -171,10 +171,17 @@ static int bench_row(const struct row *r, const char *link, double step,
 	o.nstrategies = NSTRAT;
 	o.step = step;
 	o.align = align;
+	unsigned long searched = recomp_hybrid_searches;
+	unsigned long pruned = recomp_hybrid_pruned;
 	if (frontier_sweep(t, &p, &l, &o, &f, err, sizeof(err))) {
 		fprintf(stderr, "bench_recompute: %s: %s\n", r->model, err);
 		goto out;
 	}
+	searched = recomp_hybrid_searches - searched;
+	pruned = recomp_hybrid_pruned - pruned;
+	double hybrid_cpu = 0;
+	for (size_t i = 0; i < f.nrows; i++)
+		hybrid_cpu += f.rows[i].cells[2].cpu_seconds;
 	size_t row2;
 	if (frontier_smallest(&f, 2, 2.0, &row2))
 		*b2 = f.rows[row2].budget;
@@ -212,8 +219,8 @@ static int bench_row(const struct row *r, const char *link, double step,
 					 f.lb_noswap));
 		printf(" |");
 	}
-	printf(" %s | %zu/%zu | %.0f |\n", vs, compared - lost, compared,
-	       f.cpu_seconds);
+	printf(" %s | %zu/%zu | %.1f | %.1f | %lu/%lu |\n", vs, compared - lost,
+	       compared, f.cpu_seconds, hybrid_cpu, searched, pruned);
 	fflush(stdout);
 	bad = 0;
 out:
@@ -251,8 +258,8 @@ int main(int argc, char **argv)
 	}
 	printf("largest reduction (%% of the no-swap lower bound) within 1/2/5/10/16%% predicted overhead, budgets every %.2f%%\n",
 	       step);
-	printf("| model | batch | link | lower bound | swap | recompute | hybrid | sqrt-n | every-layer | hybrid vs sqrt-n, budget sqrt-n's pool | hybrid dominated | cpu s |\n"
-	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+	printf("| model | batch | link | lower bound | swap | recompute | hybrid | sqrt-n | every-layer | hybrid vs sqrt-n, budget sqrt-n's pool | hybrid dominated | cpu s | hybrid cpu s | hybrid searches run/skipped |\n"
+	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	int bad = 0;
 	uint64_t b2[sizeof(rows) / sizeof(*rows)] = { 0 };
 	for (size_t li = 0; li < 2; li++) {
