@@ -2070,6 +2070,25 @@ fail:
 	return NULL;
 }
 
+int runtime_plan_admit(const struct mp_plan *plan, const struct mp_options *opt,
+		       char *err, size_t errlen)
+{
+	struct mp_options defaults;
+	if (!opt) {
+		mp_options_init(&defaults);
+		opt = &defaults;
+	}
+	if (!(plan->flags & MP_PLAN_TRUSTS_HOLES))
+		return 0;
+	if (opt->on_unsafe == MP_ON_UNSAFE_ABORT) {
+		seterr(err, errlen, "the plan was compiled with --trust-holes: it is valid only if something else moves the trace's holes, which the runtime does not (not followed; MEMPLAN_ON_UNSAFE=warn follows it)");
+		return -1;
+	}
+	if (opt->verbose >= 0)
+		fprintf(stderr, "memplan: warning: the plan was compiled with --trust-holes: it is valid only if something else moves the trace's holes, which the runtime does not (followed, since MEMPLAN_ON_UNSAFE=warn asked for it)\n");
+	return 0;
+}
+
 mp_runtime *mp_open(const char *path, const struct mp_options *opt, char *err,
 		    size_t errlen)
 {
@@ -2081,6 +2100,10 @@ mp_runtime *mp_open(const char *path, const struct mp_options *opt, char *err,
 		return NULL;
 	if (mp_plan_read_file(path, &plan, err, errlen))
 		return NULL;
+	if (runtime_plan_admit(&plan, opt, err, errlen)) {
+		mp_plan_free(&plan);
+		return NULL;
+	}
 	mp_runtime *rt = runtime_open_plan(&plan, be, opt, err, errlen);
 	mp_plan_free(&plan);
 	return rt;

@@ -12,7 +12,7 @@
  * request that contradicts them (STREAMS), the ordering each swap and reuse
  * asks of the backend (a logging backend; a copy-in waits for its
  * borrowers' frees alone; record_stream's side streams), every kind of bad
- * plan file, a cycle of two workloads taking turns (explicit, named,
+ * plan file, a plan trusting the trace's holes refused unless asked for, a cycle of two workloads taking turns (explicit, named,
  * recognised, out of order, a malformed cycle refused), and many
  * threads allocating at once (--threads: that alone, longer, for `make check-threads` under
  * ThreadSanitizer).
@@ -1242,6 +1242,37 @@ static void test_pass_and_foreign(void)
 	mp_close(rt);
 }
 
+/* A plan compiled with --trust-holes is valid only if something else
+ * moves the trace's holes: mp_open refuses it unless asked to go on
+ * (MEMPLAN_ON_UNSAFE=warn), and then follows it. */
+static void test_trust_holes(void)
+{
+	struct mp_plan p;
+	make_plan(&p, 0, 0, 0);
+	p.flags |= MP_PLAN_TRUSTS_HOLES;
+	char *path = write_plan("holes.plan", &p);
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	o.verbose = -1;
+	err[0] = 0;
+	mp_runtime *rt = mp_open(path, &o, err, sizeof(err));
+	CHECK(!rt, "a plan that trusts the trace's holes: refused by default");
+	CHECK_STR_HAS(err, "--trust-holes", "  ... saying it was compiled with --trust-holes");
+	CHECK_STR_HAS(err, "MEMPLAN_ON_UNSAFE=warn", "  ... and how to follow it anyway");
+	mp_close(rt);
+	o.on_unsafe = MP_ON_UNSAFE_WARN;
+	rt = mp_open(path, &o, err, sizeof(err));
+	CHECK(rt != NULL, "  ... followed when asked to go on (warn)");
+	if (rt) {
+		void *ptr[4];
+		mp_iteration_begin(rt);
+		run_iteration(rt, ptr, 0);
+		CHECK(mp_iteration_end(rt) == 1, "  ... to the iteration's end");
+	}
+	mp_close(rt);
+}
+
 static void test_bad_input(void)
 {
 	char path[300];
@@ -1561,6 +1592,7 @@ int main(int argc, char **argv)
 		test_ordering();
 		test_record_stream();
 		test_bad_input();
+		test_trust_holes();
 		test_cycle();
 	}
 	test_threads(threads_only ? 5000 : 20000, 0);
