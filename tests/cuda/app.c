@@ -34,7 +34,11 @@
  * iteration's frees, at once after its first free or LATER frees later
  * (the stand-in alone answers with an error and counts a bad free, which
  * this fault expects); the error is the program's own and taken with
- * cudaGetLastError, and every other check must pass.
+ * cudaGetLastError, and every other check must pass.  PCT,reuse frees it
+ * again right after the allocation that is given its address next in the
+ * iteration (if one is): a stale pointer that now names a live buffer, which
+ * the allocator must refuse to release where it can tell (libmemplan can
+ * when that buffer lies over a swapped-out one).
  * Streams: each new stream of --fresh-streams waits for the ones it
  * replaces, and a captured iteration's graph for every stream, as a
  * program orders a step after the last one it left running.
@@ -145,6 +149,7 @@ static int double_pct = -1;
 static size_t double_at, frees_seen = SIZE_MAX; /* SIZE_MAX: not in one */
 static unsigned long long double_frees;
 static size_t double_later, double_len;
+static int double_reuse; /* ,reuse: at the alloc given its address again */
 static void *double_ptr;
 static cudaStream_t double_stream;
 static cudaError_t other_rc = cudaSuccess;
@@ -460,6 +465,13 @@ static void do_alloc(const struct trace *t, int64_t b, size_t n, uint32_t it)
 	len[b] = n;
 	filled[b] = it;
 	launch(t, b, 0, 0);
+	if (double_reuse && double_ptr && ptr[b] == double_ptr) {
+		/* a stale pointer freed again: the program's own error */
+		free_any(double_ptr, double_len, double_stream);
+		cudaGetLastError();
+		double_frees++;
+		double_ptr = NULL;
+	}
 }
 
 static void do_free(const struct trace *t, int64_t b, size_t ev)
@@ -483,7 +495,8 @@ static void do_free(const struct trace *t, int64_t b, size_t ev)
 			double_len = len[b];
 			double_stream = stream_of(t, b);
 		}
-		if (double_ptr && frees_seen == double_at + double_later) {
+		if (double_ptr && !double_reuse &&
+		    frees_seen == double_at + double_later) {
 			/* the program's own error, taken as it would take it */
 			free_any(double_ptr, double_len, double_stream);
 			cudaGetLastError();
@@ -503,7 +516,7 @@ static const char usage[] =
 	"           [--launch] [--mark] [--pinned]\n"
 	"           [--capture-other global|thread|relaxed]\n"
 	"           [--capture-between graph|invalid|unjoined] [--free-device D]\n"
-	"           [--double-free PERCENT[,LATER]]\n";
+	"           [--double-free PERCENT[,LATER|,reuse]]\n";
 
 int main(int argc, char **argv)
 {
@@ -566,7 +579,9 @@ int main(int argc, char **argv)
 		{
 			char *end;
 			double_pct = (int)strtol(argv[++i], &end, 10);
-			if (*end == ',')
+			if (!strcmp(end, ",reuse"))
+				double_reuse = 1;
+			else if (*end == ',')
 				double_later = strtoul(end + 1, NULL, 10);
 		}
 		else if (!strcmp(argv[i], "--free-device") && i + 1 < argc)
@@ -733,6 +748,7 @@ int main(int argc, char **argv)
 		if (capturing)
 			end_capture(it);
 		frees_seen = SIZE_MAX;
+		double_ptr = NULL;
 	}
 	if (other_state == 1)
 		other_end();
