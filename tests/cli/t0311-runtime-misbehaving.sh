@@ -40,4 +40,35 @@ has "$T/out" "app: the error pending at the end: invalid device ordinal (101)" "
 [ "$(stat swaps_out)" -gt 0 ] && [ "$(stat divergences)" = 1 ]
 ok $? "  ... through $(stat swaps_out) swaps and the divergence"
 
+# --- a second free in the middle of a swap plan ------------------------------
+# --double-free 21,reuse: in each iteration, the buffer freed after 21% of
+# the frees is freed again right after the allocation that is given its
+# address next.  With the plain allocator (the stand-in alone) no
+# allocation gets it again within the iteration, so the stale free is
+# refused and harmless; the plan at 50% puts a buffer there that lies over
+# a swapped-out one.  The old runtime took the stale free for that buffer's
+# free, and the divergence copied the swapped-out buffer back over it
+# (42 failed checks under MEMPLAN_ON_UNSAFE=warn).
+memplan-plan compile "$T/r.trace" --budget 50% --link gh200-c2c -o "$T/50.plan" >/dev/null 2>"$T/err"
+ok $? "the swap plan at 50%"
+"$APP" "$T/r.trace" --double-free 21,reuse --iterations 3 >"$T/out" 2>&1
+ok $? "a program freeing a stale pointer in each iteration, alone: every check passes"
+has "$T/out" " 0 failures" "  ... no failure"
+MEMPLAN_ON_UNSAFE=warn FAKECUDA_PINNED_DELAY_US=2000 LD_PRELOAD="$san$LIB" MEMPLAN_PLAN=$T/50.plan \
+	MEMPLAN_SHOW_STATS=1 "$APP" "$T/r.trace" --double-free 21,reuse --iterations 3 >"$T/out" 2>&1
+ok $? "  ... under the swap plan (MEMPLAN_ON_UNSAFE=warn): every check passes"
+has "$T/out" "app: 3 second frees made" "  ... after 3 stale frees, all at a live buffer's address"
+[ "$(stat divergences)" = 3 ] && [ "$(stat swaps_out)" = "$(stat swaps_in)" ]
+ok $? "  ... each one a divergence, every buffer swapped out back in ($(stat swaps_in))"
+has "$T/out" "a free of pool address" "  ... the stale free refused"
+# by default the stale free, read as an early free of the buffer there,
+# leaves a swapped-out buffer's bytes lent: the program stops before any
+# use can read them
+LD_PRELOAD="$san$LIB" MEMPLAN_PLAN=$T/50.plan "$APP" "$T/r.trace" \
+	--double-free 21,reuse --iterations 3 >"$T/out" 2>&1
+st=$?
+[ $st -ne 0 ] && ! grep -q "holds the pattern" "$T/out"
+ok $? "  ... by default the program stops (status $st) before a wrong read"
+has "$T/out" "memplan: error: request" "  ... saying why"
+
 done_testing
