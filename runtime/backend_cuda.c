@@ -15,7 +15,12 @@
  * per thread, which programs (PyTorch after every launch) take with
  * cudaGetLastError and treat as theirs.  Event queries go to the driver's
  * cuEventQuery, which has no last error; every other call of the runtime's
- * own that fails takes its error back, unless the program had one pending.
+ * own that fails takes its error back.  While the program has an error
+ * pending, a failure of ours would replace it, and taking ours back would
+ * take nothing of the program's but could not restore it either: so then
+ * the runtime makes its calls through the driver's names (cuEventRecord &
+ * co.), which leave cudart's last error as it is (issue 29).  A cudart
+ * call is made then only when the driver lacks the name (no libcuda).
  */
 #define _GNU_SOURCE
 #include "runtime_backend.h"
@@ -58,6 +63,27 @@ static struct {
 	int (*stream_is_capturing)(void *, int *);
 	int (*exchange_capture_mode)(int *);
 } cu;
+
+/* The driver's names of the same calls (a cudaStream_t is a CUstream, a
+ * cudaEvent_t a CUevent, the codes the same numbers), for while the
+ * program has an error pending: the driver keeps no last error.  NULL
+ * where libcuda lacks one.  NULL and cudaStreamLegacy (1) are the legacy
+ * default stream to both; cudaStreamPerThread (2) is CU_STREAM_PER_THREAD. */
+static struct {
+	int (*mem_alloc_host)(void **, size_t);
+	int (*mem_free_host)(void *);
+	int (*stream_create)(void **, unsigned);
+	int (*stream_destroy)(void *);
+	int (*event_create)(void **, unsigned);
+	int (*event_destroy)(void *);
+	int (*event_record)(void *, void *);
+	int (*stream_wait_event)(void *, void *, unsigned);
+	int (*memcpy_htod_async)(unsigned long long, const void *, size_t, void *);
+	int (*memcpy_dtoh_async)(void *, unsigned long long, size_t, void *);
+	int (*stream_synchronize)(void *);
+	int (*ctx_synchronize)(void);
+	int (*stream_is_capturing)(void *, int *);
+} drv;
 
 /* Stream captures under way, begun through the interposed
  * cudaStreamBeginCapture (mp_cuda_capture_count). */
@@ -105,6 +131,23 @@ static void *find_library(const char *probe, enum options_id env,
 			return h;
 	}
 	return NULL;
+}
+
+static void resolve_driver(void *lib)
+{
+	SET(drv.mem_alloc_host, lookup(lib, "cuMemAllocHost_v2"));
+	SET(drv.mem_free_host, lookup(lib, "cuMemFreeHost"));
+	SET(drv.stream_create, lookup(lib, "cuStreamCreate"));
+	SET(drv.stream_destroy, lookup(lib, "cuStreamDestroy_v2"));
+	SET(drv.event_create, lookup(lib, "cuEventCreate"));
+	SET(drv.event_destroy, lookup(lib, "cuEventDestroy_v2"));
+	SET(drv.event_record, lookup(lib, "cuEventRecord"));
+	SET(drv.stream_wait_event, lookup(lib, "cuStreamWaitEvent"));
+	SET(drv.memcpy_htod_async, lookup(lib, "cuMemcpyHtoDAsync_v2"));
+	SET(drv.memcpy_dtoh_async, lookup(lib, "cuMemcpyDtoHAsync_v2"));
+	SET(drv.stream_synchronize, lookup(lib, "cuStreamSynchronize"));
+	SET(drv.ctx_synchronize, lookup(lib, "cuCtxSynchronize"));
+	SET(drv.stream_is_capturing, lookup(lib, "cuStreamIsCapturing"));
 }
 
 static void resolve(void)
@@ -184,6 +227,7 @@ static void resolve(void)
 	SET(real.mem_alloc, lookup(drv, "cuMemAlloc_v2"));
 	SET(real.mem_free, lookup(drv, "cuMemFree_v2"));
 	SET(cu.drv_event_query, lookup(drv, "cuEventQuery"));
+	resolve_driver(drv);
 }
 
 /* Before a call of the runtime's own: whether the program has an error
@@ -294,7 +338,9 @@ static int c_alloc(void **p, size_t n, int mem, void *stream)
 	if (!(mem & MP_MEM_OWN))
 		return alloc_real(p, n, mem, stream);
 	int pending = err_pending(), mode = relax();
-	int rc = own(alloc_real(p, n, mem & ~MP_MEM_OWN, stream), pending);
+	int rc = pending && real.mem_alloc ?
+			 alloc_real(p, n, MP_MEM_DRIVER, stream) :
+			 own(alloc_real(p, n, mem & ~MP_MEM_OWN, stream), pending);
 	unrelax(mode);
 	return rc;
 }
@@ -318,61 +364,83 @@ static int c_free(void *p, int mem, void *stream)
 	if (!(mem & MP_MEM_OWN))
 		return free_real(p, mem, stream);
 	int pending = err_pending(), mode = relax();
-	int rc = own(free_real(p, mem & ~MP_MEM_OWN, stream), pending);
+	int rc = pending && real.mem_free ?
+			 free_real(p, MP_MEM_DRIVER, stream) :
+			 own(free_real(p, mem & ~MP_MEM_OWN, stream), pending);
 	unrelax(mode);
 	return rc;
+}
+
+/* A call of the runtime's own: through the driver's name (dcall) while the
+ * program has an error pending and the driver has it, else through
+ * cudart's (rcall), its failure taken back unless an error was pending. */
+#define OWN_CALL(dfn, dcall, rcall)                                   \
+	do {                                                          \
+		int pending_ = err_pending();                         \
+		if (pending_ && (dfn))                                \
+			return (dcall);                               \
+		return own((rcall), pending_);                        \
+	} while (0)
+
+static int host_alloc(void **p, size_t n)
+{
+	OWN_CALL(drv.mem_alloc_host, drv.mem_alloc_host(p, n), cu.malloc_host(p, n));
 }
 
 static int c_host_alloc(void **p, size_t n)
 {
-	int pending = err_pending(), mode = relax();
-	int rc = own(cu.malloc_host(p, n), pending);
+	int mode = relax();
+	int rc = host_alloc(p, n);
 	unrelax(mode);
 	return rc;
 }
 
+static int host_free(void *p)
+{
+	OWN_CALL(drv.mem_free_host, drv.mem_free_host(p), cu.free_host(p));
+}
+
 static int c_host_free(void *p)
 {
-	int pending = err_pending(), mode = relax();
-	int rc = own(cu.free_host(p), pending);
+	int mode = relax();
+	int rc = host_free(p);
 	unrelax(mode);
 	return rc;
 }
 
 static int c_stream_create(void **s)
 {
-	int pending = err_pending();
-	return own(cu.stream_create(s, CUDA_STREAM_NON_BLOCKING), pending);
+	OWN_CALL(drv.stream_create,
+		 drv.stream_create(s, CUDA_STREAM_NON_BLOCKING),
+		 cu.stream_create(s, CUDA_STREAM_NON_BLOCKING));
 }
 
 static int c_stream_destroy(void *s)
 {
-	int pending = err_pending();
-	return own(cu.stream_destroy(s), pending);
+	OWN_CALL(drv.stream_destroy, drv.stream_destroy(s), cu.stream_destroy(s));
 }
 
 static int c_event_create(void **e)
 {
-	int pending = err_pending();
-	return own(cu.event_create(e, CUDA_EVENT_DISABLE_TIMING), pending);
+	OWN_CALL(drv.event_create,
+		 drv.event_create(e, CUDA_EVENT_DISABLE_TIMING),
+		 cu.event_create(e, CUDA_EVENT_DISABLE_TIMING));
 }
 
 static int c_event_destroy(void *e)
 {
-	int pending = err_pending();
-	return own(cu.event_destroy(e), pending);
+	OWN_CALL(drv.event_destroy, drv.event_destroy(e), cu.event_destroy(e));
 }
 
 static int c_event_record(void *e, void *s)
 {
-	int pending = err_pending();
-	return own(cu.event_record(e, s), pending);
+	OWN_CALL(drv.event_record, drv.event_record(e, s), cu.event_record(e, s));
 }
 
 static int c_stream_wait(void *s, void *e)
 {
-	int pending = err_pending();
-	return own(cu.stream_wait_event(s, e, 0), pending);
+	OWN_CALL(drv.stream_wait_event, drv.stream_wait_event(s, e, 0),
+		 cu.stream_wait_event(s, e, 0));
 }
 
 /* cudaErrorNotReady: the work the event captured still runs */
@@ -399,6 +467,10 @@ static int c_event_query(void *e)
 static int c_copy(void *dst, const void *src, size_t n, int dir, void *s)
 {
 	int pending = err_pending();
+	if (pending && dir == MP_COPY_H2D && drv.memcpy_htod_async)
+		return drv.memcpy_htod_async((uintptr_t)dst, src, n, s);
+	if (pending && dir == MP_COPY_D2H && drv.memcpy_dtoh_async)
+		return drv.memcpy_dtoh_async(dst, (uintptr_t)src, n, s);
 	return own(cu.memcpy_async(dst, src, n,
 				   dir == MP_COPY_H2D ? CUDA_MEMCPY_H2D :
 							CUDA_MEMCPY_D2H,
@@ -406,18 +478,29 @@ static int c_copy(void *dst, const void *src, size_t n, int dir, void *s)
 		   pending);
 }
 
+static int stream_sync(void *s)
+{
+	OWN_CALL(drv.stream_synchronize, drv.stream_synchronize(s),
+		 cu.stream_synchronize(s));
+}
+
 static int c_stream_sync(void *s)
 {
-	int pending = err_pending(), mode = relax();
-	int rc = own(cu.stream_synchronize(s), pending);
+	int mode = relax();
+	int rc = stream_sync(s);
 	unrelax(mode);
 	return rc;
 }
 
+static int device_sync(void)
+{
+	OWN_CALL(drv.ctx_synchronize, drv.ctx_synchronize(), cu.device_synchronize());
+}
+
 static int c_device_sync(void)
 {
-	int pending = err_pending(), mode = relax();
-	int rc = own(cu.device_synchronize(), pending);
+	int mode = relax();
+	int rc = device_sync();
 	unrelax(mode);
 	return rc;
 }
@@ -440,17 +523,22 @@ int mp_cuda_captures(void)
  * makes no request of this one part of its graph (issue 30).  The legacy
  * stream (NULL, cudaStreamLegacy) answers cudaErrorStreamCaptureImplicit
  * while a blocking stream captures: an error taken back, or, when the
- * program has one pending that it would replace, not asked (then any
- * capture the interposed names saw counts).  A query failing for another
+ * program has one pending, asked of the driver (cuStreamIsCapturing, no
+ * last error), or without it not asked (then any capture the interposed
+ * names saw counts).  A query failing for another
  * reason reads as not capturing. */
 static int c_stream_capturing(void *s)
 {
 	if (!cu.stream_is_capturing)
 		return mp_cuda_captures() > 0;
 	int pending = err_pending(), status = CUDA_CAPTURE_STATUS_NONE;
-	if (pending && (uintptr_t)s <= 1)
+	int rc;
+	if (pending && drv.stream_is_capturing)
+		rc = drv.stream_is_capturing(s, &status);
+	else if (pending && (uintptr_t)s <= 1)
 		return mp_cuda_captures() > 0;
-	int rc = own(cu.stream_is_capturing(s, &status), pending);
+	else
+		rc = own(cu.stream_is_capturing(s, &status), pending);
 	if (rc)
 		return rc == CUDA_ERROR_CAPTURE_IMPLICIT;
 	return status != CUDA_CAPTURE_STATUS_NONE;

@@ -240,7 +240,9 @@ static void open_device(int d)
 		snprintf(line, sizeof(line),
 			 "memplan: plan '%.200s' was planned for link '%s' (swapin_late and swapout_late count where this machine's copies were slower)",
 			 g.paths[i], g.plans[i].link);
-	mp_runtime *rt = runtime_open_plan(&g.plans[i], g.be, &o, err, sizeof(err));
+	mp_runtime *rt = NULL;
+	if (!runtime_plan_admit(&g.plans[i], &o, err, sizeof(err)))
+		rt = runtime_open_plan(&g.plans[i], g.be, &o, err, sizeof(err));
 	if (!rt) {
 		say("plan '%s': %s: device %d runs on the real allocator", g.paths[i],
 		    err, d);

@@ -71,7 +71,9 @@ struct mp_options {
 			   problem, 1 every divergence, 2 every iteration */
 	int explicit_iterations; /* 1: boundaries come from the calls below
 				    alone, from the start (default 0) */
-	int on_unsafe;  /* enum mp_on_unsafe; default MP_ON_UNSAFE_ABORT */
+	int on_unsafe;  /* enum mp_on_unsafe; default MP_ON_UNSAFE_ABORT;
+			   also: a plan compiled with --trust-holes is
+			   refused by mp_open (abort) or followed (warn) */
 };
 
 /* Sets o to the defaults above. */

@@ -36,7 +36,7 @@ const struct options_row options_table[OPT_COUNT] = {
 	[OPT_CUDA_DRIVER] = { "MEMPLAN_CUDA_DRIVER", "",
 			      "path of the CUDA driver library (for cuMemAlloc_v2) when none is loaded" },
 	[OPT_ON_UNSAFE] = { "MEMPLAN_ON_UNSAFE", "abort",
-			    "abort, or warn: when a divergence leaves a swapped-out buffer's bytes to a live buffer placed over them, print why and abort() the process before a use can read wrong bytes (warn: say so and go on, reading them)" },
+			    "abort, or warn: when a divergence leaves a swapped-out buffer's bytes to a live buffer placed over them, print why and abort() the process before a use can read wrong bytes (warn: say so and go on, reading them); and a plan compiled with --trust-holes is refused at open (warn: followed, said once)" },
 };
 
 /* MEMPLAN_* variables that other parts of memplan read: not libmemplan's,

@@ -193,6 +193,10 @@ struct mp_runtime {
 	uint32_t *borrow0, *borrowers; /* per swap: entries borrowing its region */
 	uint32_t *own0;       /* per entry: its swaps are [own0[r], own0[r+1]) */
 	uint32_t *outs, *ins; /* swaps by out_at, by in_at */
+	/* per entry: the latest alloc ordinal of another entry at its offset
+	 * freed before it is allocated (UINT64_MAX: none), so that a stale
+	 * pointer of that one is this one's address (free_target) */
+	uint64_t *prev_lower;
 
 	/* state, under lock */
 	struct rt_req *req;
@@ -205,6 +209,7 @@ struct mp_runtime {
 	int phase, explicit_mode, chained, last_complete, use_pool;
 	unsigned confirm_left;
 	uint64_t k;           /* next clock ordinal of the followed iteration */
+	uint64_t pool_from;   /* k when the pool's iteration began using it */
 	uint32_t ca, cf;      /* first entry (by alloc, by free) at k or later */
 	/* the next ordinal after whose request advance_event() has work: a
 	 * swap trigger (while the pool is used) or the iteration's last */
@@ -500,6 +505,40 @@ static void derive_hot(mp_runtime *rt)
 	}
 }
 
+/* prev_lower: the entries at each offset in alloc order, each one's latest
+ * predecessor there freed before its alloc (buffers nested over a swapped
+ * one are skipped: they are live then).  0, or -1 when out of memory. */
+static int derive_prev(mp_runtime *rt)
+{
+	const struct mp_plan *p = &rt->plan;
+	uint32_t n = p->nallocs, m = 0;
+	rt->prev_lower = malloc((n ? n : 1) * sizeof(*rt->prev_lower));
+	struct keyed *k = malloc((n ? n : 1) * sizeof(*k));
+	if (!rt->prev_lower || !k) {
+		free(k);
+		return -1;
+	}
+	for (uint32_t r = 0; r < n; r++) {
+		rt->prev_lower[r] = UINT64_MAX;
+		if (rt->slot[r] != NONE32) /* lower < 2^32: one key */
+			k[m++] = (struct keyed){ (uint64_t)rt->slot[r] << 32 |
+							 p->allocs[r].lower, r };
+	}
+	qsort(k, m, sizeof(*k), cmp_keyed);
+	for (uint32_t i = 0; i < m; i++) {
+		const struct mp_plan_alloc *a = &p->allocs[k[i].idx];
+		for (uint32_t j = i; j-- > 0 && k[j].key >> 32 == k[i].key >> 32;) {
+			const struct mp_plan_alloc *b = &p->allocs[k[j].idx];
+			if (b->upper < a->lower) {
+				rt->prev_lower[k[i].idx] = b->lower;
+				break;
+			}
+		}
+	}
+	free(k);
+	return 0;
+}
+
 /* Fills the read-only tables.  0, -1 when out of memory, or -2 when the
  * swaps are borrowed more than RT_BORROWS_PER_ENTRY times per entry. */
 static int derive(mp_runtime *rt)
@@ -609,7 +648,8 @@ static int derive(mp_runtime *rt)
 	for (uint32_t r = n; r > 0; r--)
 		rt->wait0[r] = rt->wait0[r - 1];
 	rt->wait0[0] = 0;
-	if (sort_triggers(p, rt->outs, 0) || sort_triggers(p, rt->ins, 1))
+	if (sort_triggers(p, rt->outs, 0) || sort_triggers(p, rt->ins, 1) ||
+	    derive_prev(rt))
 		return -1;
 	derive_hot(rt);
 	return 0;
@@ -982,6 +1022,7 @@ static void use_pool(mp_runtime *rt)
 		return;
 	}
 	rt->use_pool = 1;
+	rt->pool_from = rt->k;
 	rt->st.iterations++;
 	if (rt->seg != rt->seg_expected)
 		rt->st.out_of_order++;
@@ -1194,18 +1235,56 @@ static int swapped_out(const mp_runtime *rt, uint32_t r)
 	return 0;
 }
 
+/* Does pool request r borrow bytes of a swap that is out now? */
+static int borrows_out(const mp_runtime *rt, uint32_t r)
+{
+	for (uint32_t i = rt->wait0[r]; i < rt->wait0[r + 1]; i++) {
+		uint8_t st = rt->swap_state[rt->waits[i]];
+		if (st == SW_OUT || st == SW_PENDING)
+			return 1;
+	}
+	return 0;
+}
+
+/* Was another pool buffer of this iteration placed at pool request r's
+ * address, and freed, before r was allocated?  Then a free of that
+ * address, where the plan has none, names two frees: an early one of r, or
+ * a second one of that buffer (a stale pointer). */
+static int stale_there(const mp_runtime *rt, uint32_t r)
+{
+	uint64_t pl = rt->prev_lower[r];
+	return pl != UINT64_MAX && pl >= rt->pool_from;
+}
+
 /* The live pool request that a free of pool address ptr, which the plan
- * does not expect, may release; NONE32 when it must be refused: nothing
- * live starts there (a second free, or an address inside a buffer), or
- * what is live there is swapped out and a buffer placed over it at the
- * same address was freed already (a second free of that one is then the
- * likelier reading, and releasing the swapped-out one would lose it). */
-static uint32_t free_target(const mp_runtime *rt, const void *ptr)
+ * does not expect, may release; NONE32 when it must be refused:
+ *  - nothing live starts there (a second free, or an address inside a
+ *    buffer);
+ *  - what is live there is swapped out and a buffer placed over it at the
+ *    same address was freed already (a second free of that one is then
+ *    the likelier reading, and releasing the swapped-out one would lose
+ *    it);
+ *  - following (the free that makes the iteration diverge), another
+ *    buffer was freed at that address earlier in the iteration
+ *    (stale_there), and what is live there borrows a swapped-out buffer's
+ *    bytes or is swapped out: released, the swapped-out one would come
+ *    back over a buffer the program may still use, or its own swap would
+ *    be forgotten (issue 30).  The second free is the reading that loses
+ *    nothing: it is refused, the buffer stays live, and an early free of it
+ *    stops at the divergence as any lent state does (warn_lent).  Its own
+ *    free later, after the divergence, releases it. */
+static uint32_t free_target(const mp_runtime *rt, const void *ptr,
+			    int following)
 {
 	uint32_t r = find_live(rt, ptr);
 	if (r == NONE32 || rt->req[r].ptr != ptr || rt->req[r].live != LIVE_POOL)
 		return NONE32;
-	return rt->req[r].covered && swapped_out(rt, r) ? NONE32 : r;
+	int out = swapped_out(rt, r);
+	if (rt->req[r].covered && out)
+		return NONE32;
+	if (following && stale_there(rt, r) && (out || borrows_out(rt, r)))
+		return NONE32;
+	return r;
 }
 
 /* What the release of pool request r (freed on stream, slot sl) leaves
@@ -1621,10 +1700,10 @@ static __attribute__((noinline)) int free_full(mp_runtime *rt, void *ptr,
 		/* what the free may release is decided before the divergence
 		 * brings swapped bytes back */
 		if (pooled)
-			target = free_target(rt, ptr);
+			target = free_target(rt, ptr, rt->use_pool);
 		mismatch(rt, what);
 	} else if (pooled) {
-		target = free_target(rt, ptr);
+		target = free_target(rt, ptr, 0);
 	}
 	if (pooled) {
 		int rc = 0;
@@ -1881,6 +1960,7 @@ static void release(mp_runtime *rt)
 	free(rt->borrowers);
 	free(rt->outs);
 	free(rt->ins);
+	free(rt->prev_lower);
 	free(rt->swap_state);
 	free(rt->watch);
 	mp_plan_free(&rt->plan);
@@ -2070,6 +2150,25 @@ fail:
 	return NULL;
 }
 
+int runtime_plan_admit(const struct mp_plan *plan, const struct mp_options *opt,
+		       char *err, size_t errlen)
+{
+	struct mp_options defaults;
+	if (!opt) {
+		mp_options_init(&defaults);
+		opt = &defaults;
+	}
+	if (!(plan->flags & MP_PLAN_TRUSTS_HOLES))
+		return 0;
+	if (opt->on_unsafe == MP_ON_UNSAFE_ABORT) {
+		seterr(err, errlen, "the plan was compiled with --trust-holes: it is valid only if something else moves the trace's holes, which the runtime does not (not followed; MEMPLAN_ON_UNSAFE=warn follows it)");
+		return -1;
+	}
+	if (opt->verbose >= 0)
+		fprintf(stderr, "memplan: warning: the plan was compiled with --trust-holes: it is valid only if something else moves the trace's holes, which the runtime does not (followed, since MEMPLAN_ON_UNSAFE=warn asked for it)\n");
+	return 0;
+}
+
 mp_runtime *mp_open(const char *path, const struct mp_options *opt, char *err,
 		    size_t errlen)
 {
@@ -2081,6 +2180,10 @@ mp_runtime *mp_open(const char *path, const struct mp_options *opt, char *err,
 		return NULL;
 	if (mp_plan_read_file(path, &plan, err, errlen))
 		return NULL;
+	if (runtime_plan_admit(&plan, opt, err, errlen)) {
+		mp_plan_free(&plan);
+		return NULL;
+	}
 	mp_runtime *rt = runtime_open_plan(&plan, be, opt, err, errlen);
 	mp_plan_free(&plan);
 	return rt;

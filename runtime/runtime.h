@@ -25,6 +25,19 @@ mp_runtime *runtime_open_plan(struct mp_plan *plan, const struct mp_backend *be,
 			      size_t errlen);
 
 /*
+ * What the ways in (mp_open, the interposed names) do with a plan that is
+ * safe only under a condition the runtime cannot check: one compiled with
+ * --trust-holes (MP_PLAN_TRUSTS_HOLES) is valid only if something else
+ * moves the trace's holes.  With MP_ON_UNSAFE_ABORT (the default) it is
+ * refused: -1 with a sentence in err, and the program stays on the real
+ * allocator, which is safe.  With MP_ON_UNSAFE_WARN it is followed, said
+ * once on stderr (unless verbose < 0): 0.  0 for any other plan.
+ * memplan-replay opens plans without it, to show what they do.
+ */
+int runtime_plan_admit(const struct mp_plan *plan, const struct mp_options *opt,
+		       char *err, size_t errlen);
+
+/*
  * mp_alloc and mp_free with the real allocator named (enum mp_mem): what
  * passes through goes back to the allocator the program called.  *rc gets
  * the real allocator's error code when it fails (0 otherwise); rc may be

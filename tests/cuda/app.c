@@ -29,6 +29,19 @@
  * invalidated (a sync of its capturing stream) or leaves a stream unjoined,
  * and wants cudaStreamEndCapture to answer so: any way it ends, it is over
  * for the iterations after it.
+ * --double-free PCT[,LATER] frees a buffer a second time in every
+ * iteration: the one whose free comes after PCT percent of the
+ * iteration's frees, at once after its first free or LATER frees later
+ * (the stand-in alone answers with an error and counts a bad free, which
+ * this fault expects); the error is the program's own and taken with
+ * cudaGetLastError, and every other check must pass.  PCT,reuse frees it
+ * again right after the allocation that is given its address next in the
+ * iteration (if one is): a stale pointer that now names a live buffer, which
+ * the allocator must refuse to release where it can tell (libmemplan can
+ * when that buffer lies over a swapped-out one).
+ * Streams: each new stream of --fresh-streams waits for the ones it
+ * replaces, and a captured iteration's graph for every stream, as a
+ * program orders a step after the last one it left running.
  * --free-device D makes device D current around every cudaFree from
  * iteration 1 on (device 0 the rest of the time), as a program that frees
  * another device's memory.
@@ -130,6 +143,15 @@ static int other_mode = -1, other_state;
 static int between;
 /* --free-device: the device current at each cudaFree, -1 the same */
 static int free_device = -1, free_from; /* set from iteration 1 on */
+/* --double-free: the percentage (-1 none), the free of each iteration
+ * made twice, the frees so far in it, the second frees made */
+static int double_pct = -1;
+static size_t double_at, frees_seen = SIZE_MAX; /* SIZE_MAX: not in one */
+static unsigned long long double_frees;
+static size_t double_later, double_len;
+static int double_reuse; /* ,reuse: at the alloc given its address again */
+static void *double_ptr;
+static cudaStream_t double_stream;
 static cudaError_t other_rc = cudaSuccess;
 static pthread_t other_thread;
 static pthread_mutex_t other_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -227,14 +249,41 @@ static void check_last_error(const char *after)
 static cudaStream_t *old_streams; /* with --fresh-streams: all of them */
 static size_t nold;
 
+/* Makes stream `into` wait for the work enqueued so far on streams[]: a
+ * program orders a step's work after the last step's streams (which it
+ * left running) before it uses their buffers elsewhere. */
+static void join_streams(cudaStream_t into)
+{
+	static cudaEvent_t ev;
+	if (!ev && cudaEventCreateWithFlags(&ev, cudaEventDisableTiming)) {
+		fprintf(stderr, "app: cannot create an event\n");
+		exit(1);
+	}
+	for (int i = 0; i < nstreams && async_mode; i++) {
+		if (streams[i] == into)
+			continue;
+		if (cudaEventRecord(ev, streams[i]) || cudaStreamWaitEvent(into, ev, 0)) {
+			fprintf(stderr, "app: cannot order a stream after another\n");
+			exit(1);
+		}
+		check_last_error("a wait for another stream");
+	}
+}
+
+/* Takes the streams of --async (new ones every iteration with
+ * --fresh-streams): each new one waits for the ones it replaces, whose
+ * buffers it goes on with (a buffer's stream is b % --streams). */
 static void make_streams(void)
 {
+	cudaStream_t made[MAX_STREAMS];
 	for (int i = 0; i < nstreams && async_mode; i++) {
-		if (cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking)) {
+		if (cudaStreamCreateWithFlags(&made[i], cudaStreamNonBlocking)) {
 			fprintf(stderr, "app: cannot create a stream\n");
 			exit(1);
 		}
 		check_last_error("cudaStreamCreateWithFlags");
+		if (streams[0]) /* the last iteration's, left running */
+			join_streams(made[i]);
 		if (fresh_streams) {
 			cudaStream_t *o = realloc(old_streams, (nold + 1) * sizeof(*o));
 			if (!o) {
@@ -242,9 +291,11 @@ static void make_streams(void)
 				exit(1);
 			}
 			old_streams = o;
-			old_streams[nold++] = streams[i];
+			old_streams[nold++] = made[i];
 		}
 	}
+	for (int i = 0; i < nstreams && async_mode; i++)
+		streams[i] = made[i];
 }
 /* PyTorch's CUDAPluggableAllocator calls, when --torch names a library */
 static void *(*torch_alloc)(ssize_t, int, cudaStream_t);
@@ -414,6 +465,13 @@ static void do_alloc(const struct trace *t, int64_t b, size_t n, uint32_t it)
 	len[b] = n;
 	filled[b] = it;
 	launch(t, b, 0, 0);
+	if (double_reuse && double_ptr && ptr[b] == double_ptr) {
+		/* a stale pointer freed again: the program's own error */
+		free_any(double_ptr, double_len, double_stream);
+		cudaGetLastError();
+		double_frees++;
+		double_ptr = NULL;
+	}
 }
 
 static void do_free(const struct trace *t, int64_t b, size_t ev)
@@ -431,6 +489,22 @@ static void do_free(const struct trace *t, int64_t b, size_t ev)
 		fprintf(stderr, "app: freeing buffer %lld: %s\n", (long long)b,
 			cudaGetErrorString(rc));
 	check_last_error("a free");
+	if (double_pct >= 0 && frees_seen != SIZE_MAX && !capturing) {
+		if (frees_seen == double_at) {
+			double_ptr = ptr[b];
+			double_len = len[b];
+			double_stream = stream_of(t, b);
+		}
+		if (double_ptr && !double_reuse &&
+		    frees_seen == double_at + double_later) {
+			/* the program's own error, taken as it would take it */
+			free_any(double_ptr, double_len, double_stream);
+			cudaGetLastError();
+			double_frees++;
+			double_ptr = NULL;
+		}
+		frees_seen++;
+	}
 	ptr[b] = NULL;
 }
 
@@ -441,7 +515,8 @@ static const char usage[] =
 	"           [--capture ITERATION [--capture-mode global|thread|relaxed]]\n"
 	"           [--launch] [--mark] [--pinned]\n"
 	"           [--capture-other global|thread|relaxed]\n"
-	"           [--capture-between graph|invalid|unjoined] [--free-device D]\n";
+	"           [--capture-between graph|invalid|unjoined] [--free-device D]\n"
+	"           [--double-free PERCENT[,LATER|,reuse]]\n";
 
 int main(int argc, char **argv)
 {
@@ -500,6 +575,15 @@ int main(int argc, char **argv)
 				capture_mode = -1;
 			other_mode = cudaStreamCaptureModeRelaxed;
 		}
+		else if (!strcmp(argv[i], "--double-free") && i + 1 < argc)
+		{
+			char *end;
+			double_pct = (int)strtol(argv[++i], &end, 10);
+			if (!strcmp(end, ",reuse"))
+				double_reuse = 1;
+			else if (*end == ',')
+				double_later = strtoul(end + 1, NULL, 10);
+		}
 		else if (!strcmp(argv[i], "--free-device") && i + 1 < argc)
 			free_device = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--diverge") && i + 1 < argc)
@@ -514,7 +598,7 @@ int main(int argc, char **argv)
 	if (!path || nstreams < 1 || nstreams > MAX_STREAMS ||
 	    (check_errors && keep_error) || capture_mode < 0 ||
 	    (capture_at >= 0 && !async_mode && !torch) ||
-	    (side_mode && (!torch || !async_mode))) {
+	    (side_mode && (!torch || !async_mode)) || double_pct > 100) {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -576,7 +660,17 @@ int main(int argc, char **argv)
 	side_pending = calloc(nb, 1);
 	if (!ptr || !len || !filled || !side_pending)
 		return 1;
+	if (double_pct >= 0) { /* the iteration's frees: its events' and the end's */
+		size_t nf = 0;
+		for (size_t i = 0; i < t->nevents; i++)
+			nf += t->events[i].type == TRACE_EV_FREE;
+		for (size_t b = 0; b < t->nbuffers; b++)
+			nf += t->buffers[b].free_ev == TRACE_NONE &&
+			      t->buffers[b].alloc_ev != TRACE_NONE;
+		double_at = nf * (size_t)double_pct / 100;
+	}
 	for (uint32_t it = 0; it < iterations; it++) {
+		frees_seen = 0;
 		if (fresh_streams && it > 0)
 			make_streams();
 		free_from = it >= 1;
@@ -584,7 +678,14 @@ int main(int argc, char **argv)
 			other_begin();
 			other_end();
 		}
+		/* the buffers from before the iteration: never graph memory,
+		 * which lives only as long as its graph */
+		for (size_t b = 0; b < t->nbuffers; b++)
+			if (t->buffers[b].alloc_ev == TRACE_NONE && !ptr[b])
+				do_alloc(t, (int64_t)b, t->buffers[b].size, it);
 		if ((int)it == capture_at) {
+			/* the graph's launches use what the streams still do */
+			join_streams(cap_stream);
 			if (cudaStreamBeginCapture(cap_stream, capture_mode)) {
 				fprintf(stderr, "app: cannot begin a capture\n");
 				return 1;
@@ -592,9 +693,6 @@ int main(int argc, char **argv)
 			check_last_error("cudaStreamBeginCapture");
 			capturing = 1;
 		}
-		for (size_t b = 0; b < t->nbuffers; b++)
-			if (t->buffers[b].alloc_ev == TRACE_NONE && !ptr[b])
-				do_alloc(t, (int64_t)b, t->buffers[b].size, it);
 		if (mark_mode)
 			memplan_mark_iteration_begin();
 		void *pinned = NULL;
@@ -649,6 +747,8 @@ int main(int argc, char **argv)
 		}
 		if (capturing)
 			end_capture(it);
+		frees_seen = SIZE_MAX;
+		double_ptr = NULL;
 	}
 	if (other_state == 1)
 		other_end();
@@ -678,6 +778,8 @@ int main(int argc, char **argv)
 	       checks, failures);
 	if (failures)
 		printf("app: first failure: %s\n", first_failure);
+	if (double_pct >= 0)
+		printf("app: %llu second frees made\n", double_frees);
 	printf("fakecuda: %llu allocations, %llu frees, %llu bad frees, peak %llu bytes, %llu captures invalidated\n",
 	       st.allocs, st.frees, st.bad_frees, st.peak_bytes, st.invalidated);
 	printf("fakecuda: device syncs: device 0 %llu, device 1 %llu\n",
@@ -691,5 +793,7 @@ int main(int argc, char **argv)
 	free(filled);
 	free(side_pending);
 	/* --capture-between invalid: that one invalidation, wanted */
-	return failures || st.bad_frees || st.invalidated > (between == 2) ? 1 : 0;
+	/* --double-free: at most its own second frees reach the stand-in */
+	return failures || st.bad_frees > double_frees ||
+	       st.invalidated > (between == 2) ? 1 : 0;
 }

@@ -1418,3 +1418,89 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph)
 	pthread_mutex_unlock(&cap_lock);
 	return cudaSuccess;
 }
+
+/* --- the driver's names for the runtime's own calls ------------------------------ */
+
+#ifndef FAKECUDA_NO_DRIVER_EVENTS
+/* The driver API: the same work as the runtime's names (a CUstream is a
+ * cudaStream_t, a CUevent a cudaEvent_t, the codes the same numbers), and
+ * no last error: the driver has none, so a failure leaves the thread's
+ * cudart error as it was.  libmemplan makes its own calls through these
+ * while the program has an error pending (issue 29). */
+#define DRIVER(call)                                       \
+	do {                                               \
+		cudaError_t saved_ = last_error;           \
+		int rc_ = (int)(call);                     \
+		last_error = saved_;                       \
+		return rc_;                                \
+	} while (0)
+
+int cuMemAllocHost_v2(void **p, size_t n)
+{
+	DRIVER(cudaMallocHost(p, n));
+}
+
+int cuMemFreeHost(void *p)
+{
+	DRIVER(cudaFreeHost(p));
+}
+
+int cuStreamCreate(cudaStream_t *s, unsigned flags)
+{
+	DRIVER(cudaStreamCreateWithFlags(s, flags));
+}
+
+int cuStreamDestroy_v2(cudaStream_t s)
+{
+	DRIVER(cudaStreamDestroy(s));
+}
+
+int cuEventCreate(cudaEvent_t *e, unsigned flags)
+{
+	DRIVER(cudaEventCreateWithFlags(e, flags));
+}
+
+int cuEventDestroy_v2(cudaEvent_t e)
+{
+	DRIVER(cudaEventDestroy(e));
+}
+
+int cuEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+	DRIVER(cudaEventRecord(e, s));
+}
+
+int cuStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
+{
+	DRIVER(cudaStreamWaitEvent(s, e, flags));
+}
+
+int cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src, size_t n,
+			 cudaStream_t s)
+{
+	DRIVER(cudaMemcpyAsync((void *)(uintptr_t)dst, src, n,
+			       cudaMemcpyHostToDevice, s));
+}
+
+int cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t n,
+			 cudaStream_t s)
+{
+	DRIVER(cudaMemcpyAsync(dst, (const void *)(uintptr_t)src, n,
+			       cudaMemcpyDeviceToHost, s));
+}
+
+int cuStreamSynchronize(cudaStream_t s)
+{
+	DRIVER(cudaStreamSynchronize(s));
+}
+
+int cuCtxSynchronize(void)
+{
+	DRIVER(cudaDeviceSynchronize());
+}
+
+int cuStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *status)
+{
+	DRIVER(cudaStreamIsCapturing(s, status));
+}
+#endif

@@ -119,6 +119,23 @@ cudaError_t cudaPeekAtLastError(void);
 int cuMemAlloc_v2(unsigned long long *p, size_t n);
 int cuMemFree_v2(unsigned long long p);
 int cuEventQuery(cudaEvent_t e);
+/* the driver's names of the runtime's own calls, which leave no last error
+ * (libmemplan's while the program has one pending) */
+int cuMemAllocHost_v2(void **p, size_t n);
+int cuMemFreeHost(void *p);
+int cuStreamCreate(cudaStream_t *s, unsigned flags);
+int cuStreamDestroy_v2(cudaStream_t s);
+int cuEventCreate(cudaEvent_t *e, unsigned flags);
+int cuEventDestroy_v2(cudaEvent_t e);
+int cuEventRecord(cudaEvent_t e, cudaStream_t s);
+int cuStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags);
+int cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src, size_t n,
+			 cudaStream_t s);
+int cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t n,
+			 cudaStream_t s);
+int cuStreamSynchronize(cudaStream_t s);
+int cuCtxSynchronize(void);
+int cuStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *status);
 
 /* The stand-in's own figures (not CUDA). */
 struct fakecuda_stats {

@@ -12,7 +12,7 @@
  * request that contradicts them (STREAMS), the ordering each swap and reuse
  * asks of the backend (a logging backend; a copy-in waits for its
  * borrowers' frees alone; record_stream's side streams), every kind of bad
- * plan file, a cycle of two workloads taking turns (explicit, named,
+ * plan file, a plan trusting the trace's holes refused unless asked for, a cycle of two workloads taking turns (explicit, named,
  * recognised, out of order, a malformed cycle refused), and many
  * threads allocating at once (--threads: that alone, longer, for `make check-threads` under
  * ThreadSanitizer).
@@ -592,6 +592,77 @@ static void test_double_free(void)
 	mp_iteration_begin(rt);
 	run_iteration(rt, ptr, 1);
 	CHECK(mp_iteration_end(rt) == 1, "  ... and the next iteration follows the plan");
+	mp_close(rt);
+}
+
+/* A second free of a buffer whose address the plan has since given to a
+ * buffer placed over a swapped-out one (issue 30): the runtime cannot tell
+ * it from an early free of that borrower, and releasing the borrower would
+ * bring the swapped-out buffer back over it while the program still uses
+ * it.  So the free is refused, the borrower keeps its bytes, and the
+ * swapped-out buffer comes back at the borrower's own free.  Clock:
+ *   0 alloc X 64K @0   1 free X   2 alloc A 64K @0   3 alloc C 32K @64K
+ *   [A out after 3]   4 alloc B 64K @0 (A's bytes)   5 alloc E 16K @96K
+ *   6 free B [A in after 6]   7 free A   8 free C   9 free E
+ * with a second free of X between 4 and 5 in the first iteration. */
+static void test_stale_free(void)
+{
+	static const uint64_t sz[] = { 64 * KiB, 64 * KiB, 32 * KiB, 64 * KiB, 16 * KiB };
+	static const uint64_t off[] = { 0, 0, 64 * KiB, 0, 96 * KiB };
+	static const uint64_t lo[] = { 0, 2, 3, 4, 5 }, up[] = { 1, 7, 8, 6, 9 };
+	struct mp_plan p;
+	memset(&p, 0, sizeof(p));
+	p.version = MP_PLAN_VERSION;
+	p.pool_align = 256;
+	p.pool_size = p.lower_bound = 112 * KiB;
+	p.nrequests = 10;
+	p.nallocs = 5;
+	p.allocs = calloc(5, sizeof(*p.allocs));
+	for (int i = 0; i < 5; i++)
+		p.allocs[i] = (struct mp_plan_alloc){ sz[i], off[i], (uint64_t)i,
+						      lo[i], up[i], 0 };
+	p.fingerprint = mp_plan_fingerprint(sz, 5);
+	snprintf(p.strategy, sizeof(p.strategy), "test");
+	p.nswaps = 1;
+	p.host_staging = 64 * KiB;
+	p.swaps = calloc(1, sizeof(*p.swaps));
+	p.swaps[0] = (struct mp_plan_swap){ 1, 3, 6, 0, 64 * KiB, 0, 0 };
+	mp_runtime *rt = open_host(write_plan("stale.plan", &p), 0);
+	if (!rt)
+		return;
+	for (int it = 0; it < 2; it++) {
+		mp_iteration_begin(rt);
+		void *x = mp_alloc(rt, 64 * KiB, NULL);
+		mp_free(rt, x, NULL);
+		void *a = mp_alloc(rt, 64 * KiB, NULL);
+		replay_fill(a, 64 * KiB, 0, 1, 0);
+		void *c = mp_alloc(rt, 32 * KiB, NULL); /* A goes out */
+		void *b = mp_alloc(rt, 64 * KiB, NULL);
+		replay_fill(b, 64 * KiB, 0, 3, 0);
+		if (it == 0) {
+			CHECK(x == a && b == a, "X, A and B share one address, B over A's swapped-out bytes");
+			CHECK(runtime_free(rt, x, NULL, MP_MEM_RUNTIME) == RUNTIME_EINVAL,
+			      "  ... a second free of X, now B's address, is refused");
+			CHECK(intact(b, 64 * KiB, 3),
+			      "  ... B keeps its bytes (A is not brought back over it)");
+			struct mp_stats s;
+			mp_stats_get(rt, &s);
+			CHECK_EQ_U64(s.divergences, 1, "  ... a divergence");
+		}
+		void *e = mp_alloc(rt, 16 * KiB, NULL);
+		CHECK(runtime_free(rt, b, NULL, MP_MEM_RUNTIME) == 0, "  ... B's own free succeeds");
+		CHECK(intact(a, 64 * KiB, 1), "  ... and A's bytes are back after it");
+		CHECK(runtime_free(rt, a, NULL, MP_MEM_RUNTIME) == 0 &&
+		      runtime_free(rt, c, NULL, MP_MEM_RUNTIME) == 0 &&
+		      runtime_free(rt, e, NULL, MP_MEM_RUNTIME) == 0,
+		      "  ... every other free succeeds");
+		int done = mp_iteration_end(rt);
+		CHECK(done == (it == 1), it == 0 ? "  ... the iteration diverged" :
+			      "the next iteration, without the second free, is followed");
+	}
+	struct mp_stats s;
+	mp_stats_get(rt, &s);
+	CHECK_EQ_U64(s.pool_frees, s.planned_allocs, "  ... every pool buffer released once");
 	mp_close(rt);
 }
 
@@ -1242,6 +1313,37 @@ static void test_pass_and_foreign(void)
 	mp_close(rt);
 }
 
+/* A plan compiled with --trust-holes is valid only if something else
+ * moves the trace's holes: mp_open refuses it unless asked to go on
+ * (MEMPLAN_ON_UNSAFE=warn), and then follows it. */
+static void test_trust_holes(void)
+{
+	struct mp_plan p;
+	make_plan(&p, 0, 0, 0);
+	p.flags |= MP_PLAN_TRUSTS_HOLES;
+	char *path = write_plan("holes.plan", &p);
+	struct mp_options o;
+	mp_options_init(&o);
+	o.backend = MP_BACKEND_HOST;
+	o.verbose = -1;
+	err[0] = 0;
+	mp_runtime *rt = mp_open(path, &o, err, sizeof(err));
+	CHECK(!rt, "a plan that trusts the trace's holes: refused by default");
+	CHECK_STR_HAS(err, "--trust-holes", "  ... saying it was compiled with --trust-holes");
+	CHECK_STR_HAS(err, "MEMPLAN_ON_UNSAFE=warn", "  ... and how to follow it anyway");
+	mp_close(rt);
+	o.on_unsafe = MP_ON_UNSAFE_WARN;
+	rt = mp_open(path, &o, err, sizeof(err));
+	CHECK(rt != NULL, "  ... followed when asked to go on (warn)");
+	if (rt) {
+		void *ptr[4];
+		mp_iteration_begin(rt);
+		run_iteration(rt, ptr, 0);
+		CHECK(mp_iteration_end(rt) == 1, "  ... to the iteration's end");
+	}
+	mp_close(rt);
+}
+
 static void test_bad_input(void)
 {
 	char path[300];
@@ -1552,6 +1654,7 @@ int main(int argc, char **argv)
 		test_pass_and_foreign();
 		test_streams();
 		test_double_free();
+		test_stale_free();
 		test_two_borrowers();
 		test_swaps_meeting();
 		test_huge_count();
@@ -1561,6 +1664,7 @@ int main(int argc, char **argv)
 		test_ordering();
 		test_record_stream();
 		test_bad_input();
+		test_trust_holes();
 		test_cycle();
 	}
 	test_threads(threads_only ? 5000 : 20000, 0);
