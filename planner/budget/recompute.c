@@ -1207,6 +1207,14 @@ int recomp_transform_groups(const struct recomp_model *m,
 	snprintf(v, sizeof(v), "%zu", nch);
 	if (trace_set_meta(x.t2, "recompute.buffers", v))
 		goto fail;
+	/* the buffers from here on are made by re-runs: simulate and
+	 * inspect name them as the recomputed tensors (a trace transformed
+	 * twice keeps the first program's count, as base_ns) */
+	if (!trace_get_meta(t, "recompute.first_buffer")) {
+		snprintf(v, sizeof(v), "%zu", m->n);
+		if (trace_set_meta(x.t2, "recompute.first_buffer", v))
+			goto fail;
+	}
 	/* every re-run closed once first: the inputs kept past their free */
 	for (size_t k = 0; k < ni; k++) {
 		if (ins[k].kind != 0)

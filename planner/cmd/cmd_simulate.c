@@ -30,6 +30,23 @@ static void json_ns(struct json *j, const char *key, double v)
 	json_i64(j, key, (int64_t)llround(v));
 }
 
+/*
+ * The first buffer a re-run made, where t is the trace of a program that
+ * recomputes (memplan-plan advise --trace-out: its meta
+ * recompute.first_buffer); t->nbuffers when it is not one.
+ */
+static size_t recomputed_first(const struct trace *t)
+{
+	const char *v = trace_get_meta(t, "recompute.first_buffer");
+	char *end;
+	if (!v)
+		return t->nbuffers;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (end == v || *end || n > t->nbuffers)
+		return t->nbuffers;
+	return (size_t)n;
+}
+
 static void simulate_json(const char *ppath, const char *tpath,
 			  const struct trace *t, const struct mp_plan *plan,
 			  const struct link_model *l, const char *source,
@@ -102,6 +119,17 @@ static void simulate_json(const char *ppath, const char *tpath,
 		json_object_end(&j);
 	}
 	json_array_end(&j);
+	/* the tensors the program makes again (a trace of advise --trace-out) */
+	json_array(&j, "recomputed");
+	char nm[CMD_NAME_LEN];
+	for (size_t i = recomputed_first(t); i < t->nbuffers; i++) {
+		json_object(&j, NULL);
+		json_u64(&j, "buffer", t->buffers[i].id);
+		json_string(&j, "tensor", cmd_buffer_name(t, t->buffers[i].id, nm, sizeof(nm)));
+		json_u64(&j, "bytes", t->buffers[i].size);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
 	json_object_end(&j);
 	json_finish(&j);
 }
@@ -165,6 +193,15 @@ static void simulate_text(const char *ppath, const char *tpath,
 	if (plan->nswaps)
 		printf("\n");
 	swapped_text(plan, names);
+	size_t first = recomputed_first(t);
+	if (first < t->nbuffers) {
+		char nm[CMD_NAME_LEN];
+		printf("\nrecomputed tensors (made again by the program's re-runs):\n");
+		for (size_t i = first; i < t->nbuffers; i++)
+			printf("  %-40s %12s  buffer %zu\n",
+			       cmd_buffer_name(t, t->buffers[i].id, nm, sizeof(nm)),
+			       cli_format_size(t->buffers[i].size, a, sizeof(a)), i);
+	}
 	if (!ntop)
 		return;
 	printf("\nlongest stalls%s:\n  %8s %8s %8s %10s %9s %12s %10s  %s\n",

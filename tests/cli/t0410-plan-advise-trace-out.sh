@@ -39,4 +39,21 @@ ok $? "  ... measured against the original program's iteration ($base ns)"
 
 expect 0 "compile --swap-strategy hybrid on the original" memplan-plan compile "$T/r.trace" --budget "$budget" --link pcie5 --swap-strategy hybrid -o "$T/h.plan"
 expect 0 "  ... is the plan of the same program" memplan-plan verify "$T/h.plan" "$T/r2.trace"
+
+# the recomputed tensors are named where the plan is simulated, as the
+# swapped ones are: every tensor advise says to recompute, by its label
+memplan-plan advise "$T/r.trace" --budget "$budget" --link pcie5 >"$T/adv.txt" 2>&1
+awk '$1 ~ /^[0-9]+$/ && $3 == "recompute" { print $2 }' "$T/adv.txt" | sort >"$T/want"
+[ -s "$T/want" ]
+ok $? "  ... advise recomputes $(wc -l <"$T/want") tensors"
+expect 0 "simulate names them" memplan-plan simulate "$T/h.plan" "$T/r2.trace"
+sed -n '/^recomputed tensors/,/^$/p' "$T/out" | sed 1d | awk 'NF { print $1 }' | sort >"$T/got"
+# (a re-run also makes its operator's other outputs again: a superset)
+[ -z "$(comm -23 "$T/want" "$T/got")" ]
+ok $? "  ... every recomputed tensor by its label, in the text"
+memplan-plan simulate --json "$T/h.plan" "$T/r2.trace" >"$T/s.json" 2>"$T/err"
+grep -o '"recomputed":\[[^]]*\]' "$T/s.json" | grep -o '"tensor":"[^"]*"' |
+	sed 's/"tensor":"//; s/"$//' | sort >"$T/gotj"
+[ -s "$T/gotj" ] && cmp -s "$T/got" "$T/gotj"
+ok $? "  ... and in the JSON's recomputed array"
 done_testing
