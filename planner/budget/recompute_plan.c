@@ -388,11 +388,8 @@ static int swaps_hopeless(const struct trace *t, const struct link_model *l,
 	if (floor_ns > best_ns)
 		return 1;
 	double slack = best_ns - (double)(e0 - t0);
-	struct swap_bound b;
 	char e[256];
-	if (swapbound_compute(t, l, slack, &b, e, sizeof(e)))
-		return -1;
-	return b.computed && b.bytes > budget;
+	return swapbound_exceeds(t, l, slack, budget, e, sizeof(e));
 }
 
 unsigned long recomp_hybrid_searches, recomp_hybrid_pruned;

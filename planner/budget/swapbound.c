@@ -151,9 +151,16 @@ static double away_most(struct work *w, size_t m, double dl, double st,
 	return best < total ? best : total;
 }
 
-int swapbound_compute(const struct trace *t, const struct link_model *l,
-		      double stall_ns, struct swap_bound *b, char *err,
-		      size_t errlen)
+/*
+ * The bound, or with stop below UINT64_MAX only whether it passes stop:
+ * the steps are visited from the most resident down and each one's figure
+ * is at most its resident bytes, so the visit ends at the first step whose
+ * figure passes stop or whose resident bytes do not (b->bytes is then the
+ * true bound whenever either is above stop, and at most stop otherwise).
+ */
+static int bound_run(const struct trace *t, const struct link_model *l,
+		     double stall_ns, uint64_t stop, struct swap_bound *b,
+		     char *err, size_t errlen)
 {
 	memset(b, 0, sizeof(*b));
 	b->stall_ns = stall_ns;
@@ -259,7 +266,7 @@ int swapbound_compute(const struct trace *t, const struct link_model *l,
 	uint64_t best = 0, at = 0, res = 0;
 	for (size_t o = 0; o < n; o++) {
 		size_t k = order[o].k;
-		if (prof[k] <= best && o > 0)
+		if ((prof[k] <= best && o > 0) || (stop != UINT64_MAX && prof[k] <= stop))
 			break;
 		size_t m = 0;
 		for (size_t j = 0; j < ns; j++) {
@@ -288,6 +295,8 @@ int swapbound_compute(const struct trace *t, const struct link_model *l,
 			at = k;
 			res = prof[k];
 		}
+		if (best > stop)
+			break;
 	}
 	b->computed = 1;
 	b->bytes = best;
@@ -307,4 +316,22 @@ out:
 	swap_ctx_free(&c);
 	solver_problem_free(&p);
 	return rc;
+}
+
+int swapbound_compute(const struct trace *t, const struct link_model *l,
+		      double stall_ns, struct swap_bound *b, char *err,
+		      size_t errlen)
+{
+	return bound_run(t, l, stall_ns, UINT64_MAX, b, err, errlen);
+}
+
+int swapbound_exceeds(const struct trace *t, const struct link_model *l,
+		      double stall_ns, uint64_t budget, char *err,
+		      size_t errlen)
+{
+	struct swap_bound b;
+	int rc = bound_run(t, l, stall_ns, budget, &b, err, errlen);
+	if (rc)
+		return -1;
+	return b.computed && b.bytes > budget;
 }

@@ -71,6 +71,17 @@ int swapbound_compute(const struct trace *t, const struct link_model *l,
 		      double stall_ns, struct swap_bound *b, char *err,
 		      size_t errlen);
 
+/*
+ * Whether the bound of t over l for stall_ns passes budget: 1 (no plan
+ * stalling that little fits budget), 0 (one might, or the bound is not
+ * computed), -1 out of memory (a sentence in err).  Stops at the first step
+ * that decides, so it costs far less than swapbound_compute() where few
+ * steps are above budget; the answer is the same (test_swapbound).
+ */
+int swapbound_exceeds(const struct trace *t, const struct link_model *l,
+		      double stall_ns, uint64_t budget, char *err,
+		      size_t errlen);
+
 /* The largest reduction 100 * (1 - bytes / lower_bound) any such plan can
  * reach, in percent; NAN when not computed or the lower bound is 0. */
 double swapbound_pct(const struct swap_bound *b);

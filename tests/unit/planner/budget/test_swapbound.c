@@ -188,6 +188,19 @@ static void test_zoo(void)
 			uint64_t bound[NS];
 			for (size_t j = 0; j < NS; j++)
 				bound[j] = bound_of(t, links[k], share[j] * f.base_ns);
+			/* the yes/no form stops early and answers as the bound */
+			size_t wrong = 0;
+			for (size_t j = 0; j < NS; j++)
+				for (int d = -3; d <= 3; d++) {
+					uint64_t budget = bound[j] + (uint64_t)((int64_t)d * 4096);
+					budget = d < -2 ? bound[j] / 2 : d > 2 ? f.lb_noswap : budget;
+					int e = swapbound_exceeds(t, &l, share[j] * f.base_ns,
+								  budget, err, sizeof(err));
+					wrong += e != (bound[j] > budget);
+				}
+			snprintf(what, sizeof(what), "%s %s: swapbound_exceeds answers as the bound, about it and far from it",
+				 zoo[z].model, links[k]);
+			CHECK(wrong == 0, what);
 			size_t plans = 0, free_plans = 0, below = 0;
 			uint64_t least_free = 0;
 			for (size_t r = 0; r < f.nrows; r++)
