@@ -176,7 +176,7 @@ static int improve_case(long seed, uint64_t steps, uint64_t *lb,
 					      g.r[i].upper, NULL, 0,
 					      SOLVER_FREE, -1 };
 	struct solver_problem p = { it, g.n, NULL, 0 };
-	struct solver_improve_limits lim = { 0, steps, 0 };
+	struct solver_improve_limits lim = { 0, steps, 0, 0 };
 	uint64_t done = 0, hc = 0;
 	*lb = solver_lower_bound(&p);
 	if (solver_place_greedy(&p, off, start, err, sizeof(err)) ||
