@@ -364,6 +364,10 @@ struct solver_improve_limits {
 	double seconds;
 	uint64_t max_steps;
 	uint64_t seed; /* 0: a fixed default */
+	/* seconds one greedy run over every buffer took on this machine just
+	 * now (auto's heuristics), the guess for a whole run before one ran
+	 * here; 0: guessed from the improvement's own setup */
+	double run_seconds;
 };
 
 /*

@@ -519,13 +519,14 @@ static int whole_run(struct squeeze *s, const struct solver_problem *p,
 	if (solver_occupancy_run(s->o, s->order, p->n, SOLVER_FIT_LOWEST,
 				 s->trial, &h, NULL, 0))
 		return SOLVER_ENOMEM;
-	t = elapsed_since(&b->t0) - t;
+	int kept = (sideways ? h <= *best : h < *best) &&
+		   solver_check(p, s->trial, &h, NULL, 0) == 0 &&
+		   (sideways ? h <= *best : h < *best);
+	t = elapsed_since(&b->t0) - t; /* the check is part of the step */
 	if (t > b->step)
 		b->step = t;
 	b->first = 0;
-	if ((sideways ? h <= *best : h < *best) &&
-	    solver_check(p, s->trial, &h, NULL, 0) == 0 &&
-	    (sideways ? h <= *best : h < *best)) {
+	if (kept) {
 		int lower = h < *best;
 		*best = h;
 		memcpy(offsets, s->trial, p->n * sizeof(*offsets));
@@ -684,7 +685,7 @@ int solver_improve(const struct solver_problem *p, uint64_t *offsets,
 	solver_order_sort(keys, p->n, bylower);
 	free(keys);
 	uint64_t rng = lim->seed ? lim->seed : UINT64_C(0x9e3779b97f4a7c15);
-	struct budget bud = { lim, t0, 0, 0, 0 };
+	struct budget bud = { lim, t0, 0, 0, lim->run_seconds };
 	/* the size order with start ties, squeezes while they gain, then
 	 * the rounds */
 	struct squeeze sq = { 0 };
@@ -695,8 +696,9 @@ int solver_improve(const struct solver_problem *p, uint64_t *offsets,
 	if (t > bud.step)
 		bud.step = t;
 	/* a whole run took 5 to 17 times this setup on 18k-62k buffers: the
-	 * first one starts only when that much time is left */
-	bud.first = SETUP_TO_RUN * t;
+	 * first one starts only when that much time is left (or the time a
+	 * run took the caller, measured at this machine's current speed) */
+	bud.first = lim->run_seconds > 0 ? lim->run_seconds : SETUP_TO_RUN * t;
 	if (rc == 0 && !out_of_budget(&bud))
 		rc = size_start_order(&sq, p, offsets, &best, &bud);
 	while (rc >= 0 && sq.o && best > lb && !out_of_budget(&bud) &&
@@ -724,6 +726,18 @@ int solver_improve(const struct solver_problem *p, uint64_t *offsets,
 			k *= 4;
 		if (round % WINDOW_STEPS == WINDOW_STEPS - 1)
 			k = p->n;
+		/* a window's setup and first run cost about two runs of its
+		 * share of a whole one: a window that would not fit shrinks to
+		 * the smallest, and when that would not either the rounds end */
+		if (lim->run_seconds > 0 && lim->seconds > 0) {
+			double now = elapsed_since(&t0);
+			if (now + 2 * lim->run_seconds * (double)k / (double)p->n >=
+			    lim->seconds)
+				k = WINDOW_MIN;
+			if (now + 2 * lim->run_seconds * (double)k / (double)p->n >=
+			    lim->seconds)
+				break;
+		}
 		size_t c = highest(p, offsets, best, &rng);
 		double t = elapsed_since(&t0);
 		rc = round_new(&m, p, offsets, bylower, c, k);

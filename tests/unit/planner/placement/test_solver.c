@@ -753,7 +753,7 @@ static int improve_from_firstfit(const struct solver_problem *p,
 				 uint64_t *off, uint64_t steps,
 				 uint64_t *start, uint64_t *end)
 {
-	struct solver_improve_limits lim = { 0, steps, 0 };
+	struct solver_improve_limits lim = { 0, steps, 0, 0 };
 	uint64_t done = 0;
 	if (run("first-fit", p, off) == UINT64_MAX)
 		return -1;
@@ -806,7 +806,7 @@ static void test_improve(void)
 	struct solver_item a[] = { ITEM(0, 2, 1), ITEM(0, 4, 1), ITEM(2, 4, 2) };
 	struct solver_problem p = mkprob(a, 3);
 	uint64_t off[3] = { 0, 1, 2 }, h = 0; /* height 4, optimum 3 */
-	struct solver_improve_limits none = { 0, 0, 0 }, some = { 0, 10, 0 };
+	struct solver_improve_limits none = { 0, 0, 0, 0 }, some = { 0, 10, 0, 0 };
 	CHECK(solver_improve(&p, off, &h, &none, NULL, err, sizeof(err)) == 0 &&
 		      h == 4 && off[2] == 2,
 	      "improve: no budget, no change");

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "solver.h"
 #include "tap.h"
@@ -162,9 +163,12 @@ static struct gen generate(size_t n, int layers, uint64_t seed)
  * greedy-size, then solver_improve() with a budget of steps.  Returns 0
  * with the lower bound and both heights, or -1 (err says why).
  */
-static int improve_case(long seed, uint64_t steps, uint64_t *lb,
-			uint64_t *start, uint64_t *end)
+static int improve_case_lim(long seed,
+			    const struct solver_improve_limits *lim,
+			    uint64_t *lb, uint64_t *start, uint64_t *end,
+			    uint64_t *made)
 {
+	uint64_t steps = lim->max_steps;
 	struct gen g = generate(4200, 40, (uint64_t)seed * 7919 + 3);
 	struct solver_item *it = calloc(g.n, sizeof(*it));
 	uint64_t *off = calloc(g.n, sizeof(*off));
@@ -176,14 +180,15 @@ static int improve_case(long seed, uint64_t steps, uint64_t *lb,
 					      g.r[i].upper, NULL, 0,
 					      SOLVER_FREE, -1 };
 	struct solver_problem p = { it, g.n, NULL, 0 };
-	struct solver_improve_limits lim = { 0, steps, 0 };
 	uint64_t done = 0, hc = 0;
 	*lb = solver_lower_bound(&p);
 	if (solver_place_greedy(&p, off, start, err, sizeof(err)) ||
-	    solver_improve(&p, off, end, &lim, &done, err, sizeof(err)) ||
+	    solver_improve(&p, off, end, lim, &done, err, sizeof(err)) ||
 	    solver_check(&p, off, &hc, err, sizeof(err)))
 		goto out;
-	rc = hc == *end && done <= steps ? 0 : -1;
+	if (made)
+		*made = done;
+	rc = hc == *end && (!steps || done <= steps) ? 0 : -1;
 	if (rc)
 		snprintf(err, sizeof(err), "height %llu, checked %llu, %llu steps",
 			 (unsigned long long)*end, (unsigned long long)hc,
@@ -193,6 +198,45 @@ out:
 	free(off);
 	free(g.r);
 	return rc;
+}
+
+static int improve_case(long seed, uint64_t steps, uint64_t *lb,
+			uint64_t *start, uint64_t *end)
+{
+	struct solver_improve_limits lim = { 0, steps, 0, 0 };
+	return improve_case_lim(seed, &lim, lb, start, end, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/*
+ * The caller's measure of a greedy run (run_seconds, issue 33): on a
+ * machine where a run took longer than the time left nothing starts (the
+ * improvement's setup was outside every estimate, so auto passed its time
+ * limit); where runs are quick the guess changes no step.
+ */
+static void test_run_seconds(void)
+{
+	uint64_t lb, start, end, made = 1;
+	struct solver_improve_limits slow = { 0.2, 0, 0, 10.0 };
+	double t = now_s();
+	int rc = improve_case_lim(3, &slow, &lb, &start, &end, &made);
+	t = now_s() - t;
+	CHECK(rc == 0 && made == 0 && end == start,
+	      "run_seconds: a run of 10 s does not start in 0.2 s");
+	CHECK(t < 1.0, "run_seconds: ... and the call ends at once (under 1 s with generating)");
+	uint64_t plain, quick;
+	struct solver_improve_limits fast = { 600, 10, 0, 1e-9 };
+	CHECK(improve_case(3, 10, &lb, &start, &plain) == 0 &&
+		      improve_case_lim(3, &fast, &lb, &start, &quick,
+				       &made) == 0 &&
+		      quick == plain && made == 10,
+	      "run_seconds: a quick run's guess makes the same ten steps");
 }
 
 static void test_size_start(void)
@@ -232,5 +276,6 @@ int main(void)
 {
 	test_size_start();
 	test_squeeze();
+	test_run_seconds();
 	return tap_done();
 }
