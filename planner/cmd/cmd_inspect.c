@@ -297,12 +297,13 @@ static int trace_names(const struct mp_plan *p, const char *ppath,
 	}
 	rc = planfile_verify(p, t, err, sizeof(err));
 	if (rc) {
+		/* verify's wording and status (cmd_plan_fits) */
 		if (rc == PLANFILE_EINVALID)
-			cli_error("plan '%s' does not belong to trace '%s': %s", ppath, tpath, err);
+			cli_error("plan '%s' does not fit trace '%s': %s", ppath, tpath, err);
 		else
 			cli_error("%s", err);
 		trace_free(t);
-		return rc == PLANFILE_EINVALID ? MP_EXIT_INPUT : MP_EXIT_INTERNAL;
+		return rc == PLANFILE_EINVALID ? MP_EXIT_LIMIT : MP_EXIT_INTERNAL;
 	}
 	*names = cmd_swap_names(t, p);
 	trace_free(t);

@@ -70,9 +70,9 @@ ok $? "inspect --json: every swap names its tensor"
 memplan-plan inspect --json "$T/deep/folder/r50.plan" >"$T/i.json" 2>"$T/err" &&
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not all(s["tensor"] is None for s in d["swaps"]))' "$T/i.json"
 ok $? "inspect --json without a trace: tensor null"
-expect 3 "inspect with another trace: refused" \
+expect 1 "inspect with another trace: refused, as verify refuses it" \
 	memplan-plan inspect "$T/deep/folder/r50.plan" "$T/a.trace"
-has "$T/err" "does not belong to trace" "  ... saying why"
+has "$T/err" "does not fit trace" "  ... in verify's words"
 # the frontier: 0-20% readable under a 350% point, recompute and hybrid
 # beside the swap strategies, no text over another
 memplan-plan frontier "$T/r.trace" --link pcie5 --strategies memplan,vdnn,recompute,hybrid \
