@@ -13,13 +13,17 @@ memplan-trace synth --model alexnet --batch 2 -o "$T/a.trace" >/dev/null &&
 	memplan-plan compile "$T/a.trace" -o "$T/a.plan" >/dev/null
 ok $? "a trace and its plan"
 LIB=$BUILD_DIR/lib/libmemplan.so
+# a sanitizer build of the library needs its runtimes loaded before it
+# (as t0301 preloads it)
+SAN=$(ldd "$LIB" 2>/dev/null | awk '/lib(asan|ubsan|tsan)\./ { printf "%s ", $3 }')
+PRE="$SAN$LIB"
 
 # check ENV...: check-env in exactly that environment
 check() {
 	env -i PATH="$PATH" "$@" memplan-plan check-env >"$T/out" 2>"$T/err"
 }
 
-check MEMPLAN_PLAN="$T/a.plan" LD_PRELOAD="$LIB" MEMPLAN_SHOW_STATS=1
+check MEMPLAN_PLAN="$T/a.plan" LD_PRELOAD="$PRE" MEMPLAN_SHOW_STATS=1
 ok $? "a sound setup: exit 0"
 has "$T/out" "plan: $T/a.plan: device 0, pool" "  ... the plan opens, its device and pool"
 has "$T/out" "ok: LD_PRELOAD names $LIB" "  ... LD_PRELOAD names the library"
@@ -77,7 +81,7 @@ expect 2 "check-env takes no argument" memplan-plan check-env extra
 APP=$BUILD/tests/cuda/app
 "$BUILD/tests/cuda/fixtures" "$T" 2>"$T/err"
 ok $? "the stand-in's fixtures"
-LD_PRELOAD=$LIB MEMPLAN_PLAN=$T/noswap.plan MEMPLAN_SHOW_STAT=1 MEMPLAN_FROBNICATE=1 \
+LD_PRELOAD="$PRE" MEMPLAN_PLAN=$T/noswap.plan MEMPLAN_SHOW_STAT=1 MEMPLAN_FROBNICATE=1 \
 	MEMPLAN_BIN=/x MEMPLAN_CAPTURE_RANGE=x "$APP" "$T/swap.trace" --iterations 2 >"$T/out" 2>"$T/err"
 ok $? "libmemplan with misspelt variables: the program runs"
 has "$T/err" "memplan: warning: MEMPLAN_SHOW_STAT means nothing to libmemplan and was ignored; did you mean MEMPLAN_SHOW_STATS?" \
@@ -85,13 +89,13 @@ has "$T/err" "memplan: warning: MEMPLAN_SHOW_STAT means nothing to libmemplan an
 has "$T/err" "memplan: warning: MEMPLAN_FROBNICATE means nothing to libmemplan" "  ... and for a name near none"
 [ "$(grep -c 'means nothing' "$T/err")" -eq 2 ]
 ok $? "  ... once each, not for MEMPLAN_BIN or MEMPLAN_CAPTURE_*"
-LD_PRELOAD=$LIB MEMPLAN_PLAN=$T/noswap.plan MEMPLAN_SHOW_STAT=1 MEMPLAN_VERBOSE=-1 \
+LD_PRELOAD="$PRE" MEMPLAN_PLAN=$T/noswap.plan MEMPLAN_SHOW_STAT=1 MEMPLAN_VERBOSE=-1 \
 	"$APP" "$T/swap.trace" --iterations 2 >"$T/out" 2>"$T/err"
 if grep -q 'means nothing' "$T/err"; then r=1; else r=0; fi
 ok $r "  ... and not under MEMPLAN_VERBOSE=-1"
 
 # at load, so that a process that never allocates on the GPU is told too
-LD_PRELOAD=$LIB MEMPLAN_SHOW_STAT=1 /bin/echo hi >"$T/out" 2>"$T/err"
+LD_PRELOAD="$PRE" MEMPLAN_SHOW_STAT=1 /bin/echo hi >"$T/out" 2>"$T/err"
 ok $? "libmemplan in a process without CUDA"
 has "$T/err" "MEMPLAN_SHOW_STAT means nothing to libmemplan and was ignored; did you mean MEMPLAN_SHOW_STATS?" \
 	"  ... warns when it loads"

@@ -72,13 +72,15 @@ expect 1 "  ... so does the replay on the host" memplan-replay --iterations 1 "$
 # copies of 10 to 20 ms the borrower writes before the bytes have left.
 # The fault shows only when a borrower writes while the copy-out still runs:
 # on a loaded machine (or under the sanitizers) a run may miss it, so it
-# gets three runs to show; the real runtime below must be valid every time.
-for try in 1 2 3; do
-	FAKECUDA_PINNED_DELAY_US=20000 "$NOWAIT" --backend cuda --iterations 1 \
+# gets three runs to show, each with copies 5-10 times longer than the last
+# (a slow program's borrower then still meets a copy-out in flight); the
+# real runtime below must be valid every time.
+for delay in 20000 200000 1000000; do
+	FAKECUDA_PINNED_DELAY_US=$delay "$NOWAIT" --backend cuda --iterations 1 \
 		"$T/60.plan" "$T/r.trace" >"$T/out" 2>"$T/err"
 	got=$?
 	[ "$got" -eq 1 ] && break
-	echo "# run $try of the faulty runtime: exit status $got"
+	echo "# the faulty runtime with copies of $delay us: exit status $got"
 done
 [ "$got" -eq 1 ]
 ok $? "a runtime whose borrowers skip the wait for the swap-out: invalid"
