@@ -131,7 +131,10 @@ static void one(const unsigned char *buf, size_t len, uint64_t twist)
 	drive(rt, &copy, 0, 1);
 	struct mp_stats s;
 	mp_stats_get(rt, &s);
-	if (s.planned_allocs != s.pool_frees ||
+	/* a free the runtime refuses as a stale second free over swapped-out
+	 * bytes (libmemplan(3)) leaves its buffer to the close: straying
+	 * inputs make such frees, so fewer pool frees than allocations */
+	if (s.pool_frees > s.planned_allocs ||
 	    s.pass_through + s.fallback_allocs != s.real_frees ||
 	    s.swaps_in > s.swaps_out || s.completed > s.iterations)
 		abort();
