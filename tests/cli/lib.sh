@@ -91,3 +91,27 @@ need_torch() {
 	done_testing
 	exit
 }
+
+# svg_in_chromium NAME...: each $T/NAME.svg screenshot in headless
+# Chromium, one check each that nothing runs off the picture (its own
+# frame's edge is white); skipped, saying so, without Chromium
+svg_in_chromium() {
+	_browser=
+	for _b in chromium chromium-browser; do
+		command -v "$_b" >/dev/null 2>&1 && _browser=$_b && break
+	done
+	for _f in "$@"; do
+		if [ -z "$_browser" ]; then
+			skip "$_f.svg in Chromium" "chromium is not installed"
+			continue
+		fi
+		rm -rf "$T/profile"
+		timeout 120 "$_browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+			--no-first-run --hide-scrollbars --user-data-dir="$T/profile" \
+			--window-size=1100,700 --screenshot="$T/$_f.png" "file://$T/$_f.svg" >/dev/null 2>&1 &&
+			python3 tests/cli/pngrule.py edge "$T/$_f.png" 0 0 \
+				$(sed -n 's/^<svg [^>]* width="\([0-9]*\)" height="\([0-9]*\)".*/\1 \2/p' "$T/$_f.svg") \
+				>"$T/err" 2>&1
+		ok $? "$_f.svg in Chromium: nothing runs off the picture (its own frame's edge is white)"
+	done
+}

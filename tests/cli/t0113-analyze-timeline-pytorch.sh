@@ -72,22 +72,5 @@ rule overlap "$T/l20.svg"
 ok $? "resnet50: no two texts overlap with 20 groups"
 
 # in a browser: each picture drawn inside its frame
-browser=
-for b in chromium chromium-browser; do
-	command -v "$b" >/dev/null 2>&1 && browser=$b && break
-done
-for f in n p l20; do
-	if [ -z "$browser" ]; then
-		skip "$f.svg in Chromium" "chromium is not installed"
-		continue
-	fi
-	rm -rf "$T/profile"
-	timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-		--no-first-run --hide-scrollbars --user-data-dir="$T/profile" \
-		--window-size=1100,700 --screenshot="$T/$f.png" "file://$T/$f.svg" >/dev/null 2>&1 &&
-		python3 tests/cli/pngrule.py edge "$T/$f.png" 0 0 \
-			$(sed -n 's/^<svg [^>]* width="\([0-9]*\)" height="\([0-9]*\)".*/\1 \2/p' "$T/$f.svg") \
-			>"$T/err" 2>&1
-	ok $? "$f.svg in Chromium: nothing runs off the picture (its own frame's edge is white)"
-done
+svg_in_chromium n p l20
 done_testing
