@@ -28,6 +28,19 @@ struct stretch {
 			no access waits for it */
 };
 
+/* Steps [lo, hi) where one buffer may be recomputed away, and the least
+ * share of re-run time that costs (swapbound.h, "Recomputation"). */
+struct rwin {
+	uint32_t item;
+	uint64_t lo, hi;
+	double cost;
+};
+
+/* A buffer that may be recomputed away at the step being costed. */
+struct rcand {
+	double bytes, per_byte;
+};
+
 /* One buffer away at the step being costed. */
 struct cand {
 	double rel, need, bytes;
@@ -84,6 +97,13 @@ static int rel_desc(const void *x, const void *y)
 static int need_asc(const void *x, const void *y)
 {
 	double a = ((const struct cand *)x)->need, b = ((const struct cand *)y)->need;
+	return (a > b) - (a < b);
+}
+
+static int per_byte_asc(const void *x, const void *y)
+{
+	double a = ((const struct rcand *)x)->per_byte,
+	       b = ((const struct rcand *)y)->per_byte;
 	return (a > b) - (a < b);
 }
 
@@ -151,6 +171,97 @@ static double away_most(struct work *w, size_t m, double dl, double st,
 	return best < total ? best : total;
 }
 
+/* The access mode of buffer x at event ev, as recompute.c reads it (an
+ * unknown mode counts as both). */
+static unsigned mode_at(const struct trace *t, size_t ev, int64_t x)
+{
+	const struct trace_event *e = &t->events[ev];
+	unsigned md = 0;
+	for (uint32_t a = 0; a < e->nacc; a++) {
+		const struct trace_access *ac = &t->accesses[e->acc0 + a];
+		if (ac->buffer == x)
+			md |= ac->mode == TRACE_ACCESS_UNKNOWN ? TRACE_ACCESS_RW
+							      : ac->mode;
+	}
+	return md;
+}
+
+/* The size a buffer counts with in the shares: its item's in the problem,
+ * else its own. */
+static double share_bytes(const struct trace *t, const struct solver_problem *p,
+			  const int64_t *item_of, int64_t x)
+{
+	return item_of[x] >= 0 ? (double)p->items[item_of[x]].size
+			       : (double)t->buffers[x].size;
+}
+
+/*
+ * The recompute windows of every item into r[*nr]: for each pair of
+ * consecutive uses u_j, u_j+1 of a buffer whose writes up to u_j were all
+ * kernels (the first use one of them), the requests strictly between them,
+ * costed at the sum of those writers' shares of their time.
+ */
+static void add_rwins(const struct trace *t, const struct solver_problem *p,
+		      const struct swap_ctx *c, const int64_t *item_of,
+		      const double *es, const double *ee, struct rwin *r,
+		      size_t *nr)
+{
+	const uint32_t *fa = c->clock.first_after;
+	for (size_t i = 0; i < p->n; i++) {
+		int64_t x = (int64_t)p->items[i].buffer;
+		const struct trace_buffer *tb = &t->buffers[x];
+		const uint32_t *u = t->uses + tb->use0;
+		uint64_t lo = c->item_lo[i], hi = c->item_hi[i];
+		if (hi <= lo || tb->nuses < 2 ||
+		    t->events[u[0]].type != TRACE_EV_KERNEL ||
+		    !(mode_at(t, u[0], x) & TRACE_ACCESS_WRITE))
+			continue;
+		double cost = 0, own = share_bytes(t, p, item_of, x);
+		for (uint32_t j = 0; j + 1 < tb->nuses; j++) {
+			const struct trace_event *e = &t->events[u[j]];
+			if (mode_at(t, u[j], x) & TRACE_ACCESS_WRITE) {
+				if (e->type != TRACE_EV_KERNEL)
+					break; /* a copy or memset made it */
+				double all = 0;
+				for (uint32_t a = 0; a < e->nacc; a++) {
+					const struct trace_access *ac =
+						&t->accesses[e->acc0 + a];
+					if (ac->mode == TRACE_ACCESS_UNKNOWN ||
+					    (ac->mode & TRACE_ACCESS_WRITE))
+						all += share_bytes(t, p, item_of,
+								   ac->buffer);
+				}
+				double d = ee[u[j]] - es[u[j]];
+				if (all > 0 && d > 0)
+					cost += d * own / all;
+			}
+			uint64_t a = fa[u[j] + 1] > lo ? fa[u[j] + 1] : lo,
+				 z = fa[u[j + 1]] < hi ? fa[u[j + 1]] : hi;
+			if (a < z)
+				r[(*nr)++] = (struct rwin){ (uint32_t)i, a, z, cost };
+		}
+	}
+}
+
+/* The most bytes of the m candidates re-runs of at most budget ns can take
+ * away: the fractional knapsack by share per byte. */
+static double recomputed_most(struct rcand *rc, size_t m, double budget)
+{
+	qsort(rc, m, sizeof(*rc), per_byte_asc);
+	double got = 0;
+	for (size_t i = 0; i < m && budget > 0; i++) {
+		double cost = rc[i].per_byte * rc[i].bytes;
+		if (cost <= budget) {
+			got += rc[i].bytes;
+			budget -= cost;
+		} else {
+			got += budget / rc[i].per_byte;
+			budget = 0;
+		}
+	}
+	return got;
+}
+
 /*
  * The bound, or with stop below UINT64_MAX only whether it passes stop:
  * the steps are visited from the most resident down and each one's figure
@@ -159,8 +270,8 @@ static double away_most(struct work *w, size_t m, double dl, double st,
  * true bound whenever either is above stop, and at most stop otherwise).
  */
 static int bound_run(const struct trace *t, const struct link_model *l,
-		     double stall_ns, uint64_t stop, struct swap_bound *b,
-		     char *err, size_t errlen)
+		     int swaps, double stall_ns, double rec_ns, uint64_t stop,
+		     struct swap_bound *b, char *err, size_t errlen)
 {
 	memset(b, 0, sizeof(*b));
 	b->stall_ns = stall_ns;
@@ -168,7 +279,7 @@ static int bound_run(const struct trace *t, const struct link_model *l,
 		unknown(b, "the trace is not finished");
 		return 0;
 	}
-	if (!(stall_ns >= 0)) {
+	if (!(stall_ns >= 0) || !(rec_ns >= 0 || rec_ns == -1)) {
 		unknown(b, "the stall allowed is not a number of ns >= 0");
 		return 0;
 	}
@@ -211,9 +322,16 @@ static int bound_run(const struct trace *t, const struct link_model *l,
 	struct stretch *s = malloc((cap ? cap : 1) * sizeof(*s));
 	struct work w = { malloc(p.n * sizeof(struct cand)),
 			  malloc(p.n * sizeof(struct cand)), malloc(p.n) };
+	int recomp = rec_ns >= 0;
+	size_t nb = t->nbuffers, nr = 0;
+	struct rwin *r = recomp ? malloc((cap ? cap : 1) * sizeof(*r)) : NULL;
+	struct rcand *rcs = recomp ? malloc(p.n * sizeof(*rcs)) : NULL;
+	int64_t *item_of = recomp ? malloc((nb ? nb : 1) * sizeof(*item_of)) : NULL;
+	uint64_t *seen = recomp ? calloc(p.n, sizeof(*seen)) : NULL;
 	rc = 0;
 	if (!es || !ee || !emin || !smax || !prof || !order || !s || !w.c ||
-	    !w.by_need || !w.in_p) {
+	    !w.by_need || !w.in_p ||
+	    (recomp && (!r || !rcs || !item_of || !seen))) {
 		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
 				  "out of memory bounding swaps over %zu events", ne);
 		goto out;
@@ -247,6 +365,13 @@ static int bound_run(const struct trace *t, const struct link_model *l,
 		if (tb->nuses)
 			add_stretch(s, &ns, (uint32_t)i, fa[u[tb->nuses - 1] + 1], hi,
 				    lo, hi, emin, INFINITY);
+	}
+	if (recomp) {
+		for (size_t x = 0; x < nb; x++)
+			item_of[x] = -1;
+		for (size_t i = 0; i < p.n; i++)
+			item_of[p.items[i].buffer] = (int64_t)i;
+		add_rwins(t, &p, &c, item_of, es, ee, r, &nr);
 	}
 	uint64_t peak, peak_at;
 	if ((rc = swap_profile(&c, NULL, 0, prof, &peak, &peak_at)) != 0) {
@@ -285,9 +410,32 @@ static int bound_run(const struct trace *t, const struct link_model *l,
 					    (double)p.items[s[j].item].size, 0 };
 			m++;
 		}
-		double st = k + 1 < n ? emin[k + 1] : INFINITY;
-		double away = away_most(&w, m, smax[k], st, rd, rh, l->latency_ns,
-					stall_ns);
+		double st = k + 1 < n ? emin[k + 1] : INFINITY, away = 0;
+		if (swaps)
+			away = away_most(&w, m, smax[k], st, rd, rh,
+					 l->latency_ns, stall_ns);
+		if (recomp) {
+			/* the two ways together take at most every buffer
+			 * not used here once */
+			double any = 0;
+			size_t mr = 0;
+			for (size_t i = 0; i < m; i++)
+				any += w.c[i].bytes;
+			for (size_t j = 0; j < ns; j++)
+				if (s[j].lo <= k && k < s[j].hi)
+					seen[s[j].item] = k + 1;
+			for (size_t j = 0; j < nr; j++) {
+				if (r[j].lo > k || k >= r[j].hi)
+					continue;
+				double by = (double)p.items[r[j].item].size;
+				rcs[mr++] = (struct rcand){ by, by > 0 ? r[j].cost / by : 0 };
+				if (seen[r[j].item] != k + 1)
+					any += by;
+			}
+			away += recomputed_most(rcs, mr, rec_ns);
+			if (away > any)
+				away = any;
+		}
 		double keep = (double)prof[k] - ceil(away);
 		uint64_t v = keep > 0 ? (uint64_t)keep : 0;
 		if (o == 0 || v > best) {
@@ -313,6 +461,10 @@ out:
 	free(w.c);
 	free(w.by_need);
 	free(w.in_p);
+	free(r);
+	free(rcs);
+	free(item_of);
+	free(seen);
 	swap_ctx_free(&c);
 	solver_problem_free(&p);
 	return rc;
@@ -322,7 +474,18 @@ int swapbound_compute(const struct trace *t, const struct link_model *l,
 		      double stall_ns, struct swap_bound *b, char *err,
 		      size_t errlen)
 {
-	return bound_run(t, l, stall_ns, UINT64_MAX, b, err, errlen);
+	return bound_run(t, l, 1, stall_ns, -1, UINT64_MAX, b, err, errlen);
+}
+
+int swapbound_compute_space(const struct trace *t, const struct link_model *l,
+			    enum swapbound_space sp, double overhead_ns,
+			    struct swap_bound *b, char *err, size_t errlen)
+{
+	if (sp == SWAPBOUND_SWAP)
+		return swapbound_compute(t, l, overhead_ns, b, err, errlen);
+	return bound_run(t, l, sp == SWAPBOUND_HYBRID, overhead_ns,
+			 overhead_ns, UINT64_MAX, b,
+			 err, errlen);
 }
 
 int swapbound_exceeds(const struct trace *t, const struct link_model *l,
@@ -330,7 +493,7 @@ int swapbound_exceeds(const struct trace *t, const struct link_model *l,
 		      size_t errlen)
 {
 	struct swap_bound b;
-	int rc = bound_run(t, l, stall_ns, budget, &b, err, errlen);
+	int rc = bound_run(t, l, 1, stall_ns, -1, budget, &b, err, errlen);
 	if (rc)
 		return -1;
 	return b.computed && b.bytes > budget;

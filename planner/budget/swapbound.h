@@ -39,6 +39,35 @@
  * simulate, partial swaps included; it ignores that a shared link's two
  * directions slow each other (a valid but looser bound there).
  * Not computed for traces swap_ctx_init() refuses, or with trace holes.
+ *
+ * Recomputation (swapbound_compute_space()).  A plan of recompute or hybrid
+ * is a plan of the program that recomputes (recompute.h): chosen buffers
+ * freed after a use and made again before the next one by re-running the
+ * kernels that wrote them (and maybe more), each re-run pushing every later
+ * event back by its kernels' trace durations.  The simulator only delays,
+ * so such a plan with re-runs of C ns in all and stalls of S ns is
+ * predicted at least C + S slower than the trace: an overhead of O ns
+ * bounds C <= O and C + S <= O.  At step k the pool then holds at least
+ * the resident bytes less the bytes swapped away and those recomputed
+ * away there, two disjoint sets of buffers not used at k:
+ *   - swapped: the bound above with D = O, since every time of the program
+ *     that recomputes is the trace's plus at most C (copies start no
+ *     earlier, deadlines move by at most C + S);
+ *   - recomputed: a buffer away at k lies between two uses u_j < k < u_j+1
+ *     (on the clock: from the first request after u_j to the last before
+ *     u_j+1), and its re-run runs every kernel that wrote it up to u_j (a
+ *     buffer written by anything else, or first touched by no kernel
+ *     write, is never recomputed).  A kernel w writing bytes W(w) in all
+ *     (every buffer it writes, persistent ones too) is charged to each
+ *     buffer x it wrote in the share time(w) * bytes(x) / W(w); the shares
+ *     of any set of buffers add up to at most the time of the kernels the
+ *     set needs, so the bytes recomputed away at k within C are at most a
+ *     fractional knapsack of the buffers there by share per byte.  Re-run
+ *     temporaries, inputs kept for a re-run and the order margin only add
+ *     bytes, and are left out.
+ * The sum of the two is capped at the bytes of all buffers not used at k
+ * (the swap floor); buffers used on several streams count as
+ * recomputable (segments may take them), never as swappable.
  */
 #ifndef MEMPLAN_SWAPBOUND_H
 #define MEMPLAN_SWAPBOUND_H
@@ -81,6 +110,26 @@ int swapbound_compute(const struct trace *t, const struct link_model *l,
 int swapbound_exceeds(const struct trace *t, const struct link_model *l,
 		      double stall_ns, uint64_t budget, char *err,
 		      size_t errlen);
+
+/* The plans a bound is over: swap plans (swapbound_compute()), plans of
+ * the program that recomputes without swaps (strategy recompute and the
+ * checkpoint baselines), or with swaps (hybrid). */
+enum swapbound_space {
+	SWAPBOUND_SWAP = 0,
+	SWAPBOUND_RECOMPUTE,
+	SWAPBOUND_HYBRID,
+};
+
+/*
+ * The bound over the plans of space sp whose predicted overhead is at most
+ * overhead_ns (re-runs and stalls together; see "Recomputation" above).
+ * SWAPBOUND_SWAP is swapbound_compute() with that stall.  Same returns.
+ * O(n * (m^2 + r log r)) in requests n, buffers m swappable and r
+ * recomputable at one step, over the steps it visits.
+ */
+int swapbound_compute_space(const struct trace *t, const struct link_model *l,
+			    enum swapbound_space sp, double overhead_ns,
+			    struct swap_bound *b, char *err, size_t errlen);
 
 /* The largest reduction 100 * (1 - bytes / lower_bound) any such plan can
  * reach, in percent; NAN when not computed or the lower bound is 0. */

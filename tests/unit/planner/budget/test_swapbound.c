@@ -127,6 +127,99 @@ static void test_hand(void)
 	trace_free(t);
 }
 
+static uint64_t space_of(const struct trace *t, const char *link,
+			 enum swapbound_space sp, double overhead)
+{
+	char err[256];
+	struct link_model l;
+	struct swap_bound b;
+	if (link_parse(link, NULL, &l, err, sizeof(err)) ||
+	    swapbound_compute_space(t, &l, sp, overhead, &b, err, sizeof(err)) ||
+	    !b.computed) {
+		printf("#   %s: %s%s\n", link, err, b.why);
+		return 0;
+	}
+	return b.bytes;
+}
+
+/*
+ * K1 (0-100 ns) writes A and X (1000 bytes each), X is freed at once, T
+ * (2000) comes and goes while A waits for its read at 300: requests r0
+ * alloc A, r1 alloc X, r2 free X, r3 alloc T, r4 free T, r5 free A; the
+ * peak is 3000 at r3, where A may be recomputed away.  A's share of K1 is
+ * 50 ns (half the bytes K1 writes), so 25 ns of re-runs take 500 bytes.
+ */
+static void test_recompute(void)
+{
+	struct trace *t = trace_new();
+	int64_t A = buf(t, 1000, "A"), X = buf(t, 1000, "X"), T = buf(t, 2000, "T"),
+		s = 0;
+	ev(t, &s, TRACE_EV_ALLOC, A, 0, 0);
+	ev(t, &s, TRACE_EV_ALLOC, X, 0, 0);
+	ev(t, &s, TRACE_EV_KERNEL, TRACE_NONE, 0, 100);
+	trace_add_access(t, A, TRACE_ACCESS_WRITE);
+	trace_add_access(t, X, TRACE_ACCESS_WRITE);
+	ev(t, &s, TRACE_EV_FREE, X, 100, 100);
+	ev(t, &s, TRACE_EV_ALLOC, T, 100, 100);
+	kern(t, &s, T, 100, 200);
+	ev(t, &s, TRACE_EV_FREE, T, 200, 200);
+	ev(t, &s, TRACE_EV_KERNEL, TRACE_NONE, 300, 400);
+	trace_add_access(t, A, TRACE_ACCESS_READ);
+	ev(t, &s, TRACE_EV_FREE, A, 400, 400);
+	char err[256];
+	if (trace_finish(t, err, sizeof(err)) != 0) {
+		printf("#   %s\n", err);
+		trace_free(t);
+		CHECK(0, "hand trace builds");
+		return;
+	}
+	CHECK_EQ_U64(space_of(t, SLOW, SWAPBOUND_RECOMPUTE, 0), 3000,
+		     "recompute, no overhead: nothing away");
+	CHECK_EQ_U64(space_of(t, SLOW, SWAPBOUND_RECOMPUTE, 25), 2500,
+		     "recompute, 25 ns: half of A's 50 ns share, 500 bytes");
+	CHECK_EQ_U64(space_of(t, SLOW, SWAPBOUND_RECOMPUTE, 50), 2000,
+		     "recompute, 50 ns: all of A");
+	CHECK_EQ_U64(space_of(t, SLOW, SWAPBOUND_RECOMPUTE, 5000), 2000,
+		     "recompute, any overhead: never more than A (T is in use)");
+	CHECK_EQ_U64(space_of(t, "infinite", SWAPBOUND_RECOMPUTE, 0), 3000,
+		     "recompute: the link does not matter");
+	CHECK_EQ_U64(space_of(t, "infinite", SWAPBOUND_HYBRID, 0), 2000,
+		     "hybrid on the infinite link: the swap floor");
+	/* A's swap-out starts at 100 (r1's end... K1's) and meets the peak at
+	 * 100 + D: with D = 25, 125 bytes cross, 500 are recomputed */
+	uint64_t h = space_of(t, SLOW, SWAPBOUND_HYBRID, 25),
+		 w = space_of(t, SLOW, SWAPBOUND_SWAP, 25);
+	CHECK(h > 0 && h < 2500 && h >= 2000 && w > 2500 &&
+	      h == w - 500, "hybrid: the swap bound at the same overhead less the re-runs' bytes");
+	CHECK_EQ_U64(space_of(t, SLOW, SWAPBOUND_SWAP, 25), bound_of(t, SLOW, 25),
+		     "SWAPBOUND_SWAP is swapbound_compute()");
+	trace_free(t);
+
+	/* written by a copy: never recomputed */
+	t = trace_new();
+	A = buf(t, 1000, "A");
+	T = buf(t, 2000, "T");
+	s = 0;
+	ev(t, &s, TRACE_EV_ALLOC, A, 0, 0);
+	ev(t, &s, TRACE_EV_COPY, TRACE_NONE, 0, 100);
+	trace_add_access(t, A, TRACE_ACCESS_WRITE);
+	ev(t, &s, TRACE_EV_ALLOC, T, 100, 100);
+	kern(t, &s, T, 100, 200);
+	ev(t, &s, TRACE_EV_FREE, T, 200, 200);
+	ev(t, &s, TRACE_EV_KERNEL, TRACE_NONE, 300, 400);
+	trace_add_access(t, A, TRACE_ACCESS_READ);
+	ev(t, &s, TRACE_EV_FREE, A, 400, 400);
+	if (trace_finish(t, err, sizeof(err)) != 0) {
+		printf("#   %s\n", err);
+		trace_free(t);
+		CHECK(0, "hand trace builds");
+		return;
+	}
+	CHECK_EQ_U64(space_of(t, SLOW, SWAPBOUND_RECOMPUTE, 1e6), 3000,
+		     "a buffer a copy made is never recomputed");
+	trace_free(t);
+}
+
 static void test_unknown(void)
 {
 	struct trace *t = trace_new();
@@ -247,10 +340,81 @@ static void test_zoo(void)
 	}
 }
 
+/*
+ * The same property for the plans of the program that recomputes: every
+ * plan of recompute, hybrid and the checkpoint baselines on two zoo traces
+ * (pcie5, budgets every 10%) has a pool at least the bound of its space at its own predicted
+ * overhead.
+ */
+static void test_zoo_recompute(void)
+{
+	static const struct synth_opts zoo[] = {
+		{ "resnet50", 8, SYNTH_FP32, "h200", 0, NULL },
+		{ "bert-base", 4, SYNTH_FP32, "h200", 0, NULL },
+	};
+	static const char *const strat[] = { "recompute", "hybrid", "sqrt-n",
+					     "every-layer" };
+	for (size_t z = 0; z < sizeof(zoo) / sizeof(zoo[0]); z++) {
+		char err[512], what[200];
+		struct trace *t;
+		struct solver_problem p;
+		struct link_model l;
+		struct frontier f;
+		struct frontier_options o = { .strategies = strat, .nstrategies = 4,
+					      .from = 100, .step = 10, .to = 0,
+					      .placer = "best-fit", .align = 1 };
+		if (synth_build(&zoo[z], &t, err, sizeof(err)) ||
+		    solver_problem_from_trace(t, &p, err, sizeof(err)) ||
+		    link_parse("pcie5", t, &l, err, sizeof(err)) ||
+		    frontier_sweep(t, &p, &l, &o, &f, err, sizeof(err))) {
+			printf("#   %s: %s\n", zoo[z].model, err);
+			CHECK(0, "zoo trace and its frontier");
+			continue;
+		}
+		size_t plans = 0, below = 0, reduced = 0;
+		for (size_t r = 0; r < f.nrows; r++)
+			for (size_t k = 0; k < f.nstrategies; k++) {
+				const struct frontier_cell *c = &f.rows[r].cells[k];
+				if (!c->fits)
+					continue;
+				struct swap_bound b;
+				double on = c->overhead / 100.0 * f.base_ns;
+				if (swapbound_compute_space(t, &l, k == 1 ? SWAPBOUND_HYBRID
+									  : SWAPBOUND_RECOMPUTE,
+							    (on > 0 ? on : 0) * (1 + 1e-9) + 1,
+							    &b, err, sizeof(err)) ||
+				    !b.computed) {
+					printf("#   %s: %s%s\n", strat[k], err, b.why);
+					below++;
+					continue;
+				}
+				plans++;
+				reduced += c->pool < f.lb_noswap;
+				if (c->pool < b.bytes) {
+					below++;
+					printf("#   %s %s at %.1f%%: pool %llu below the bound %llu (overhead %.3f%%)\n",
+					       zoo[z].model, strat[k], f.rows[r].percent,
+					       (unsigned long long)c->pool,
+					       (unsigned long long)b.bytes, c->overhead);
+				}
+			}
+		printf("#   %s: %zu plans, %zu below the lower bound without recomputing\n",
+		       zoo[z].model, plans, reduced);
+		snprintf(what, sizeof(what), "%s: no recompute or hybrid plan's pool below the bound for its overhead",
+			 zoo[z].model);
+		CHECK(below == 0 && reduced > 5, what);
+		frontier_free(&f);
+		solver_problem_free(&p);
+		trace_free(t);
+	}
+}
+
 int main(void)
 {
 	test_hand();
+	test_recompute();
 	test_unknown();
+	test_zoo_recompute();
 	test_zoo();
 	return tap_done();
 }
