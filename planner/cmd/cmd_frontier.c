@@ -19,6 +19,7 @@
 #include "json.h"
 #include "progress.h"
 #include "budget.h"
+#include "swapbound.h"
 
 /* A percentage, with or without its '%': 0 and *out when 0 < v <= 100
  * (or v == 0 when zero_ok), else -1. */
@@ -30,6 +31,57 @@ static int parse_percent(const char *s, int zero_ok, double *out)
 	    v > 100 || v < 0 || (v == 0 && !zero_ok))
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* The proven bounds (swapbound.h) of the kinds of plan the strategies make,
+ * within 1% and 2% predicted overhead: no plan of that kind has a smaller
+ * pool.  bytes 0: not computed. */
+struct fbound {
+	enum swapbound_space sp;
+	const char *name;
+	uint64_t bytes[2];
+};
+static const double bound_within[2] = { 1.0, 2.0 };
+
+/* The kind of plan strategy name makes. */
+static enum swapbound_space space_of(const char *name)
+{
+	if (strcmp(name, "hybrid") == 0 || strcmp(name, "optimal") == 0)
+		return SWAPBOUND_HYBRID;
+	if (strcmp(name, "recompute") == 0 || strcmp(name, "sqrt-n") == 0 ||
+	    strcmp(name, "every-layer") == 0)
+		return SWAPBOUND_RECOMPUTE;
+	return SWAPBOUND_SWAP;
+}
+
+/* The bounds of the kinds f's strategies make, one per kind, into b[*nb];
+ * 0 or TRACE_ENOMEM with a sentence. */
+static int frontier_bounds(const struct trace *t, const struct link_model *l,
+			   const struct frontier *f, struct fbound b[3],
+			   size_t *nb, char *err, size_t errlen)
+{
+	static const char *const names[] = { "swap", "recompute", "hybrid" };
+	*nb = 0;
+	for (int sp = SWAPBOUND_SWAP; sp <= SWAPBOUND_HYBRID; sp++) {
+		int used = 0;
+		for (size_t s = 0; s < f->nstrategies; s++)
+			used |= space_of(f->strategies[s]) == (enum swapbound_space)sp;
+		if (!used || !(f->base_ns > 0))
+			continue;
+		struct fbound *x = &b[(*nb)++];
+		x->sp = (enum swapbound_space)sp;
+		x->name = names[sp];
+		for (size_t k = 0; k < 2; k++) {
+			struct swap_bound sb;
+			int rc = swapbound_compute_space(t, l, x->sp,
+							 bound_within[k] / 100.0 * f->base_ns,
+							 &sb, err, errlen);
+			if (rc)
+				return rc;
+			x->bytes[k] = sb.computed ? sb.bytes : 0;
+		}
+	}
 	return 0;
 }
 
@@ -113,7 +165,8 @@ static void json_pool(uint64_t pool)
 }
 
 static void frontier_json(const char *path, const char *placer,
-			  const struct frontier *f, double step)
+			  const struct frontier *f, double step,
+			  const struct fbound *b, size_t nb)
 {
 	printf("{\"trace\":");
 	json_quote(stdout, path);
@@ -162,6 +215,15 @@ static void frontier_json(const char *path, const char *placer,
 		json_pool(frontier_smallest(f, s, INFINITY, NULL));
 		printf("}");
 	}
+	printf("],\"bounds\":[");
+	for (size_t k = 0; k < nb; k++) {
+		printf("%s{\"kind\":\"%s\",\"pool_overhead_1\":", k ? "," : "",
+		       b[k].name);
+		json_pool(b[k].bytes[0]);
+		printf(",\"pool_overhead_2\":");
+		json_pool(b[k].bytes[1]);
+		printf("}");
+	}
 	printf("],\"memplan_dominates\":");
 	int m = frontier_strategy_index(f, "memplan");
 	size_t compared, lost, first = 0;
@@ -187,7 +249,8 @@ static void frontier_best_text(const struct frontier *f, size_t s, double lim)
 }
 
 static void frontier_text(const char *path, const char *placer,
-			  const struct frontier *f)
+			  const struct frontier *f, const struct fbound *b,
+			  size_t nb)
 {
 	char a[32];
 	printf("swap frontier of %s over %s (placement %s): lower bound without swaps %s (%" PRIu64
@@ -213,11 +276,11 @@ static void frontier_text(const char *path, const char *placer,
 		printf("\n");
 	}
 	printf("(predicted overhead of the iteration, percent; -: no plan fits the budget)\n");
-	printf("\n%-10s  %18s  %18s  %18s\n", "smallest", "overhead <= 1%",
+	printf("\n%-15s  %18s  %18s  %18s\n", "smallest", "overhead <= 1%",
 	       "overhead <= 2%", "any overhead");
 	for (size_t s = 0; s < f->nstrategies; s++) {
 		size_t row = 0;
-		printf("%-10s", f->strategies[s]);
+		printf("%-15s", f->strategies[s]);
 		frontier_best_text(f, s, 1.0);
 		frontier_best_text(f, s, 2.0);
 		frontier_best_text(f, s, INFINITY);
@@ -225,7 +288,24 @@ static void frontier_text(const char *path, const char *placer,
 			printf(" at %.2f%%", f->rows[row].cells[s].overhead);
 		printf("\n");
 	}
-	printf("(smallest pool and its percentage of the lower bound, within a predicted overhead)\n");
+	for (size_t k = 0; k < nb; k++) {
+		char name[24];
+		snprintf(name, sizeof(name), "bound %s", b[k].name);
+		printf("%-15s", name);
+		for (size_t j = 0; j < 2; j++) {
+			char pc[16] = "";
+			if (b[k].bytes[j])
+				snprintf(pc, sizeof(pc), "%.1f%%",
+					 pct_of(b[k].bytes[j], f->lb_noswap));
+			printf("  %11s %6s",
+			       b[k].bytes[j] ? cli_format_size(b[k].bytes[j], a, sizeof(a)) : "-",
+			       pc);
+		}
+		printf("\n");
+	}
+	printf("(smallest pool and its percentage of the lower bound, within a predicted overhead%s)\n",
+	       nb ? "; bound KIND: proven, no plan of that kind within it has a smaller pool (memplan-plan(1), BOUNDS)"
+		  : "");
 	int m = frontier_strategy_index(f, "memplan");
 	if (m >= 0 && f->nstrategies > 1) {
 		size_t compared, lost, first = 0;
@@ -383,6 +463,8 @@ int cmd_frontier(int argc, char **argv)
 	struct frontier f;
 	struct link_model l;
 	char err[ERRLEN];
+	struct fbound bounds[3];
+	size_t nbounds = 0;
 	memset(&f, 0, sizeof(f));
 	uint64_t align = 1;
 	int status = cmd_load_problem(path, &align, 0, &t, &p);
@@ -412,6 +494,10 @@ int cmd_frontier(int argc, char **argv)
 	cli_progress_start(&sh.line, sh.quiet || !sh.tty);
 	cli_progress_say(&sh.line, "frontier: planning the first budget");
 	int rc = frontier_sweep(t, &p, &l, &o, &f, err, sizeof(err));
+	if (rc == 0 && !csv) {
+		cli_progress_say(&sh.line, "frontier: computing the bounds");
+		rc = frontier_bounds(t, &l, &f, bounds, &nbounds, err, sizeof(err));
+	}
 	frontier_progress_end(&sh);
 	if (rc) {
 		cli_error("cannot sweep the swap frontier of trace '%s': %s", path, err);
@@ -438,9 +524,9 @@ int cmd_frontier(int argc, char **argv)
 	if (csv)
 		frontier_csv(&f);
 	else if (json)
-		frontier_json(path, placer, &f, step);
+		frontier_json(path, placer, &f, step, bounds, nbounds);
 	else
-		frontier_text(path, placer, &f);
+		frontier_text(path, placer, &f, bounds, nbounds);
 	if (fflush(stdout) != 0)
 		status = MP_EXIT_OUTPUT;
 done:

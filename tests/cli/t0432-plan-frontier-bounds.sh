@@ -1,0 +1,49 @@
+#!/bin/sh
+# frontier prints a proven floor per kind of plan its strategies make
+# (swap, recompute, hybrid) within 1% and 2% predicted overhead
+# (memplan-plan(1), BOUNDS): no strategy's smallest pool within an
+# overhead is below its kind's bound there, the bounds fall from swap to
+# hybrid.
+. tests/cli/lib.sh
+
+# hasnt FILE TEXT DESCRIPTION: FILE does not contain TEXT.
+hasnt() {
+	! grep -qF -- "$2" "$1"
+	ok $? "$3"
+}
+
+memplan-trace synth --model resnet50 --batch 4 -o "$T/r.trace" 2>"$T/err"
+ok $? "a zoo trace"
+
+expect 0 "frontier --json with swap, recompute and hybrid" memplan-plan frontier "$T/r.trace" --link pcie5 --strategies memplan,recompute,hybrid,sqrt-n --step 20 --json --quiet
+cp "$T/out" "$T/f.json"
+need_python3
+python3 - "$T/f.json" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))
+b = {x["kind"]: x for x in f["bounds"]}
+assert sorted(b) == ["hybrid", "recompute", "swap"], b
+kind = {"memplan": "swap", "recompute": "recompute", "sqrt-n": "recompute", "hybrid": "hybrid"}
+lb = f["lower_bound_noswap"]
+for s in f["summary"]:
+    k = b[kind[s["strategy"]]]
+    for key in ("pool_overhead_1", "pool_overhead_2"):
+        assert k[key] is not None and 0 < k[key] <= lb, (k, key)
+        if s[key] is not None:
+            assert s[key] >= k[key], (s, k, key)
+for key in ("pool_overhead_1", "pool_overhead_2"):
+    assert b["hybrid"][key] <= b["recompute"][key] and b["hybrid"][key] <= b["swap"][key], (b, key)
+    assert b["hybrid"][key] < lb
+assert b["hybrid"]["pool_overhead_2"] <= b["hybrid"]["pool_overhead_1"]
+PY
+ok $? "  ... every strategy's smallest pool within 1% and 2% at or above its kind's bound, hybrid's the lowest"
+
+expect 0 "frontier as a table" memplan-plan frontier "$T/r.trace" --link pcie5 --strategies memplan,hybrid --step 10 --quiet
+has "$T/out" "bound swap" "  ... a row for the swap bound"
+has "$T/out" "bound hybrid" "  ... and the hybrid one"
+hasnt "$T/out" "bound recompute" "  ... none for a kind no strategy makes"
+has "$T/out" "proven, no plan of that kind" "  ... saying what a bound is"
+
+expect 0 "frontier --csv has no bounds (one row per budget and strategy)" memplan-plan frontier "$T/r.trace" --link pcie5 --strategies memplan --step 25 --csv --quiet
+hasnt "$T/out" "bound" "  ... none in the CSV"
+done_testing
