@@ -19,6 +19,7 @@
 #include "cmd.h"
 #include "json.h"
 #include "recompute.h"
+#include "swapbound.h"
 #include "tracedb.h"
 
 static const char *const action_names[] = { "keep", "swap", "recompute" };
@@ -186,7 +187,8 @@ static void print_pytorch(const struct recomp_model *m,
 static void print_text(const char *path, const struct link_model *l,
 		       uint64_t budget, uint64_t lb,
 		       const struct recomp_model *m,
-		       const struct recomp_advice *a, const struct report *r)
+		       const struct recomp_advice *a, const struct report *r,
+		       uint64_t bound)
 {
 	char s1[32], s2[32], s3[32], s4[32];
 	printf("%s: %s for budget %s over %s: pool %s (%" PRIu64 "), %.1f%% below the lower bound %s; "
@@ -197,6 +199,12 @@ static void print_text(const char *path, const struct link_model *l,
 	       lb ? 100.0 * (1.0 - (double)a->plan.pool_size / (double)lb) : 0.0,
 	       cli_format_size(lb, s3, sizeof(s3)), a->sim.iter_ns / 1e6,
 	       a->sim.base_ns / 1e6, sim_overhead(&a->sim));
+	if (bound)
+		printf("bound: no %s plan predicted within %.2f%% has a pool below %s (%" PRIu64
+		       "); this one is %.1f%% above it (memplan-plan(1), BOUNDS)\n",
+		       strcmp(a->strategy, "hybrid") == 0 ? "hybrid" : "recompute-only",
+		       sim_overhead(&a->sim), cli_format_size(bound, s1, sizeof(s1)),
+		       bound, 100.0 * ((double)a->plan.pool_size / (double)bound - 1.0));
 	printf("recompute %zu tensors (%s), swap %zu (%s); %zu of %zu tensors can be recomputed\n",
 	       a->nrecompute, cli_format_size(a->recomputed, s1, sizeof(s1)),
 	       a->nswap, cli_format_size(a->swapped, s4, sizeof(s4)),
@@ -233,7 +241,8 @@ static void print_json(const char *path, const char *tout,
 		       const struct link_model *l,
 		       uint64_t budget, uint64_t lb,
 		       const struct recomp_model *m,
-		       const struct recomp_advice *a, const struct report *r)
+		       const struct recomp_advice *a, const struct report *r,
+		       uint64_t bound)
 {
 	struct json j;
 	json_init(&j, stdout);
@@ -248,6 +257,10 @@ static void print_json(const char *path, const char *tout,
 	json_i64(&j, "base_ns", (int64_t)llround(a->sim.base_ns));
 	json_i64(&j, "iter_ns", (int64_t)llround(a->sim.iter_ns));
 	json_double(&j, "overhead_percent", sim_overhead(&a->sim));
+	if (bound)
+		json_u64(&j, "bound_pool", bound);
+	else
+		json_null(&j, "bound_pool");
 	json_u64(&j, "recomputed_bytes", a->recomputed);
 	json_u64(&j, "swapped_bytes", a->swapped);
 	json_array(&j, "decisions");
@@ -420,10 +433,20 @@ int cmd_advise(int argc, char **argv)
 		status = MP_EXIT_INTERNAL;
 		goto done;
 	}
+	/* how far from the best any plan of its kind could do at its own
+	 * overhead (swapbound.h); 0 when it cannot be computed */
+	uint64_t bound = 0;
+	struct swap_bound sb;
+	double on = sim_overhead(&a.sim) / 100.0 * a.sim.base_ns;
+	if (swapbound_compute_space(t, &l, strcmp(a.strategy, "hybrid") == 0
+					   ? SWAPBOUND_HYBRID : SWAPBOUND_RECOMPUTE,
+				    on > 0 ? on : 0, &sb, err, sizeof(err)) == 0 &&
+	    sb.computed)
+		bound = sb.bytes;
 	if (json)
-		print_json(path, tout, &l, budget, lb, &m, &a, &r);
+		print_json(path, tout, &l, budget, lb, &m, &a, &r, bound);
 	else
-		print_text(path, &l, budget, lb, &m, &a, &r);
+		print_text(path, &l, budget, lb, &m, &a, &r, bound);
 	if (tout && !json)
 		printf("%s: the trace of the program that recomputes, %zu buffers, %zu events\n",
 		       tout, a.t2->nbuffers, a.t2->nevents);

@@ -3,7 +3,8 @@
 # (swap, recompute, hybrid) within 1% and 2% predicted overhead
 # (memplan-plan(1), BOUNDS): no strategy's smallest pool within an
 # overhead is below its kind's bound there, the bounds fall from swap to
-# hybrid.
+# hybrid; advise says how far above the bound at its own overhead its
+# answer is.
 . tests/cli/lib.sh
 
 # hasnt FILE TEXT DESCRIPTION: FILE does not contain TEXT.
@@ -46,4 +47,15 @@ has "$T/out" "proven, no plan of that kind" "  ... saying what a bound is"
 
 expect 0 "frontier --csv has no bounds (one row per budget and strategy)" memplan-plan frontier "$T/r.trace" --link pcie5 --strategies memplan --step 25 --csv --quiet
 hasnt "$T/out" "bound" "  ... none in the CSV"
+
+expect 0 "advise --json says the bound at its own overhead" memplan-plan advise "$T/r.trace" --budget 75% --link pcie5 --json --quiet
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["bound_pool"] is not None and 0 < d["bound_pool"] <= d["pool"], d
+assert d["bound_pool"] < d["lower_bound_noswap"], d
+' "$T/out"
+ok $? "  ... at or below the advice's own pool"
+expect 0 "advise as text" memplan-plan advise "$T/r.trace" --budget 75% --link pcie5 --strategy recompute --quiet
+has "$T/out" "bound: no recompute-only plan predicted within" "  ... the bound of its kind, in words"
 done_testing
