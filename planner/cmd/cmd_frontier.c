@@ -85,6 +85,57 @@ static int frontier_bounds(const struct trace *t, const struct link_model *l,
 	return 0;
 }
 
+/* The overhead levels the picture's bound is computed at, percent. */
+static const double curve_pct[] = { 0, 0.25, 0.5, 1, 1.5, 2, 3, 5, 7.5, 10,
+				    15, 20, 30, 50, 75, 100, 150, 200, 300,
+				    500, 1000 };
+#define NCURVE (sizeof(curve_pct) / sizeof(curve_pct[0]))
+
+/*
+ * The bound the picture shades: of the one kind of plan f's strategies
+ * make, or hybrid's when they make several (it is below both others), at
+ * the levels up to the first at or above every strategy's overhead.
+ * 0 or TRACE_ENOMEM with a sentence.
+ */
+static int frontier_curve(const struct trace *t, const struct link_model *l,
+			  const struct frontier *f, uint64_t bytes[NCURVE],
+			  struct frontier_bound_curve *bc, char *err,
+			  size_t errlen)
+{
+	static const char *const names[] = { "swap", "recompute", "hybrid" };
+	int seen[3] = { 0 };
+	double most = 2.5;
+	for (size_t s = 0; s < f->nstrategies; s++)
+		seen[space_of(f->strategies[s])] = 1;
+	for (size_t i = 0; i < f->nrows; i++)
+		for (size_t s = 0; s < f->nstrategies; s++) {
+			const struct frontier_cell *c = &f->rows[i].cells[s];
+			if (c->fits && isfinite(c->overhead) && c->overhead > most)
+				most = c->overhead;
+		}
+	enum swapbound_space sp = seen[SWAPBOUND_HYBRID] ||
+					  (seen[SWAPBOUND_SWAP] && seen[SWAPBOUND_RECOMPUTE])
+				  ? SWAPBOUND_HYBRID
+			  : seen[SWAPBOUND_RECOMPUTE] ? SWAPBOUND_RECOMPUTE
+						      : SWAPBOUND_SWAP;
+	memset(bc, 0, sizeof(*bc));
+	if (!(f->base_ns > 0))
+		return 0;
+	size_t n = 0;
+	while (n < NCURVE) {
+		struct swap_bound sb;
+		int rc = swapbound_compute_space(t, l, sp, curve_pct[n] / 100.0 * f->base_ns,
+						 &sb, err, errlen);
+		if (rc)
+			return rc;
+		bytes[n] = sb.computed ? sb.bytes : 0;
+		if (curve_pct[n++] >= most)
+			break;
+	}
+	*bc = (struct frontier_bound_curve){ names[sp], n, curve_pct, bytes };
+	return 0;
+}
+
 /* pool as a percentage of the lower bound without swaps */
 static double pct_of(uint64_t pool, uint64_t lb)
 {
@@ -504,6 +555,13 @@ int cmd_frontier(int argc, char **argv)
 		status = cmd_swap_exit(rc);
 		goto done;
 	}
+	uint64_t cbytes[NCURVE];
+	struct frontier_bound_curve bc = { 0 };
+	if (svg && (rc = frontier_curve(t, &l, &f, cbytes, &bc, err, sizeof(err))) != 0) {
+		cli_error("cannot bound the frontier of trace '%s': %s", path, err);
+		status = cmd_swap_exit(rc);
+		goto done;
+	}
 	if (svg) {
 		struct cli_out out;
 		if (cli_out_open(&out, svg)) {
@@ -514,7 +572,7 @@ int cmd_frontier(int argc, char **argv)
 		char title[512];
 		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 		snprintf(title, sizeof(title), "%s over %s", base, l.name);
-		int bad = frontier_write_svg(out.f, &f, title);
+		int bad = frontier_write_svg(out.f, &f, title, &bc);
 		if (bad)
 			cli_error("cannot write the SVG '%s'", svg);
 		status = cli_out_close(&out, !bad);

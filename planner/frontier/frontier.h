@@ -101,13 +101,25 @@ uint64_t frontier_smallest(const struct frontier *f, size_t s,
 int frontier_dominates(const struct frontier *f, size_t s, size_t *compared,
 		       size_t *lost, size_t *first_lost);
 
+/* A proven bound drawn under the frontier (swapbound.h): no plan of kind
+ * with a predicted overhead of at most pct[i] percent has a pool below
+ * bytes[i]; pct ascending, bytes 0 where it was not computed. */
+struct frontier_bound_curve {
+	const char *kind; /* "swap", "recompute" or "hybrid" */
+	size_t n;
+	const double *pct;
+	const uint64_t *bytes;
+};
+
 /*
  * Draws f as one SVG document on out: predicted overhead (y, percent) over
  * the pool (x, bytes), a polyline with markers per strategy, the 1% and 2%
  * overhead levels and the no-swap lower bound marked, axes with ticks and a
- * legend.  title is escaped.  Returns 0, or -1 when out reports a write
- * error or memory runs out (frontier_svg.c).
+ * legend; with bc (may be NULL), the region no plan of its kind can reach
+ * shaded left of its staircase.  title is escaped.  Returns 0, or -1 when
+ * out reports a write error or memory runs out (frontier_svg.c).
  */
-int frontier_write_svg(FILE *out, const struct frontier *f, const char *title);
+int frontier_write_svg(FILE *out, const struct frontier *f, const char *title,
+		       const struct frontier_bound_curve *bc);
 
 #endif

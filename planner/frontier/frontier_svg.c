@@ -239,7 +239,53 @@ static void legend_entry(FILE *out, const struct frontier *f, size_t s,
 			lx + 30, ly + 17, distinct, distinct == 1 ? "" : "s");
 }
 
-int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
+/*
+ * The region no plan of bc's kind can reach: a plan predicted at most
+ * pct[i+1] slower has a pool of at least bytes[i+1], so over (pct[i],
+ * pct[i+1]] everything left of bytes[i+1] is out of reach (the bound only
+ * falls as the overhead grows); a staircase from the bottom to the top of
+ * the plot, shaded left of it, with its name in the legend.
+ */
+static void bound_region(FILE *out, const struct frame *fr,
+			 const struct frontier_bound_curve *bc)
+{
+	char a[32];
+	fprintf(out, "<g class=\"bound\" data-kind=\"%s\"><path fill=\"#e8e8e8\" fill-opacity=\"0.7\" "
+		     "stroke=\"#888\" stroke-width=\"1\" d=\"M%.1f,%.1f",
+		bc->kind, LEFT, py(fr, 0));
+	double last_y = 0;
+	for (size_t i = 0; i < bc->n; i++) {
+		if (!bc->bytes[i])
+			continue;
+		double x = px(fr, (double)bc->bytes[i]);
+		if (x < LEFT)
+			x = LEFT;
+		if (x > LEFT + PLOT_W)
+			x = LEFT + PLOT_W;
+		double hi = bc->pct[i] < fr->y_hi ? bc->pct[i] : fr->y_hi;
+		/* over (previous level, this one]: left of this level's bound */
+		fprintf(out, " L%.1f,%.1f L%.1f,%.1f", x, py(fr, last_y), x, py(fr, hi));
+		last_y = hi;
+		if (hi >= fr->y_hi)
+			break;
+	}
+	fprintf(out, " L%.1f,%.1f Z\"><title>no %s plan can be here (proven: memplan-plan(1), BOUNDS)",
+		LEFT, py(fr, last_y), bc->kind);
+	for (size_t i = 0; i < bc->n; i++)
+		if (bc->bytes[i] && (bc->pct[i] == 1 || bc->pct[i] == 2))
+			fprintf(out, "; within %g%%: pool at least %s", bc->pct[i],
+				cli_format_size(bc->bytes[i], a, sizeof(a)));
+	fprintf(out, "</title></path>");
+	/* its legend entry, under the strategies' */
+	double lx = LEFT + PLOT_W + 24, ly = TOP + PLOT_H - 12;
+	fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"24\" height=\"12\" fill=\"#e8e8e8\" stroke=\"#888\"/>"
+		     "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">no %s plan</text>"
+		     "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">can be here (proven)</text></g>\n",
+		lx, ly - 16, lx + 30, ly - 6, bc->kind, lx + 30, ly + 8);
+}
+
+int frontier_write_svg(FILE *out, const struct frontier *f, const char *title,
+		       const struct frontier_bound_curve *bc)
 {
 	struct frame fr = { (double)f->lb_noswap, (double)f->lb_noswap, 0, 0 };
 	for (size_t i = 0; i < f->nrows; i++)
@@ -331,6 +377,8 @@ int frontier_write_svg(FILE *out, const struct frontier *f, const char *title)
 		     "predicted overhead (%%)</text>\n",
 		TOP + PLOT_H / 2);
 	fprintf(out, "</g>\n");
+	if (bc && bc->n)
+		bound_region(out, &fr, bc);
 	level(out, &fr, 1, 10);
 	level(out, &fr, 2, -2);
 	double lbx = px(&fr, (double)f->lb_noswap);

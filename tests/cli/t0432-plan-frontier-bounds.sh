@@ -48,6 +48,35 @@ has "$T/out" "proven, no plan of that kind" "  ... saying what a bound is"
 expect 0 "frontier --csv has no bounds (one row per budget and strategy)" memplan-plan frontier "$T/r.trace" --link pcie5 --strategies memplan --step 25 --csv --quiet
 hasnt "$T/out" "bound" "  ... none in the CSV"
 
+expect 0 "frontier -o draws the region no plan can reach" memplan-plan frontier "$T/r.trace" --link pcie5 --strategies memplan,recompute,hybrid --step 20 --quiet -o "$T/h.svg"
+grep -q '<g class="bound" data-kind="hybrid">' "$T/h.svg"
+ok $? "  ... of hybrid's kind where the strategies make several kinds"
+grep -q 'no hybrid plan can be here (proven' "$T/h.svg" && grep -q '>no hybrid plan</text>' "$T/h.svg"
+ok $? "  ... with a tooltip and a legend entry"
+python3 - "$T/h.svg" "$T/f.json" <<'PY'
+import re, sys
+svg = open(sys.argv[1]).read()
+d = re.search(r'<g class="bound"[^>]*><path [^>]* d="([^"]*)"', svg).group(1)
+pts = [tuple(map(float, p.split(','))) for p in re.findall(r'[ML]([0-9.]+,[0-9.]+)', d)]
+xs = [x for x, y in pts]
+ys = [y for x, y in pts]
+# a staircase: x never grows as the overhead rises (y falls on the page)
+steps = pts[1:-1]
+for (x0, y0), (x1, y1) in zip(steps, steps[1:]):
+    assert y1 <= y0 + 1e-6, (x0, y0, x1, y1)
+    assert x1 <= x0 + 1e-6 or y1 < y0, (x0, y0, x1, y1)
+assert max(xs) > min(xs), pts
+PY
+ok $? "  ... a staircase that moves left as the overhead grows"
+expect 0 "frontier -o with swap strategies alone" memplan-plan frontier "$T/r.trace" --link pcie5 --strategies memplan,vdnn --step 25 --quiet -o "$T/s.svg"
+grep -q '<g class="bound" data-kind="swap">' "$T/s.svg"
+ok $? "  ... shades the link bound"
+if command -v xmllint >/dev/null 2>&1; then
+	xmllint --noout "$T/h.svg" "$T/s.svg" 2>"$T/err"
+	ok $? "the SVGs are well-formed"
+fi
+svg_in_chromium h
+
 expect 0 "advise --json says the bound at its own overhead" memplan-plan advise "$T/r.trace" --budget 75% --link pcie5 --json --quiet
 python3 -c '
 import json, sys
