@@ -57,6 +57,7 @@ struct sky {
 	uint32_t *cross;     /* per boundary c (between c and c + 1): unplaced
 			      * items that cross it */
 	uint32_t *trail;     /* the items placed, in order */
+	uint32_t *pos;       /* per placed item: its place on the trail */
 	uint32_t *twin;      /* the item before it of the same size, life and
 			      * alignment (UINT32_MAX: none) */
 	size_t ntrail;
@@ -90,11 +91,16 @@ struct sky {
  * entry costs a subtree again, never a placement).
  */
 #define MEMO_PROBE 8
-#define MEMO_SLOTS ((size_t)1 << 20) /* 24 MiB */
+#define MEMO_SLOTS ((size_t)1 << 20) /* 24-48 MiB */
+#define MEMO_SET_WORDS 4
 
 struct sky_memo {
-	uint64_t (*k)[3]; /* key, key, hull a << 32 | b; {0, 0}: empty */
-	size_t mask;
+	uint64_t *k;      /* per entry: the key (two words; {0, 0}: empty),
+			   * then the conflict set (cw words) or, on problems
+			   * of more than MEMO_SET_WORDS * 64 sections, the
+			   * sections it spans (a << 32 | b: looser, still
+			   * true) */
+	size_t mask, stride;
 	uint64_t hits, stores;
 };
 
@@ -147,6 +153,7 @@ static int place(struct sky *k, uint32_t j, uint64_t o, int side)
 	int bad = 0;
 	k->off[j] = o;
 	k->side[j] = (uint8_t)side;
+	k->pos[j] = (uint32_t)k->ntrail;
 	k->trail[k->ntrail++] = j;
 	k->key[0] ^= k->zob[4 * j + 2 * side];
 	k->key[1] ^= k->zob[4 * j + 2 * side + 1];
@@ -239,44 +246,6 @@ static void memo_key(const struct sky *k, uint64_t key[2])
 	key[1] = k->key[1] | 1; /* never {0, 0}, the empty slot */
 }
 
-static int memo_has(struct sky *k, uint32_t *a, uint32_t *b)
-{
-	uint64_t key[2];
-	memo_key(k, key);
-	struct sky_memo *m = k->memo;
-	for (size_t i = 0; i < MEMO_PROBE; i++) {
-		uint64_t *e = m->k[(key[0] + i) & m->mask];
-		if (e[0] == key[0] && e[1] == key[1]) {
-			m->hits++;
-			*a = (uint32_t)(e[2] >> 32);
-			*b = (uint32_t)e[2];
-			return 1;
-		}
-		if (!e[0] && !e[1])
-			return 0;
-	}
-	return 0;
-}
-
-static void memo_put(struct sky *k, uint32_t a, uint32_t b)
-{
-	uint64_t key[2];
-	memo_key(k, key);
-	struct sky_memo *m = k->memo;
-	size_t at = key[0] & m->mask;
-	for (size_t i = 0; i < MEMO_PROBE; i++) {
-		uint64_t *e = m->k[(key[0] + i) & m->mask];
-		if (!e[0] && !e[1]) {
-			at = (key[0] + i) & m->mask;
-			break;
-		}
-	}
-	m->k[at][0] = key[0];
-	m->k[at][1] = key[1];
-	m->k[at][2] = (uint64_t)a << 32 | b;
-	m->stores++;
-}
-
 /*
  * Conflict sets.  A node that fails says why as a set of sections: the
  * items placed in those sections, where they are, admit no gapless
@@ -336,6 +305,20 @@ static void cs_or(const struct sky *k, uint64_t *c, const uint64_t *d)
 		c[w] |= d[w];
 }
 
+/* The latest choice among the items placed in section z (its place on the
+ * trail): a reason in a section of older choices lets the search jump
+ * further back. */
+static size_t sec_age(const struct sky *k, uint32_t z)
+{
+	size_t a = 0;
+	for (size_t q = k->sec0[z]; q < k->sec0[z + 1]; q++) {
+		uint32_t i = k->mem[q];
+		if (k->off[i] != NONE && k->pos[i] + 1 > a)
+			a = k->pos[i] + 1;
+	}
+	return a;
+}
+
 /* Why no unplaced member of section s can lie at v on side side (or why
  * those that cannot, at a node whose others were tried): for each, one
  * section of its life whose placed items leave no room for it there (s
@@ -355,11 +338,23 @@ static void cs_nofit(struct sky *k, uint64_t *c, uint32_t s, uint64_t v,
 		if ((side && v < it->size) ||
 		    (side ? v - it->size : v) % it->align)
 			continue; /* s's own level: s is in already */
-		for (uint32_t z = k->sa[j]; z < k->sb[j]; z++)
-			if (lev[z] != v || k->ceil[z] - k->top[z] < it->size) {
-				cs_range(c, z, z + 1);
+		uint32_t pick = UINT32_MAX;
+		size_t age = SIZE_MAX;
+		for (uint32_t z = k->sa[j]; z < k->sb[j]; z++) {
+			if (lev[z] == v && k->ceil[z] - k->top[z] >= it->size)
+				continue;
+			if (cs_meets(c, z, z + 1)) {
+				pick = UINT32_MAX; /* named already */
 				break;
 			}
+			size_t a = sec_age(k, z);
+			if (a < age) {
+				age = a;
+				pick = z;
+			}
+		}
+		if (pick != UINT32_MAX)
+			cs_range(c, pick, pick + 1);
 	}
 }
 
@@ -383,11 +378,23 @@ static void cs_cover(struct sky *k, uint64_t *c, uint32_t z)
 		uint32_t j = k->mem[q];
 		if (k->off[j] != NONE)
 			continue;
-		for (uint32_t y = k->sa[j]; y < k->sb[j]; y++)
-			if (lo ? k->ceil[y] < cl : k->top[y] > t) {
-				cs_range(c, y, y + 1);
+		uint32_t pick = UINT32_MAX;
+		size_t age = SIZE_MAX;
+		for (uint32_t y = k->sa[j]; y < k->sb[j]; y++) {
+			if (!(lo ? k->ceil[y] < cl : k->top[y] > t))
+				continue;
+			if (cs_meets(c, y, y + 1)) {
+				pick = UINT32_MAX;
 				break;
 			}
+			size_t a = sec_age(k, y);
+			if (a < age) {
+				age = a;
+				pick = y;
+			}
+		}
+		if (pick != UINT32_MAX)
+			cs_range(c, pick, pick + 1);
 	}
 }
 
@@ -409,6 +416,56 @@ static void cs_hull(const struct sky *k, const uint64_t *c, uint32_t *a,
 	}
 	*a = (uint32_t)(lo * 64 + (size_t)__builtin_ctzll(c[lo]));
 	*b = (uint32_t)(hi * 64 + 64 - (size_t)__builtin_clzll(c[hi]));
+}
+
+/* Whether the placed set now is known to fail; its conflict set into why
+ * (cw words) when it is. */
+static int memo_has(struct sky *k, uint64_t *why)
+{
+	uint64_t key[2];
+	memo_key(k, key);
+	struct sky_memo *m = k->memo;
+	for (size_t i = 0; i < MEMO_PROBE; i++) {
+		uint64_t *e = m->k + ((key[0] + i) & m->mask) * m->stride;
+		if (e[0] == key[0] && e[1] == key[1]) {
+			m->hits++;
+			if (m->stride == 3)
+				cs_range(why, (uint32_t)(e[2] >> 32),
+					 (uint32_t)e[2]);
+			else
+				memcpy(why, e + 2, k->cw * sizeof(*why));
+			return 1;
+		}
+		if (!e[0] && !e[1])
+			return 0;
+	}
+	return 0;
+}
+
+/* Keeps the placed set now as failed, for the reason why. */
+static void memo_put(struct sky *k, const uint64_t *why)
+{
+	uint64_t key[2];
+	memo_key(k, key);
+	struct sky_memo *m = k->memo;
+	uint64_t *e = m->k + (key[0] & m->mask) * m->stride;
+	for (size_t i = 0; i < MEMO_PROBE; i++) {
+		uint64_t *x = m->k + ((key[0] + i) & m->mask) * m->stride;
+		if (!x[0] && !x[1]) {
+			e = x;
+			break;
+		}
+	}
+	e[0] = key[0];
+	e[1] = key[1];
+	if (m->stride == 3) {
+		uint32_t lo, hi;
+		cs_hull(k, why, &lo, &hi);
+		e[2] = (uint64_t)lo << 32 | hi;
+	} else {
+		memcpy(e + 2, why, k->cw * sizeof(*why));
+	}
+	m->stores++;
 }
 
 static int sky_dfs(struct sky *k, uint32_t s0, uint32_t s1, uint64_t *why);
@@ -504,25 +561,18 @@ static int sky_dfs(struct sky *k, uint32_t s0, uint32_t s1, uint64_t *why)
 		size_t mark = k->ntrail;
 		int r = 0;
 		long z;
-		uint32_t ma, mb;
 		uint64_t o = bside ? v - k->p->items[j].size : v;
 		memset(ch, 0, k->cw * sizeof(*ch));
 		if (place(k, j, o, bside)) {
 			cs_range(ch, k->sa[j], k->sb[j]);
 		} else if ((z = all_coverable(k, j)) >= 0) {
 			cs_cover(k, ch, (uint32_t)z);
-		} else if (memo_has(k, &ma, &mb)) {
-			cs_range(ch, ma, mb);
-
-			cs_range(ch, ma, mb);
-		} else {
+		} else if (!memo_has(k, ch)) { /* else why is the memo's */
 			r = sky_parts(k, s0, s1, ch);
 			if (r == -2)
 				r = sky_dfs(k, s0, s1, ch);
-			if (r == 0) {
-				cs_hull(k, ch, &ma, &mb);
-				memo_put(k, ma, mb);
-			}
+			if (r == 0)
+				memo_put(k, ch);
 		}
 		if (r == 1) {
 			ret = 1;
@@ -566,6 +616,7 @@ static void sky_free(struct sky *k)
 	free(k->side);
 	free(k->zob);
 	free(k->cstack);
+	free(k->pos);
 	if (k->memo)
 		free(k->memo->k);
 	free(k->memo);
@@ -740,14 +791,17 @@ int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 	if (!rc) {
 		k.zob = malloc(4 * (p->n + 1) * sizeof(*k.zob));
 		k.memo = calloc(1, sizeof(*k.memo));
+		k.cw = (k.nsec + 64) / 64;
 		if (k.memo) {
 			k.memo->mask = MEMO_SLOTS - 1;
-			k.memo->k = calloc(MEMO_SLOTS, sizeof(*k.memo->k));
+			k.memo->stride = k.cw <= MEMO_SET_WORDS ? 2 + k.cw : 3;
+			k.memo->k = calloc(MEMO_SLOTS * k.memo->stride,
+					   sizeof(*k.memo->k));
 		}
-		k.cw = (k.nsec + 64) / 64;
 		/* two per level, a level per placed item, one for the top */
 		k.cstack = malloc((2 * p->n + 4) * k.cw * sizeof(*k.cstack));
-		if (!order || !at || !k.zob || !k.memo || !k.memo->k ||
+		k.pos = malloc((p->n + 1) * sizeof(*k.pos));
+		if (!order || !at || !k.zob || !k.memo || !k.memo->k || !k.pos ||
 		    !k.cstack)
 			rc = SOLVER_ENOMEM;
 	}
