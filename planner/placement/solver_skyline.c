@@ -57,7 +57,13 @@ struct sky {
 	uint32_t *cross;     /* per boundary c (between c and c + 1): unplaced
 			      * items that cross it */
 	uint32_t *trail;     /* the items placed, in order */
-	uint32_t *pos;       /* per placed item: its place on the trail */
+	uint32_t *last;      /* per section: the trail length after the last
+			      * item placed there (0: none) */
+	uint32_t *prevlast;  /* per item and section of its life (from
+			      * islot[item]): last[] before it was placed */
+	size_t *islot;
+	uint64_t *fit;       /* per item and side: the node that asked
+			      * fits_flat() last << 1 | its answer */
 	uint32_t *twin;      /* the item before it of the same size, life and
 			      * alignment (UINT32_MAX: none) */
 	size_t ntrail;
@@ -114,7 +120,8 @@ static int time_cmp(const void *a, const void *b)
  * identical twins before it placed, aligned, and every section of its life
  * filled exactly to v from that side (bottom: its top is v and j starts
  * there; top: its ceiling is v and j ends there). */
-static int fits_flat(const struct sky *k, uint32_t j, uint64_t v, int side)
+static int fits_flat_scan(const struct sky *k, uint32_t j, uint64_t v,
+			  int side)
 {
 	const struct solver_item *it = &k->p->items[j];
 	if (k->off[j] != NONE)
@@ -127,15 +134,31 @@ static int fits_flat(const struct sky *k, uint32_t j, uint64_t v, int side)
 	if (o % it->align)
 		return 0;
 	const uint64_t *lev = side ? k->ceil : k->top;
+	/* the ends first: most members that do not fit fail there */
+	if (lev[k->sa[j]] != v || lev[k->sb[j] - 1] != v)
+		return 0;
 	for (uint32_t z = k->sa[j]; z < k->sb[j]; z++)
 		if (lev[z] != v || k->ceil[z] - k->top[z] < it->size)
 			return 0;
 	return 1;
 }
 
+/* fits_flat_scan() once per node: a member of many sections at the level
+ * was scanned over its whole life once for each of them, most of a node's
+ * time on lives of a hundred sections. */
+static int fits_flat(struct sky *k, uint32_t j, uint64_t v, int side)
+{
+	uint64_t *e = &k->fit[2 * j + (uint32_t)side];
+	if (*e >> 1 == k->nodes)
+		return (int)(*e & 1);
+	int r = fits_flat_scan(k, j, v, side);
+	*e = k->nodes << 1 | (uint64_t)r;
+	return r;
+}
+
 /* Candidates of section s at v on side side, counting no further than
  * stop. */
-static size_t count_fits(const struct sky *k, size_t s, uint64_t v,
+static size_t count_fits(struct sky *k, size_t s, uint64_t v,
 			 int side, size_t stop)
 {
 	size_t c = 0;
@@ -153,13 +176,15 @@ static int place(struct sky *k, uint32_t j, uint64_t o, int side)
 	int bad = 0;
 	k->off[j] = o;
 	k->side[j] = (uint8_t)side;
-	k->pos[j] = (uint32_t)k->ntrail;
 	k->trail[k->ntrail++] = j;
 	k->key[0] ^= k->zob[4 * j + 2 * side];
 	k->key[1] ^= k->zob[4 * j + 2 * side + 1];
 	for (uint32_t z = k->sa[j]; z + 1 < k->sb[j]; z++)
 		k->cross[z]--;
+	uint32_t *prev = k->prevlast + k->islot[j] - k->sa[j];
 	for (uint32_t z = k->sa[j]; z < k->sb[j]; z++) {
+		prev[z] = k->last[z];
+		k->last[z] = (uint32_t)k->ntrail;
 		if (side)
 			k->ceil[z] = o;
 		else
@@ -178,7 +203,9 @@ static void unplace(struct sky *k, uint32_t j)
 	k->key[1] ^= k->zob[4 * j + 2 * k->side[j] + 1];
 	for (uint32_t z = k->sa[j]; z + 1 < k->sb[j]; z++)
 		k->cross[z]++;
+	const uint32_t *prev = k->prevlast + k->islot[j] - k->sa[j];
 	for (uint32_t z = k->sa[j]; z < k->sb[j]; z++) {
+		k->last[z] = prev[z];
 		if (k->side[j])
 			k->ceil[z] = o + sz;
 		else
@@ -306,17 +333,11 @@ static void cs_or(const struct sky *k, uint64_t *c, const uint64_t *d)
 }
 
 /* The latest choice among the items placed in section z (its place on the
- * trail): a reason in a section of older choices lets the search jump
- * further back. */
+ * trail, plus one; 0: none): a reason in a section of older choices lets
+ * the search jump further back. */
 static size_t sec_age(const struct sky *k, uint32_t z)
 {
-	size_t a = 0;
-	for (size_t q = k->sec0[z]; q < k->sec0[z + 1]; q++) {
-		uint32_t i = k->mem[q];
-		if (k->off[i] != NONE && k->pos[i] + 1 > a)
-			a = k->pos[i] + 1;
-	}
-	return a;
+	return k->last[z];
 }
 
 /* Why no unplaced member of section s can lie at v on side side (or why
@@ -416,6 +437,16 @@ static void cs_hull(const struct sky *k, const uint64_t *c, uint32_t *a,
 	}
 	*a = (uint32_t)(lo * 64 + (size_t)__builtin_ctzll(c[lo]));
 	*b = (uint32_t)(hi * 64 + 64 - (size_t)__builtin_clzll(c[hi]));
+}
+
+/* The memo's slot for the placed set now, fetched while the node checks
+ * its sections (a lookup misses the cache: a seventh of a node's time). */
+static void memo_prefetch(const struct sky *k)
+{
+	uint64_t key[2];
+	memo_key(k, key);
+	const struct sky_memo *m = k->memo;
+	__builtin_prefetch(m->k + (key[0] & m->mask) * m->stride);
 }
 
 /* Whether the placed set now is known to fail; its conflict set into why
@@ -556,7 +587,9 @@ static int sky_dfs(struct sky *k, uint32_t s0, uint32_t s1, uint64_t *why)
 	int ret = 0;
 	for (size_t q = k->sec0[best]; q < k->sec0[best + 1]; q++) {
 		uint32_t j = k->mem[q];
-		if (!fits_flat(k, j, v, bside))
+		/* not fits_flat(): children have run since, and the last of
+		 * them left its answers under the node count now */
+		if (!fits_flat_scan(k, j, v, bside))
 			continue;
 		size_t mark = k->ntrail;
 		int r = 0;
@@ -565,14 +598,17 @@ static int sky_dfs(struct sky *k, uint32_t s0, uint32_t s1, uint64_t *why)
 		memset(ch, 0, k->cw * sizeof(*ch));
 		if (place(k, j, o, bside)) {
 			cs_range(ch, k->sa[j], k->sb[j]);
-		} else if ((z = all_coverable(k, j)) >= 0) {
-			cs_cover(k, ch, (uint32_t)z);
-		} else if (!memo_has(k, ch)) { /* else why is the memo's */
-			r = sky_parts(k, s0, s1, ch);
-			if (r == -2)
-				r = sky_dfs(k, s0, s1, ch);
-			if (r == 0)
-				memo_put(k, ch);
+		} else {
+			memo_prefetch(k);
+			if ((z = all_coverable(k, j)) >= 0) {
+				cs_cover(k, ch, (uint32_t)z);
+			} else if (!memo_has(k, ch)) { /* else why: the memo's */
+				r = sky_parts(k, s0, s1, ch);
+				if (r == -2)
+					r = sky_dfs(k, s0, s1, ch);
+				if (r == 0)
+					memo_put(k, ch);
+			}
 		}
 		if (r == 1) {
 			ret = 1;
@@ -616,7 +652,10 @@ static void sky_free(struct sky *k)
 	free(k->side);
 	free(k->zob);
 	free(k->cstack);
-	free(k->pos);
+	free(k->last);
+	free(k->prevlast);
+	free(k->islot);
+	free(k->fit);
 	if (k->memo)
 		free(k->memo->k);
 	free(k->memo);
@@ -800,8 +839,18 @@ int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 		}
 		/* two per level, a level per placed item, one for the top */
 		k.cstack = malloc((2 * p->n + 4) * k.cw * sizeof(*k.cstack));
-		k.pos = malloc((p->n + 1) * sizeof(*k.pos));
-		if (!order || !at || !k.zob || !k.memo || !k.memo->k || !k.pos ||
+		k.last = calloc(k.nsec + 1, sizeof(*k.last));
+		k.islot = malloc((p->n + 1) * sizeof(*k.islot));
+		size_t tot = 0;
+		for (size_t i = 0; k.islot && i < p->n; i++) {
+			k.islot[i] = tot;
+			tot += k.sb[i] - k.sa[i];
+		}
+		k.prevlast = malloc((tot + 1) * sizeof(*k.prevlast));
+		k.fit = calloc(2 * p->n + 2, sizeof(*k.fit));
+		if (!order || !at || !k.zob || !k.memo || !k.memo->k || !k.last ||
+		    !k.islot || !k.prevlast ||
+		    !k.fit ||
 		    !k.cstack)
 			rc = SOLVER_ENOMEM;
 	}
@@ -837,8 +886,10 @@ int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 			order[j] = t;
 		}
 		fill_members(&k, order, at);
-		for (size_t s = 0; s < k.nsec; s++)
+		for (size_t s = 0; s < k.nsec; s++) {
 			k.top[s] = k.unpl[s] = k.cross[s] = 0;
+			k.last[s] = 0;
+		}
 		for (size_t s = 0; s < k.nsec; s++)
 			k.ceil[s] = cap;
 		k.ntrail = 0;
