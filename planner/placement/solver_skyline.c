@@ -61,7 +61,7 @@ struct sky {
 			      * item placed there (0: none) */
 	uint32_t *prevlast;  /* per item and section of its life (from
 			      * islot[item]): last[] before it was placed */
-	size_t *islot;
+	size_t *islot;       /* per item: where its prevlast[] entries begin */
 	uint64_t *fit;       /* per item and side: the node that asked
 			      * fits_flat() last << 1 | its answer */
 	uint32_t *twin;      /* the item before it of the same size, life and
@@ -79,7 +79,8 @@ struct sky {
 	struct sky_memo *memo; /* sets known to have no completion */
 	uint64_t *cstack;    /* conflict sets, two per level (cs_push()) */
 	size_t cw, csp;      /* words per set; sets in use */
-	uint64_t jumps;      /* nodes that failed for a child's reason */
+	uint64_t jumps;      /* nodes that failed for a child's reason (with
+			      * the memo's hits and stores: for a debugger) */
 };
 
 /*
@@ -848,10 +849,8 @@ int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 		}
 		k.prevlast = malloc((tot + 1) * sizeof(*k.prevlast));
 		k.fit = calloc(2 * p->n + 2, sizeof(*k.fit));
-		if (!order || !at || !k.zob || !k.memo || !k.memo->k || !k.last ||
-		    !k.islot || !k.prevlast ||
-		    !k.fit ||
-		    !k.cstack)
+		if (!order || !at || !k.zob || !k.memo || !k.memo->k ||
+		    !k.cstack || !k.last || !k.islot || !k.prevlast || !k.fit)
 			rc = SOLVER_ENOMEM;
 	}
 	if (!rc) {
