@@ -21,6 +21,16 @@
  * hundreds.  Among the sections at the lowest top, the one with the fewest
  * candidates goes first (a forced one needs no branch).
  *
+ * Failures are learnt twice over.  A node that fails names the sections
+ * whose placed items made it fail (its conflict set, cs_*()), and a node
+ * whose candidate failed for a reason that candidate does not touch fails
+ * at once for that reason, instead of retrying its other candidates under
+ * a dead end elsewhere in time; and the placed sets that failed are kept
+ * (struct sky_memo), so that the same set stacked in another order, or
+ * reached again in a later restart, ends at its first node.  Without them
+ * 11 of the 100 seeds of bench_placement's big shape took more than two
+ * million nodes; the README has the figures.
+ *
  * It is complete only for the gapless placements: on a problem whose
  * optimum needs a gap it finds nothing and proves nothing, which is why
  * the caller gives it a small share of the budget and goes on.
@@ -47,6 +57,13 @@ struct sky {
 	uint32_t *cross;     /* per boundary c (between c and c + 1): unplaced
 			      * items that cross it */
 	uint32_t *trail;     /* the items placed, in order */
+	uint32_t *last;      /* per section: the trail length after the last
+			      * item placed there (0: none) */
+	uint32_t *prevlast;  /* per item and section of its life (from
+			      * islot[item]): last[] before it was placed */
+	size_t *islot;       /* per item: where its prevlast[] entries begin */
+	uint64_t *fit;       /* per item and side: the node that asked
+			      * fits_flat() last << 1 | its answer */
 	uint32_t *twin;      /* the item before it of the same size, life and
 			      * alignment (UINT32_MAX: none) */
 	size_t ntrail;
@@ -54,6 +71,44 @@ struct sky {
 	struct solver_budget *b;
 	int stop;            /* the budget ran out */
 	int sides;           /* 1: from the bottom only; 2: from the cap too */
+	/* The placed set's key: what each placed item adds, per item and side
+	 * (two 64-bit words, so that two sets share a key with odds of about
+	 * 2^-100 over a search), xored in and out as items come and go. */
+	uint64_t *zob;       /* 4 per item: side 0 (two words), side 1 */
+	uint64_t key[2];
+	struct sky_memo *memo; /* sets known to have no completion */
+	uint64_t *cstack;    /* conflict sets, two per level (cs_push()) */
+	size_t cw, csp;      /* words per set; sets in use */
+	uint64_t jumps;      /* nodes that failed for a child's reason (with
+			      * the memo's hits and stores: for a debugger) */
+};
+
+/*
+ * Sets of placed items that have no gapless completion (nogoods).  What
+ * lies above a partial placement depends on nothing but which items are
+ * placed from which side: each section's top and ceiling are the sums of
+ * their sizes, and the rules of a node (the lowest section, the candidates,
+ * identical items in index order, the parts) read nothing else.  So a set
+ * whose subtree failed fails wherever else it comes back: stacked in
+ * another order, reached through other parts, or in a later restart with
+ * another order of candidates.  On the packed instances that defeated the
+ * search the subtrees came back mostly as sums: 1-unit buffers of one
+ * section stacked in every order, each with the same dead end above.
+ * Open addressing over a fixed table; a full probe run overwrites (a lost
+ * entry costs a subtree again, never a placement).
+ */
+#define MEMO_PROBE 8
+#define MEMO_SLOTS ((size_t)1 << 20) /* 24-48 MiB */
+#define MEMO_SET_WORDS 4
+
+struct sky_memo {
+	uint64_t *k;      /* per entry: the key (two words; {0, 0}: empty),
+			   * then the conflict set (cw words) or, on problems
+			   * of more than MEMO_SET_WORDS * 64 sections, the
+			   * sections it spans (a << 32 | b: looser, still
+			   * true) */
+	size_t mask, stride;
+	uint64_t hits, stores;
 };
 
 static int time_cmp(const void *a, const void *b)
@@ -66,7 +121,8 @@ static int time_cmp(const void *a, const void *b)
  * identical twins before it placed, aligned, and every section of its life
  * filled exactly to v from that side (bottom: its top is v and j starts
  * there; top: its ceiling is v and j ends there). */
-static int fits_flat(const struct sky *k, uint32_t j, uint64_t v, int side)
+static int fits_flat_scan(const struct sky *k, uint32_t j, uint64_t v,
+			  int side)
 {
 	const struct solver_item *it = &k->p->items[j];
 	if (k->off[j] != NONE)
@@ -79,15 +135,31 @@ static int fits_flat(const struct sky *k, uint32_t j, uint64_t v, int side)
 	if (o % it->align)
 		return 0;
 	const uint64_t *lev = side ? k->ceil : k->top;
+	/* the ends first: most members that do not fit fail there */
+	if (lev[k->sa[j]] != v || lev[k->sb[j] - 1] != v)
+		return 0;
 	for (uint32_t z = k->sa[j]; z < k->sb[j]; z++)
 		if (lev[z] != v || k->ceil[z] - k->top[z] < it->size)
 			return 0;
 	return 1;
 }
 
+/* fits_flat_scan() once per node: a member of many sections at the level
+ * was scanned over its whole life once for each of them, most of a node's
+ * time on lives of a hundred sections. */
+static int fits_flat(struct sky *k, uint32_t j, uint64_t v, int side)
+{
+	uint64_t *e = &k->fit[2 * j + (uint32_t)side];
+	if (*e >> 1 == k->nodes)
+		return (int)(*e & 1);
+	int r = fits_flat_scan(k, j, v, side);
+	*e = k->nodes << 1 | (uint64_t)r;
+	return r;
+}
+
 /* Candidates of section s at v on side side, counting no further than
  * stop. */
-static size_t count_fits(const struct sky *k, size_t s, uint64_t v,
+static size_t count_fits(struct sky *k, size_t s, uint64_t v,
 			 int side, size_t stop)
 {
 	size_t c = 0;
@@ -106,9 +178,14 @@ static int place(struct sky *k, uint32_t j, uint64_t o, int side)
 	k->off[j] = o;
 	k->side[j] = (uint8_t)side;
 	k->trail[k->ntrail++] = j;
+	k->key[0] ^= k->zob[4 * j + 2 * side];
+	k->key[1] ^= k->zob[4 * j + 2 * side + 1];
 	for (uint32_t z = k->sa[j]; z + 1 < k->sb[j]; z++)
 		k->cross[z]--;
+	uint32_t *prev = k->prevlast + k->islot[j] - k->sa[j];
 	for (uint32_t z = k->sa[j]; z < k->sb[j]; z++) {
+		prev[z] = k->last[z];
+		k->last[z] = (uint32_t)k->ntrail;
 		if (side)
 			k->ceil[z] = o;
 		else
@@ -123,9 +200,13 @@ static void unplace(struct sky *k, uint32_t j)
 {
 	uint64_t sz = k->p->items[j].size, o = k->off[j];
 	k->off[j] = NONE;
+	k->key[0] ^= k->zob[4 * j + 2 * k->side[j]];
+	k->key[1] ^= k->zob[4 * j + 2 * k->side[j] + 1];
 	for (uint32_t z = k->sa[j]; z + 1 < k->sb[j]; z++)
 		k->cross[z]++;
+	const uint32_t *prev = k->prevlast + k->islot[j] - k->sa[j];
 	for (uint32_t z = k->sa[j]; z < k->sb[j]; z++) {
+		k->last[z] = prev[z];
 		if (k->side[j])
 			k->ceil[z] = o + sz;
 		else
@@ -166,15 +247,16 @@ static int coverable(const struct sky *k, uint32_t z)
 }
 
 /* After j was placed: its sections and the two beside them (whose members
- * may reach into j's) can each still be covered. */
-static int all_coverable(const struct sky *k, uint32_t j)
+ * may reach into j's) can each still be covered.  The first that cannot,
+ * or -1. */
+static long all_coverable(const struct sky *k, uint32_t j)
 {
 	uint32_t a = k->sa[j] ? k->sa[j] - 1 : 0;
 	uint32_t b = k->sb[j] < k->nsec ? k->sb[j] + 1 : k->sb[j];
 	for (uint32_t z = a; z < b; z++)
 		if (!coverable(k, z))
-			return 0;
-	return 1;
+			return z;
+	return -1;
 }
 
 /* Undoes the placements after trail entry mark, last first. */
@@ -184,15 +266,249 @@ static void undo_to(struct sky *k, size_t mark)
 		unplace(k, k->trail[--k->ntrail]);
 }
 
-static int sky_dfs(struct sky *k, uint32_t s0, uint32_t s1, uint32_t last);
+/* The key of the placed set now; runs from the bottom only and from both
+ * ends obey different rules, so their sets never share an entry. */
+static void memo_key(const struct sky *k, uint64_t key[2])
+{
+	key[0] = k->key[0] ^ (k->sides == 2 ? 0x9e3779b97f4a7c15u : 0);
+	key[1] = k->key[1] | 1; /* never {0, 0}, the empty slot */
+}
+
+/*
+ * Conflict sets.  A node that fails says why as a set of sections: the
+ * items placed in those sections, where they are, admit no gapless
+ * completion, whatever else is placed.  A node whose candidate j failed
+ * for a reason that j's life does not meet fails at once for that reason
+ * (the other candidates leave the sections it names as they are): the
+ * search jumps back over choices made elsewhere in time instead of
+ * retrying them all under a dead end that none of them touches, which is
+ * where the search spent its millions of nodes on the packed seeds that
+ * defeated it.  The reasons are kept narrow (one section per member that
+ * cannot lie where it must, cs_nofit() and cs_cover()): a set of whole
+ * lifetimes spans most of the time in a part and jumped over almost
+ * nothing.  A set of sections is a bitset of cw words; each level of the
+ * recursion has two (what its candidates' failures add up to, and the one
+ * a child fills).
+ */
+static uint64_t *cs_push(struct sky *k)
+{
+	uint64_t *c = k->cstack + k->csp * k->cw;
+	k->csp++;
+	memset(c, 0, k->cw * sizeof(*c));
+	return c;
+}
+
+static void cs_range(uint64_t *c, uint32_t a, uint32_t b)
+{
+	for (uint32_t z = a; z < b;) {
+		if (z % 64 == 0 && z + 64 <= b) {
+			c[z / 64] = UINT64_MAX;
+			z += 64;
+		} else {
+			c[z / 64] |= (uint64_t)1 << (z % 64);
+			z++;
+		}
+	}
+}
+
+static int cs_meets(const uint64_t *c, uint32_t a, uint32_t b)
+{
+	for (uint32_t z = a; z < b;) {
+		if (z % 64 == 0 && z + 64 <= b) {
+			if (c[z / 64])
+				return 1;
+			z += 64;
+		} else {
+			if (c[z / 64] >> (z % 64) & 1)
+				return 1;
+			z++;
+		}
+	}
+	return 0;
+}
+
+static void cs_or(const struct sky *k, uint64_t *c, const uint64_t *d)
+{
+	for (size_t w = 0; w < k->cw; w++)
+		c[w] |= d[w];
+}
+
+/* The latest choice among the items placed in section z (its place on the
+ * trail, plus one; 0: none): a reason in a section of older choices lets
+ * the search jump further back. */
+static size_t sec_age(const struct sky *k, uint32_t z)
+{
+	return k->last[z];
+}
+
+/* Why no unplaced member of section s can lie at v on side side (or why
+ * those that cannot, at a node whose others were tried): for each, one
+ * section of its life whose placed items leave no room for it there (s
+ * itself for its level or alignment).  A member that waits for its
+ * identical twin has its twin's reason. */
+static void cs_nofit(struct sky *k, uint64_t *c, uint32_t s, uint64_t v,
+		     int side)
+{
+	const uint64_t *lev = side ? k->ceil : k->top;
+	cs_range(c, s, s + 1);
+	for (size_t q = k->sec0[s]; q < k->sec0[s + 1]; q++) {
+		uint32_t j = k->mem[q];
+		const struct solver_item *it = &k->p->items[j];
+		if (k->off[j] != NONE ||
+		    (k->twin[j] != UINT32_MAX && k->off[k->twin[j]] == NONE))
+			continue;
+		if ((side && v < it->size) ||
+		    (side ? v - it->size : v) % it->align)
+			continue; /* s's own level: s is in already */
+		uint32_t pick = UINT32_MAX;
+		size_t age = SIZE_MAX;
+		for (uint32_t z = k->sa[j]; z < k->sb[j]; z++) {
+			if (lev[z] == v && k->ceil[z] - k->top[z] >= it->size)
+				continue;
+			if (cs_meets(c, z, z + 1)) {
+				pick = UINT32_MAX; /* named already */
+				break;
+			}
+			size_t a = sec_age(k, z);
+			if (a < age) {
+				age = a;
+				pick = z;
+			}
+		}
+		if (pick != UINT32_MAX)
+			cs_range(c, pick, pick + 1);
+	}
+}
+
+/* Why section z cannot be covered from its top (or its ceiling): for each
+ * unplaced member, a section of its life already filled past that level. */
+static void cs_cover(struct sky *k, uint64_t *c, uint32_t z)
+{
+	uint64_t t = k->top[z], cl = k->ceil[z];
+	cs_range(c, z, z + 1);
+	int lo = 0;
+	for (size_t q = k->sec0[z]; q < k->sec0[z + 1] && !lo; q++) {
+		uint32_t j = k->mem[q];
+		if (k->off[j] == NONE && t % k->p->items[j].align == 0) {
+			uint32_t y = k->sa[j];
+			while (y < k->sb[j] && k->top[y] <= t)
+				y++;
+			lo = y == k->sb[j];
+		}
+	}
+	for (size_t q = k->sec0[z]; q < k->sec0[z + 1]; q++) {
+		uint32_t j = k->mem[q];
+		if (k->off[j] != NONE)
+			continue;
+		uint32_t pick = UINT32_MAX;
+		size_t age = SIZE_MAX;
+		for (uint32_t y = k->sa[j]; y < k->sb[j]; y++) {
+			if (!(lo ? k->ceil[y] < cl : k->top[y] > t))
+				continue;
+			if (cs_meets(c, y, y + 1)) {
+				pick = UINT32_MAX;
+				break;
+			}
+			size_t a = sec_age(k, y);
+			if (a < age) {
+				age = a;
+				pick = y;
+			}
+		}
+		if (pick != UINT32_MAX)
+			cs_range(c, pick, pick + 1);
+	}
+}
+
+/* The sections a conflict set of the memo spans (a looser set: more
+ * sections only name more placed items). */
+static void cs_hull(const struct sky *k, const uint64_t *c, uint32_t *a,
+		    uint32_t *b)
+{
+	size_t lo = k->cw, hi = 0;
+	for (size_t w = 0; w < k->cw; w++)
+		if (c[w]) {
+			if (lo == k->cw)
+				lo = w;
+			hi = w;
+		}
+	if (lo == k->cw) {
+		*a = *b = 0;
+		return;
+	}
+	*a = (uint32_t)(lo * 64 + (size_t)__builtin_ctzll(c[lo]));
+	*b = (uint32_t)(hi * 64 + 64 - (size_t)__builtin_clzll(c[hi]));
+}
+
+/* The memo's slot for the placed set now, fetched while the node checks
+ * its sections (a lookup misses the cache: a seventh of a node's time). */
+static void memo_prefetch(const struct sky *k)
+{
+	uint64_t key[2];
+	memo_key(k, key);
+	const struct sky_memo *m = k->memo;
+	__builtin_prefetch(m->k + (key[0] & m->mask) * m->stride);
+}
+
+/* Whether the placed set now is known to fail; its conflict set into why
+ * (cw words) when it is. */
+static int memo_has(struct sky *k, uint64_t *why)
+{
+	uint64_t key[2];
+	memo_key(k, key);
+	struct sky_memo *m = k->memo;
+	for (size_t i = 0; i < MEMO_PROBE; i++) {
+		uint64_t *e = m->k + ((key[0] + i) & m->mask) * m->stride;
+		if (e[0] == key[0] && e[1] == key[1]) {
+			m->hits++;
+			if (m->stride == 3)
+				cs_range(why, (uint32_t)(e[2] >> 32),
+					 (uint32_t)e[2]);
+			else
+				memcpy(why, e + 2, k->cw * sizeof(*why));
+			return 1;
+		}
+		if (!e[0] && !e[1])
+			return 0;
+	}
+	return 0;
+}
+
+/* Keeps the placed set now as failed, for the reason why. */
+static void memo_put(struct sky *k, const uint64_t *why)
+{
+	uint64_t key[2];
+	memo_key(k, key);
+	struct sky_memo *m = k->memo;
+	uint64_t *e = m->k + (key[0] & m->mask) * m->stride;
+	for (size_t i = 0; i < MEMO_PROBE; i++) {
+		uint64_t *x = m->k + ((key[0] + i) & m->mask) * m->stride;
+		if (!x[0] && !x[1]) {
+			e = x;
+			break;
+		}
+	}
+	e[0] = key[0];
+	e[1] = key[1];
+	if (m->stride == 3) {
+		uint32_t lo, hi;
+		cs_hull(k, why, &lo, &hi);
+		e[2] = (uint64_t)lo << 32 | hi;
+	} else {
+		memcpy(e + 2, why, k->cw * sizeof(*why));
+	}
+	m->stores++;
+}
+
+static int sky_dfs(struct sky *k, uint32_t s0, uint32_t s1, uint64_t *why);
 
 /*
  * Solves the parts of [s0, s1) between the boundaries no unplaced item
  * crosses any more, one after the other: they share no buffer, so when
  * one has no placement the others' choices cannot help, and no other
- * choice of theirs is tried.  -2 when nothing splits.
+ * choice of theirs is tried.  -2 when nothing splits.  why: as sky_dfs().
  */
-static int sky_parts(struct sky *k, uint32_t s0, uint32_t s1, uint32_t last)
+static int sky_parts(struct sky *k, uint32_t s0, uint32_t s1, uint64_t *why)
 {
 	uint32_t a = s0;
 	int split = 0;
@@ -201,7 +517,7 @@ static int sky_parts(struct sky *k, uint32_t s0, uint32_t s1, uint32_t last)
 		if (k->cross[c])
 			continue;
 		split = 1;
-		int r = sky_dfs(k, a, c + 1, last);
+		int r = sky_dfs(k, a, c + 1, why);
 		if (r != 1) {
 			undo_to(k, mark);
 			return r;
@@ -210,29 +526,19 @@ static int sky_parts(struct sky *k, uint32_t s0, uint32_t s1, uint32_t last)
 	}
 	if (!split)
 		return -2;
-	int r = sky_dfs(k, a, s1, last);
+	int r = sky_dfs(k, a, s1, why);
 	if (r != 1)
 		undo_to(k, mark);
 	return r;
 }
 
-/* Whether j, from the bottom at f, would sit right on last (placed from
- * the bottom just before) with the same life: stacked the other way the
- * two leave the same skyline, so only the order with the higher index on
- * top is tried. */
-static int stacked_twin(const struct sky *k, uint32_t j, uint32_t last,
-			uint64_t f)
-{
-	return last != UINT32_MAX && j < last && !k->side[last] &&
-	       k->sa[j] == k->sa[last] && k->sb[j] == k->sb[last] &&
-	       k->off[last] + k->p->items[last].size == f;
-}
-
 /* Within sections [s0, s1), crossed by no unplaced item from outside:
- * 1: every item there placed (k->off; kept), 0: not below this node,
- * -1: out of budget (both leave the state as it was).  last: the item
- * placed just before (UINT32_MAX: none). */
-static int sky_dfs(struct sky *k, uint32_t s0, uint32_t s1, uint32_t last)
+ * 1: every item there placed (k->off; kept), 0: not below this node, with
+ * the conflict set in why (cw words, filled here), -1: out of budget (both
+ * leave the state as it was).  Two items of one life stacked in either
+ * order leave one placed set: the memo ends the second order at its first
+ * node. */
+static int sky_dfs(struct sky *k, uint32_t s0, uint32_t s1, uint64_t *why)
 {
 	if (++k->nodes > k->max_nodes)
 		return -1;
@@ -265,8 +571,11 @@ static int sky_dfs(struct sky *k, uint32_t s0, uint32_t s1, uint32_t last)
 			if ((side ? k->ceil[s] : k->top[s]) != v)
 				continue;
 			size_t c = count_fits(k, s, v, side, bestc);
-			if (c == 0)
+			if (c == 0) {
+				memset(why, 0, k->cw * sizeof(*why));
+				cs_nofit(k, why, (uint32_t)s, v, side);
 				return 0;
+			}
 			if (c < bestc) {
 				bestc = c;
 				best = s;
@@ -275,26 +584,57 @@ static int sky_dfs(struct sky *k, uint32_t s0, uint32_t s1, uint32_t last)
 		}
 	}
 	uint64_t v = bside ? F : f;
+	uint64_t *acc = cs_push(k), *ch = cs_push(k);
+	int ret = 0;
 	for (size_t q = k->sec0[best]; q < k->sec0[best + 1]; q++) {
 		uint32_t j = k->mem[q];
-		if (!fits_flat(k, j, v, bside) ||
-		    (!bside && stacked_twin(k, j, last, f)))
+		/* not fits_flat(): children have run since, and the last of
+		 * them left its answers under the node count now */
+		if (!fits_flat_scan(k, j, v, bside))
 			continue;
 		size_t mark = k->ntrail;
 		int r = 0;
+		long z;
 		uint64_t o = bside ? v - k->p->items[j].size : v;
-		if (!place(k, j, o, bside) && all_coverable(k, j)) {
-			r = sky_parts(k, s0, s1, j);
-			if (r == -2)
-				r = sky_dfs(k, s0, s1, j);
+		memset(ch, 0, k->cw * sizeof(*ch));
+		if (place(k, j, o, bside)) {
+			cs_range(ch, k->sa[j], k->sb[j]);
+		} else {
+			memo_prefetch(k);
+			if ((z = all_coverable(k, j)) >= 0) {
+				cs_cover(k, ch, (uint32_t)z);
+			} else if (!memo_has(k, ch)) { /* else why: the memo's */
+				r = sky_parts(k, s0, s1, ch);
+				if (r == -2)
+					r = sky_dfs(k, s0, s1, ch);
+				if (r == 0)
+					memo_put(k, ch);
+			}
 		}
-		if (r == 1)
-			return 1;
+		if (r == 1) {
+			ret = 1;
+			break;
+		}
 		undo_to(k, mark);
-		if (r < 0)
-			return -1;
+		if (r < 0) {
+			ret = -1;
+			break;
+		}
+		if (!cs_meets(ch, k->sa[j], k->sb[j])) {
+			/* j had no part in it: neither has any other */
+			memcpy(why, ch, k->cw * sizeof(*why));
+			k->jumps++;
+			k->csp -= 2;
+			return 0;
+		}
+		cs_or(k, acc, ch);
 	}
-	return 0;
+	if (ret == 0) {
+		cs_nofit(k, acc, (uint32_t)best, v, bside);
+		memcpy(why, acc, k->cw * sizeof(*why));
+	}
+	k->csp -= 2;
+	return ret;
 }
 
 static void sky_free(struct sky *k)
@@ -311,6 +651,15 @@ static void sky_free(struct sky *k)
 	free(k->twin);
 	free(k->ceil);
 	free(k->side);
+	free(k->zob);
+	free(k->cstack);
+	free(k->last);
+	free(k->prevlast);
+	free(k->islot);
+	free(k->fit);
+	if (k->memo)
+		free(k->memo->k);
+	free(k->memo);
 }
 
 static _Thread_local const struct solver_problem *twin_p;
@@ -479,8 +828,36 @@ int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 	int rc = sky_build(&k, p, cap);
 	uint32_t *order = rc ? NULL : malloc((p->n + 1) * sizeof(*order));
 	size_t *at = rc ? NULL : malloc((k.nsec + 1) * sizeof(*at));
-	if (!rc && (!order || !at))
-		rc = SOLVER_ENOMEM;
+	if (!rc) {
+		k.zob = malloc(4 * (p->n + 1) * sizeof(*k.zob));
+		k.memo = calloc(1, sizeof(*k.memo));
+		k.cw = (k.nsec + 64) / 64;
+		if (k.memo) {
+			k.memo->mask = MEMO_SLOTS - 1;
+			k.memo->stride = k.cw <= MEMO_SET_WORDS ? 2 + k.cw : 3;
+			k.memo->k = calloc(MEMO_SLOTS * k.memo->stride,
+					   sizeof(*k.memo->k));
+		}
+		/* two per level, a level per placed item, one for the top */
+		k.cstack = malloc((2 * p->n + 4) * k.cw * sizeof(*k.cstack));
+		k.last = calloc(k.nsec + 1, sizeof(*k.last));
+		k.islot = malloc((p->n + 1) * sizeof(*k.islot));
+		size_t tot = 0;
+		for (size_t i = 0; k.islot && i < p->n; i++) {
+			k.islot[i] = tot;
+			tot += k.sb[i] - k.sa[i];
+		}
+		k.prevlast = malloc((tot + 1) * sizeof(*k.prevlast));
+		k.fit = calloc(2 * p->n + 2, sizeof(*k.fit));
+		if (!order || !at || !k.zob || !k.memo || !k.memo->k ||
+		    !k.cstack || !k.last || !k.islot || !k.prevlast || !k.fit)
+			rc = SOLVER_ENOMEM;
+	}
+	if (!rc) {
+		uint64_t z = 0x2545f4914f6cdd1du;
+		for (size_t i = 0; i < 4 * p->n; i++)
+			k.zob[i] = rng_next(&z);
+	}
 	if (rc) {
 		free(order);
 		free(at);
@@ -508,8 +885,10 @@ int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 			order[j] = t;
 		}
 		fill_members(&k, order, at);
-		for (size_t s = 0; s < k.nsec; s++)
+		for (size_t s = 0; s < k.nsec; s++) {
 			k.top[s] = k.unpl[s] = k.cross[s] = 0;
+			k.last[s] = 0;
+		}
 		for (size_t s = 0; s < k.nsec; s++)
 			k.ceil[s] = cap;
 		k.ntrail = 0;
@@ -523,10 +902,12 @@ int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 		uint64_t budget = unit << (run / 2 < 20 ? run / 2 : 20);
 		uint64_t end = k.nodes + budget;
 		k.max_nodes = end < max_nodes ? end : max_nodes;
-		int r = k.nsec ? sky_parts(&k, 0, (uint32_t)k.nsec, UINT32_MAX)
-			       : 1;
+		k.key[0] = k.key[1] = 0;
+		k.csp = 0;
+		uint64_t *why = cs_push(&k);
+		int r = k.nsec ? sky_parts(&k, 0, (uint32_t)k.nsec, why) : 1;
 		if (r == -2)
-			r = sky_dfs(&k, 0, (uint32_t)k.nsec, UINT32_MAX);
+			r = sky_dfs(&k, 0, (uint32_t)k.nsec, why);
 		if (r == 1)
 			found = 1;
 		else if (r == 0)

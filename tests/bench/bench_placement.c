@@ -18,6 +18,11 @@
  * --deterministic[=W] passes compile's work limit instead of the time limit
  * (the same pools under any load: what to compare on a busy machine).
  * --write DIR only writes the generated CSVs (for profiling by hand).
+ * --skyline-nodes N runs no child: the skyline search alone
+ * (solver_search_skyline()) on each packed seed, in this process, with N
+ * nodes and no clock, and prints its nodes, whether it reached the bound
+ * and its CPU time (the nodes are the same on any machine: what to
+ * compare changes to that search by).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -31,6 +36,7 @@
 #include <unistd.h>
 
 #include "../unit/planner/placement/guillotine.h"
+#include "solver.h"
 
 /* --- a deterministic DL-shaped instance ---------------------------------- */
 
@@ -351,9 +357,74 @@ static int run_one(const char *name, const char *csv)
 	return 0;
 }
 
+/* --skyline-nodes: the skyline search alone on seeds [seed0, seed0 + n). */
+static int run_skyline(uint64_t seed0, uint64_t nseeds, uint64_t max_nodes)
+{
+	const struct guil_shape *sh = &shapes[shape_at].sh;
+	struct guil_rect *r = malloc(sh->nmax * sizeof(*r));
+	struct solver_item *it = malloc(sh->nmax * sizeof(*it));
+	uint64_t *off = malloc(sh->nmax * sizeof(*off));
+	if (!r || !it || !off) {
+		fprintf(stderr, "bench_placement: out of memory\n");
+		return 1;
+	}
+	printf("the skyline search alone, %" PRIu64 " nodes at most, no clock (CPU s: this process)\n",
+	       max_nodes);
+	printf("%-20s %7s %-9s %10s %7s\n", "instance", "buffers", "bound",
+	       "nodes", "cpu_s");
+	uint64_t cap = (uint64_t)sh->w * GUIL_UNIT, at = 0, sum = 0;
+	int bad = 0;
+	for (uint64_t seed = seed0; seed < seed0 + nseeds; seed++) {
+		size_t n = guil_cut_shape(seed, sh, r);
+		for (size_t i = 0; i < n; i++)
+			it[i] = (struct solver_item){ (r[i].b1 - r[i].b0) *
+							      GUIL_UNIT,
+						      1, r[i].t0, r[i].t1, NULL, 0,
+						      SOLVER_FREE, (int64_t)i };
+		struct solver_problem p = { it, n, NULL, 0 };
+		struct solver_options o = { .work_limit = UINT64_MAX };
+		struct solver_budget b;
+		solver_budget_init(&b, &o);
+		uint64_t nodes = 0, h = 0;
+		struct rusage r0, r1;
+		getrusage(RUSAGE_SELF, &r0);
+		int rc = solver_search_skyline(&p, cap, max_nodes, &b, off,
+					       &nodes);
+		getrusage(RUSAGE_SELF, &r1);
+		double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
+			     (r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) * 1e-6;
+		char err[256], name[48];
+		if (rc == 1 && (solver_check(&p, off, &h, err, sizeof(err)) ||
+				h != cap)) {
+			printf("packed-%s-%" PRIu64 ": the placement found is wrong (%s)\n",
+			       shapes[shape_at].name, seed, err);
+			bad = 1;
+		}
+		if (rc < 0) {
+			printf("packed-%s-%" PRIu64 ": out of memory\n",
+			       shapes[shape_at].name, seed);
+			bad = 1;
+		}
+		at += rc == 1;
+		sum += rc == 1 ? nodes : 0;
+		snprintf(name, sizeof(name), "packed-%s-%" PRIu64,
+			 shapes[shape_at].name, seed);
+		printf("%-20s %7zu %-9s %10" PRIu64 " %7.2f\n", name, n,
+		       rc == 1 ? "reached" : "not", nodes, cpu);
+		fflush(stdout);
+	}
+	printf("%" PRIu64 " of %" PRIu64 " at the bound, %" PRIu64 " nodes on those\n",
+	       at, nseeds, sum);
+	free(r);
+	free(it);
+	free(off);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	const char *write_dir = NULL;
+	uint64_t skyline_nodes = 0;
 	uint64_t seed0 = PACKED_SEED0, nseeds = PACKED_COUNT;
 	int packed_only = 0;
 	const char *extra[8];
@@ -382,6 +453,13 @@ int main(int argc, char **argv)
 			nseeds = z - a + 1;
 		} else if (strcmp(argv[i], "--packed-only") == 0) {
 			packed_only = 1;
+		} else if (strcmp(argv[i], "--skyline-nodes") == 0 &&
+			   i + 1 < argc) {
+			skyline_nodes = strtoull(argv[++i], NULL, 10);
+			if (!skyline_nodes) {
+				fprintf(stderr, "bench_placement: error: --skyline-nodes wants a count above 0\n");
+				return 2;
+			}
 		} else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
 			i++;
 			for (shape_at = 0; shape_at < NSHAPES; shape_at++)
@@ -393,7 +471,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else if (strcmp(argv[i], "--help") == 0) {
-			printf("usage: bench_placement [--time-limit S | --deterministic[=W]] [--csv NAME=PATH]... [--packed FIRST-LAST] [--shape NAME] [--packed-only] [--write DIR]\n");
+			printf("usage: bench_placement [--time-limit S | --deterministic[=W]] [--csv NAME=PATH]... [--packed FIRST-LAST] [--shape NAME] [--packed-only] [--write DIR] [--skyline-nodes N]\n");
 			return 0;
 		} else if (strcmp(argv[i], "--quick") == 0) {
 			/* make bench's BENCH_ARGS: the table is quick already */
@@ -403,6 +481,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (skyline_nodes)
+		return run_skyline(seed0, nseeds, skyline_nodes);
 	if (write_dir) {
 		for (size_t k = 0; k < NLARGE; k++) {
 			char path[512];
