@@ -4,7 +4,7 @@
 
 expect 0 "synth --list" memplan-trace synth --list
 cp "$T/out" "$T/list"
-for m in alexnet vgg16 resnet50 inception_v3 bert-base gpt2; do
+for m in alexnet vgg16 resnet18 resnet50 inception_v3 bert-base gpt2; do
 	has "$T/list" "$m" "the zoo lists $m"
 	expect 0 "synth $m" memplan-trace synth --model $m --batch 2 --dtype bf16 \
 		--device a100 -o "$T/$m.trace"

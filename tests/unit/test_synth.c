@@ -53,6 +53,7 @@ static void test_params(void)
 	}
 	/* the CNNs and GPT-2 are exact */
 	CHECK_EQ_U64(synth_param_count("resnet50"), 25557032, "resnet50 exact");
+	CHECK_EQ_U64(synth_param_count("resnet18"), 11689512, "resnet18 exact");
 	CHECK_EQ_U64(synth_param_count("inception_v3"), 27161264,
 		     "inception_v3 exact");
 	CHECK_EQ_U64(synth_param_count("gpt2"), 124439808, "gpt2 exact");

@@ -91,6 +91,8 @@ static const struct synth_model models[] = {
 	  synth_zoo_alexnet, 0, "sgd" },
 	{ "vgg16", "VGG-16 (torchvision), 224x224, 138.4M params",
 	  synth_zoo_vgg16, 0, "sgd" },
+	{ "resnet18", "ResNet-18 (torchvision), 224x224, 11.7M params",
+	  synth_zoo_resnet18, 0, "sgd" },
 	{ "resnet50", "ResNet-50 v1.5 (torchvision), 224x224, 25.6M params",
 	  synth_zoo_resnet50, 0, "sgd" },
 	{ "inception_v3",
@@ -1543,7 +1545,7 @@ int synth_build(const struct synth_opts *o, struct trace **out, char *err,
 	const struct synth_model *m = find_model(o->model);
 	if (!m)
 		return trace_seterr(err, errlen, TRACE_EINVAL,
-				"unknown model '%s' (try alexnet, vgg16, resnet50, inception_v3, bert-base or gpt2)",
+				"unknown model '%s' (try alexnet, vgg16, resnet18, resnet50, inception_v3, bert-base or gpt2)",
 				o->model ? o->model : "(null)");
 	const struct synth_device *dev = find_device(o->device);
 	if (!dev)

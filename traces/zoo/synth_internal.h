@@ -166,6 +166,7 @@ int synth_op_make(struct synth_graph *g, const char *kname, const char *name,
 /* The zoo. */
 int synth_zoo_alexnet(struct synth_graph *g);
 int synth_zoo_vgg16(struct synth_graph *g);
+int synth_zoo_resnet18(struct synth_graph *g);
 int synth_zoo_resnet50(struct synth_graph *g);
 int synth_zoo_inception_v3(struct synth_graph *g);
 int synth_zoo_bert_base(struct synth_graph *g);

@@ -117,6 +117,46 @@ static int bottleneck(struct synth_graph *g, const char *p, int x, int width,
 	return synth_op_relu(g, synth_name(g, "%s.relu3", p), y, 1);
 }
 
+/* torchvision's BasicBlock: two 3x3 convolutions, the stride on the first. */
+static int basic_block(struct synth_graph *g, const char *p, int x, int width,
+		       int stride, int downsample)
+{
+	int id = x;
+	int y = conv_bn(g, synth_name(g, "%s.conv1", p),
+			synth_name(g, "%s.bn1", p), synth_name(g, "%s.relu1", p),
+			x, width, 3, 3, stride, stride, 1, 1);
+	y = conv_bn(g, synth_name(g, "%s.conv2", p), synth_name(g, "%s.bn2", p),
+		    NULL, y, width, 3, 3, 1, 1, 1, 1);
+	if (downsample)
+		id = conv_bn(g, synth_name(g, "%s.downsample.0", p),
+			     synth_name(g, "%s.downsample.1", p), NULL, x, width,
+			     1, 1, stride, stride, 0, 0);
+	y = synth_op_add(g, synth_name(g, "%s.add", p), y, id, 1);
+	return synth_op_relu(g, synth_name(g, "%s.relu2", p), y, 1);
+}
+
+/* ResNet-18: ResNet-50's stem and head, two basic blocks a stage (the
+ * family's small member: graphs the exact search of `optimal` can take). */
+int synth_zoo_resnet18(struct synth_graph *g)
+{
+	int labels;
+	int x = cnn_inputs(g, 224, &labels);
+	x = conv_bn(g, "conv1", "bn1", "relu", x, 64, 7, 7, 2, 2, 3, 3);
+	x = synth_op_maxpool(g, "maxpool", x, 3, 2, 1);
+	for (int l = 0; l < 4; l++) {
+		int width = 64 << l;
+		for (int b = 0; b < 2; b++) {
+			const char *p = synth_name(g, "layer%d.%d", l + 1, b);
+			int stride = (b == 0 && l > 0) ? 2 : 1;
+			x = basic_block(g, p, x, width, stride, b == 0 && l > 0);
+		}
+	}
+	x = synth_op_adaptive_avgpool(g, "avgpool", x, 1, 1);
+	x = synth_op_flatten(g, "flatten", x);
+	x = synth_op_linear(g, "fc", x, 1000, 1);
+	return cnn_loss(g, x, labels);
+}
+
 int synth_zoo_resnet50(struct synth_graph *g)
 {
 	static const int blocks[4] = { 3, 4, 6, 3 };
