@@ -454,6 +454,23 @@ static int bench_large(void)
 	}
 	printf("(target: < 5 s CPU per strategy; cpu_s is CLOCK_PROCESS_CPUTIME_ID, wall_s on a shared machine; "
 	       "choose_s and place_s are the planner's own wall-clock split; target: the resident peak aimed at last)\n");
+	/* the proven bounds frontier and advise print, at 2% */
+	static const char *const kinds[] = { "swap", "recompute", "hybrid" };
+	for (int k = SWAPBOUND_SWAP; k <= SWAPBOUND_HYBRID; k++) {
+		struct swap_bound b;
+		double base = (double)(t->events[t->nevents - 1].t_end - t->events[0].t_start);
+		double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+		int rc = swapbound_compute_space(t, &l, (enum swapbound_space)k, 0.02 * base,
+						 &b, err, sizeof(err));
+		double c = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		if (rc) {
+			fprintf(stderr, "bench_swap: bound: %s\n", err);
+			bad = -1;
+			continue;
+		}
+		printf("bound %-9s within 2%%: %s, %.2f s CPU\n", kinds[k],
+		       b.computed ? "computed" : b.why, c);
+	}
 out:
 	solver_problem_free(&p);
 	trace_free(t);
