@@ -1024,7 +1024,10 @@ static int solve_parts(struct exact *x, uint32_t s0, uint32_t s1,
 	for (size_t i = 1; i <= nc + 1; i++)
 		count[i] += count[i - 1];
 	if (x->top + m > x->order_cap) {
-		x->nomem = 1;
+		/* the stack of node orders is full (the parts of a split
+		 * node copy theirs on top of the node's): a stop, as when a
+		 * trail reaches its cap, not a failure */
+		x->nomem = x->memstop = 1;
 		return ABORTED;
 	}
 	uint32_t *tmp = x->order + x->top;
@@ -1125,7 +1128,7 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 			minh = h;
 	}
 	if (x->top + m > x->order_cap) {
-		x->nomem = 1;
+		x->nomem = x->memstop = 1; /* a stop, as above */
 		return ABORTED;
 	}
 	size_t save_top = x->top;
