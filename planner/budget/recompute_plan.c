@@ -557,10 +557,14 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 		rc = fill_advice(&m, &best, a, err, errlen);
 		goto out;
 	}
-	/* single buffers alone, then with units: neither always leads to
-	 * the better plan (AlexNet's max-pool output beside its indices
-	 * costs nothing more to re-run, but the output swapped is better) */
-	for (int units = 0; units < 2; units++) {
+	/* single buffers alone, then with units (a dropout's output and
+	 * mask, recomp_buf.sib), where there are any: neither always leads
+	 * to the better plan */
+	int nvariants = 1;
+	for (size_t i = 0; i < m.n && nvariants == 1; i++)
+		if (m.b[i].sib != (int64_t)i)
+			nvariants = 2;
+	for (int units = 0; units < nvariants; units++) {
 		rc = plan_recompute(sc, &m, budget, placer, align, units, &cand,
 				    err, errlen);
 		if (rc == TRACE_ENOMEM)
@@ -598,7 +602,7 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 		/* every share with single buffers, then with units (the
 		 * same choice is searched once); a large trace's one mix
 		 * without: a second search would pass its 5 s */
-		size_t nmix = levels > 1 ? 2 * levels : levels;
+		size_t nmix = levels > 1 ? (size_t)nvariants * levels : levels;
 		for (size_t k = 0; lb > budget && k < nmix; k++) {
 			size_t lv = k % levels;
 			uint64_t tg = budget + (uint64_t)((double)(lb - budget) *
