@@ -310,6 +310,57 @@ static void judge(struct recomp_model *m, size_t i)
 	rb->why = RECOMP_OK;
 }
 
+/* Does x's re-run run exactly i's kernels? */
+static int same_rerun(const struct recomp_buf *a, const struct recomp_buf *b)
+{
+	if (a->nrerun != b->nrerun)
+		return 0;
+	for (unsigned k = 0; k < a->nrerun; k++)
+		if (a->rerun[k] != b->rerun[k])
+			return 0;
+	return 1;
+}
+
+/*
+ * Sets m->b[i].sib: the candidates the kernel creating i writes whose
+ * re-run is i's own, of at least 1% of the largest of them, the first of
+ * them; i when there is no other.  A dropout's re-run makes its output
+ * and its mask: recomputing both costs one re-run, not two (GPT-2's
+ * attention dropout: 288 MiB for 108 us, 0.37 us/MiB, where the output
+ * alone is 0.56 us/MiB).  Random draws only: a max-pool's output and
+ * indices as one were measured worse (planner/budget/README.md).
+ */
+static void find_sib(struct recomp_model *m, size_t i)
+{
+	const struct trace *t = m->t;
+	const struct recomp_buf *rb = &m->b[i];
+	if (rb->why != RECOMP_OK || rb->nwriters == 0 || !rb->rng)
+		return;
+	const struct trace_event *e = &t->events[rb->writer[0]];
+	uint64_t largest = rb->bytes;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t a = 0; a < e->nacc; a++) {
+			int64_t x = t->accesses[e->acc0 + a].buffer;
+			if (x < 0 || (size_t)x >= m->n || x == (int64_t)i ||
+			    !(t->accesses[e->acc0 + a].mode & TRACE_ACCESS_WRITE))
+				continue;
+			const struct recomp_buf *xb = &m->b[x];
+			if (xb->why != RECOMP_OK || xb->nwriters == 0 ||
+			    xb->writer[0] != rb->writer[0] || !same_rerun(rb, xb))
+				continue;
+			if (pass == 0) {
+				if (xb->bytes > largest)
+					largest = xb->bytes;
+				continue;
+			}
+			if (rb->bytes < (largest + 99) / 100)
+				return; /* i itself is too small to count */
+			if (xb->bytes >= (largest + 99) / 100 &&
+			    x < m->b[i].sib)
+				m->b[i].sib = x;
+		}
+}
+
 void recomp_model_free(struct recomp_model *m)
 {
 	free(m->b);
@@ -328,6 +379,7 @@ int recomp_model_init(struct recomp_model *m, const struct trace *t,
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	for (size_t i = 0; i < m->n; i++) {
 		m->b[i].item = -1;
+		m->b[i].sib = (int64_t)i;
 		m->b[i].blocker = -1;
 		m->b[i].last_fwd = m->b[i].next_use = -1;
 	}
@@ -340,6 +392,8 @@ int recomp_model_init(struct recomp_model *m, const struct trace *t,
 		judge(m, i);
 		m->ncand += m->b[i].why == RECOMP_OK;
 	}
+	for (size_t i = 0; i < m->n; i++)
+		find_sib(m, i);
 	int64_t first = INT64_MAX, last = INT64_MIN;
 	for (size_t i = 0; i < t->nevents; i++) {
 		const struct trace_event *e = &t->events[i];
@@ -453,6 +507,7 @@ static size_t rt_argmax(const struct rtree *s)
 struct cand {
 	double per_byte;
 	size_t buf;
+	int unit; /* buf's unit: buf and the buffers whose sib it is */
 };
 
 static int cand_cmp(const void *a, const void *b)
@@ -460,7 +515,9 @@ static int cand_cmp(const void *a, const void *b)
 	const struct cand *x = a, *y = b;
 	if (x->per_byte != y->per_byte)
 		return x->per_byte < y->per_byte ? -1 : 1;
-	return (x->buf > y->buf) - (x->buf < y->buf);
+	if (x->buf != y->buf)
+		return x->buf < y->buf ? -1 : 1;
+	return x->unit - y->unit;
 }
 
 /* Where chosen re-runs need buffers present: per buffer, a list of
@@ -490,75 +547,152 @@ static int needs_push(struct needs *nd, int64_t x, int64_t at)
 	return 0;
 }
 
-/* Records what chosen i's re-run needs present: every buffer its kernels
- * touch but i and its temporaries. */
-static int needs_add(struct needs *nd, const struct recomp_model *m, size_t i)
+/*
+ * One re-run as the choice weighs it: its kernels are those of buffer
+ * first (the member re-run first), made before event at; lead >= 0 when
+ * it makes a unit (every buffer whose sib is lead), else first alone.
+ */
+struct rerun1 {
+	size_t first;
+	int64_t at, lead;
+};
+
+static int in_unit(const struct recomp_model *m, const struct rerun1 *r,
+		   int64_t x)
+{
+	return x == (int64_t)r->first || (r->lead >= 0 && m->b[x].sib == r->lead);
+}
+
+/* Records what re-run r needs present: every buffer its kernels touch
+ * but its own and its temporaries. */
+static int needs_add(struct needs *nd, const struct recomp_model *m,
+		     const struct rerun1 *r)
 {
 	const struct trace *t = m->t;
-	const struct recomp_buf *rb = &m->b[i];
+	const struct recomp_buf *rb = &m->b[r->first];
 	for (unsigned w = 0; w < rb->nrerun; w++) {
 		const struct trace_event *e = &t->events[rb->rerun[w]];
 		for (uint32_t a = 0; a < e->nacc; a++) {
 			int64_t x = t->accesses[e->acc0 + a].buffer;
-			if (x == (int64_t)i || trace_buffer_persistent(&t->buffers[x]) ||
-			    temp_of(t, rb, i, x))
+			if (in_unit(m, r, x) ||
+			    trace_buffer_persistent(&t->buffers[x]) ||
+			    temp_of(t, rb, r->first, x))
 				continue;
-			if (needs_push(nd, x, rb->next_use))
+			if (needs_push(nd, x, r->at))
 				return -1;
 		}
 	}
 	return 0;
 }
 
-/* Would recomputing i meet a chosen buffer: one its re-run needs, away at
- * it; or i away at the re-run of a chosen buffer that needs it? */
+/* Would re-run r meet a chosen buffer: one its kernels need, away at it
+ * (until[x]: where chosen x is made again); or a buffer r makes (i: each
+ * in turn) away at the re-run of a chosen buffer that needs it? */
 static int conflicts(const struct recomp_model *m, const uint8_t *chosen,
-		     const struct needs *nd, size_t i)
+		     const int64_t *until, const struct needs *nd,
+		     const struct rerun1 *r, size_t i)
 {
 	const struct trace *t = m->t;
-	const struct recomp_buf *rb = &m->b[i];
-	for (unsigned w = 0; w < rb->nrerun; w++) {
-		const struct trace_event *e = &t->events[rb->rerun[w]];
-		for (uint32_t a = 0; a < e->nacc; a++) {
-			int64_t x = t->accesses[e->acc0 + a].buffer;
-			if (x == (int64_t)i || !chosen[x] || temp_of(t, rb, i, x))
-				continue;
-			const struct recomp_buf *xb = &m->b[x];
-			if (xb->last_fwd < rb->next_use && rb->next_use < xb->next_use)
-				return 1;
+	const struct recomp_buf *rb = &m->b[r->first];
+	if (i == r->first)
+		for (unsigned w = 0; w < rb->nrerun; w++) {
+			const struct trace_event *e = &t->events[rb->rerun[w]];
+			for (uint32_t a = 0; a < e->nacc; a++) {
+				int64_t x = t->accesses[e->acc0 + a].buffer;
+				if (in_unit(m, r, x) || !chosen[x] ||
+				    temp_of(t, rb, r->first, x))
+					continue;
+				if (m->b[x].last_fwd < r->at && r->at < until[x])
+					return 1;
+			}
 		}
-	}
 	for (int64_t k = nd->head[i]; k >= 0; k = nd->next[k])
-		if (rb->last_fwd < nd->at[k] && nd->at[k] < rb->next_use)
+		if (m->b[i].last_fwd < nd->at[k] && nd->at[k] < r->at)
 			return 1;
 	return 0;
 }
 
-static void apply(struct rtree *s, const struct recomp_model *m, size_t i)
+/* Buffer i away from its last forward use until at. */
+static void apply(struct rtree *s, const struct recomp_model *m, size_t i,
+		  int64_t at)
 {
 	const struct recomp_buf *rb = &m->b[i];
-	rt_add(s, 1, 0, s->n, (size_t)rb->last_fwd + 1, (size_t)rb->next_use,
+	rt_add(s, 1, 0, s->n, (size_t)rb->last_fwd + 1, (size_t)at,
 	       -(int64_t)rb->bytes);
+}
+
+/* A re-run's temporaries, alive at it. */
+static void apply_temp(struct rtree *s, const struct recomp_model *m,
+		       const struct rerun1 *r)
+{
+	const struct recomp_buf *rb = &m->b[r->first];
 	if (rb->temp_bytes)
-		rt_add(s, 1, 0, s->n, (size_t)rb->next_use,
-		       (size_t)rb->next_use + 1, (int64_t)rb->temp_bytes);
+		rt_add(s, 1, 0, s->n, (size_t)r->at, (size_t)r->at + 1,
+		       (int64_t)rb->temp_bytes);
+}
+
+/*
+ * The unit led by lead into *r and *bytes: its member re-run first, the
+ * bytes of all; 0, or -1 when a member is chosen already or not away at
+ * the peak (at) until the re-run.  nxt links the members, lead first.
+ */
+static int unit_of(const struct recomp_model *m, const int64_t *nxt,
+		   const uint8_t *chosen, size_t lead, size_t at,
+		   struct rerun1 *r, uint64_t *bytes)
+{
+	r->first = lead;
+	r->lead = (int64_t)lead;
+	r->at = m->b[lead].next_use;
+	*bytes = 0;
+	for (int64_t x = (int64_t)lead; x >= 0; x = nxt[x]) {
+		if (chosen[x])
+			return -1;
+		if (m->b[x].next_use < r->at) {
+			r->at = m->b[x].next_use;
+			r->first = (size_t)x;
+		}
+		*bytes += m->b[x].bytes;
+	}
+	for (int64_t x = (int64_t)lead; x >= 0; x = nxt[x])
+		if (!((size_t)m->b[x].last_fwd < at && at < (size_t)r->at))
+			return -1;
+	return 0;
 }
 
 uint64_t recomp_choose(const struct recomp_model *m, uint64_t target,
 		       uint8_t *chosen)
 {
+	return recomp_choose_units(m, target, chosen, 1);
+}
+
+uint64_t recomp_choose_units(const struct recomp_model *m, uint64_t target,
+			     uint8_t *chosen, int units)
+{
 	const struct trace *t = m->t;
 	size_t n = t->nevents ? t->nevents : 1;
 	struct rtree s = { n, calloc(4 * n, sizeof(int64_t)),
 			   calloc(4 * n, sizeof(int64_t)) };
-	struct cand *c = malloc((m->ncand ? m->ncand : 1) * sizeof(*c));
+	struct cand *c = malloc((2 * m->ncand + 1) * sizeof(*c));
 	struct needs nd = { malloc((m->n ? m->n : 1) * sizeof(int64_t)), NULL,
 			    NULL, 0, 0 };
+	int64_t *until = malloc((m->n ? m->n : 1) * sizeof(*until));
+	int64_t *nxt = malloc((m->n ? m->n : 1) * sizeof(*nxt));
 	uint64_t peak = UINT64_MAX;
-	if (!s.mx || !s.add || !c || !nd.head)
+	if (!s.mx || !s.add || !c || !nd.head || !until || !nxt)
 		goto out;
-	for (size_t i = 0; i < m->n; i++)
+	for (size_t i = 0; i < m->n; i++) {
 		nd.head[i] = -1;
+		nxt[i] = -1;
+		until[i] = m->b[i].next_use;
+	}
+	/* the units: each lead's list, the lead first */
+	for (size_t i = m->n; i-- > 0;) {
+		size_t l = (size_t)m->b[i].sib;
+		if (l != i && m->b[i].why == RECOMP_OK) {
+			nxt[i] = nxt[l];
+			nxt[l] = (int64_t)i;
+		}
+	}
 	for (size_t k = 0; k < m->p->n; k++) {
 		const struct solver_item *it = &m->p->items[k];
 		const struct trace_buffer *b = &t->buffers[it->buffer];
@@ -567,19 +701,39 @@ uint64_t recomp_choose(const struct recomp_model *m, uint64_t target,
 		rt_add(&s, 1, 0, n, (size_t)b->alloc_ev, (size_t)b->free_ev,
 		       (int64_t)it->size);
 	}
+	/* an earlier choice: a buffer chosen 2 is away until the first next
+	 * use of its unit's chosen members */
+	for (size_t i = 0; i < m->n; i++)
+		if (chosen[i] == 2 && chosen[m->b[i].sib] == 1) {
+			size_t l = (size_t)m->b[i].sib;
+			if (until[i] < until[l])
+				until[l] = until[i];
+		}
+	for (size_t i = 0; i < m->n; i++)
+		if (chosen[i] == 2 && chosen[m->b[i].sib] == 1)
+			until[i] = until[m->b[i].sib];
 	size_t nc = 0;
 	for (size_t i = 0; i < m->n; i++) {
 		if (m->b[i].why != RECOMP_OK)
 			continue;
 		if (chosen[i]) {
-			apply(&s, m, i);
-			if (needs_add(&nd, m, i))
-				goto out;
+			struct rerun1 r = { i, until[i], -1 };
+			apply(&s, m, i, until[i]);
+			if (chosen[i] == 1 || chosen[m->b[i].sib] != 1) {
+				apply_temp(&s, m, &r);
+				if (needs_add(&nd, m, &r))
+					goto out;
+			}
 			continue;
 		}
-		c[nc].per_byte = m->b[i].cost_ns / (double)m->b[i].bytes;
-		c[nc].buf = i;
-		nc++;
+		c[nc++] = (struct cand){ m->b[i].cost_ns / (double)m->b[i].bytes,
+					 i, 0 };
+		if (units && m->b[i].sib == (int64_t)i && nxt[i] >= 0) {
+			uint64_t ub = 0;
+			for (int64_t x = (int64_t)i; x >= 0; x = nxt[x])
+				ub += m->b[x].bytes;
+			c[nc++] = (struct cand){ m->b[i].cost_ns / (double)ub, i, 1 };
+		}
 	}
 	qsort(c, nc, sizeof(*c), cand_cmp);
 	for (;;) {
@@ -588,26 +742,48 @@ uint64_t recomp_choose(const struct recomp_model *m, uint64_t target,
 			break;
 		size_t at = rt_argmax(&s);
 		size_t pick = SIZE_MAX;
+		struct rerun1 r;
 		for (size_t j = 0; j < nc; j++) {
 			size_t i = c[j].buf;
 			const struct recomp_buf *rb = &m->b[i];
-			if (chosen[i] || !((size_t)rb->last_fwd < at &&
-					   at < (size_t)rb->next_use))
+			uint64_t ub;
+			if (c[j].unit) {
+				if (unit_of(m, nxt, chosen, i, at, &r, &ub))
+					continue;
+			} else {
+				if (chosen[i] || !((size_t)rb->last_fwd < at &&
+						   at < (size_t)rb->next_use))
+					continue;
+				r = (struct rerun1){ i, rb->next_use, -1 };
+			}
+			uint64_t tb = m->b[r.first].temp_bytes;
+			if (tb && rt_max(&s, 1, 0, n, (size_t)r.at,
+					 (size_t)r.at + 1) + (int64_t)tb >= top)
 				continue;
-			if (rb->temp_bytes &&
-			    rt_max(&s, 1, 0, n, (size_t)rb->next_use,
-				   (size_t)rb->next_use + 1) + (int64_t)rb->temp_bytes >= top)
+			int meets = conflicts(m, chosen, until, &nd, &r, r.first);
+			for (int64_t x = r.lead; x >= 0 && !meets; x = nxt[x])
+				if ((size_t)x != r.first)
+					meets = conflicts(m, chosen, until, &nd,
+							  &r, (size_t)x);
+			if (meets)
 				continue;
-			if (conflicts(m, chosen, &nd, i))
-				continue;
-			pick = i;
+			pick = j;
 			break;
 		}
 		if (pick == SIZE_MAX)
 			break;
-		chosen[pick] = 1;
-		apply(&s, m, pick);
-		if (needs_add(&nd, m, pick))
+		if (r.lead < 0) {
+			chosen[r.first] = 1;
+			apply(&s, m, r.first, r.at);
+		} else {
+			for (int64_t x = r.lead; x >= 0; x = nxt[x]) {
+				chosen[x] = x == r.lead ? 1 : 2;
+				until[x] = r.at;
+				apply(&s, m, (size_t)x, r.at);
+			}
+		}
+		apply_temp(&s, m, &r);
+		if (needs_add(&nd, m, &r))
 			goto out;
 	}
 	peak = s.mx[1] > 0 ? (uint64_t)s.mx[1] : 0;
@@ -618,6 +794,8 @@ out:
 	free(s.mx);
 	free(s.add);
 	free(c);
+	free(until);
+	free(nxt);
 	return peak;
 }
 
@@ -666,6 +844,29 @@ int recomp_groups_init(struct recomp_groups *g, size_t nbuffers,
 	return 0;
 }
 
+size_t recomp_groups_put_choice(const struct recomp_model *m,
+				const uint8_t *chosen, struct recomp_groups *g)
+{
+	size_t n = 0;
+	for (int pass = 0; pass < 2 && chosen; pass++)
+		for (size_t i = 0; i < m->n; i++) {
+			if (!chosen[i] || (chosen[i] == 2) != pass)
+				continue;
+			int32_t k = pass ? g->group[m->b[i].sib] : -1;
+			g->last_fwd[i] = m->b[i].last_fwd;
+			if (k < 0) { /* its own re-run */
+				g->group[i] = (int32_t)n;
+				g->at[n++] = m->b[i].next_use;
+				continue;
+			}
+			/* made by its sib's re-run, before either's next use */
+			g->group[i] = k;
+			if (m->b[i].next_use < g->at[k])
+				g->at[k] = m->b[i].next_use;
+		}
+	return n;
+}
+
 int recomp_groups_from_choice(const struct recomp_model *m,
 			      const uint8_t *chosen, struct recomp_groups *g)
 {
@@ -674,14 +875,7 @@ int recomp_groups_from_choice(const struct recomp_model *m,
 		n += chosen && chosen[i];
 	if (recomp_groups_init(g, m->n, n))
 		return TRACE_ENOMEM;
-	n = 0;
-	for (size_t i = 0; i < m->n; i++) {
-		if (!chosen || !chosen[i])
-			continue;
-		g->group[i] = (int32_t)n;
-		g->last_fwd[i] = m->b[i].last_fwd;
-		g->at[n++] = m->b[i].next_use;
-	}
+	g->ngroups = recomp_groups_put_choice(m, chosen, g);
 	return 0;
 }
 

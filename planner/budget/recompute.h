@@ -73,6 +73,12 @@ struct recomp_buf {
 			       (the writers' other outputs, freed inputs) */
 	uint64_t bytes;     /* the item's size in the problem */
 	int64_t item;       /* index in the problem, -1 */
+	int64_t sib;        /* for a random draw's output: the first (lowest
+			       index) of the candidates its very re-run
+			       makes too, each of at least 1% of the largest
+			       of them (a dropout's output and mask):
+			       recomp_choose() weighs them as one re-run,
+			       charged once; the buffer itself when none */
 };
 
 /* The model of one finished trace and its problem (solver_problem_from_trace,
@@ -100,12 +106,19 @@ int recomp_kernel_random(const char *name);
  * Chooses buffers to recompute, cheapest re-run per byte first, until the
  * resident peak of the problem (on event indexes) is at most target or no
  * candidate helps: chosen[i] (per buffer, zeroed by the caller or holding
- * an earlier choice to extend) is set for each.  Two choices never meet:
- * a buffer is not chosen while an input of its producer is away at its
- * re-run.  Returns the resident peak reached.
+ * an earlier choice to extend) is set for each: 1 for a re-run of its
+ * own, 2 for a buffer made by the re-run of its sib (chosen 1; recomp_buf.sib)
+ * before the first next use of either, the kernels run and charged once.
+ * Two choices never meet: a buffer is not chosen while an input of its
+ * producer is away at its re-run.  Returns the resident peak reached.
  */
 uint64_t recomp_choose(const struct recomp_model *m, uint64_t target,
 		       uint8_t *chosen);
+/* recomp_choose(), with units 0: single buffers only, no two made by one
+ * re-run (the choice before issue 32's units; hybrid tries both, since
+ * neither is always the better start for its swaps). */
+uint64_t recomp_choose_units(const struct recomp_model *m, uint64_t target,
+			     uint8_t *chosen, int units);
 
 /*
  * The trace of the program that recomputes the chosen buffers: each is
@@ -155,9 +168,15 @@ struct recomp_groups {
 int recomp_groups_init(struct recomp_groups *g, size_t nbuffers,
 		       size_t ngroups);
 void recomp_groups_free(struct recomp_groups *g);
-/* One group per chosen buffer, at its next use; TRACE_ENOMEM. */
+/* One group per chosen buffer, at its next use, a buffer chosen 2 in its
+ * sib's group (recomp_choose()); TRACE_ENOMEM. */
 int recomp_groups_from_choice(const struct recomp_model *m,
 			      const uint8_t *chosen, struct recomp_groups *g);
+/* The groups of chosen as recomp_groups_from_choice() makes them, into
+ * groups 0.. of g (initialized for m->n buffers and enough groups, every
+ * buffer kept); returns how many. */
+size_t recomp_groups_put_choice(const struct recomp_model *m,
+				const uint8_t *chosen, struct recomp_groups *g);
 /* Closes every group in order: a group whose re-run cannot be made (a
  * member or input whose writers are not kernels, an input updated in
  * place) is dropped, its members kept (*dropped counts them, may be
@@ -271,8 +290,9 @@ int recomp_is_strategy(const char *name);
  * faster; "sqrt-n", "every-layer": that baseline, placed; "hybrid": the
  * least predicted time among swap-only (memplan), recompute-only, and
  * recomputing down to levels
- * between the lower bound and the budget then swapping with memplan: three
- * levels, or the first only on a trace of more than 50,000 events; and
+ * between the lower bound and the budget then swapping with memplan:
+ * fifteen levels, each chosen without and with units (recomp_choose_units()),
+ * or the first only, without, on a trace of more than 50,000 events; and
  * the baselines' segments with memplan's swaps).  hybrid skips the
  * memplan search of a candidate program when no swap plan of it can be
  * predicted faster than the best candidate so far (its last event, and

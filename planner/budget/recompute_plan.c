@@ -98,16 +98,17 @@ static int finish_placed(const struct swap_ctx *sc, struct cplan *c,
 
 /*
  * The choice for target into c: single buffers, cheapest re-run per byte
- * first (recomp_choose()); when they cannot reach it, whole layers on top
+ * first (recomp_choose_units(): with units, a dropout's output and mask
+ * as one re-run too); when they cannot reach it, whole layers on top
  * (recomp_choose_layers()), c->g then holding the groups.  Returns the
  * peak reached, or UINT64_MAX (out of memory, a sentence).
  */
 static uint64_t choose(const struct recomp_model *m, uint64_t target,
-		       struct cplan *c, char *err, size_t errlen)
+		       int units, struct cplan *c, char *err, size_t errlen)
 {
 	recomp_groups_free(&c->g);
 	c->grouped = 0;
-	uint64_t reached = recomp_choose(m, target, c->chosen);
+	uint64_t reached = recomp_choose_units(m, target, c->chosen, units);
 	if (reached == UINT64_MAX) {
 		trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 		return reached;
@@ -127,8 +128,8 @@ static uint64_t choose(const struct recomp_model *m, uint64_t target,
  * the placement needs above the budget, again. */
 static int plan_recompute(const struct swap_ctx *sc,
 			  const struct recomp_model *m, uint64_t budget,
-			  const char *placer, uint64_t align, struct cplan *c,
-			  char *err, size_t errlen)
+			  const char *placer, uint64_t align, int units,
+			  struct cplan *c, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
 	c->chosen = calloc(m->n ? m->n : 1, 1);
@@ -140,7 +141,7 @@ static int plan_recompute(const struct swap_ctx *sc,
 	struct solver_report r;
 	for (unsigned attempt = 1;; attempt++) {
 		memset(c->chosen, 0, m->n ? m->n : 1);
-		uint64_t reached = choose(m, target, c, err, errlen);
+		uint64_t reached = choose(m, target, units, c, err, errlen);
 		if (reached == UINT64_MAX) {
 			rc = TRACE_ENOMEM;
 			goto out;
@@ -320,17 +321,17 @@ static int tried_seen(struct tried *d, const struct recomp_model *m,
 /* Recompute down to target, then memplan's swaps for the budget; a
  * choice in *d already (may be NULL) is SWAP_ENOFIT, no search. */
 static int plan_level(const struct swap_ctx *sc, const struct recomp_model *m,
-		      uint64_t target, uint64_t budget, const char *placer,
-		      uint64_t align, const struct cplan *best,
-		      struct tried *d, struct cplan *c, char *err,
-		      size_t errlen)
+		      uint64_t target, int units, uint64_t budget,
+		      const char *placer, uint64_t align,
+		      const struct cplan *best, struct tried *d,
+		      struct cplan *c, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
 	c->chosen = calloc(m->n ? m->n : 1, 1);
 	if (!c->chosen)
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	if (target < UINT64_MAX &&
-	    choose(m, target, c, err, errlen) == UINT64_MAX)
+	    choose(m, target, units, c, err, errlen) == UINT64_MAX)
 		return TRACE_ENOMEM;
 	int seen = d ? tried_seen(d, m, c) : 0;
 	if (seen < 0)
@@ -556,14 +557,24 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 		rc = fill_advice(&m, &best, a, err, errlen);
 		goto out;
 	}
-	rc = plan_recompute(sc, &m, budget, placer, align, &cand, err, errlen);
-	if (rc == TRACE_ENOMEM)
-		goto fail_cand;
-	if (rc) {
-		first_rc = rc;
-		snprintf(first_err, sizeof(first_err), "%s", err);
+	/* single buffers alone, then with units (a dropout's output and
+	 * mask, recomp_buf.sib), where there are any: neither always leads
+	 * to the better plan */
+	int nvariants = 1;
+	for (size_t i = 0; i < m.n && nvariants == 1; i++)
+		if (m.b[i].sib != (int64_t)i)
+			nvariants = 2;
+	for (int units = 0; units < nvariants; units++) {
+		rc = plan_recompute(sc, &m, budget, placer, align, units, &cand,
+				    err, errlen);
+		if (rc == TRACE_ENOMEM)
+			goto fail_cand;
+		if (rc && !first_rc) {
+			first_rc = rc;
+			snprintf(first_err, sizeof(first_err), "%s", err);
+		}
+		keep(&best, &cand);
 	}
-	keep(&best, &cand);
 	/* the checkpoint baselines, placed as they are: recompute-only is
 	 * never predicted slower than checkpointing by hand where that fits */
 	for (unsigned per = 0; per < 2; per++) {
@@ -576,7 +587,7 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 	if (a->strategy[0] == 'h') {
 		uint64_t lb = solver_lower_bound(sc->p);
 		/* swap-only first: recomputing nothing */
-		rc = plan_level(sc, &m, UINT64_MAX, budget, placer, align,
+		rc = plan_level(sc, &m, UINT64_MAX, 0, budget, placer, align,
 				&best, NULL, &cand, err, errlen);
 		if (rc == TRACE_ENOMEM)
 			goto fail_cand;
@@ -588,11 +599,16 @@ int recomp_advise(const struct swap_ctx *sc, const char *name, uint64_t budget,
 		struct tried tried = { 0 };
 		size_t levels = sc->t->nevents > HYBRID_EVENTS
 					? 1 : sizeof(hybrid_levels) / sizeof(*hybrid_levels);
-		for (size_t k = 0; lb > budget && k < levels; k++) {
+		/* every share with single buffers, then with units (the
+		 * same choice is searched once); a large trace's one mix
+		 * without: a second search would pass its 5 s */
+		size_t nmix = levels > 1 ? (size_t)nvariants * levels : levels;
+		for (size_t k = 0; lb > budget && k < nmix; k++) {
+			size_t lv = k % levels;
 			uint64_t tg = budget + (uint64_t)((double)(lb - budget) *
-							  (1.0 - hybrid_levels[k]));
-			rc = plan_level(sc, &m, tg, budget, placer, align,
-					&best, &tried, &cand, err, errlen);
+							  (1.0 - hybrid_levels[lv]));
+			rc = plan_level(sc, &m, tg, k >= levels, budget, placer,
+					align, &best, &tried, &cand, err, errlen);
 			if (rc == TRACE_ENOMEM) {
 				tried_free(&tried);
 				goto fail_cand;

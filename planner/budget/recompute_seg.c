@@ -492,15 +492,9 @@ uint64_t recomp_choose_layers(const struct recomp_model *m, uint64_t target,
 	    recomp_groups_init(g, m->n, base + u.n))
 		goto out;
 	/* the single buffers, as recomp_groups_from_choice() */
-	size_t ng = 0;
-	for (size_t i = 0; i < m->n; i++) {
+	for (size_t i = 0; i < m->n; i++)
 		unit_of[i] = -1;
-		if (!chosen || !chosen[i])
-			continue;
-		g->group[i] = (int32_t)ng;
-		g->last_fwd[i] = m->b[i].last_fwd;
-		g->at[ng++] = m->b[i].next_use;
-	}
+	recomp_groups_put_choice(m, chosen, g);
 	/* each layer but the last: its saved tensors but its output */
 	for (size_t k = 0; k < u.n; k++) {
 		c[k].unit = k;

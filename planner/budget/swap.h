@@ -150,8 +150,17 @@ struct swap_knobs {
 			    add up to about this, not once per swap */
 	double deadline; /* > 0: give up with SWAP_ENOFIT once this thread's
 			    CPU time (CLOCK_THREAD_CPUTIME_ID, s) is past it */
+	const struct swap_prep *prep; /* swap_prep_new() of the context, or
+					 NULL: the chooser builds its own */
 };
 #define SWAP_RANKS 4
+/* What the memplan chooser derives from a context alone (the gaps'
+ * order, spans and copy times, the profile without swaps), for a caller
+ * that calls it many times on one context; the same choices either way.
+ * NULL when out of memory; swap_prep_free(NULL) does nothing. */
+struct swap_prep;
+struct swap_prep *swap_prep_new(const struct swap_ctx *c);
+void swap_prep_free(struct swap_prep *pp);
 int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 			      const struct swap_knobs *k,
 			      struct swap_op **ops, size_t *nops, char *err,

@@ -292,6 +292,35 @@ struct search {
 	size_t best_nops;
 	unsigned evals;
 	uint64_t work; /* events simulated so far (SEARCH_WORK) */
+	struct memo *memo; /* the candidates measured so far */
+	struct swap_prep *prep; /* the chooser's, built once */
+	size_t nmemo, capmemo;
+};
+
+/*
+ * A candidate measured already: its swaps, the height best-fit placed
+ * them in and, when that fits the budget, the simulated time, stall and
+ * the stall per swap in the order the simulator reported them.  The
+ * chooser often gives the same swaps again (another rank, a feedback
+ * round that moved nothing, a lower target that needed no more):
+ * Inception-v3 b32 over PCIe 5.0 repeats 750 of 5,092 candidates.  A
+ * repeat costs its work as before (the search is counted, the plan must
+ * not depend on the memo) but no placement or simulation.
+ */
+struct memo_got {
+	uint32_t gap;
+	double stall;
+};
+
+struct memo {
+	uint64_t hash;
+	struct swap_op *ops;
+	size_t nops;
+	uint64_t height;
+	int simulated;     /* height fit the budget: the rest is filled */
+	double iter, stall;
+	struct memo_got *got;
+	size_t ngot;
 };
 
 /* An op's key for finding it from a plan's swap: (buffer, out_at). */
@@ -309,15 +338,97 @@ static int op_key_cmp(const void *a, const void *b)
 	return (x->out_at > y->out_at) - (x->out_at < y->out_at);
 }
 
+static uint64_t ops_hash(const struct swap_op *ops, size_t nops)
+{
+	uint64_t h = 1469598103934665603ull ^ nops; /* FNV-1a over the fields */
+	for (size_t i = 0; i < nops; i++) {
+		uint64_t f[4] = { ops[i].gap, ops[i].out_at, ops[i].hole_lo,
+				  ops[i].in_at };
+		for (int k = 0; k < 4; k++)
+			h = (h ^ f[k]) * 1099511628211ull;
+	}
+	return h;
+}
+
+static int ops_equal(const struct swap_op *a, const struct swap_op *b,
+		     size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].gap != b[i].gap || a[i].out_at != b[i].out_at ||
+		    a[i].hole_lo != b[i].hole_lo || a[i].in_at != b[i].in_at)
+			return 0;
+	return 1;
+}
+
+static struct memo *memo_find(const struct search *S, uint64_t h,
+			      const struct swap_op *ops, size_t nops)
+{
+	for (size_t k = 0; k < S->nmemo; k++) {
+		struct memo *e = &S->memo[k];
+		if (e->hash == h && e->nops == nops && ops_equal(e->ops, ops, nops))
+			return e;
+	}
+	return NULL;
+}
+
+/* A new entry for ops (copied), or NULL when out of memory. */
+static struct memo *memo_add(struct search *S, uint64_t h,
+			     const struct swap_op *ops, size_t nops)
+{
+	if (S->nmemo == S->capmemo) {
+		size_t cap = S->capmemo ? 2 * S->capmemo : 64;
+		struct memo *v = realloc(S->memo, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		S->memo = v;
+		S->capmemo = cap;
+	}
+	struct memo *e = &S->memo[S->nmemo];
+	memset(e, 0, sizeof(*e));
+	e->ops = malloc((nops ? nops : 1) * sizeof(*ops));
+	if (!e->ops)
+		return NULL;
+	if (nops)
+		memcpy(e->ops, ops, nops * sizeof(*ops));
+	e->nops = nops;
+	e->hash = h;
+	S->nmemo++;
+	return e;
+}
+
+/* The measures of e into the caller's: the stall per gap added in the
+ * order the simulation reported it, so that got[] is the same to the bit. */
+static void memo_give(const struct memo *e, double *iter, uint64_t *height,
+		      double *stall, double *got)
+{
+	*height = e->height;
+	if (!e->simulated)
+		return;
+	*iter = e->iter;
+	*stall = e->stall;
+	if (got)
+		for (size_t j = 0; j < e->ngot; j++)
+			got[e->got[j].gap] += e->got[j].stall;
+}
+
 /*
- * Places ops with best-fit, builds and simulates the plan: *iter (ns) and
- * *height; with got, got[g] += the stall the swap of gap g caused.
- * Returns 0, or TRACE_ENOMEM / a placement or build error with a sentence.
+ * Places ops with best-fit and, when that fits the budget, builds and
+ * simulates the plan: *height, then *iter (ns) and *stall; with got,
+ * got[g] += the stall the swap of gap g caused.  A placement above the
+ * budget is not simulated (every caller drops it: a lower target, or
+ * no fit), and *iter, *stall and got are left as they are.  Returns 0,
+ * or TRACE_ENOMEM / a placement or build error with a sentence.
  */
 static int quick_eval(struct search *S, const struct swap_op *ops, size_t nops,
 		      double *iter, uint64_t *height, double *stall, double *got,
 		      char *err, size_t errlen)
 {
+	uint64_t h = ops_hash(ops, nops);
+	const struct memo *seen = memo_find(S, h, ops, nops);
+	if (seen) {
+		memo_give(seen, iter, height, stall, got);
+		return 0;
+	}
 	struct solver_problem q;
 	struct mp_plan_swap *ent = NULL;
 	struct mp_plan plan;
@@ -332,10 +443,18 @@ static int quick_eval(struct search *S, const struct swap_op *ops, size_t nops,
 	if (!rc)
 		rc = rescue_place(&q, S->budget, S->off, height, &rescued, err,
 				  errlen);
+	if (rc)
+		goto out;
+	struct memo *e = memo_add(S, h, ops, nops);
+	if (!e) {
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+		goto out;
+	}
+	e->height = *height;
+	if (*height > S->budget)
+		goto out;
 	uint64_t staging;
-	if (!rc)
-		rc = swap_plan_entries(S->c, ops, nops, &ent, &staging, err,
-				       errlen);
+	rc = swap_plan_entries(S->c, ops, nops, &ent, &staging, err, errlen);
 	if (!rc && nops > UINT32_MAX)
 		rc = trace_seterr(err, errlen, TRACE_EINVAL, "too many swaps");
 	if (!rc) {
@@ -347,12 +466,20 @@ static int quick_eval(struct search *S, const struct swap_op *ops, size_t nops,
 	}
 	if (!rc)
 		rc = sim_run(S->t, &plan, S->l, &sim, err, errlen);
-	if (rc)
+	if (rc) {
+		S->nmemo--; /* measured nothing: an error is not remembered */
+		free(e->ops);
 		goto out;
-	*iter = sim.iter_ns;
-	*stall = sim.stall_ns;
+	}
 	S->base = sim.base_ns;
-	if (got && sim.stall_ns > 0) {
+	if (sim.stall_ns > 0) {
+		e->got = malloc((sim.nswaps ? sim.nswaps : 1) * sizeof(*e->got));
+		if (!e->got) {
+			S->nmemo--;
+			free(e->ops);
+			rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+			goto out;
+		}
 		for (size_t j = 0; j < nops; j++)
 			S->order[j] = (struct op_key){ S->c->gaps[ops[j].gap].buffer,
 						       ops[j].out_at, ops[j].gap };
@@ -367,9 +494,14 @@ static int quick_eval(struct search *S, const struct swap_op *ops, size_t nops,
 							 sizeof(*S->order),
 							 op_key_cmp);
 			if (f)
-				got[f->gap] += sim.swaps[j].stall;
+				e->got[e->ngot++] = (struct memo_got){
+					f->gap, sim.swaps[j].stall };
 		}
 	}
+	e->simulated = 1;
+	e->iter = sim.iter_ns;
+	e->stall = sim.stall_ns;
+	memo_give(e, iter, height, stall, got);
 out:
 	sim_free(&sim);
 	mp_plan_free(&plan);
@@ -391,7 +523,7 @@ static int search_one(struct search *S, uint64_t target, int rank, int fifo,
 		if (S->evals && S->work > swap_search_work &&
 		    (S->have || S->work > 2 * swap_search_work))
 			return 0;
-		struct swap_knobs kn = { S->pen, rank, fifo, allow, 0 };
+		struct swap_knobs kn = { S->pen, rank, fifo, allow, 0, S->prep };
 		struct swap_op *ops = NULL;
 		size_t nops = 0;
 		uint64_t tg = target, height = 0;
@@ -456,6 +588,12 @@ static int search_one(struct search *S, uint64_t target, int rank, int fifo,
 
 static void search_free(struct search *S)
 {
+	for (size_t k = 0; k < S->nmemo; k++) {
+		free(S->memo[k].ops);
+		free(S->memo[k].got);
+	}
+	free(S->memo);
+	swap_prep_free(S->prep);
 	free(S->off);
 	free(S->pen);
 	free(S->got);
@@ -483,7 +621,9 @@ static int search_init(struct search *S, const struct swap_ctx *c,
 	S->got = calloc(ng, sizeof(*S->got));
 	S->best_pen = calloc(ng, sizeof(*S->best_pen));
 	S->order = malloc(ng * sizeof(*S->order));
-	if (!S->off || !S->pen || !S->got || !S->best_pen || !S->order)
+	S->prep = swap_prep_new(c);
+	if (!S->off || !S->pen || !S->got || !S->best_pen || !S->order ||
+	    !S->prep)
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	S->work = 0;
 	return 0;
@@ -606,7 +746,7 @@ int swap_plan_ctx(const struct swap_ctx *c, const char *name,
 		return rc;
 	}
 	struct swap_knobs kn = { S.best_pen, S.best_rank, S.best_fifo,
-				 S.best_allow, 0 };
+				 S.best_allow, 0, S.prep };
 	for (size_t i = 0; swap_strategy_at(i); i++) {
 		const struct swap_strategy *si = swap_strategy_at(i);
 		int own = strcmp(si->name, "memplan") == 0;

@@ -115,24 +115,26 @@ static size_t seg_first_le(const struct seg *s, size_t node, size_t l,
 	return i != SIZE_MAX ? i : seg_first_le(s, 2 * node + 1, m, r, ql, qr, v, acc);
 }
 
-/* The profile of c as a tree; 0, or TRACE_ENOMEM. */
-static int seg_init(struct seg *s, const struct swap_ctx *c)
+/* The profile of c as a tree (profile: c's resident profile without
+ * swaps, swap_profile(), or NULL to compute it); 0, or TRACE_ENOMEM. */
+static int seg_init(struct seg *s, const struct swap_ctx *c,
+		    const uint64_t *profile)
 {
 	s->n = c->clock.n ? c->clock.n : 1;
-	uint64_t *v = calloc(s->n, sizeof(*v));
+	uint64_t *v = profile ? NULL : calloc(s->n, sizeof(*v));
 	s->mx = malloc(4 * s->n * sizeof(*s->mx));
 	s->mn = malloc(4 * s->n * sizeof(*s->mn));
 	s->add = malloc(4 * s->n * sizeof(*s->add));
 	uint64_t peak, at;
-	if (!v || !s->mx || !s->mn || !s->add ||
-	    swap_profile(c, NULL, 0, v, &peak, &at)) {
+	if ((!profile && !v) || !s->mx || !s->mn || !s->add ||
+	    (!profile && swap_profile(c, NULL, 0, v, &peak, &at))) {
 		free(v);
 		free(s->mx);
 		free(s->mn);
 		free(s->add);
 		return TRACE_ENOMEM;
 	}
-	seg_build(s, 1, 0, s->n, v);
+	seg_build(s, 1, 0, s->n, profile ? profile : v);
 	free(v);
 	return 0;
 }
@@ -198,7 +200,7 @@ int swap_choose_vdnn(const struct swap_ctx *c, uint64_t target,
 	struct oplist o = { 0 };
 	*ops = NULL;
 	*nops = 0;
-	if (seg_init(&s, c))
+	if (seg_init(&s, c, NULL))
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	const struct trace *t = c->t;
 	int rc = 0;
@@ -283,7 +285,7 @@ int swap_choose_singa(const struct swap_ctx *c, uint64_t target,
 	*nops = 0;
 	uint8_t *used = calloc(c->ngaps + 1, 1);
 	struct ranked *cand = malloc((c->ngaps + 1) * sizeof(*cand));
-	if (!used || !cand || seg_init(&s, c)) {
+	if (!used || !cand || seg_init(&s, c, NULL)) {
 		free(used);
 		free(cand);
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
@@ -357,6 +359,63 @@ int swap_choose_singa(const struct swap_ctx *c, uint64_t target,
 }
 
 /* --- memplan: lane-aware ------------------------------------------------------ */
+
+/*
+ * What the memplan chooser derives from the context alone: the gaps in
+ * the order it weighs them, their spans packed in that order (each step
+ * scans them for the gaps across the peak: packed, a quarter of the
+ * memory of the gaps' own records), both copies' link time per gap, and
+ * the resident profile without swaps.  memplan's search calls the
+ * chooser up to hundreds of times on one context (Inception-v3's
+ * frontier over PCIe: 5,092 calls), so it builds this once.
+ */
+struct swap_prep {
+	size_t ngaps;
+	uint32_t *ord;               /* gaps, the longest idle first */
+	uint64_t *span_lo, *span_hi; /* in ord order: out_min, in_max */
+	double *out_ns, *in_ns;      /* per gap: each copy alone */
+	uint64_t *profile;           /* per request, no swaps */
+	/* the clock in nb buckets of w ns from t0: start[b] requests start
+	 * before t0 + b * w (nb + 1 entries), so that finding the request
+	 * at a time searches one bucket, not the whole clock */
+	int64_t t0;
+	uint64_t w;
+	size_t nb;
+	uint32_t *start;
+};
+
+/* alloc_clock_at(&c->clock, ns), the same answer: the last request
+ * starting at or before ns, else 0. */
+static uint64_t prep_clock_at(const struct swap_prep *pp,
+			      const struct swap_ctx *c, int64_t ns)
+{
+	const struct alloc_clock *k = &c->clock;
+	if (k->n == 0 || ns < k->t[0])
+		return 0;
+	if (ns >= k->t[k->n - 1])
+		return k->n - 1;
+	uint64_t b = (uint64_t)(ns - pp->t0) / pp->w;
+	size_t lo = pp->start[b], hi = pp->start[b + 1];
+	while (lo < hi) { /* first request with t > ns */
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->t[mid] <= ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : 0;
+}
+
+/* clock_from() through the buckets. */
+static uint64_t prep_clock_from(const struct swap_prep *pp,
+				const struct swap_ctx *c, double ns,
+				uint64_t lo)
+{
+	uint64_t k = prep_clock_at(pp, c, (int64_t)ceil(ns));
+	while (k < c->clock.n && (double)c->clock.t[k] < ns)
+		k++;
+	return k < lo ? lo : k;
+}
 
 /* Busy intervals of one lane, sorted, disjoint, not touching. */
 struct book {
@@ -499,20 +558,21 @@ struct pick {
 
 /* Books gap g around the peak request at; fills p (ok = 0 if it cannot
  * cover at). */
-static void plan_gap(const struct swap_ctx *c, const struct book *out,
-		     const struct book *in, const struct fifo *ff,
-		     const struct swap_op *ops, double allow, uint32_t g,
-		     uint64_t at, const double *penalty, struct pick *p)
+static void plan_gap(const struct swap_ctx *c, const struct swap_prep *pp,
+		     const struct book *out, const struct book *in,
+		     const struct fifo *ff, const struct swap_op *ops,
+		     double allow, uint32_t g, uint64_t at,
+		     const double *penalty, struct pick *p)
 {
 	const struct trace_gap *x = &c->gaps[g];
-	double out_ns = link_copy_ns(&c->link, LINK_D2H, x->bytes);
-	double in_ns = link_copy_ns(&c->link, LINK_H2D, x->bytes);
+	double out_ns = pp->out_ns[g], in_ns = pp->in_ns[g];
 	p->ok = 0;
 	double t_out = (double)c->clock.t[x->out_min];
 	double o0 = ff ? fmax(t_out, fifo_busy(c, ff, ops, t_out))
 		       : book_first(out, t_out, out_ns);
 	double o1 = o0 + out_ns;
-	uint64_t lo = clock_from(c, ff ? o1 - allow : o1, x->out_min + 1);
+	uint64_t lo = prep_clock_from(pp, c, ff ? o1 - allow : o1,
+				      x->out_min + 1);
 	double stall = 0;
 	p->early = 0;
 	if (lo > at) {
@@ -531,7 +591,7 @@ static void plan_gap(const struct swap_ctx *c, const struct book *out,
 	double i0 = book_last(in, o1, need, in_ns);
 	uint64_t k;
 	if (i0 >= 0) {
-		k = alloc_clock_at(&c->clock, (int64_t)floor(i0));
+		k = prep_clock_at(pp, c, (int64_t)floor(i0));
 	} else {
 		/* no free slot in time: as early as allowed, and it stalls */
 		i0 = book_first(in, o1, in_ns);
@@ -565,9 +625,9 @@ static void plan_gap(const struct swap_ctx *c, const struct book *out,
  * it pushes later (not those in fixed[], by gap) to where their swap-out
  * ends, giving the bytes back to the profile s.  0, or TRACE_ENOMEM.
  */
-static int fifo_add(const struct swap_ctx *c, struct fifo *f,
-		    struct oplist *o, struct seg *s, const uint8_t *fixed,
-		    double allow)
+static int fifo_add(const struct swap_ctx *c, const struct swap_prep *pp,
+		    struct fifo *f, struct oplist *o, struct seg *s,
+		    const uint8_t *fixed, double allow)
 {
 	if (f->n == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 64;
@@ -600,14 +660,13 @@ static int fifo_add(const struct swap_ctx *c, struct fifo *f,
 		struct swap_op *op = &o->v[f->pos[q]];
 		const struct trace_gap *x = &c->gaps[op->gap];
 		double t0 = (double)c->clock.t[op->out_at];
-		double e = fmax(t0, prev) + link_copy_ns(&c->link, LINK_D2H,
-							 x->bytes);
+		double e = fmax(t0, prev) + pp->out_ns[op->gap];
 		if (q > lo && e == f->end[q])
 			break; /* the rest of the chain is as it was */
 		f->end[q] = prev = e;
 		if (fixed[op->gap] || op->hole_lo >= op->in_at)
 			continue;
-		uint64_t k = clock_from(c, e - allow, x->out_min + 1);
+		uint64_t k = prep_clock_from(pp, c, e - allow, x->out_min + 1);
 		if (k <= op->hole_lo)
 			continue;
 		if (k > op->in_at)
@@ -671,6 +730,7 @@ static double thread_cpu_s(void)
  * idle first: the zoo's traces have fewer, a 10^5-event trace thousands. */
 #define MEMPLAN_CANDIDATES 512
 
+
 /* A gap's sort key, carried along: qsort has no context argument in C11,
  * and a static one would not be thread-safe. */
 struct idle_key {
@@ -687,6 +747,74 @@ static int by_idle_len(const void *a, const void *b)
 	if (x->bytes != y->bytes)
 		return x->bytes > y->bytes ? -1 : 1;
 	return (x->gap > y->gap) - (x->gap < y->gap);
+}
+
+void swap_prep_free(struct swap_prep *pp)
+{
+	if (!pp)
+		return;
+	free(pp->ord);
+	free(pp->span_lo);
+	free(pp->span_hi);
+	free(pp->out_ns);
+	free(pp->in_ns);
+	free(pp->profile);
+	free(pp->start);
+	free(pp);
+}
+
+struct swap_prep *swap_prep_new(const struct swap_ctx *c)
+{
+	struct swap_prep *pp = calloc(1, sizeof(*pp));
+	if (!pp)
+		return NULL;
+	size_t ng = c->ngaps + 1, n = c->clock.n ? c->clock.n : 1;
+	uint64_t peak, at;
+	pp->ngaps = c->ngaps;
+	pp->ord = malloc(ng * sizeof(*pp->ord));
+	pp->span_lo = malloc(ng * sizeof(*pp->span_lo));
+	pp->span_hi = malloc(ng * sizeof(*pp->span_hi));
+	pp->out_ns = malloc(ng * sizeof(*pp->out_ns));
+	pp->in_ns = malloc(ng * sizeof(*pp->in_ns));
+	pp->profile = calloc(n, sizeof(*pp->profile));
+	struct idle_key *keys = malloc(ng * sizeof(*keys));
+	if (!pp->ord || !pp->span_lo || !pp->span_hi || !pp->out_ns ||
+	    !pp->in_ns || !pp->profile || !keys ||
+	    swap_profile(c, NULL, 0, pp->profile, &peak, &at)) {
+		free(keys);
+		swap_prep_free(pp);
+		return NULL;
+	}
+	for (size_t g = 0; g < c->ngaps; g++) {
+		const struct trace_gap *x = &c->gaps[g];
+		keys[g] = (struct idle_key){ x->t_need - x->t_idle, x->bytes,
+					     (uint32_t)g };
+		pp->out_ns[g] = link_copy_ns(&c->link, LINK_D2H, x->bytes);
+		pp->in_ns[g] = link_copy_ns(&c->link, LINK_H2D, x->bytes);
+	}
+	qsort(keys, c->ngaps, sizeof(*keys), by_idle_len);
+	for (size_t k = 0; k < c->ngaps; k++) {
+		const struct trace_gap *x = &c->gaps[keys[k].gap];
+		pp->ord[k] = keys[k].gap;
+		pp->span_lo[k] = x->out_min;
+		pp->span_hi[k] = x->in_max;
+	}
+	free(keys);
+	/* the buckets: about one request each */
+	const struct alloc_clock *k = &c->clock;
+	pp->nb = k->n ? k->n : 1;
+	pp->t0 = k->n ? k->t[0] : 0;
+	pp->w = (k->n ? (uint64_t)(k->t[k->n - 1] - pp->t0) : 0) / pp->nb + 1;
+	pp->start = calloc(pp->nb + 1, sizeof(*pp->start));
+	if (!pp->start) {
+		swap_prep_free(pp);
+		return NULL;
+	}
+	for (size_t i = 0; i < k->n; i++)
+		pp->start[(uint64_t)(k->t[i] - pp->t0) / pp->w + 1]++;
+	for (size_t b = 0; b < pp->nb; b++)
+		pp->start[b + 1] += pp->start[b];
+	return pp;
 }
 
 int swap_choose_memplan(const struct swap_ctx *c, uint64_t target,
@@ -723,27 +851,16 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 	struct fifo ff = { 0 };
 	struct fifo *fp = book && !one && kn && kn->fifo ? &ff : NULL;
 	double allow = fp && kn->allow > 0 ? kn->allow : 0;
-	uint8_t *used = calloc(c->ngaps + 1, 2);
-	uint32_t *ord = malloc((c->ngaps + 1) * sizeof(*ord));
-	if (!used || !ord || seg_init(&s, c)) {
+	struct swap_prep *own = kn && kn->prep ? NULL : swap_prep_new(c);
+	const struct swap_prep *pp = own ? own : kn ? kn->prep : NULL;
+	uint8_t *used = pp ? calloc(c->ngaps + 1, 2) : NULL;
+	if (!used || seg_init(&s, c, pp->profile)) {
 		free(used);
-		free(ord);
+		swap_prep_free(own);
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	}
-	struct idle_key *keys = malloc((c->ngaps + 1) * sizeof(*keys));
-	if (!keys) {
-		free(used);
-		free(ord);
-		seg_free(&s);
-		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
-	}
-	for (size_t g = 0; g < c->ngaps; g++)
-		keys[g] = (struct idle_key){ c->gaps[g].t_need - c->gaps[g].t_idle,
-					     c->gaps[g].bytes, (uint32_t)g };
-	qsort(keys, c->ngaps, sizeof(*keys), by_idle_len);
-	for (size_t g = 0; g < c->ngaps; g++)
-		ord[g] = keys[g].gap;
-	free(keys);
+	const uint32_t *ord = pp->ord;
+	const uint64_t *span_lo = pp->span_lo, *span_hi = pp->span_hi;
 	uint8_t *fixed = used + c->ngaps + 1; /* holes fifo_add keeps */
 	int rc = 0;
 	size_t at;
@@ -766,12 +883,15 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 		R = i == SIZE_MAX ? s.n : i;
 		size_t seen = 0;
 		for (i = 0; i < c->ngaps && seen < MEMPLAN_CANDIDATES; i++) {
-			uint32_t g = ord[i];
-			const struct trace_gap *x = &c->gaps[g];
-			if (used[g] || !(x->out_min < at && at < x->in_max))
+			if (!(span_lo[i] < at && at < span_hi[i]))
 				continue;
+			uint32_t g = ord[i];
+			if (used[g])
+				continue;
+			const struct trace_gap *x = &c->gaps[g];
 			seen++;
-			plan_gap(c, bo, bi, fp, o.v, allow, g, at, penalty, &p);
+			plan_gap(c, pp, bo, bi, fp, o.v, allow, g, at, penalty,
+				 &p);
 			if (!p.ok)
 				continue;
 			if (rank) {
@@ -824,7 +944,7 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 		used[best.op.gap] = 1;
 		fixed[best.op.gap] = (uint8_t)best.early;
 		if ((rc = op_push(&o, &s, c, best.op)) != 0 ||
-		    (fp && (rc = fifo_add(c, fp, &o, &s, fixed, allow)) != 0) ||
+		    (fp && (rc = fifo_add(c, pp, fp, &o, &s, fixed, allow)) != 0) ||
 		    (book && !fp && (rc = book_add(bo, best.o0, best.o1)) != 0) ||
 		    (book && (rc = book_add(bi, best.i0, best.i1)) != 0)) {
 			trace_seterr(err, errlen, rc, "out of memory");
@@ -834,7 +954,7 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 	}
 	seg_free(&s);
 	free(used);
-	free(ord);
+	swap_prep_free(own);
 	free(bk[0].a);
 	free(bk[0].b);
 	free(bk[1].a);

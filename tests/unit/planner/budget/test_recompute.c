@@ -366,6 +366,96 @@ static void test_not_recomputable(void)
 }
 
 /*
+ * A dropout's output and mask made again by one re-run (issue 32): W ->
+ * "native_dropout drop" (100 us) writes X (100 MB) and its mask M (50 MB);
+ * a temporary T (200 MB) for 5 ms; k2 reads X; "native_dropout_bwd" reads
+ * M (GPT-2's attention: the output read by the context's backward, the
+ * mask by the dropout's, just after).  The peak is 350 MB at T; 200 MB
+ * needs both X and M away there.  Alone they block each other (X's
+ * re-run writes M, which must then be present), so the single buffers'
+ * choice stopped at 250 MB with X, and only the segments found the pair;
+ * as one candidate, both from one re-run of the dropout before k2, they
+ * are the cheapest (0.67 us/MB, X alone 1), and 150 MB at the re-run is
+ * under the budget.
+ */
+static struct trace *dropout_pair(void)
+{
+	struct hb h = { trace_new(), 0, 0 };
+	hb_stream = TRACE_NONE;
+	int64_t w = hb_buf(&h, 4096, 1);
+	int64_t x = hb_buf(&h, 100 * MB, 0), mk = hb_buf(&h, 50 * MB, 0);
+	hb_ev(&h, TRACE_EV_ALLOC, x, NULL, 0);
+	hb_ev(&h, TRACE_EV_ALLOC, mk, NULL, 0);
+	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "native_dropout drop", 100000);
+	trace_add_access(h.t, w, TRACE_ACCESS_READ);
+	trace_add_access(h.t, x, TRACE_ACCESS_WRITE);
+	trace_add_access(h.t, mk, TRACE_ACCESS_WRITE);
+	int64_t tt = hb_buf(&h, 200 * MB, 0);
+	hb_ev(&h, TRACE_EV_ALLOC, tt, NULL, 0);
+	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "big k3", 5000000);
+	trace_add_access(h.t, tt, TRACE_ACCESS_WRITE);
+	hb_ev(&h, TRACE_EV_FREE, tt, NULL, 0);
+	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "use k2", 1000000);
+	trace_add_access(h.t, x, TRACE_ACCESS_READ);
+	hb_ev(&h, TRACE_EV_FREE, x, NULL, 0);
+	hb_ev(&h, TRACE_EV_KERNEL, TRACE_NONE, "native_dropout_bwd drop", 100000);
+	trace_add_access(h.t, mk, TRACE_ACCESS_READ);
+	hb_ev(&h, TRACE_EV_FREE, mk, NULL, 0);
+	return hb_done(&h);
+}
+
+static void test_dropout_pair(void)
+{
+	char err[768];
+	struct trace *t = dropout_pair();
+	struct solver_problem p;
+	struct recomp_model m;
+	CHECK(t != NULL, "the dropout pair's trace is valid");
+	if (!t || solver_problem_from_trace(t, &p, err, sizeof(err)) != 0) {
+		trace_free(t);
+		return;
+	}
+	CHECK(recomp_model_init(&m, t, &p, err, sizeof(err)) == 0, "its model");
+	CHECK(m.b[1].why == RECOMP_OK && m.b[2].why == RECOMP_OK,
+	      "output and mask recomputable, each alone");
+	CHECK(m.b[1].sib == 1 && m.b[2].sib == 1,
+	      "  ... and as one re-run: the mask's sib is the output");
+	uint8_t chosen[4] = { 0 };
+	CHECK(recomp_choose(&m, 200 * MB, chosen) <= 200 * MB,
+	      "choosing for 200 MB reaches it");
+	CHECK(chosen[1] == 1 && chosen[2] == 2,
+	      "  ... the output re-run, the mask made by the same re-run");
+	struct link_model l;
+	link_parse("pcie5", NULL, &l, err, sizeof(err));
+	struct swap_ctx c;
+	swap_ctx_init(&c, t, &p, &l, err, sizeof(err));
+	struct recomp_advice a;
+	int rc = recomp_advise(&c, "recompute", 200 * MB, "best-fit", 1, &a,
+			       err, sizeof(err));
+	CHECK(rc == 0, "recompute fits 200 MB");
+	if (rc == 0) {
+		size_t nk = 0;
+		for (size_t e = 0; e < a.t2->nevents; e++)
+			nk += a.t2->events[e].type == TRACE_EV_KERNEL &&
+			      a.t2->events[e].name &&
+			      strcmp(a.t2->events[e].name, "native_dropout drop") == 0;
+		CHECK_EQ_U64(nk, 2, "  ... the dropout runs twice, not three times");
+		CHECK(a.groups.group[1] >= 0 &&
+			      a.groups.group[1] == a.groups.group[2],
+		      "  ... output and mask in one group");
+		CHECK(fabs(a.sim.iter_ns - m.base_ns - 100000) < 1,
+		      "  ... 100 us slower: one re-run");
+		CHECK(planfile_verify(&a.plan, a.t2, err, sizeof(err)) == 0,
+		      "  ... its plan verifies against the program's trace");
+	}
+	recomp_advice_free(&a);
+	swap_ctx_free(&c);
+	recomp_model_free(&m);
+	solver_problem_free(&p);
+	trace_free(t);
+}
+
+/*
  * A layer of two kernels between checkpoints (a residual block): k0 makes
  * X (10 MB, kept for the backward); k1 reads X, makes A; k2 reads A, makes
  * B; k3 reads B and X, makes Y (10 MB, the layer's output); big reads Y
@@ -720,6 +810,7 @@ int main(void)
 	test_random_names();
 	test_chain();
 	test_not_recomputable();
+	test_dropout_pair();
 	test_zoo_model();
 	test_segment();
 	test_baselines("resnet50", 4);

@@ -714,11 +714,6 @@ static void test_counted_search(const char *model, unsigned batch)
 		       a->bytes == b->bytes && a->staging == b->staging &&
 		       a->flags == b->flags;
 	}
-	if (!same && rc[0] == 0 && rc[1] == 0)
-		printf("#   work %" PRIu64 "/%" PRIu64 ", swaps %u/%u, pool %" PRIu64 "/%" PRIu64 ", iter %.0f/%.0f\n",
-		       oc[0].search_work, oc[1].search_work, plan[0].nswaps,
-		       plan[1].nswaps, plan[0].pool_size, plan[1].pool_size,
-		       sim[0].iter_ns, sim[1].iter_ns);
 	CHECK(same, what);
 	for (int k = 0; k < 2; k++)
 		if (rc[k] == 0) {
