@@ -10,9 +10,10 @@
  * at sqrt-n's pool, and at how many budgets hybrid was predicted no slower
  * than every other (dominated); then, for
  * ResNet-50 and GPT-2 on pcie5, the hybrid advice at the budget of its 2%
- * figure per operator kind (the TACO paper's per-layer-type table).
- * About 120 s of CPU in all (2026-11-25, this 2-core machine: GPT-2 and
- * ResNet-50 on pcie5 most of it).
+ * figure per operator kind (the TACO paper's per-layer-type table); and
+ * beside each row the proven bounds (swapbound.h) of swap, recompute and
+ * hybrid plans at the same overheads.  About 155 s of CPU in all
+ * (2026-11-29, this 2-core machine: Inception-v3 80 s of it).
  * Usage: bench_recompute [--step PCT] [--model NAME] [--link NAME]; the
  * last two run one row.
  */
