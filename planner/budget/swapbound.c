@@ -204,8 +204,7 @@ static double share_bytes(const struct trace *t, const struct solver_problem *p,
  */
 static void add_rwins(const struct trace *t, const struct solver_problem *p,
 		      const struct swap_ctx *c, const int64_t *item_of,
-		      const double *es, const double *ee, struct rwin *r,
-		      size_t *nr)
+		      struct rwin *r, size_t *nr)
 {
 	const uint32_t *fa = c->clock.first_after;
 	for (size_t i = 0; i < p->n; i++) {
@@ -232,7 +231,12 @@ static void add_rwins(const struct trace *t, const struct solver_problem *p,
 						all += share_bytes(t, p, item_of,
 								   ac->buffer);
 				}
-				double d = ee[u[j]] - es[u[j]];
+				/* its duration as a re-run pushes later events
+				 * back (recompute.c): 0 without both times */
+				double d = e->t_start != TRACE_TIME_NONE &&
+						   e->t_end != TRACE_TIME_NONE &&
+						   e->t_end > e->t_start
+					   ? (double)(e->t_end - e->t_start) : 0;
 				if (all > 0 && d > 0)
 					cost += d * own / all;
 			}
@@ -472,7 +476,7 @@ static int bound_run(const struct trace *t, const struct link_model *l,
 			item_of[x] = -1;
 		for (size_t i = 0; i < p.n; i++)
 			item_of[p.items[i].buffer] = (int64_t)i;
-		add_rwins(t, &p, &c, item_of, es, ee, r, &nr);
+		add_rwins(t, &p, &c, item_of, r, &nr);
 	}
 	hit = malloc((ns > nr ? ns : nr ? nr : 1) * sizeof(*hit));
 	if (!hit ||
