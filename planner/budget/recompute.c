@@ -55,9 +55,7 @@ int recomp_kernel_random(const char *name)
 	return 0;
 }
 
-/* The access mode of buffer x at event ev (the OR of its accesses there;
- * TRACE_ACCESS_UNKNOWN counts as both). */
-static unsigned mode_at(const struct trace *t, size_t ev, int64_t x)
+unsigned recomp_mode_at(const struct trace *t, size_t ev, int64_t x)
 {
 	const struct trace_event *e = &t->events[ev];
 	unsigned m = 0;
@@ -115,7 +113,7 @@ static int written_between(const struct trace *t, const struct recomp_buf *rb,
 			hi = mid;
 	}
 	for (size_t k = lo; k < b->nuses && (int64_t)u[k] < to; k++)
-		if (!in_rerun(rb, u[k]) && (mode_at(t, u[k], x) & TRACE_ACCESS_WRITE))
+		if (!in_rerun(rb, u[k]) && (recomp_mode_at(t, u[k], x) & TRACE_ACCESS_WRITE))
 			return 1;
 	return 0;
 }
@@ -153,10 +151,10 @@ static int writers_of(const struct trace *t, int64_t x, int64_t before,
 	const uint32_t *u = t->uses + b->use0;
 	*nw = 0;
 	if (b->nuses == 0 || t->events[u[0]].type != TRACE_EV_KERNEL ||
-	    !(mode_at(t, u[0], x) & TRACE_ACCESS_WRITE))
+	    !(recomp_mode_at(t, u[0], x) & TRACE_ACCESS_WRITE))
 		return RECOMP_NO_PRODUCER;
 	for (uint32_t k = 0; k < b->nuses && (int64_t)u[k] < before; k++) {
-		if (!(mode_at(t, u[k], x) & TRACE_ACCESS_WRITE))
+		if (!(recomp_mode_at(t, u[k], x) & TRACE_ACCESS_WRITE))
 			continue;
 		if (t->events[u[k]].type != TRACE_EV_KERNEL ||
 		    *nw == RECOMP_MAX_WRITERS)
@@ -201,7 +199,7 @@ again:
 			if (x == (int64_t)i || scratch(xb) || internal(t, rb, x))
 				continue;
 			rb->blocker = x;
-			unsigned md = mode_at(t, (size_t)rb->rerun[k], x);
+			unsigned md = recomp_mode_at(t, (size_t)rb->rerun[k], x);
 			if ((md & TRACE_ACCESS_WRITE) && !trace_buffer_persistent(xb))
 				return RECOMP_IN_PLACE;
 			if (live_at(xb, r)) {
@@ -986,7 +984,7 @@ static int written_outside(const struct closer *c, int64_t x, int64_t from,
 	const uint32_t *u = t->uses + b->use0;
 	for (size_t k = 0; k < b->nuses && (int64_t)u[k] < to; k++)
 		if ((int64_t)u[k] > from && !c->mark[u[k]] &&
-		    (mode_at(t, u[k], x) & TRACE_ACCESS_WRITE))
+		    (recomp_mode_at(t, u[k], x) & TRACE_ACCESS_WRITE))
 			return 1;
 	return 0;
 }
@@ -1079,7 +1077,7 @@ static int close_group(struct closer *c, size_t g, int64_t *blocker)
 					continue;
 				if (c->mark[first_use_ev(t, x)])
 					continue; /* made by the closure */
-				if (mode_at(t, (size_t)ev, x) & TRACE_ACCESS_WRITE) {
+				if (recomp_mode_at(t, (size_t)ev, x) & TRACE_ACCESS_WRITE) {
 					*blocker = x;
 					return RECOMP_IN_PLACE;
 				}

@@ -98,6 +98,10 @@ int recomp_model_init(struct recomp_model *m, const struct trace *t,
 		      const struct solver_problem *p, char *err, size_t errlen);
 void recomp_model_free(struct recomp_model *m);
 
+/* The access mode of buffer x at event ev: the OR of its accesses there,
+ * TRACE_ACCESS_UNKNOWN counting as both. */
+unsigned recomp_mode_at(const struct trace *t, size_t ev, int64_t x);
+
 /* Is kernel name a random draw (dropout, bernoulli, rand*)?  A trace marks
  * a kernel random by its name; see memplan-plan(1), "Recomputation". */
 int recomp_kernel_random(const char *name);

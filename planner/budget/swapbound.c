@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recompute.h"
 #include "simulate.h"
 #include "solver.h"
 #include "swap.h"
@@ -172,21 +173,6 @@ static double away_most(struct work *w, size_t m, double dl, double st,
 	return best < total ? best : total;
 }
 
-/* The access mode of buffer x at event ev, as recompute.c reads it (an
- * unknown mode counts as both). */
-static unsigned mode_at(const struct trace *t, size_t ev, int64_t x)
-{
-	const struct trace_event *e = &t->events[ev];
-	unsigned md = 0;
-	for (uint32_t a = 0; a < e->nacc; a++) {
-		const struct trace_access *ac = &t->accesses[e->acc0 + a];
-		if (ac->buffer == x)
-			md |= ac->mode == TRACE_ACCESS_UNKNOWN ? TRACE_ACCESS_RW
-							      : ac->mode;
-	}
-	return md;
-}
-
 /* The size a buffer counts with in the shares: its item's in the problem,
  * else its own. */
 static double share_bytes(const struct trace *t, const struct solver_problem *p,
@@ -214,12 +200,12 @@ static void add_rwins(const struct trace *t, const struct solver_problem *p,
 		uint64_t lo = c->item_lo[i], hi = c->item_hi[i];
 		if (hi <= lo || tb->nuses < 2 ||
 		    t->events[u[0]].type != TRACE_EV_KERNEL ||
-		    !(mode_at(t, u[0], x) & TRACE_ACCESS_WRITE))
+		    !(recomp_mode_at(t, u[0], x) & TRACE_ACCESS_WRITE))
 			continue;
 		double cost = 0, own = share_bytes(t, p, item_of, x);
 		for (uint32_t j = 0; j + 1 < tb->nuses; j++) {
 			const struct trace_event *e = &t->events[u[j]];
-			if (mode_at(t, u[j], x) & TRACE_ACCESS_WRITE) {
+			if (recomp_mode_at(t, u[j], x) & TRACE_ACCESS_WRITE) {
 				if (e->type != TRACE_EV_KERNEL)
 					break; /* a copy or memset made it */
 				double all = 0;

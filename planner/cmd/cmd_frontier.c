@@ -44,6 +44,9 @@ struct fbound {
 };
 static const double bound_within[2] = { 1.0, 2.0 };
 
+/* The kinds' names, by enum swapbound_space. */
+static const char *const kind_names[] = { "swap", "recompute", "hybrid" };
+
 /* The kind of plan strategy name makes. */
 static enum swapbound_space space_of(const char *name)
 {
@@ -61,7 +64,6 @@ static int frontier_bounds(const struct trace *t, const struct link_model *l,
 			   const struct frontier *f, struct fbound b[3],
 			   size_t *nb, char *err, size_t errlen)
 {
-	static const char *const names[] = { "swap", "recompute", "hybrid" };
 	*nb = 0;
 	for (int sp = SWAPBOUND_SWAP; sp <= SWAPBOUND_HYBRID; sp++) {
 		int used = 0;
@@ -71,7 +73,7 @@ static int frontier_bounds(const struct trace *t, const struct link_model *l,
 			continue;
 		struct fbound *x = &b[(*nb)++];
 		x->sp = (enum swapbound_space)sp;
-		x->name = names[sp];
+		x->name = kind_names[sp];
 		for (size_t k = 0; k < 2; k++) {
 			struct swap_bound sb;
 			int rc = swapbound_compute_space(t, l, x->sp,
@@ -102,7 +104,6 @@ static int frontier_curve(const struct trace *t, const struct link_model *l,
 			  struct frontier_bound_curve *bc, char *err,
 			  size_t errlen)
 {
-	static const char *const names[] = { "swap", "recompute", "hybrid" };
 	int seen[3] = { 0 };
 	double most = 2.5;
 	for (size_t s = 0; s < f->nstrategies; s++)
@@ -132,7 +133,7 @@ static int frontier_curve(const struct trace *t, const struct link_model *l,
 		if (curve_pct[n++] >= most)
 			break;
 	}
-	*bc = (struct frontier_bound_curve){ names[sp], n, curve_pct, bytes };
+	*bc = (struct frontier_bound_curve){ kind_names[sp], n, curve_pct, bytes };
 	return 0;
 }
 
