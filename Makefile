@@ -86,7 +86,7 @@ CUDA_CFLAGS := -I$(CUDA_HOME)/include
 # strategy and bench_exact (planner/budget/exact_milp.c).  Found by
 # compiling its header; NO_GLPK=1 builds without it.
 ifeq ($(NO_GLPK),)
-HAVE_GLPK := $(shell printf '\043include <glpk.h>\n' | $(CC) $(MP_CFLAGS) $(CFLAGS) -E -x c - >/dev/null 2>&1 && echo 1)
+HAVE_GLPK := $(shell printf '\043include <glpk.h>\n' | $(CC) $(filter-out -MMD -MP,$(MP_CFLAGS)) $(CFLAGS) -E -x c - >/dev/null 2>&1 && echo 1)
 endif
 ifeq ($(HAVE_GLPK),1)
 MP_CFLAGS += -DMEMPLAN_HAVE_GLPK
