@@ -41,9 +41,10 @@
  * run: one asks for the proven lower bound (resumed, not restarted), the
  * other climbs from below toward the best height found (see task_step()).
  * Under a time limit on two processors each has a thread (duo()); else
- * they alternate slices of nodes, two thirds to the floor.  An exhausted
- * search at C proves that nothing reaches C, which raises the proven lower
- * bound; the answer is optimal when the best height meets it.
+ * they take turns, two thirds of the nodes to the floor unless the climb
+ * is the one finding heights (turn()).  An exhausted search at C proves
+ * that nothing reaches C, which raises the proven lower bound; the answer
+ * is optimal when the best height meets it.
  *
  * Problems without holes (every item one piece) take shortcuts that leave
  * the search node for node the same: a node scans only the sections where
@@ -191,6 +192,7 @@ struct exact {
 	/* limits and accounting */
 	uint64_t nodes, node_budget;
 	uint64_t max_nodes, phase_nodes; /* whole search, current decision */
+	uint64_t turn_end; /* no run of the floor starts from here on */
 	struct timespec t0;
 	double deadline, next_progress;
 	uint64_t clock_mask; /* the clock is read every clock_mask + 1 nodes */
@@ -1445,6 +1447,10 @@ static int decide_comp(struct exact *x, const struct comp *c, uint64_t *run,
 		int r = run_preorder(x, c, h, seed, unit * units);
 		if (r != ABORTED || x->timed_out || x->nomem)
 			return r;
+		if (floor && x->nodes >= x->turn_end) {
+			*run = i + 1; /* the climb's turn */
+			return ABORTED;
+		}
 	}
 }
 
@@ -1602,8 +1608,12 @@ struct task {
 	struct shared *sh;
 	uint64_t g;               /* heights are multiples of g */
 	uint64_t lo, step, slice; /* the climb */
-	uint64_t give;            /* the floor's slice */
+	uint64_t give;            /* the floor's turn: nodes, then
+				   * the run it is in */
 	uint64_t used;            /* nodes spent */
+	uint64_t paid;            /* used when it last lowered best or
+				   * raised proven, 0 if never */
+	uint64_t charged;         /* the turns: used, weighted (turn()) */
 };
 
 enum { STEP_ON, STEP_SKIP, STEP_OVER, STEP_NOMEM };
@@ -1645,8 +1655,13 @@ static int task_step(struct task *t)
 		if (cap == sh->proven)
 			return STEP_SKIP;
 	}
-	x->phase_nodes = x->max_nodes - x->nodes > give ? x->nodes + give
-							: x->max_nodes;
+	/* the climb's questions are cut at the end of the slice; the
+	 * floor's turn ends between runs, so that none is cut and started
+	 * over (its runs grow with its turns: see sched_next()) */
+	uint64_t end = x->max_nodes - x->nodes > give ? x->nodes + give
+						      : x->max_nodes;
+	x->phase_nodes = t->floor ? x->max_nodes : end;
+	x->turn_end = t->floor ? end : UINT64_MAX;
 	uint64_t before = x->nodes;
 	int d = decide(x, cap, runs);
 	t->used += x->nodes - before;
@@ -1659,6 +1674,7 @@ static int task_step(struct task *t)
 	if (d == FOUND) {
 		uint64_t h = height_of(x->p, x->sol);
 		if (h < sh->best) {
+			t->paid = t->used;
 			sh->best = h;
 			memcpy(sh->offsets, x->sol, x->n * sizeof(*sh->offsets));
 		}
@@ -1667,6 +1683,7 @@ static int task_step(struct task *t)
 			atomic_store(x->duo_best, sh->best);
 	} else if (d == NOTFOUND) {
 		if (cap + g > sh->proven) {
+			t->paid = t->used;
 			sh->proven = cap + g;
 			for (size_t k = 0; sh->runs && k < x->ncomps; k++)
 				sh->runs[k] = 1;
@@ -1678,13 +1695,43 @@ static int task_step(struct task *t)
 		t->lo = cap + g; /* too hard for now: look higher */
 		if (t->step < sh->best)
 			t->step *= 2;
-	} else if (x->nodes >= x->phase_nodes) {
-		/* the slice cut a run, which starts over next turn: let the
-		 * next slice finish it (the turns keep their shares, so the
-		 * climb waits longer instead) */
-		t->give *= 2;
 	}
 	return STEP_ON;
+}
+
+/*
+ * Whether task t still pays: it lowered the best or raised the floor
+ * within the latter half of the nodes it has spent (so an improvement
+ * keeps it paying for as many nodes again as it took to reach).
+ */
+static int task_pays(const struct task *t)
+{
+	return t->paid && t->used - t->paid < t->paid;
+}
+
+/*
+ * The next turn when the floor fl and the climb cl take turns on one
+ * thread: the task charged less for its nodes so far, each node charged 1
+ * to the favoured task and 2 to the other, so the favoured one gets two
+ * thirds of the nodes from now on.  The floor is favoured (E and I of
+ * MiniMalloc's suite are solved at the floor only, with most of the
+ * nodes), unless the climb pays and the floor does not: then the climb
+ * (D and J improve by the climb only, every few tens of thousands of
+ * nodes, and with a third of the nodes found in two seconds on one core
+ * what two threads found in one).  Charging from now on, not recounting
+ * the past, keeps a change of favour from handing either a long run of
+ * turns to catch up.
+ */
+static struct task *turn(struct task *fl, struct task *cl)
+{
+	return fl->charged <= cl->charged ? fl : cl;
+}
+
+static void turn_charge(struct task *t, struct task *fl, struct task *cl,
+			uint64_t nodes)
+{
+	struct task *fav = task_pays(cl) && !task_pays(fl) ? cl : fl;
+	t->charged += t == fav ? nodes : 2 * nodes;
 }
 
 /* Runs task t in slices until it settles, time or work runs out, or the
@@ -1968,7 +2015,8 @@ static int minimise(const struct solver_problem *p,
 	 * capacities prune best, and often the floor is the answer), the
 	 * other climbs toward the best height (see task_step()).  On two
 	 * cores under a time limit each has its own thread; otherwise they
-	 * take turns in slices, the floor with two thirds of the nodes.
+	 * take turns (turn()): two thirds of the nodes to the floor, or to
+	 * the climb while it is the one that finds heights.
 	 */
 	struct shared sh = { best, proven, NULL, offsets };
 	sh.runs = malloc((x.ncomps + 1) * sizeof(*sh.runs));
@@ -1977,8 +2025,10 @@ static int minimise(const struct solver_problem *p,
 	for (size_t k = 0; k < x.ncomps; k++)
 		sh.runs[k] = 1;
 	uint64_t slice = 3 * (2 * (uint64_t)n + 64);
-	struct task fl = { &x, 1, &sh, g, 0, 0, 0, 2 * slice, 0 };
-	struct task cl = { &x, 0, &sh, g, proven, 0, slice, 0, 0 };
+	struct task fl = { .x = &x, .floor = 1, .sh = &sh, .g = g,
+			   .give = 2 * slice };
+	struct task cl = { .x = &x, .sh = &sh, .g = g, .lo = proven,
+			   .slice = slice };
 	cl.step = climb_step(best, proven, g);
 	/* the second search copies the node orders, (n + 1)(n + 2) / 2
 	 * words for the biggest component, and the section members: only
@@ -1991,12 +2041,14 @@ static int minimise(const struct solver_problem *p,
 		while (sh.best > sh.proven) {
 			if (elapsed(&x) >= limit || x.nodes >= x.max_nodes)
 				break;
-			struct task *t = fl.used < 2 * cl.used ? &fl : &cl;
+			struct task *t = turn(&fl, &cl);
+			uint64_t before = t->used;
 			int st = task_step(t);
 			if (st == STEP_SKIP) {
-				cl.used = fl.used + 1; /* the floor's turn */
+				cl.charged = fl.charged + 1; /* the floor's turn */
 				continue;
 			}
+			turn_charge(t, &fl, &cl, t->used - before);
 			if (st == STEP_NOMEM) {
 				free(sh.runs);
 				goto nomem;

@@ -154,12 +154,65 @@ static void test_packed_big(void)
 	free(off);
 }
 
+/*
+ * The kind the climb solves (issue 33): a guillotine instance with every
+ * buffer grown by 0-3 units at random, so that the rectangle's height is
+ * seldom reachable and the floor never settles, while the climb finds
+ * lower heights every few thousand nodes.  Searched on one thread (a node
+ * budget: the floor and the climb take turns), within the nodes one core
+ * runs on MiniMalloc's D and J in 2 s, these heights must be reached: the
+ * floor took two thirds of the nodes whoever paid, and ended at 1,091,584
+ * and 1,073,152 (of seeds 1-30 these two and 27 ended higher then, none
+ * lower).
+ */
+#define CLIMB_NODES 135000
+
+static size_t guillotine_grown(uint64_t seed, struct solver_item *it)
+{
+	size_t n = guillotine(seed, it);
+	uint64_t s = seed * UINT64_C(0x9E3779B97F4A7C15) + 2;
+	for (size_t i = 0; i < n; i++)
+		it[i].size += guil_rand(&s) % 4 * GUIL_UNIT;
+	return n;
+}
+
+static void test_climb(void)
+{
+	static const struct {
+		uint64_t seed, height;
+	} grown[] = { { 7, 1081344 }, { 17, 1071104 } };
+	struct solver_item it[GUIL_MAX];
+	uint64_t off[GUIL_MAX];
+	char what[160];
+	for (size_t k = 0; k < sizeof(grown) / sizeof(grown[0]); k++) {
+		struct solver_problem p = { it, guillotine_grown(grown[k].seed, it),
+					    NULL, 0 };
+		struct solver_report r;
+		int rc = solver_search_exact_nodes(&p, CLIMB_NODES, off, &r, err,
+						   sizeof(err));
+		if (rc)
+			printf("# %s\n", err);
+		printf("# grown %" PRIu64 " (%zu buffers): height %" PRIu64
+		       ", lower bound %" PRIu64 ", %" PRIu64 " nodes\n",
+		       grown[k].seed, p.n, r.height, r.lower_bound, r.nodes);
+		snprintf(what, sizeof(what),
+			 "grown guillotine %" PRIu64 ": the climb's turns reach %" PRIu64 " within %d nodes",
+			 grown[k].seed, grown[k].height, CLIMB_NODES);
+		CHECK(rc == 0 && r.height <= grown[k].height &&
+			      r.height >= r.lower_bound,
+		      what);
+	}
+}
+
 /* --- MiniMalloc's challenging suite ------------------------------------- */
 
 /*
  * Heights the search reached within SUITE_NODES nodes before the search
  * core was reworked (commit "exact: a node budget for tests"); the search
- * must never end higher.
+ * must never end higher.  K's was its bound until the floor and the climb
+ * shared one thread by who pays (turn() in solver_exact.c): its floor
+ * needs 14,500 nodes, which it had within 18,800 when its turns doubled,
+ * and has within 31,000 now (at_bound below holds it to that).
  */
 #define SUITE_NODES 20000
 static const struct {
@@ -169,7 +222,7 @@ static const struct {
 	{ "A", 1169408 }, { "B", 1134592 }, { "C", 1039360 },
 	{ "D", 1061888 }, { "E", 1234944 }, { "F", 1048576 },
 	{ "G", 1048576 }, { "H", 1136640 }, { "I", 1231872 },
-	{ "J", 1062912 }, { "K", 1048576 },
+	{ "J", 1062912 }, { "K", 1201152 },
 };
 
 /* Loads instance name of the suite into *t and *p; 0 or -1 (said). */
@@ -226,14 +279,20 @@ static void test_suite(const char *dir)
  * two components is solved at the bound by one preorder as it is, in
  * about 18,000 nodes, by no perturbed run seen; I: only with the parts of
  * a split ranked afresh): within these node budgets they must end at the
- * bound.  Before, neither was found in runs of millions of nodes.
+ * bound.  Before, neither was found in runs of millions of nodes.  K is
+ * solved by the floor too (in 14,500 of its nodes), beside a climb that
+ * keeps finding heights: these are what the turns cost an instance solved
+ * at the floor when the climb is favoured (E 249,000 nodes, I 101,000, K
+ * 31,000; 212,000, 66,000 and 18,800 when the floor always had two
+ * thirds).
  */
 static const struct {
 	const char *name;
 	uint64_t nodes;
 } at_bound[] = {
 	{ "E", 250000 },
-	{ "I", 100000 },
+	{ "I", 125000 },
+	{ "K", 40000 },
 };
 
 static void test_at_bound(const char *dir)
@@ -424,6 +483,7 @@ int main(void)
 	const char *dir = tap_shared_data();
 	test_guillotine();
 	test_packed_big();
+	test_climb();
 	test_scan_all(dir);
 	test_threads(dir);
 	if (dir) {
