@@ -930,6 +930,20 @@ static void sort_moved(const struct exact *x, uint32_t *v, size_t k)
 	}
 }
 
+/* The first and the last of sections [a, b) with m unplaced bytes, m
+ * their most (unpl_max()). */
+static void unpl_max_where(const struct exact *x, uint32_t a, uint32_t b,
+			   uint64_t m, uint32_t *first, uint32_t *last)
+{
+	uint32_t z = a, y = b - 1;
+	while (z < y && x->unpl[z] != m)
+		z++;
+	while (y > z && x->unpl[y] != m)
+		y--;
+	*first = z;
+	*last = y;
+}
+
 /* --- the node ---------------------------------------------------------- */
 
 static void report_progress(struct exact *x, double now)
@@ -1139,6 +1153,7 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 	int result = NOTFOUND;
 	/* Placing one item lowers a section's unplaced bytes by its size at
 	 * most: a cheap test before the updates. */
+	uint32_t tlo = UINT32_MAX, thi = 0; /* where t0 is, when needed */
 	uint64_t t0 = x->lazy ? unpl_max(x, s0, s1)
 			      : fmax_t(x, 1, 0, x->nsec, s0, s1);
 	for (size_t k = 0; k < m; k++) {
@@ -1189,10 +1204,18 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 			 * sections changed (b's top is their floor now), and
 			 * the rest of the part had at most t0 unplaced. */
 			const struct cover *cv = &x->cov[x->cov0[b]];
-			if (ok && (o + bsize + unpl_max(x, cv->sa, cv->sb) > x->cap ||
-				   (o + t0 > x->cap &&
-				    o + unpl_max(x, s0, s1) > x->cap)))
+			if (ok && o + bsize + unpl_max(x, cv->sa, cv->sb) > x->cap)
 				ok = 0;
+			if (ok && o + t0 > x->cap) {
+				/* the part's most is still t0 when a section
+				 * holding t0 lies outside b's, which alone
+				 * dropped: no scan then */
+				if (tlo == UINT32_MAX)
+					unpl_max_where(x, s0, s1, t0, &tlo, &thi);
+				if ((tlo < cv->sa || thi >= cv->sb) ||
+				    o + unpl_max(x, s0, s1) > x->cap)
+					ok = 0;
+			}
 		} else {
 			for (size_t q = x->cov0[b]; q < x->cov0[b + 1]; q++) {
 				const struct cover *cv = &x->cov[q];
