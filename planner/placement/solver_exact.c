@@ -1447,7 +1447,9 @@ static void sched_next(struct sched *s, int *h, uint64_t *seed,
  * preorders, the first three as they are and later ones perturbed.  *run:
  * the run to start from (1 for a fresh decision); on return, the run that
  * ended it, so that asking the same capacity again resumes (a cut run
- * starts over, a finished one repeats its answer).
+ * starts over, a finished one repeats its answer).  The floor's decision
+ * also returns ABORTED between two runs once x->nodes reaches
+ * x->turn_end, *run then the next run: its turn is over.
  */
 static int decide_comp(struct exact *x, const struct comp *c, uint64_t *run,
 		       int floor)
@@ -1736,14 +1738,16 @@ static int task_pays(const struct task *t)
  * The next turn when the floor fl and the climb cl take turns on one
  * thread: the task charged less for its nodes so far, each node charged 1
  * to the favoured task and 2 to the other, so the favoured one gets two
- * thirds of the nodes from now on.  The floor is favoured (E and I of
- * MiniMalloc's suite are solved at the floor only, with most of the
- * nodes), unless the climb pays and the floor does not: then the climb
- * (D and J improve by the climb only, every few tens of thousands of
- * nodes, and with a third of the nodes found in two seconds on one core
- * what two threads found in one).  Charging from now on, not recounting
- * the past, keeps a change of favour from handing either a long run of
- * turns to catch up.
+ * thirds of the nodes from then on.  The floor is favoured (E, I and K of
+ * MiniMalloc's suite are solved at the floor only), unless the climb pays
+ * and the floor does not: D and J improve by the climb only, every few
+ * tens of thousands of its nodes, and with a third of one core's nodes
+ * they ended 1.3% and 0.9% above what two threads reach in 2 s (with two
+ * thirds they reach it: planner/placement/README.md, "One core as two").
+ * Charging from now on, not recounting the past, keeps a change of favour
+ * from handing either a long run of turns to catch up.  The floor's turn
+ * ends between two runs of its schedule (decide_comp()), so a turn never
+ * cuts a run it would have to start over.
  */
 static struct task *turn(struct task *fl, struct task *cl)
 {
