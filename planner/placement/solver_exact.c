@@ -1751,7 +1751,10 @@ static int task_pays(const struct task *t)
  */
 static struct task *turn(struct task *fl, struct task *cl)
 {
-	return fl->charged <= cl->charged ? fl : cl;
+	/* the climb first: its first question improves on the heuristic
+	 * at once, which is all a small budget buys (the swap planner's
+	 * rescue, RESCUE_WORK in swap_plan.c) */
+	return fl->charged < cl->charged ? fl : cl;
 }
 
 static void turn_charge(struct task *t, struct task *fl, struct task *cl,

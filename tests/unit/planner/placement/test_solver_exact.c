@@ -282,7 +282,7 @@ static void test_suite(const char *dir)
  * bound.  Before, neither was found in runs of millions of nodes.  K is
  * solved by the floor too (in 14,500 of its nodes), beside a climb that
  * keeps finding heights: these are what the turns cost an instance solved
- * at the floor when the climb is favoured (E 249,000 nodes, I 101,000, K
+ * at the floor when the climb is favoured (E 261,000 nodes, I 101,000, K
  * 31,000; 212,000, 66,000 and 18,800 when the floor always had two
  * thirds).
  */
@@ -290,7 +290,7 @@ static const struct {
 	const char *name;
 	uint64_t nodes;
 } at_bound[] = {
-	{ "E", 250000 },
+	{ "E", 275000 },
 	{ "I", 125000 },
 	{ "K", 40000 },
 };
