@@ -1682,7 +1682,8 @@ static int task_step(struct task *t)
 	}
 	/* the climb's questions are cut at the end of the slice; the
 	 * floor's turn ends between runs, so that none is cut and started
-	 * over (its runs grow with its turns: see sched_next()) */
+	 * over (a turn may pass its nodes by the run it is in, which
+	 * sched_next() keeps small beside what the floor has spent) */
 	uint64_t end = x->max_nodes - x->nodes > give ? x->nodes + give
 						      : x->max_nodes;
 	x->phase_nodes = t->floor ? x->max_nodes : end;
