@@ -33,10 +33,11 @@ struct row {
 
 /* The zoo's small model, the graph the search ends on (194 decisions;
  * ResNet-50 b8 has 2,263, above EXACT_MAX_BINARIES), and cut-down
- * versions of the large ones small enough for the program. */
+ * versions of the large ones small enough for the program (ResNet-50 at
+ * one block a stage has 716 decisions, and the program finds no plan of
+ * them within 20 s a budget: left out). */
 static const struct row rows[] = {
 	{ "alexnet", 8, SYNTH_FP32, 0 },
-	{ "resnet50", 8, SYNTH_FP32, 1 },
 	{ "bert-base", 4, SYNTH_FP32, 1 },
 	{ "gpt2", 1, SYNTH_FP32, 1 },
 };
