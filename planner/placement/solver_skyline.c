@@ -122,12 +122,11 @@ static uint64_t local_mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* A stretch's own word: the same buffers in another stretch, or in a run
- * from the bottom only, are another set. */
-static uint64_t mix_ab(uint32_t a, uint32_t b, int sides)
+/* A stretch's own word: the same buffers in another stretch are another
+ * set (and those of a run from the bottom only, local_key()). */
+static uint64_t mix_ab(uint32_t a, uint32_t b)
 {
-	return local_mix((uint64_t)a << 40 | (uint64_t)b << 8 |
-			 (uint64_t)sides);
+	return local_mix((uint64_t)a << 32 | b) << 2;
 }
 
 static int time_cmp(const void *a, const void *b)
@@ -524,6 +523,7 @@ struct sky_local {
 			     * sections the stretch, as the memo does) */
 	size_t stride;
 	uint32_t *ab;       /* the stretches looked up, a and b */
+	uint64_t *abw;      /* and each one's own word (mix_ab()) */
 	size_t n;
 	uint64_t *set;      /* (a << 32 | b) + 1 per stretch kept */
 	uint64_t *filter;   /* a bit per key kept */
@@ -555,11 +555,11 @@ static void local_add(struct sky *k, uint32_t j, int side, int sign)
 
 /* The key of what is placed in sections [a, b) now: the buffers that
  * start before b less those that end by a (a subset of them). */
-static uint64_t local_key(const struct sky *k, uint32_t a, uint32_t b)
+static uint64_t local_key(const struct sky *k, uint32_t a, uint32_t b,
+			  uint64_t w)
 {
 	uint64_t h = fw_sum(k->loc->fa, b) - fw_sum(k->loc->fb, a);
-	h ^= mix_ab(a, b, k->sides);
-	return local_mix(h) | 1;
+	return local_mix(h ^ w ^ (uint64_t)k->sides) | 1;
 }
 
 static void local_stretch(struct sky_local *l, uint32_t a, uint32_t b)
@@ -575,6 +575,7 @@ static void local_stretch(struct sky_local *l, uint32_t a, uint32_t b)
 			*e = v + 1;
 			l->ab[2 * l->n] = a;
 			l->ab[2 * l->n + 1] = b;
+			l->abw[l->n] = mix_ab(a, b);
 			l->n++;
 			return;
 		}
@@ -590,7 +591,8 @@ static void local_put(struct sky *k, const uint64_t *why)
 	if (b <= a)
 		return;
 	local_stretch(l, a, b);
-	uint64_t key = local_key(k, a, b), f = (key >> 32) % LOCAL_FILTER;
+	uint64_t key = local_key(k, a, b, mix_ab(a, b));
+	uint64_t f = (key >> 32) % LOCAL_FILTER;
 	uint64_t *e = l->k + (key & (LOCAL_SLOTS - 1)) * l->stride;
 	e[0] = key;
 	l->filter[f / 64] |= (uint64_t)1 << f % 64;
@@ -609,7 +611,7 @@ static int local_has(struct sky *k, uint32_t a, uint32_t b, uint64_t *why)
 		uint32_t sa = l->ab[2 * i], sb = l->ab[2 * i + 1];
 		if (sa >= b || sb <= a)
 			continue;
-		uint64_t key = local_key(k, sa, sb);
+		uint64_t key = local_key(k, sa, sb, l->abw[i]);
 		uint64_t f = (key >> 32) % LOCAL_FILTER;
 		if (!(l->filter[f / 64] >> f % 64 & 1))
 			continue;
@@ -816,6 +818,7 @@ static void sky_free(struct sky *k)
 		free(k->loc->fb);
 		free(k->loc->k);
 		free(k->loc->ab);
+		free(k->loc->abw);
 		free(k->loc->set);
 		free(k->loc->filter);
 	}
@@ -1020,6 +1023,7 @@ int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 			l->fb = calloc(k.nsec + 2, sizeof(*l->fb));
 			l->k = calloc(LOCAL_SLOTS * l->stride, sizeof(*l->k));
 			l->ab = malloc(2 * LOCAL_STRETCHES * sizeof(*l->ab));
+			l->abw = malloc(LOCAL_STRETCHES * sizeof(*l->abw));
 			l->set = calloc(LOCAL_SET, sizeof(*l->set));
 			l->filter = calloc(LOCAL_FILTER / 64,
 					   sizeof(*l->filter));
@@ -1027,7 +1031,7 @@ int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 		if (!order || !at || !k.zob || !k.memo || !k.memo->k ||
 		    !k.cstack || !k.last || !k.islot || !k.prevlast ||
 		    !k.fit || !k.loc || !k.loc->fa || !k.loc->fb ||
-		    !k.loc->k || !k.loc->ab || !k.loc->set ||
+		    !k.loc->k || !k.loc->ab || !k.loc->abw || !k.loc->set ||
 		    !k.loc->filter)
 			rc = SOLVER_ENOMEM;
 	}
