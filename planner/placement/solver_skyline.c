@@ -21,15 +21,18 @@
  * hundreds.  Among the sections at the lowest top, the one with the fewest
  * candidates goes first (a forced one needs no branch).
  *
- * Failures are learnt twice over.  A node that fails names the sections
- * whose placed items made it fail (its conflict set, cs_*()), and a node
- * whose candidate failed for a reason that candidate does not touch fails
- * at once for that reason, instead of retrying its other candidates under
- * a dead end elsewhere in time; and the placed sets that failed are kept
- * (struct sky_memo), so that the same set stacked in another order, or
- * reached again in a later restart, ends at its first node.  Without them
- * 11 of the 100 seeds of bench_placement's big shape took more than two
- * million nodes; the README has the figures.
+ * Failures are learnt three times over.  A node that fails names the
+ * sections whose placed items made it fail (its conflict set, cs_*()),
+ * and a node whose candidate failed for a reason that candidate does not
+ * touch fails at once for that reason, instead of retrying its other
+ * candidates under a dead end elsewhere in time; and the placed sets
+ * that failed are kept (struct sky_memo), so that the same set stacked in
+ * another order, or reached again in a later restart, ends at its first
+ * node; and they are kept again by the stretch of sections their conflict
+ * set spans, so that the same dead end in one stretch ends at once
+ * whatever was chosen elsewhere (struct sky_local).  Without the first
+ * two 11 of the 100 seeds of bench_placement's big shape took more than
+ * two million nodes, without the third 5; the README has the figures.
  *
  * It is complete only for the gapless placements: on a problem whose
  * optimum needs a gap it finds nothing and proves nothing, which is why
