@@ -429,7 +429,14 @@ static int synth_list(void)
 {
 	printf("models:\n");
 	for (size_t i = 0; synth_model_name(i); i++)
-		printf("  %-14s %s\n", synth_model_name(i), synth_model_about(i));
+	{
+		const char *m = synth_model_name(i);
+		unsigned d = synth_model_max_depth(m);
+		printf("  %-14s %s", m, synth_model_about(i));
+		if (d)
+			printf(" (--depth 1-%u)", d);
+		printf("\n");
+	}
 	printf("devices:");
 	for (size_t i = 0; synth_device_name(i); i++)
 		printf(" %s", synth_device_name(i));
@@ -446,6 +453,7 @@ static int cmd_synth(int argc, char **argv)
 		{ "device", required_argument, NULL, 'D' },
 		{ "seq-len", required_argument, NULL, 's' },
 		{ "optimizer", required_argument, NULL, 'O' },
+		{ "depth", required_argument, NULL, 'L' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
@@ -456,7 +464,7 @@ static int cmd_synth(int argc, char **argv)
 	uint64_t v;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:b:d:D:s:O:o:lh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:b:d:D:s:O:L:o:lh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			so.model = optarg;
@@ -483,6 +491,12 @@ static int cmd_synth(int argc, char **argv)
 			break;
 		case 'O':
 			so.optimizer = optarg;
+			break;
+		case 'L':
+			if (cli_parse_u64(optarg, &v) || v == 0 || v > 64)
+				return cli_usage_error("synth: --depth '%s' is not a depth (1 to the model's: 'synth --list')",
+						       optarg);
+			so.depth = (unsigned)v;
 			break;
 		case 'o':
 			out = optarg;
@@ -726,6 +740,9 @@ static const char synth_options[] =
 	"                           model's)\n"
 	"  -O, --optimizer O        sgd or adam (default: sgd with momentum for CNNs,\n"
 	"                           adam for transformers)\n"
+	"  -L, --depth N            a cut-down model: N transformer layers, or at\n"
+	"                           most N blocks per ResNet stage (default: the\n"
+	"                           whole model; --list says each model's most)\n"
 	"  -o, --output TRACE       the trace to write (required)\n"
 	"  -l, --list               list the models, devices and types\n"
 	"  -h, --help               this text\n";
@@ -748,7 +765,7 @@ static const struct cli_command commands[] = {
 	  slice_options },
 	{ "synth", cmd_synth,
 	  "synth --model M --batch B [--dtype fp32|fp16|bf16] [--device h200|h100|a100|v100] "
-	  "[--seq-len N] [--optimizer sgd|adam] -o TRACE | synth --list",
+	  "[--seq-len N] [--optimizer sgd|adam] [--depth N] -o TRACE | synth --list",
 	  "write one training iteration of a model from the synthetic zoo",
 	  synth_options },
 	{ 0 }

@@ -6,9 +6,14 @@
  *
  * Design note.  The decision space: recompute buffer i alone (recompute.h,
  * RECOMP_OK: freed after last_fwd, re-run before next_use, charged its
- * cost_ns) or swap gap g of the swap context whole (swap-out after the
- * gap's first request out_min; the swap-in and the first reuse placed by a
- * fixed rule, realize() below).  Why the program's optimum is a lower bound
+ * cost_ns), recompute a group of buffers by one re-run charged once (a
+ * random draw's outputs, recomp_buf.sib: a dropout's output and mask; the
+ * segments of the checkpoint baselines, every layer and sqrt(n) layers,
+ * recomp_choose_checkpoints(): each member freed after its last forward
+ * use, all made again before the group's point, the cost that of the
+ * group closed alone), or swap gap g of the swap context whole
+ * (swap-out after the gap's first request out_min; the swap-in and the
+ * first reuse placed by a fixed rule, realize() below).  Why the program's optimum is a lower bound
  * on the simulated overhead of every plan of the space that fits:
  *   - memory: a plan's pool is at least its resident bytes at every step
  *     (the placement's lower bound).  The program counts a swap as away
@@ -31,8 +36,12 @@
  * than the program says; the answers the build rejects (no fit after
  * placement, a re-run that cannot be made) are not plans of the space.
  * Re-runs and swaps that meet (a buffer swapped and recomputed, a re-run
- * reading a buffer away there, two re-runs one reading the other) are
- * excluded: the single-buffer transform cannot make them.
+ * reading a buffer away there, two re-runs one reading the other or
+ * sharing a member) are excluded: their re-runs would cost more than
+ * their costs alone (a group's reads are over-approximated by every
+ * event between its first and last kernel, which only shrinks the
+ * space); an answer whose groups, closed together, cost other than the
+ * sum of their costs alone is not a plan of the space (build()).
  */
 #include "exact_plan.h"
 
@@ -57,6 +66,18 @@ struct xvar {
 	double t_out, t_in;    /* swap: least copy times, latency included */
 	double b_out, b_in;    /* swap: bytes at the fastest rate, no latency */
 	double lack;           /* swap: the least stall of this hole (ns) */
+	uint32_t mem0, nmem;   /* recompute: its members, S->mem[mem0 ...] */
+	uint8_t grp;           /* recompute: a group (else buffer idx alone) */
+	int64_t k_first, k_last; /* a group's re-run: first and last kernel */
+};
+
+/* A member of a re-run: a buffer freed after last_fwd, made again before
+ * the re-run's point; away over the clock's steps [lo, hi). */
+struct xmem {
+	uint32_t buf;
+	int64_t last_fwd;
+	uint64_t bytes; /* its item's size, 0 when not in the problem */
+	uint64_t lo, hi;
 };
 
 /* Work units of the exact placement an answer gets when the heuristic
@@ -78,6 +99,8 @@ struct search {
 	const char *placer;
 	struct xvar *v;
 	size_t nv;
+	struct xmem *mem;
+	size_t nmem;
 	double *ev_s, *ev_e; /* per event, as the simulator spans it */
 	struct exact_lp lp;
 	/* the best plan so far */
@@ -164,9 +187,13 @@ static int gap_options(struct search *S, uint32_t g)
 	uint64_t lo = G->out_min + 1, hi = G->in_max;
 	if (hi <= lo)
 		return 0;
-	struct xvar x = { 1, g, G->bytes, 0, 0, 0, -1,
-			  c->clock.ev[G->out_min], G->next_ev, 0, 0, 0, 0,
-			  0, 0, 0 };
+	struct xvar x = { 0 };
+	x.swap = 1;
+	x.idx = g;
+	x.bytes = G->bytes;
+	x.at = -1;
+	x.ev_lo = c->clock.ev[G->out_min];
+	x.ev_hi = G->next_ev;
 	x.w_lo = S->ev_e[x.ev_lo];
 	x.w_hi = S->ev_s[x.ev_hi];
 	x.t_out = copy_ns(&c->link, LINK_D2H, G->bytes, 1);
@@ -204,24 +231,170 @@ static int gap_options(struct search *S, uint32_t g)
 	return 0;
 }
 
-/* The binaries of the space: re-runs, then swaps. */
+static int push_mem(struct search *S, uint32_t buf, int64_t last_fwd,
+		    int64_t at)
+{
+	const struct alloc_clock *k = &S->c->clock;
+	if (S->nmem % 64 == 0) {
+		struct xmem *v = realloc(S->mem, (S->nmem + 64) * sizeof(*v));
+		if (!v)
+			return -1;
+		S->mem = v;
+	}
+	const struct recomp_buf *b = &S->m.b[buf];
+	struct xmem *x = &S->mem[S->nmem++];
+	x->buf = buf;
+	x->last_fwd = last_fwd;
+	x->bytes = b->item >= 0 ? b->bytes : 0;
+	x->lo = k->first_after[last_fwd + 1];
+	x->hi = k->first_after[at];
+	if (x->hi < x->lo)
+		x->hi = x->lo;
+	return 0;
+}
+
+/*
+ * A group of n buffers (their last forward uses lf) made again by one
+ * re-run before event at, as a binary when its re-run can be made alone
+ * and takes something away; its cost that of the group closed alone.
+ * Returns 0 or -1 (out of memory).
+ */
+static int add_group(struct search *S, const uint32_t *mem, const int64_t *lf,
+		     size_t n, int64_t at)
+{
+	if (n < 2 || at < 0)
+		return 0;
+	struct recomp_groups g;
+	if (recomp_groups_init(&g, S->m.n, 1))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		g.group[mem[i]] = 0;
+		g.last_fwd[mem[i]] = lf[i];
+	}
+	g.at[0] = at;
+	size_t dropped = 0;
+	char err[64];
+	int rc = recomp_groups_close(&S->m, &g, &dropped, err, sizeof(err));
+	if (rc) {
+		recomp_groups_free(&g);
+		return -1;
+	}
+	if (dropped || !g.nkernels[0]) {
+		recomp_groups_free(&g);
+		return 0;
+	}
+	struct xvar x = { 0 };
+	x.idx = mem[0];
+	x.cost_ns = g.cost_ns[0];
+	x.at = at;
+	x.grp = 1;
+	x.k_first = g.first[0];
+	x.k_last = g.last[0];
+	x.mem0 = (uint32_t)S->nmem;
+	x.lo = UINT64_MAX;
+	recomp_groups_free(&g);
+	for (size_t i = 0; i < n; i++) {
+		if (push_mem(S, mem[i], lf[i], at))
+			return -1;
+		const struct xmem *e = &S->mem[S->nmem - 1];
+		if (e->bytes && e->hi > e->lo) {
+			x.bytes += e->bytes;
+			if (e->lo < x.lo)
+				x.lo = e->lo;
+			if (e->hi > x.hi)
+				x.hi = e->hi;
+		}
+	}
+	x.nmem = (uint32_t)n;
+	if (!x.bytes) {
+		S->nmem = x.mem0;
+		return 0;
+	}
+	return push_var(S, &x);
+}
+
+/* The groups: a random draw's outputs (recomp_buf.sib), then the
+ * segments of every layer and of sqrt(n) layers. */
+static int make_groups(struct search *S)
+{
+	const struct recomp_model *m = &S->m;
+	uint32_t *mem = malloc((m->n ? m->n : 1) * sizeof(*mem));
+	int64_t *lf = malloc((m->n ? m->n : 1) * sizeof(*lf));
+	int rc = mem && lf ? 0 : -1;
+	for (size_t l = 0; l < m->n && !rc; l++) {
+		if (m->b[l].sib != (int64_t)l || m->b[l].why != RECOMP_OK)
+			continue;
+		size_t n = 0;
+		int64_t at = m->b[l].next_use;
+		for (size_t i = l; i < m->n; i++) {
+			const struct recomp_buf *b = &m->b[i];
+			if (b->sib != (int64_t)l || b->why != RECOMP_OK ||
+			    b->item < 0)
+				continue;
+			mem[n] = (uint32_t)i;
+			lf[n++] = b->last_fwd;
+			if (b->next_use < at)
+				at = b->next_use;
+		}
+		rc = add_group(S, mem, lf, n, at);
+	}
+	for (unsigned per = 1; per <= 2 && !rc; per++) {
+		struct recomp_groups g;
+		size_t nseg;
+		char err[128];
+		/* per 2 stands for sqrt(n) (recomp_choose_checkpoints's 0) */
+		int r = recomp_choose_checkpoints(m, per == 1 ? 1 : 0, &g,
+						  &nseg, err, sizeof(err));
+		if (r == TRACE_ENOMEM) {
+			rc = -1;
+		} else if (r == 0) {
+			for (size_t k = 0; k < g.ngroups && !rc; k++) {
+				size_t n = 0;
+				for (size_t i = 0; i < m->n; i++)
+					if (g.group[i] == (int32_t)k) {
+						mem[n] = (uint32_t)i;
+						lf[n++] = g.last_fwd[i];
+					}
+				rc = add_group(S, mem, lf, n, g.at[k]);
+			}
+		}
+		recomp_groups_free(&g);
+	}
+	free(mem);
+	free(lf);
+	return rc;
+}
+
+/* The binaries of the space: re-runs (alone, then groups), then swaps. */
 static int make_vars(struct search *S)
 {
 	const struct swap_ctx *c = S->c;
-	const struct alloc_clock *k = &c->clock;
-	if (S->o->space != EXACT_SWAP)
+	if (S->o->space != EXACT_SWAP) {
 		for (size_t i = 0; i < S->m.n; i++) {
 			const struct recomp_buf *b = &S->m.b[i];
 			if (b->why != RECOMP_OK || b->item < 0)
 				continue;
-			struct xvar x = { 0, (uint32_t)i, b->bytes,
-					  k->first_after[b->last_fwd + 1],
-					  k->first_after[b->next_use],
-					  b->cost_ns, b->next_use, 0, 0, 0, 0,
-					  0, 0, 0, 0, 0 };
-			if (x.hi > x.lo && push_var(S, &x))
+			struct xvar x = { 0 };
+			x.idx = (uint32_t)i;
+			x.bytes = b->bytes;
+			x.cost_ns = b->cost_ns;
+			x.at = b->next_use;
+			x.mem0 = (uint32_t)S->nmem;
+			x.nmem = 1;
+			if (push_mem(S, (uint32_t)i, b->last_fwd, b->next_use))
+				return -1;
+			x.lo = S->mem[x.mem0].lo;
+			x.hi = S->mem[x.mem0].hi;
+			if (x.hi <= x.lo) {
+				S->nmem--;
+				continue;
+			}
+			if (push_var(S, &x))
 				return -1;
 		}
+		if (make_groups(S))
+			return -1;
+	}
 	if (S->o->space != EXACT_RECOMPUTE)
 		for (size_t g = 0; g < c->ngaps; g++)
 			if (gap_options(S, (uint32_t)g))
@@ -295,11 +468,21 @@ static int make_rows(struct search *S)
 		if (prof[k] <= S->budget)
 			continue;
 		size_t nz = 0;
-		for (size_t j = 0; j < nv; j++)
-			if (S->v[j].lo <= k && k < S->v[j].hi) {
-				ind[nz] = (uint32_t)j;
-				val[nz++] = (double)S->v[j].bytes / 1048576.0;
+		for (size_t j = 0; j < nv; j++) {
+			const struct xvar *x = &S->v[j];
+			if (x->lo > k || k >= x->hi)
+				continue;
+			uint64_t away = x->swap ? x->bytes : 0;
+			for (uint32_t q = 0; !x->swap && q < x->nmem; q++) {
+				const struct xmem *e = &S->mem[x->mem0 + q];
+				if (e->lo <= k && k < e->hi)
+					away += e->bytes;
 			}
+			if (!away)
+				continue;
+			ind[nz] = (uint32_t)j;
+			val[nz++] = (double)away / 1048576.0;
+		}
 		if (!nz) {
 			rc = 1;
 			break;
@@ -423,10 +606,47 @@ static int rerun_reads(const struct search *S, size_t j, int64_t b)
 	return 0;
 }
 
-/* Is recomputed buffer b away when a re-run runs before event at? */
-static int away_at(const struct recomp_buf *b, int64_t at)
+/* Does recompute binary j's re-run read buffer b?  A group's: any event
+ * from its first kernel to its last (more than it runs: fewer answers). */
+static int var_reads(const struct search *S, size_t j, int64_t b)
 {
-	return b->last_fwd < at && at <= b->next_use;
+	const struct xvar *x = &S->v[j];
+	if (!x->grp)
+		return rerun_reads(S, x->idx, b);
+	const struct trace *t = S->c->t;
+	for (int64_t e = x->k_first; e >= 0 && e <= x->k_last; e++) {
+		const struct trace_event *ev = &t->events[e];
+		for (uint32_t a = 0; a < ev->nacc; a++)
+			if (t->accesses[ev->acc0 + a].buffer == b)
+				return 1;
+	}
+	return 0;
+}
+
+/* Is b a member of recompute binary j? */
+static int var_has(const struct search *S, size_t j, int64_t b)
+{
+	const struct xvar *x = &S->v[j];
+	for (uint32_t q = 0; q < x->nmem; q++)
+		if ((int64_t)S->mem[x->mem0 + q].buf == b)
+			return 1;
+	return 0;
+}
+
+/* Do recompute binaries r and x meet: a shared member, or r's re-run
+ * reading a member of x that is away at r's point? */
+static int vars_meet(const struct search *S, size_t r, size_t x)
+{
+	const struct xvar *R = &S->v[r], *X = &S->v[x];
+	for (uint32_t q = 0; q < X->nmem; q++) {
+		const struct xmem *e = &S->mem[X->mem0 + q];
+		if (var_has(S, r, e->buf))
+			return 1;
+		if (e->last_fwd < R->at && R->at <= X->at &&
+		    var_reads(S, r, e->buf))
+			return 1;
+	}
+	return 0;
 }
 
 /* Pairs that cannot meet, x_i + x_j <= 1: a buffer swapped and
@@ -444,15 +664,12 @@ static int conflict_rows(struct search *S)
 			int meet;
 			if (X->swap) {
 				const struct trace_gap *G = &c->gaps[X->idx];
-				meet = G->buffer == (int64_t)R->idx ||
-				       (rerun_reads(S, R->idx, G->buffer) &&
+				meet = var_has(S, j, G->buffer) ||
+				       (var_reads(S, j, G->buffer) &&
 					(int64_t)G->use_ev < R->at &&
 					R->at <= (int64_t)G->next_ev);
 			} else if (i > j) {
-				meet = (rerun_reads(S, R->idx, (int64_t)X->idx) &&
-					away_at(&S->m.b[X->idx], R->at)) ||
-				       (rerun_reads(S, X->idx, (int64_t)R->idx) &&
-					away_at(&S->m.b[R->idx], X->at));
+				meet = vars_meet(S, j, i) || vars_meet(S, i, j);
 			} else {
 				continue;
 			}
@@ -656,27 +873,40 @@ static void keep(struct search *S, struct mp_plan *plan,
 static int build(struct search *S, const uint8_t *x, struct built *B,
 		 char *err, size_t errlen)
 {
-	uint8_t *chosen = calloc(S->m.n ? S->m.n : 1, 1);
 	size_t nre = 0, dropped = 0;
 	int rc;
-	if (!chosen)
-		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	for (size_t j = 0; j < S->nv; j++)
-		if (x[j] && !S->v[j].swap) {
-			chosen[S->v[j].idx] = 1;
-			nre++;
-		}
-	if (!nre) {
-		free(chosen);
+		nre += x[j] && !S->v[j].swap;
+	if (!nre)
 		return 0;
-	}
-	rc = recomp_groups_from_choice(&S->m, chosen, &B->g);
-	free(chosen);
-	if (rc)
+	if (recomp_groups_init(&B->g, S->m.n, nre))
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	/* one group per re-run, in binary order (singles first, as
+	 * recomp_groups_from_choice() numbers them), costs summed alone */
+	double want = 0;
+	size_t k = 0;
+	for (size_t j = 0; j < S->nv; j++) {
+		const struct xvar *v = &S->v[j];
+		if (!x[j] || v->swap)
+			continue;
+		for (uint32_t q = 0; q < v->nmem; q++) {
+			const struct xmem *e = &S->mem[v->mem0 + q];
+			if (B->g.group[e->buf] >= 0)
+				return 1; /* two re-runs of one buffer */
+			B->g.group[e->buf] = (int32_t)k;
+			B->g.last_fwd[e->buf] = e->last_fwd;
+		}
+		B->g.at[k++] = v->at;
+		want += v->cost_ns;
+	}
 	rc = recomp_groups_close(&S->m, &B->g, &dropped, err, errlen);
 	if (rc || dropped)
 		return rc ? rc : 1;
+	double got = 0;
+	for (size_t q = 0; q < B->g.ngroups; q++)
+		got += B->g.cost_ns[q];
+	if (fabs(got - want) > 1e-9 * want + 1.0)
+		return 1; /* re-runs that met: dearer than the program says */
 	rc = recomp_transform_groups(&S->m, &B->g, &B->t2, &B->orig, err,
 				     errlen);
 	if (rc)
@@ -754,6 +984,7 @@ static void search_free(struct search *S)
 	recomp_model_free(&S->m);
 	exact_lp_free(&S->lp);
 	free(S->v);
+	free(S->mem);
 	free(S->ev_s);
 	free(S->ev_e);
 	free(S->best_x);
@@ -851,6 +1082,39 @@ static int search_run(struct search *S, struct exact_result *er, char *err,
 	return rc;
 }
 
+/*
+ * The hybrid space holds the recompute-only one, whose binaries are its
+ * first ones (make_vars()) and whose program is small and tight (no
+ * copies to bound): its best plan is S's first incumbent, so the hybrid
+ * answer is never worse than the recompute-only one, however loose the
+ * swaps' part of the program.  Returns 0 or an error (out of memory).
+ */
+static int seed_recompute(struct search *S, char *err, size_t errlen)
+{
+	struct exact_options o2 = *S->o;
+	o2.space = EXACT_RECOMPUTE;
+	struct search R = { 0 };
+	R.c = S->c;
+	R.o = &o2;
+	R.budget = S->budget;
+	R.align = S->align;
+	R.placer = S->placer;
+	struct exact_result er = { 0 };
+	int rc = search_init(&R, err, errlen);
+	if (rc == 0)
+		rc = search_run(&R, &er, err, errlen);
+	if (rc == 0 && R.have && R.nv <= S->nv) {
+		S->plan = R.plan;
+		S->sim = R.sim;
+		S->have = 1;
+		R.have = 0;
+		memset(S->best_x, 0, S->nv);
+		memcpy(S->best_x, R.best_x, R.nv);
+	}
+	search_free(&R);
+	return rc == TRACE_ENOMEM ? rc : 0;
+}
+
 int exact_plan_ctx(const struct swap_ctx *c, const struct exact_options *o,
 		   uint64_t budget, const char *placer, uint64_t align,
 		   struct mp_plan *plan, struct sim_result *sim,
@@ -879,6 +1143,8 @@ int exact_plan_ctx(const struct swap_ctx *c, const struct exact_options *o,
 				  "optimal: a request stays above the budget of %llu bytes whatever is swapped or recomputed",
 				  (unsigned long long)budget);
 	}
+	if (!rc && o->space == EXACT_HYBRID)
+		rc = seed_recompute(&S, err, errlen);
 	if (!rc)
 		rc = search_run(&S, er, err, errlen);
 	er->best_ns = INFINITY;

@@ -156,8 +156,35 @@ out:
 	free(b);
 }
 
+/* A recomputed tensor's module and operator, and where it came first. */
+struct modop {
+	char layer[96], kind[96];
+	size_t first; /* the module's first recomputed tensor */
+	size_t i;     /* this tensor */
+};
+
+static int modop_by_name(const void *pa, const void *pb)
+{
+	const struct modop *a = pa, *b = pb;
+	int c = strcmp(a->layer, b->layer);
+	if (!c)
+		c = strcmp(a->kind, b->kind);
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int modop_by_first(const void *pa, const void *pb)
+{
+	const struct modop *a = pa, *b = pb;
+	if (a->first != b->first)
+		return (a->first > b->first) - (a->first < b->first);
+	return (a->i > b->i) - (a->i < b->i);
+}
+
 /* The operators to recompute per module, as a Python literal that a
- * selective-checkpointing policy can look names up in. */
+ * selective-checkpointing policy can look names up in: each module once,
+ * in the order the program first uses it, with its operators once each
+ * (a module's tensors often share an operator: a dropout's output and
+ * mask). */
 static void print_pytorch(const struct recomp_model *m,
 			  const struct recomp_advice *a)
 {
@@ -169,14 +196,57 @@ static void print_pytorch(const struct recomp_model *m,
 	       "torch.utils.checkpoint.create_selective_checkpoint_contexts;\n"
 	       "memplan cannot check that the program does it):\n"
 	       "MEMPLAN_RECOMPUTE = {\n");
+	size_t k = 0;
+	for (size_t i = 0; i < m->n; i++)
+		k += a->action[i] == RECOMP_RECOMPUTE;
+	struct modop *e = k ? malloc(k * sizeof(*e)) : NULL;
+	if (k && !e) {
+		printf("}\n(out of memory listing the operators)\n");
+		return;
+	}
+	k = 0;
 	for (size_t i = 0; i < m->n; i++) {
 		if (a->action[i] != RECOMP_RECOMPUTE)
 			continue;
-		char layer[96], kind[96];
-		recomp_layer(m->t->buffers[i].label, layer, sizeof(layer));
-		recomp_kind(m, i, kind, sizeof(kind));
-		printf("    \"%s\": \"%s\",\n", layer, kind);
+		recomp_layer(m->t->buffers[i].label, e[k].layer,
+			     sizeof(e[k].layer));
+		recomp_kind(m, i, e[k].kind, sizeof(e[k].kind));
+		e[k].i = e[k].first = i;
+		k++;
 	}
+	/* by module, then operator, then program order: a module's first
+	 * tensor is its run's first; duplicates of an operator dropped */
+	qsort(e, k, sizeof(*e), modop_by_name);
+	size_t w = 0;
+	for (size_t r = 0; r < k; r++) {
+		if (w && !strcmp(e[w - 1].layer, e[r].layer) &&
+		    !strcmp(e[w - 1].kind, e[r].kind))
+			continue;
+		e[w++] = e[r];
+	}
+	/* a module's operators all carry its first tensor's index; the
+	 * run of a module in the sorted list starts with its least index */
+	for (size_t r = 0; r < w;) {
+		size_t end = r, lo = e[r].i;
+		while (end < w && !strcmp(e[end].layer, e[r].layer)) {
+			if (e[end].i < lo)
+				lo = e[end].i;
+			end++;
+		}
+		for (size_t q = r; q < end; q++)
+			e[q].first = lo;
+		r = end;
+	}
+	qsort(e, w, sizeof(*e), modop_by_first);
+	for (size_t r = 0; r < w;) {
+		printf("    \"%s\": [", e[r].layer);
+		size_t q = r;
+		for (; q < w && e[q].first == e[r].first; q++)
+			printf("%s\"%s\"", q > r ? ", " : "", e[q].kind);
+		printf("],\n");
+		r = q;
+	}
+	free(e);
 	printf("}\n");
 	if (rng)
 		printf("(some re-runs draw random numbers (dropout): keep preserve_rng_state=True,\n"

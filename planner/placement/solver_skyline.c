@@ -21,15 +21,18 @@
  * hundreds.  Among the sections at the lowest top, the one with the fewest
  * candidates goes first (a forced one needs no branch).
  *
- * Failures are learnt twice over.  A node that fails names the sections
- * whose placed items made it fail (its conflict set, cs_*()), and a node
- * whose candidate failed for a reason that candidate does not touch fails
- * at once for that reason, instead of retrying its other candidates under
- * a dead end elsewhere in time; and the placed sets that failed are kept
- * (struct sky_memo), so that the same set stacked in another order, or
- * reached again in a later restart, ends at its first node.  Without them
- * 11 of the 100 seeds of bench_placement's big shape took more than two
- * million nodes; the README has the figures.
+ * Failures are learnt three times over.  A node that fails names the
+ * sections whose placed items made it fail (its conflict set, cs_*()),
+ * and a node whose candidate failed for a reason that candidate does not
+ * touch fails at once for that reason, instead of retrying its other
+ * candidates under a dead end elsewhere in time; and the placed sets
+ * that failed are kept (struct sky_memo), so that the same set stacked in
+ * another order, or reached again in a later restart, ends at its first
+ * node; and they are kept again by the stretch of sections their conflict
+ * set spans, so that the same dead end in one stretch ends at once
+ * whatever was chosen elsewhere (struct sky_local).  Without the first
+ * two 11 of the 100 seeds of bench_placement's big shape took more than
+ * two million nodes, without the third 5; the README has the figures.
  *
  * It is complete only for the gapless placements: on a problem whose
  * optimum needs a gap it finds nothing and proves nothing, which is why
@@ -81,6 +84,7 @@ struct sky {
 	size_t cw, csp;      /* words per set; sets in use */
 	uint64_t jumps;      /* nodes that failed for a child's reason (with
 			      * the memo's hits and stores: for a debugger) */
+	struct sky_local *loc; /* failed sets kept by their stretch of time */
 };
 
 /*
@@ -110,6 +114,23 @@ struct sky_memo {
 	size_t mask, stride;
 	uint64_t hits, stores;
 };
+
+static void local_add(struct sky *k, uint32_t j, int side, int sign);
+
+static uint64_t local_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15u;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+	return x ^ (x >> 31);
+}
+
+/* A stretch's own word: the same buffers in another stretch are another
+ * set (and those of a run from the bottom only, local_key()). */
+static uint64_t mix_ab(uint32_t a, uint32_t b)
+{
+	return local_mix((uint64_t)a << 32 | b) << 2;
+}
 
 static int time_cmp(const void *a, const void *b)
 {
@@ -180,6 +201,7 @@ static int place(struct sky *k, uint32_t j, uint64_t o, int side)
 	k->trail[k->ntrail++] = j;
 	k->key[0] ^= k->zob[4 * j + 2 * side];
 	k->key[1] ^= k->zob[4 * j + 2 * side + 1];
+	local_add(k, j, side, 1);
 	for (uint32_t z = k->sa[j]; z + 1 < k->sb[j]; z++)
 		k->cross[z]--;
 	uint32_t *prev = k->prevlast + k->islot[j] - k->sa[j];
@@ -202,6 +224,7 @@ static void unplace(struct sky *k, uint32_t j)
 	k->off[j] = NONE;
 	k->key[0] ^= k->zob[4 * j + 2 * k->side[j]];
 	k->key[1] ^= k->zob[4 * j + 2 * k->side[j] + 1];
+	local_add(k, j, k->side[j], -1);
 	for (uint32_t z = k->sa[j]; z + 1 < k->sb[j]; z++)
 		k->cross[z]++;
 	const uint32_t *prev = k->prevlast + k->islot[j] - k->sa[j];
@@ -474,9 +497,144 @@ static int memo_has(struct sky *k, uint64_t *why)
 	return 0;
 }
 
+/*
+ * Local nogoods.  A conflict set says that what is placed in its sections,
+ * where it is, has no gapless completion whatever lies elsewhere; the memo
+ * above keys the whole placed set, so a dead end in one stretch of time
+ * came back under every other choice made elsewhere: on the seeds that
+ * defeated the search, more than half of the sets it stored failed for a
+ * reason it had stored already, the same buffers placed in the same
+ * stretch [a, b) of sections.  So a failed set is kept a second time, by
+ * the stretch its conflict set spans and the buffers placed that meet it
+ * (those fix every top and ceiling there: a looser reason than the set,
+ * still true), and a node looks up the stretches that meet the buffer it
+ * placed.  A search keeps a few hundred distinct stretches; a stretch's
+ * key is the difference of two Fenwick prefix sums (what starts before b,
+ * less what ends by a), O(log sections), and a bit filter answers most
+ * look-ups without a cache miss.
+ */
+#define LOCAL_SLOTS ((size_t)1 << 20)
+#define LOCAL_STRETCHES 2048
+#define LOCAL_SET 8192      /* slots of the stretches' hash set */
+#define LOCAL_FILTER ((size_t)1 << 24) /* bits */
+
+struct sky_local {
+	uint64_t *fa, *fb;  /* Fenwick sums of the placed buffers' words, by
+			     * first section and by last */
+	uint64_t *k;        /* per slot: the key, then the conflict set (cw
+			     * words; on more than MEMO_SET_WORDS * 64
+			     * sections the stretch, as the memo does) */
+	size_t stride;
+	uint32_t *ab;       /* the stretches looked up, a and b */
+	uint64_t *abw;      /* and each one's own word (mix_ab()) */
+	size_t n;
+	uint64_t *set;      /* (a << 32 | b) + 1 per stretch kept */
+	uint64_t *filter;   /* a bit per key kept */
+};
+
+static void fw_add(uint64_t *fw, size_t n, size_t i, uint64_t d)
+{
+	for (i++; i <= n; i += i & -i)
+		fw[i] += d;
+}
+
+static uint64_t fw_sum(const uint64_t *fw, size_t i)
+{
+	uint64_t r = 0;
+	for (; i; i -= i & -i)
+		r += fw[i];
+	return r;
+}
+
+/* j placed on side side (sign 1) or taken back (-1). */
+static void local_add(struct sky *k, uint32_t j, int side, int sign)
+{
+	uint64_t d = k->zob[4 * j + 2 * side];
+	if (sign < 0)
+		d = -d;
+	fw_add(k->loc->fa, k->nsec, k->sa[j], d);
+	fw_add(k->loc->fb, k->nsec, k->sb[j] - 1, d);
+}
+
+/* The key of what is placed in sections [a, b) now: the buffers that
+ * start before b less those that end by a (a subset of them). */
+static uint64_t local_key(const struct sky *k, uint32_t a, uint32_t b,
+			  uint64_t w)
+{
+	uint64_t h = fw_sum(k->loc->fa, b) - fw_sum(k->loc->fb, a);
+	return local_mix(h ^ w ^ (uint64_t)k->sides) | 1;
+}
+
+static void local_stretch(struct sky_local *l, uint32_t a, uint32_t b)
+{
+	uint64_t v = (uint64_t)a << 32 | b, h = local_mix(v);
+	for (size_t i = 0; i < LOCAL_SET; i++) {
+		uint64_t *e = &l->set[(h + i) & (LOCAL_SET - 1)];
+		if (*e == v + 1)
+			return;
+		if (!*e) {
+			if (l->n >= LOCAL_STRETCHES)
+				return; /* not looked up: lost, never wrong */
+			*e = v + 1;
+			l->ab[2 * l->n] = a;
+			l->ab[2 * l->n + 1] = b;
+			l->abw[l->n] = mix_ab(a, b);
+			l->n++;
+			return;
+		}
+	}
+}
+
+/* Keeps what is placed in the stretch that why spans as failed. */
+static void local_put(struct sky *k, const uint64_t *why)
+{
+	struct sky_local *l = k->loc;
+	uint32_t a, b;
+	cs_hull(k, why, &a, &b);
+	if (b <= a)
+		return;
+	local_stretch(l, a, b);
+	uint64_t key = local_key(k, a, b, mix_ab(a, b));
+	uint64_t f = (key >> 32) % LOCAL_FILTER;
+	uint64_t *e = l->k + (key & (LOCAL_SLOTS - 1)) * l->stride;
+	e[0] = key;
+	l->filter[f / 64] |= (uint64_t)1 << f % 64;
+	if (l->stride == 2)
+		e[1] = (uint64_t)a << 32 | b;
+	else
+		memcpy(e + 1, why, k->cw * sizeof(*why));
+}
+
+/* Whether what is placed in a stretch kept that meets sections [a, b)
+ * is known to fail; its conflict set into why when it is. */
+static int local_has(struct sky *k, uint32_t a, uint32_t b, uint64_t *why)
+{
+	const struct sky_local *l = k->loc;
+	for (size_t i = 0; i < l->n; i++) {
+		uint32_t sa = l->ab[2 * i], sb = l->ab[2 * i + 1];
+		if (sa >= b || sb <= a)
+			continue;
+		uint64_t key = local_key(k, sa, sb, l->abw[i]);
+		uint64_t f = (key >> 32) % LOCAL_FILTER;
+		if (!(l->filter[f / 64] >> f % 64 & 1))
+			continue;
+		const uint64_t *e = l->k + (key & (LOCAL_SLOTS - 1)) * l->stride;
+		if (e[0] != key)
+			continue;
+		if (l->stride == 2)
+			cs_range(why, (uint32_t)(e[1] >> 32), (uint32_t)e[1]);
+		else
+			memcpy(why, e + 1, k->cw * sizeof(*why));
+		k->memo->hits++;
+		return 1;
+	}
+	return 0;
+}
+
 /* Keeps the placed set now as failed, for the reason why. */
 static void memo_put(struct sky *k, const uint64_t *why)
 {
+	local_put(k, why);
 	uint64_t key[2];
 	memo_key(k, key);
 	struct sky_memo *m = k->memo;
@@ -603,7 +761,8 @@ static int sky_dfs(struct sky *k, uint32_t s0, uint32_t s1, uint64_t *why)
 			memo_prefetch(k);
 			if ((z = all_coverable(k, j)) >= 0) {
 				cs_cover(k, ch, (uint32_t)z);
-			} else if (!memo_has(k, ch)) { /* else why: the memo's */
+			} else if (!local_has(k, k->sa[j], k->sb[j], ch) &&
+				   !memo_has(k, ch)) { /* else why: theirs */
 				r = sky_parts(k, s0, s1, ch);
 				if (r == -2)
 					r = sky_dfs(k, s0, s1, ch);
@@ -657,6 +816,16 @@ static void sky_free(struct sky *k)
 	free(k->prevlast);
 	free(k->islot);
 	free(k->fit);
+	if (k->loc) {
+		free(k->loc->fa);
+		free(k->loc->fb);
+		free(k->loc->k);
+		free(k->loc->ab);
+		free(k->loc->abw);
+		free(k->loc->set);
+		free(k->loc->filter);
+	}
+	free(k->loc);
 	if (k->memo)
 		free(k->memo->k);
 	free(k->memo);
@@ -849,8 +1018,24 @@ int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 		}
 		k.prevlast = malloc((tot + 1) * sizeof(*k.prevlast));
 		k.fit = calloc(2 * p->n + 2, sizeof(*k.fit));
+		k.loc = calloc(1, sizeof(*k.loc));
+		if (k.loc) {
+			struct sky_local *l = k.loc;
+			l->stride = k.cw <= MEMO_SET_WORDS ? 1 + k.cw : 2;
+			l->fa = calloc(k.nsec + 2, sizeof(*l->fa));
+			l->fb = calloc(k.nsec + 2, sizeof(*l->fb));
+			l->k = calloc(LOCAL_SLOTS * l->stride, sizeof(*l->k));
+			l->ab = malloc(2 * LOCAL_STRETCHES * sizeof(*l->ab));
+			l->abw = malloc(LOCAL_STRETCHES * sizeof(*l->abw));
+			l->set = calloc(LOCAL_SET, sizeof(*l->set));
+			l->filter = calloc(LOCAL_FILTER / 64,
+					   sizeof(*l->filter));
+		}
 		if (!order || !at || !k.zob || !k.memo || !k.memo->k ||
-		    !k.cstack || !k.last || !k.islot || !k.prevlast || !k.fit)
+		    !k.cstack || !k.last || !k.islot || !k.prevlast ||
+		    !k.fit || !k.loc || !k.loc->fa || !k.loc->fb ||
+		    !k.loc->k || !k.loc->ab || !k.loc->abw || !k.loc->set ||
+		    !k.loc->filter)
 			rc = SOLVER_ENOMEM;
 	}
 	if (!rc) {
@@ -903,6 +1088,8 @@ int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 		uint64_t end = k.nodes + budget;
 		k.max_nodes = end < max_nodes ? end : max_nodes;
 		k.key[0] = k.key[1] = 0;
+		memset(k.loc->fa, 0, (k.nsec + 2) * sizeof(*k.loc->fa));
+		memset(k.loc->fb, 0, (k.nsec + 2) * sizeof(*k.loc->fb));
 		k.csp = 0;
 		uint64_t *why = cs_push(&k);
 		int r = k.nsec ? sky_parts(&k, 0, (uint32_t)k.nsec, why) : 1;

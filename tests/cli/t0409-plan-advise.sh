@@ -19,6 +19,29 @@ has "$T/out" "recompute " "  ... some tensors recomputed"
 has "$T/out" "for PyTorch (advice" "  ... the framework part, said to be advice"
 has "$T/out" "MEMPLAN_RECOMPUTE = {" "  ... as a Python literal"
 
+# The literal is Python: each module once, its operators a list without
+# repeats (GPT-2's dropouts recompute an output and a mask of one operator)
+memplan-trace synth --model gpt2 --batch 1 --depth 2 -o "$T/g.trace" 2>"$T/err"
+ok $? "a cut-down GPT-2 to advise on"
+expect 0 "advise on it" memplan-plan advise "$T/g.trace" --budget 80% --link pcie5
+sed -n '/^MEMPLAN_RECOMPUTE = {/,/^}/p' "$T/out" >"$T/lit.py"
+has "$T/lit.py" '": ["' "  ... modules map to lists of operators"
+if command -v python3 >/dev/null 2>&1; then
+	python3 - "$T/lit.py" <<'PY'
+import ast, sys
+tree = ast.parse(open(sys.argv[1]).read())
+d = tree.body[0].value
+keys = [k.value for k in d.keys]
+assert keys and len(keys) == len(set(keys)), keys
+for v in d.values:
+    ops = [e.value for e in v.elts]
+    assert ops and len(ops) == len(set(ops)), ops
+PY
+	ok $? "  ... a literal with each module once and no repeated operator"
+else
+	skip "python3 absent: the literal is not parsed"
+fi
+
 expect 0 "advise --json" memplan-plan advise "$T/r.trace" --budget 70% --link pcie5 --json
 cp "$T/out" "$T/a.json"
 if command -v python3 >/dev/null 2>&1; then

@@ -324,6 +324,83 @@ static void test_batch_scaling(void)
 	trace_free(b);
 }
 
+/* Momentum bytes of an SGD build: 4 per trainable parameter. */
+static uint64_t sgd_state(const char *model, unsigned depth)
+{
+	struct synth_opts o = { .model = model, .batch = 2,
+				.dtype = SYNTH_FP32, .device = "h200",
+				.optimizer = "sgd", .depth = depth };
+	struct trace *t = NULL;
+	char err[256];
+	if (synth_build(&o, &t, err, sizeof(err)))
+		return 0;
+	uint64_t s = 0;
+	for (size_t i = 0; i < t->nbuffers; i++)
+		if (t->buffers[i].role == TRACE_ROLE_OPTIMIZER)
+			s += t->buffers[i].size;
+	trace_free(t);
+	return s;
+}
+
+/* Cut-down models (synth_opts.depth): the parameters of the layers or
+ * blocks left out, by hand from the published shapes; the whole depth is
+ * the whole model; the error sentences. */
+static void test_depth(void)
+{
+	/* a transformer layer of width 768 (BERT and GPT-2 alike): q, k, v
+	 * and the output projection 4 x (768^2 + 768), two LayerNorms
+	 * 2 x 1536, the MLP 768 x 3072 + 3072 + 3072 x 768 + 768 */
+	const uint64_t layer = 7087872;
+	CHECK_EQ_U64(sgd_state("bert-base", 1), 4 * (109514298 - 11 * layer),
+		     "bert-base depth 1 has one encoder layer's parameters");
+	CHECK_EQ_U64(sgd_state("gpt2", 3), 4 * (124439808 - 9 * layer),
+		     "gpt2 depth 3 has three blocks' parameters");
+	CHECK_EQ_U64(sgd_state("gpt2", 12), sgd_state("gpt2", 0),
+		     "gpt2 depth 12 is the whole model");
+	/* ResNet-18 at one BasicBlock per stage loses 2 x 9c^2 + 4c for
+	 * c = 64, 128, 256, 512 */
+	CHECK_EQ_U64(sgd_state("resnet18", 1), 4 * (11689512 - 6270720),
+		     "resnet18 depth 1 keeps the first block of each stage");
+	/* ResNet-50 at most 2 blocks a stage: 1 + 2 + 4 + 1 bottlenecks of
+	 * widths 64, 128, 256 (x4) and 512 left out; each c -> 4c ->
+	 * (conv1 4c*c, conv2 9c^2, conv3 4c^2, BN 2c + 2c + 8c) */
+	uint64_t cut = 0;
+	static const unsigned gone[4] = { 1, 2, 4, 1 };
+	for (int l = 0; l < 4; l++) {
+		uint64_t c = 64u << l;
+		cut += gone[l] * (4 * c * c + 9 * c * c + 4 * c * c + 12 * c);
+	}
+	CHECK_EQ_U64(sgd_state("resnet50", 2), 4 * (25557032 - cut),
+		     "resnet50 depth 2 keeps two bottlenecks a stage");
+	CHECK_EQ_U64(sgd_state("resnet50", 6), sgd_state("resnet50", 0),
+		     "resnet50 depth 6 is the whole model");
+
+	char err[256];
+	struct trace *t = NULL;
+	struct synth_opts o = { .model = "gpt2", .batch = 1,
+				.device = "h200", .depth = 13 };
+	CHECK(synth_build(&o, &t, err, sizeof(err)) == TRACE_EINVAL && !t,
+	      "gpt2 depth 13 is EINVAL");
+	CHECK_STR_HAS(err, "at most 12", "the error says the most");
+	o.model = "alexnet";
+	o.depth = 1;
+	CHECK(synth_build(&o, &t, err, sizeof(err)) == TRACE_EINVAL && !t,
+	      "alexnet takes no depth");
+	CHECK_STR_HAS(err, "no cut-down versions", "the error says why");
+	CHECK(synth_model_max_depth("resnet50") == 6 &&
+	      synth_model_max_depth("bert-base") == 12 &&
+	      synth_model_max_depth("vgg16") == 0 &&
+	      synth_model_max_depth("nope") == 0, "synth_model_max_depth");
+	o.model = "bert-base";
+	o.depth = 2;
+	if (synth_build(&o, &t, err, sizeof(err)) == 0) {
+		CHECK_STR_HAS(trace_get_meta(t, "depth"), "2", "meta depth");
+		trace_free(t);
+	} else {
+		CHECK(0, "bert-base depth 2 builds");
+	}
+}
+
 static void test_errors(void)
 {
 	char err[256];
@@ -378,6 +455,7 @@ int main(void)
 	test_peaks();
 	test_saved();
 	test_batch_scaling();
+	test_depth();
 	test_errors();
 	return tap_done();
 }

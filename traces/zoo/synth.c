@@ -84,25 +84,26 @@ struct synth_model {
 	int (*build)(struct synth_graph *g);
 	unsigned default_seq;       /* 0: not a transformer */
 	const char *default_opt;
+	unsigned max_depth;         /* 0: no cut-down versions */
 };
 
 static const struct synth_model models[] = {
 	{ "alexnet", "AlexNet (torchvision), 224x224, 61.1M params",
-	  synth_zoo_alexnet, 0, "sgd" },
+	  synth_zoo_alexnet, 0, "sgd", 0 },
 	{ "vgg16", "VGG-16 (torchvision), 224x224, 138.4M params",
-	  synth_zoo_vgg16, 0, "sgd" },
+	  synth_zoo_vgg16, 0, "sgd", 0 },
 	{ "resnet18", "ResNet-18 (torchvision), 224x224, 11.7M params",
-	  synth_zoo_resnet18, 0, "sgd" },
+	  synth_zoo_resnet18, 0, "sgd", 2 },
 	{ "resnet50", "ResNet-50 v1.5 (torchvision), 224x224, 25.6M params",
-	  synth_zoo_resnet50, 0, "sgd" },
+	  synth_zoo_resnet50, 0, "sgd", 6 },
 	{ "inception_v3",
 	  "Inception-v3 (torchvision) with AuxLogits, 299x299, 27.2M params",
-	  synth_zoo_inception_v3, 0, "sgd" },
+	  synth_zoo_inception_v3, 0, "sgd", 0 },
 	{ "bert-base",
 	  "BERT-base MLM (HF BertForMaskedLM, tied decoder), seq 128, 109.5M params",
-	  synth_zoo_bert_base, 128, "adam" },
+	  synth_zoo_bert_base, 128, "adam", 12 },
 	{ "gpt2", "GPT-2 124M (HF GPT2LMHeadModel, tied), seq 1024, 124.4M params",
-	  synth_zoo_gpt2, 1024, "adam" },
+	  synth_zoo_gpt2, 1024, "adam", 12 },
 };
 #define NMODELS (sizeof(models) / sizeof(models[0]))
 
@@ -1577,6 +1578,16 @@ int synth_build(const struct synth_opts *o, struct trace **out, char *err,
 					"sequence length '%u' is too long for model '%s' (at most %u positions)",
 					seq, m->name, max);
 	}
+	if (o->depth && o->depth > m->max_depth) {
+		if (!m->max_depth)
+			return trace_seterr(err, errlen, TRACE_EINVAL,
+					"model '%s' has no cut-down versions (depth applies to resnet18, resnet50, bert-base and gpt2)",
+					m->name);
+		return trace_seterr(err, errlen, TRACE_EINVAL,
+				"depth '%u' is too large for model '%s' (at most %u: %s)",
+				o->depth, m->name, m->max_depth,
+				m->default_seq ? "its layers" : "the blocks of its longest stage");
+	}
 	if (o->batch > 1u << 20)
 		return trace_seterr(err, errlen, TRACE_EINVAL,
 				"batch '%u' is too large (at most %u)", o->batch,
@@ -1587,6 +1598,7 @@ int synth_build(const struct synth_opts *o, struct trace **out, char *err,
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 	struct synth_graph g;
 	graph_init(&g, t, o->batch, seq, o->dtype);
+	g.depth = o->depth;
 	struct emit e = { .g = &g, .dev = dev, .cublas = -1,
 			  .adam = !strcmp(opt, "adam") };
 	int64_t wsd[1] = { (int64_t)dev->cublas_ws };
@@ -1624,6 +1636,10 @@ int synth_build(const struct synth_opts *o, struct trace **out, char *err,
 		snprintf(num, sizeof(num), "%u", seq);
 		rc = set_meta(t, "seq_len", num);
 	}
+	if (!rc && o->depth) {
+		snprintf(num, sizeof(num), "%u", o->depth);
+		rc = set_meta(t, "depth", num);
+	}
 	if (rc) {
 		trace_seterr(err, errlen, rc, "out of memory setting meta");
 		goto fail;
@@ -1638,6 +1654,12 @@ fail:
 	graph_free(&g);
 	trace_free(t);
 	return rc;
+}
+
+unsigned synth_model_max_depth(const char *model)
+{
+	const struct synth_model *m = find_model(model);
+	return m ? m->max_depth : 0;
 }
 
 const char *synth_model_name(size_t i)

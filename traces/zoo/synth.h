@@ -19,6 +19,9 @@ struct synth_opts {
 	const char *device;    /* "h200", "h100", "a100", "v100" */
 	unsigned seq_len;      /* transformers; 0 = the model's default */
 	const char *optimizer; /* "sgd" (momentum) or "adam"; NULL = model default */
+	unsigned depth;        /* a cut-down model: transformer layers, or ResNet
+				* blocks per stage at most; 0 = the whole model
+				* (synth_model_max_depth() says what a model takes) */
 };
 
 /*
@@ -33,6 +36,10 @@ int synth_build(const struct synth_opts *o, struct trace **out, char *err,
 /* The zoo: i-th model name and a one-line description; NULL past the end. */
 const char *synth_model_name(size_t i);
 const char *synth_model_about(size_t i);
+/* The largest --depth a model takes (12 layers for the transformers, the
+ * longest stage's blocks for the ResNets), 0 when it takes none or is
+ * unknown. */
+unsigned synth_model_max_depth(const char *model);
 /* Devices: i-th name, NULL past the end. */
 const char *synth_device_name(size_t i);
 

@@ -81,6 +81,7 @@ struct synth_node {
 struct synth_graph {
 	struct trace *t;
 	unsigned batch, seq;
+	unsigned depth;      /* 0: the whole model; else see synth_opts */
 	enum synth_dtype dtype;
 	unsigned elem;       /* activation element size: 4 or 2 */
 	int err;

@@ -145,7 +145,7 @@ int synth_zoo_resnet18(struct synth_graph *g)
 	x = synth_op_maxpool(g, "maxpool", x, 3, 2, 1);
 	for (int l = 0; l < 4; l++) {
 		int width = 64 << l;
-		for (int b = 0; b < 2; b++) {
+		for (int b = 0; b < (g->depth ? (int)g->depth : 2); b++) {
 			const char *p = synth_name(g, "layer%d.%d", l + 1, b);
 			int stride = (b == 0 && l > 0) ? 2 : 1;
 			x = basic_block(g, p, x, width, stride, b == 0 && l > 0);
@@ -166,7 +166,9 @@ int synth_zoo_resnet50(struct synth_graph *g)
 	x = synth_op_maxpool(g, "maxpool", x, 3, 2, 1);
 	for (int l = 0; l < 4; l++) {
 		int width = 64 << l;
-		for (int b = 0; b < blocks[l]; b++) {
+		int nb = g->depth && (int)g->depth < blocks[l] ? (int)g->depth
+							      : blocks[l];
+		for (int b = 0; b < nb; b++) {
 			const char *p = synth_name(g, "layer%d.%d", l + 1, b);
 			int stride = (b == 0 && l > 0) ? 2 : 1;
 			x = bottleneck(g, p, x, width, stride, b == 0);

@@ -12,6 +12,12 @@
 #define HEADS 12
 #define LAYERS 12
 
+/* The layers built: all twelve, or a cut-down model's depth. */
+static int layers(const struct synth_graph *g)
+{
+	return g->depth ? (int)g->depth : LAYERS;
+}
+
 /* Attention core on q, k, v viewed as (B*heads, S, d): scores, scale, mask,
  * softmax, dropout, context, and heads merged back to (B, S, H).  mask_add:
  * an additive mask (BERT) else a causal where() on causal (GPT-2). */
@@ -75,7 +81,7 @@ int synth_zoo_bert_base(struct synth_graph *g)
 	x = synth_op_layernorm(g, "bert.embeddings.LayerNorm", x);
 	x = synth_op_dropout(g, "bert.embeddings.dropout", x);
 
-	for (int l = 0; l < LAYERS; l++) {
+	for (int l = 0; l < layers(g); l++) {
 		const char *p = synth_name(g, "bert.encoder.layer.%d", l);
 		const char *sa = synth_name(g, "%s.attention.self", p);
 		int q = synth_op_linear(g, synth_name(g, "%s.query", sa), x,
@@ -140,7 +146,7 @@ int synth_zoo_gpt2(struct synth_graph *g)
 	x = synth_op_add(g, "transformer.add_position", x, pe, 0);
 	x = synth_op_dropout(g, "transformer.drop", x);
 
-	for (int l = 0; l < LAYERS; l++) {
+	for (int l = 0; l < layers(g); l++) {
 		const char *p = synth_name(g, "transformer.h.%d", l);
 		const char *at = synth_name(g, "%s.attn", p);
 		/* HF's per-layer causal mask buffer (1, 1, 1024, 1024) bool */
