@@ -248,6 +248,11 @@ struct solver_options {
 	 * solver_search_skyline()), so that the branch and bound's own
 	 * behaviour shows on the packed class. */
 	int no_skyline;
+	/* Tests: on counted work, the turns a search against the clock
+	 * takes on one thread (shares follow who pays: solver_exact.c,
+	 * turn()) instead of the fixed shares counted work keeps, so that
+	 * their nodes can be checked. */
+	int paying_turns;
 	/* Threads the exact search may run: 0, as many as it can use (two,
 	 * under a time limit on two processors); 1, one (a caller running
 	 * searches side by side, as compare's workers do). */
@@ -421,6 +426,12 @@ int solver_search_exact_limits(const struct solver_problem *p,
 			       uint64_t max_nodes, uint64_t memory_limit,
 			       uint64_t *offsets, struct solver_report *r,
 			       char *err, size_t errlen);
+/* solver_search_exact_nodes() with the turns of a search against the
+ * clock (solver_options.paying_turns). */
+int solver_search_exact_paying(const struct solver_problem *p,
+			       uint64_t max_nodes, uint64_t *offsets,
+			       struct solver_report *r, char *err,
+			       size_t errlen);
 
 /* Every name solver_solve() accepts, in order ("first-fit" ... "auto"). */
 const char *solver_name_at(size_t i);

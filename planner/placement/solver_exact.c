@@ -1639,6 +1639,10 @@ struct task {
 	uint64_t paid;            /* used when it last lowered best or
 				   * raised proven, 0 if never */
 	uint64_t charged;         /* the turns: used, weighted (turn()) */
+	int fixed;                /* counted work: the fixed shares, the floor
+				   * two thirds and its slice doubled when it
+				   * cuts a run (the plans --deterministic
+				   * gave before the turns followed who pays) */
 };
 
 enum { STEP_ON, STEP_SKIP, STEP_OVER, STEP_NOMEM };
@@ -1686,8 +1690,8 @@ static int task_step(struct task *t)
 	 * sched_next() keeps small beside what the floor has spent) */
 	uint64_t end = x->max_nodes - x->nodes > give ? x->nodes + give
 						      : x->max_nodes;
-	x->phase_nodes = t->floor ? x->max_nodes : end;
-	x->turn_end = t->floor ? end : UINT64_MAX;
+	x->phase_nodes = t->floor && !t->fixed ? x->max_nodes : end;
+	x->turn_end = t->floor && !t->fixed ? end : UINT64_MAX;
 	uint64_t before = x->nodes;
 	int d = decide(x, cap, runs);
 	t->used += x->nodes - before;
@@ -1721,6 +1725,11 @@ static int task_step(struct task *t)
 		t->lo = cap + g; /* too hard for now: look higher */
 		if (t->step < sh->best)
 			t->step *= 2;
+	} else if (t->fixed && x->nodes >= x->phase_nodes) {
+		/* the slice cut a run, which starts over next turn: let the
+		 * next slice finish it (the turns keep their shares, so the
+		 * climb waits longer instead) */
+		t->give *= 2;
 	}
 	return STEP_ON;
 }
@@ -1752,6 +1761,8 @@ static int task_pays(const struct task *t)
  */
 static struct task *turn(struct task *fl, struct task *cl)
 {
+	if (fl->fixed)
+		return fl->used < 2 * cl->used ? fl : cl;
 	/* the climb first: its first question improves on the heuristic
 	 * at once, which is all a small budget buys (the swap planner's
 	 * rescue, RESCUE_WORK in swap_plan.c) */
@@ -2060,6 +2071,9 @@ static int minimise(const struct solver_problem *p,
 			   .give = 2 * slice };
 	struct task cl = { .x = &x, .sh = &sh, .g = g, .lo = proven,
 			   .slice = slice };
+	/* a search against the clock shares by who pays; counted work keeps
+	 * the fixed shares (its plans as they were), unless a test asks */
+	fl.fixed = cl.fixed = work_total != UINT64_MAX && !opt->paying_turns;
 	cl.step = climb_step(best, proven, g);
 	/* the second search copies the node orders, (n + 1)(n + 2) / 2
 	 * words for the biggest component, and the section members: only
@@ -2075,8 +2089,11 @@ static int minimise(const struct solver_problem *p,
 			struct task *t = turn(&fl, &cl);
 			uint64_t before = t->used;
 			int st = task_step(t);
-			if (st == STEP_SKIP) {
-				cl.charged = fl.charged + 1; /* the floor's turn */
+			if (st == STEP_SKIP) { /* the floor's turn */
+				if (fl.fixed)
+					cl.used = fl.used + 1;
+				else
+					cl.charged = fl.charged + 1;
 				continue;
 			}
 			turn_charge(t, &fl, &cl, t->used - before);
@@ -2842,10 +2859,31 @@ int solver_search_exact_nodes(const struct solver_problem *p,
 					  errlen);
 }
 
+static int exact_counted(const struct solver_problem *p, uint64_t max_nodes,
+			 const struct solver_options *opt, uint64_t *offsets,
+			 struct solver_report *r, char *err, size_t errlen);
+
 int solver_search_exact_limits(const struct solver_problem *p,
 			       uint64_t max_nodes, uint64_t memory_limit,
 			       uint64_t *offsets, struct solver_report *r,
 			       char *err, size_t errlen)
+{
+	const struct solver_options opt = { .memory_limit = memory_limit };
+	return exact_counted(p, max_nodes, &opt, offsets, r, err, errlen);
+}
+
+int solver_search_exact_paying(const struct solver_problem *p,
+			       uint64_t max_nodes, uint64_t *offsets,
+			       struct solver_report *r, char *err,
+			       size_t errlen)
+{
+	const struct solver_options opt = { .paying_turns = 1 };
+	return exact_counted(p, max_nodes, &opt, offsets, r, err, errlen);
+}
+
+static int exact_counted(const struct solver_problem *p, uint64_t max_nodes,
+			 const struct solver_options *opt, uint64_t *offsets,
+			 struct solver_report *r, char *err, size_t errlen)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -2860,11 +2898,10 @@ int solver_search_exact_limits(const struct solver_problem *p,
 			    err, errlen);
 	if (rc)
 		return rc;
-	const struct solver_options opt = { .memory_limit = memory_limit };
 	r->strategy = r->winner = "exact";
 	struct solver_budget b = { .t0 = t0, .deadline = HUGE_VAL,
 				   .work_limit = max_nodes ? max_nodes : 1 };
-	rc = minimise(p, &opt, &b, offsets, best, r, err, errlen);
+	rc = minimise(p, opt, &b, offsets, best, r, err, errlen);
 	if (rc)
 		return rc;
 	r->height = height_of(p, offsets);
