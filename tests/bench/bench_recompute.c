@@ -71,7 +71,7 @@ static int load(const struct row *r, const char *link, struct trace **t,
 		struct solver_problem *p, struct link_model *l, uint64_t *align)
 {
 	char err[512];
-	struct synth_opts so = { r->model, r->batch, r->dtype, "h200", 0, NULL };
+	struct synth_opts so = { r->model, r->batch, r->dtype, "h200", 0, NULL, 0 };
 	if (synth_build(&so, t, err, sizeof(err)) ||
 	    solver_problem_from_trace(*t, p, err, sizeof(err)) ||
 	    link_parse(link, *t, l, err, sizeof(err))) {

@@ -214,12 +214,12 @@ static int bench(const char *name, const struct solver_problem *p,
 
 /* The zoo's iterations, as in traces/archive.list. */
 static const struct synth_opts zoo[] = {
-	{ "resnet50", 32, SYNTH_FP32, "h200", 0, NULL },
-	{ "alexnet", 128, SYNTH_FP32, "h200", 0, NULL },
-	{ "vgg16", 32, SYNTH_FP32, "a100", 0, NULL },
-	{ "inception_v3", 32, SYNTH_FP16, "h100", 0, NULL },
-	{ "bert-base", 32, SYNTH_FP32, "a100", 0, NULL },
-	{ "gpt2", 8, SYNTH_BF16, "h200", 0, NULL },
+	{ "resnet50", 32, SYNTH_FP32, "h200", 0, NULL, 0 },
+	{ "alexnet", 128, SYNTH_FP32, "h200", 0, NULL, 0 },
+	{ "vgg16", 32, SYNTH_FP32, "a100", 0, NULL, 0 },
+	{ "inception_v3", 32, SYNTH_FP16, "h100", 0, NULL, 0 },
+	{ "bert-base", 32, SYNTH_FP32, "a100", 0, NULL, 0 },
+	{ "gpt2", 8, SYNTH_BF16, "h200", 0, NULL, 0 },
 };
 
 int main(int argc, char **argv)

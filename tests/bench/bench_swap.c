@@ -234,7 +234,7 @@ static const char *const links[] = { "gh200-c2c", "pcie5" };
 static int bench_zoo(const struct zoo_entry *z, double coarse, double fine)
 {
 	char err[512];
-	struct synth_opts so = { z->model, z->batch, z->dtype, "h200", 0, NULL };
+	struct synth_opts so = { z->model, z->batch, z->dtype, "h200", 0, NULL, 0 };
 	struct trace *t = NULL;
 	struct solver_problem p = { 0 };
 	struct frontier ideal = { 0 };
@@ -383,7 +383,7 @@ static int repeat_trace(const struct trace *z, unsigned k, struct trace **out)
 static int bench_large(void)
 {
 	char err[512];
-	struct synth_opts so = { "gpt2", 8, SYNTH_BF16, "h200", 0, NULL };
+	struct synth_opts so = { "gpt2", 8, SYNTH_BF16, "h200", 0, NULL, 0 };
 	struct trace *z = NULL, *t = NULL;
 	struct solver_problem p = { 0 };
 	struct link_model l;

@@ -1289,8 +1289,8 @@ static void test_floor_random(void)
 static void test_floor_zoo(void)
 {
 	static const struct synth_opts zoo[] = {
-		{ "resnet50", 8, SYNTH_FP32, "h200", 0, NULL },
-		{ "bert-base", 4, SYNTH_FP32, "h200", 0, NULL },
+		{ "resnet50", 8, SYNTH_FP32, "h200", 0, NULL, 0 },
+		{ "bert-base", 4, SYNTH_FP32, "h200", 0, NULL, 0 },
 	};
 	static const double pct[] = { 90, 70, 50, 0 };
 	int bad = 0, plans = 0;

@@ -246,8 +246,8 @@ static void test_unknown(void)
 static void test_zoo(void)
 {
 	static const struct synth_opts zoo[] = {
-		{ "resnet50", 8, SYNTH_FP32, "h200", 0, NULL },
-		{ "bert-base", 4, SYNTH_FP32, "h200", 0, NULL },
+		{ "resnet50", 8, SYNTH_FP32, "h200", 0, NULL, 0 },
+		{ "bert-base", 4, SYNTH_FP32, "h200", 0, NULL, 0 },
 	};
 	static const char *const links[] = { "gh200-c2c", "pcie5" };
 	static const double share[] = { 0, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25 };
@@ -349,8 +349,8 @@ static void test_zoo(void)
 static void test_zoo_recompute(void)
 {
 	static const struct synth_opts zoo[] = {
-		{ "resnet50", 8, SYNTH_FP32, "h200", 0, NULL },
-		{ "bert-base", 4, SYNTH_FP32, "h200", 0, NULL },
+		{ "resnet50", 8, SYNTH_FP32, "h200", 0, NULL, 0 },
+		{ "bert-base", 4, SYNTH_FP32, "h200", 0, NULL, 0 },
 	};
 	static const char *const strat[] = { "recompute", "hybrid", "sqrt-n",
 					     "every-layer" };
