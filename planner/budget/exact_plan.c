@@ -66,8 +66,8 @@ struct xvar {
 	double t_out, t_in;    /* swap: least copy times, latency included */
 	double b_out, b_in;    /* swap: bytes at the fastest rate, no latency */
 	double lack;           /* swap: the least stall of this hole (ns) */
-	uint32_t mem0, nmem;   /* recompute: its members, S->mem[mem0 ...] */
-	uint8_t grp;           /* recompute: a group (else buffer idx alone) */
+	uint32_t mem0, nmem;   /* recompute: its members, S->mem[mem0 ...];
+				  more than one: a group */
 	int64_t k_first, k_last; /* a group's re-run: first and last kernel */
 };
 
@@ -287,7 +287,6 @@ static int add_group(struct search *S, const uint32_t *mem, const int64_t *lf,
 	x.idx = mem[0];
 	x.cost_ns = g.cost_ns[0];
 	x.at = at;
-	x.grp = 1;
 	x.k_first = g.first[0];
 	x.k_last = g.last[0];
 	x.mem0 = (uint32_t)S->nmem;
@@ -313,31 +312,62 @@ static int add_group(struct search *S, const uint32_t *mem, const int64_t *lf,
 	return push_var(S, &x);
 }
 
+/* Lists of buffers by key: key[i] < 0 leaves i out; the members of key
+ * k in ascending order from head[k] along next[] (-1 ends). */
+static void bucket(const int64_t *key, size_t n, int64_t *head, int64_t *next)
+{
+	for (size_t i = n; i-- > 0;) {
+		if (key[i] < 0)
+			continue;
+		next[i] = head[key[i]];
+		head[key[i]] = (int64_t)i;
+	}
+}
+
+/* The group of the members listed from first, each freed after lf_of[i]
+ * (NULL: its own last_fwd), made again before at or, with uses, before
+ * the first next use of any member if that comes earlier. */
+static int add_listed(struct search *S, int64_t first, const int64_t *next,
+		      const int64_t *lf_of, int64_t at, int uses,
+		      uint32_t *mem, int64_t *lf)
+{
+	size_t n = 0;
+	for (int64_t i = first; i >= 0; i = next[i]) {
+		mem[n] = (uint32_t)i;
+		lf[n++] = lf_of ? lf_of[i] : S->m.b[i].last_fwd;
+		if (uses && S->m.b[i].next_use < at)
+			at = S->m.b[i].next_use;
+	}
+	return add_group(S, mem, lf, n, at);
+}
+
 /* The groups: a random draw's outputs (recomp_buf.sib), then the
- * segments of every layer and of sqrt(n) layers. */
+ * segments of every layer and of sqrt(n) layers; linear in the buffers
+ * but for the groups' own closing. */
 static int make_groups(struct search *S)
 {
 	const struct recomp_model *m = &S->m;
-	uint32_t *mem = malloc((m->n ? m->n : 1) * sizeof(*mem));
-	int64_t *lf = malloc((m->n ? m->n : 1) * sizeof(*lf));
-	int rc = mem && lf ? 0 : -1;
-	for (size_t l = 0; l < m->n && !rc; l++) {
-		if (m->b[l].sib != (int64_t)l || m->b[l].why != RECOMP_OK)
-			continue;
-		size_t n = 0;
-		int64_t at = m->b[l].next_use;
-		for (size_t i = l; i < m->n; i++) {
-			const struct recomp_buf *b = &m->b[i];
-			if (b->sib != (int64_t)l || b->why != RECOMP_OK ||
-			    b->item < 0)
-				continue;
-			mem[n] = (uint32_t)i;
-			lf[n++] = b->last_fwd;
-			if (b->next_use < at)
-				at = b->next_use;
-		}
-		rc = add_group(S, mem, lf, n, at);
+	size_t n = m->n ? m->n : 1;
+	uint32_t *mem = malloc(n * sizeof(*mem));
+	int64_t *lf = malloc(n * sizeof(*lf));
+	int64_t *key = malloc(n * sizeof(*key));
+	int64_t *head = malloc(n * sizeof(*head));
+	int64_t *next = malloc(n * sizeof(*next));
+	int rc = mem && lf && key && head && next ? 0 : -1;
+	for (size_t i = 0; i < m->n && !rc; i++) {
+		const struct recomp_buf *b = &m->b[i];
+		const struct recomp_buf *l = &m->b[b->sib];
+		int ok = b->why == RECOMP_OK && b->item >= 0 &&
+			 l->why == RECOMP_OK && l->sib == b->sib;
+		key[i] = ok ? b->sib : -1;
+		head[i] = -1;
 	}
+	if (!rc)
+		bucket(key, m->n, head, next);
+	for (size_t l = 0; l < m->n && !rc; l++)
+		if (head[l] >= 0 && next[head[l]] >= 0) /* two or more */
+			rc = add_listed(S, head[l], next, NULL,
+					m->b[l].next_use, 1, mem, lf);
 	for (unsigned per = 1; per <= 2 && !rc; per++) {
 		struct recomp_groups g;
 		size_t nseg;
@@ -345,23 +375,27 @@ static int make_groups(struct search *S)
 		/* per 2 stands for sqrt(n) (recomp_choose_checkpoints's 0) */
 		int r = recomp_choose_checkpoints(m, per == 1 ? 1 : 0, &g,
 						  &nseg, err, sizeof(err));
-		if (r == TRACE_ENOMEM) {
+		if (r == TRACE_ENOMEM)
 			rc = -1;
-		} else if (r == 0) {
-			for (size_t k = 0; k < g.ngroups && !rc; k++) {
-				size_t n = 0;
-				for (size_t i = 0; i < m->n; i++)
-					if (g.group[i] == (int32_t)k) {
-						mem[n] = (uint32_t)i;
-						lf[n++] = g.last_fwd[i];
-					}
-				rc = add_group(S, mem, lf, n, g.at[k]);
+		if (r == 0) {
+			for (size_t i = 0; i < m->n; i++) {
+				key[i] = g.group[i];
+				head[i] = -1;
 			}
+			bucket(key, m->n, head, next);
+			for (size_t k = 0; k < g.ngroups && !rc; k++)
+				if (head[k] >= 0)
+					rc = add_listed(S, head[k], next,
+							g.last_fwd, g.at[k], 0,
+							mem, lf);
 		}
 		recomp_groups_free(&g);
 	}
 	free(mem);
 	free(lf);
+	free(key);
+	free(head);
+	free(next);
 	return rc;
 }
 
@@ -392,7 +426,10 @@ static int make_vars(struct search *S)
 			if (push_var(S, &x))
 				return -1;
 		}
-		if (make_groups(S))
+		/* a trace over the limits is refused (search_init()): its
+		 * groups would only cost their closing */
+		if (S->nv <= EXACT_MAX_BINARIES &&
+		    c->clock.n <= EXACT_MAX_STEPS && make_groups(S))
 			return -1;
 	}
 	if (S->o->space != EXACT_RECOMPUTE)
@@ -611,7 +648,7 @@ static int rerun_reads(const struct search *S, size_t j, int64_t b)
 static int var_reads(const struct search *S, size_t j, int64_t b)
 {
 	const struct xvar *x = &S->v[j];
-	if (!x->grp)
+	if (x->nmem < 2)
 		return rerun_reads(S, x->idx, b);
 	const struct trace *t = S->c->t;
 	for (int64_t e = x->k_first; e >= 0 && e <= x->k_last; e++) {
