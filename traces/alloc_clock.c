@@ -100,17 +100,23 @@ void alloc_clock_free(struct alloc_clock *k)
 	memset(k, 0, sizeof(*k));
 }
 
-uint64_t alloc_clock_at(const struct alloc_clock *k, int64_t ns)
+size_t alloc_clock_after(const struct alloc_clock *k, int64_t ns, size_t lo,
+			 size_t hi)
 {
-	size_t lo = 0, hi = k->n;
-	while (lo < hi) { /* first request with t > ns */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (k->t[mid] <= ns)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo ? lo - 1 : 0;
+	return lo;
+}
+
+uint64_t alloc_clock_at(const struct alloc_clock *k, int64_t ns)
+{
+	size_t i = alloc_clock_after(k, ns, 0, k->n);
+	return i ? i - 1 : 0;
 }
 
 int alloc_clock_build(struct alloc_clock *k, const struct trace *t,

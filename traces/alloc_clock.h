@@ -61,6 +61,11 @@ void alloc_clock_free(struct alloc_clock *k);
 
 /* The last request at or before time ns (0 if none). */
 uint64_t alloc_clock_at(const struct alloc_clock *k, int64_t ns);
+/* The first request of [lo, hi) starting after time ns, hi if none: the
+ * search alloc_clock_at() makes over the whole clock, for a caller that
+ * knows a narrower stretch holding the answer. */
+size_t alloc_clock_after(const struct alloc_clock *k, int64_t ns, size_t lo,
+			 size_t hi);
 
 /* The lifetimes on the clock of buffers ids[0..n): lo[i] is the request of
  * the alloc, hi[i] that of the free (left as they are when the buffer has

@@ -171,14 +171,9 @@ static int op_push(struct oplist *o, struct seg *s, const struct swap_ctx *c,
 	return 0;
 }
 
-/* The first request at or after time ns, not before lo. */
-static uint64_t clock_from(const struct swap_ctx *c, double ns, uint64_t lo)
-{
-	uint64_t k = alloc_clock_at(&c->clock, (int64_t)ceil(ns));
-	while (k < c->clock.n && (double)c->clock.t[k] < ns)
-		k++;
-	return k < lo ? lo : k;
-}
+
+static uint64_t clock_from(const struct swap_prep *pp,
+			   const struct swap_ctx *c, double ns, uint64_t lo);
 
 static int nofit(const struct swap_ctx *c, const char *who, uint64_t peak,
 		 uint64_t at, uint64_t target, char *err, size_t errlen)
@@ -323,7 +318,8 @@ int swap_choose_singa(const struct swap_ctx *c, uint64_t target,
 			double in_ns = link_copy_ns(&c->link, LINK_H2D, x->bytes);
 			/* freed once the swap-out is done; swapped in as late
 			 * as a lone copy would still finish */
-			uint64_t lo = clock_from(c, (double)x->t_idle + out_ns,
+			uint64_t lo = clock_from(NULL, c,
+						 (double)x->t_idle + out_ns,
 						 x->out_min + 1);
 			uint64_t in = alloc_clock_at(&c->clock,
 						    (int64_t)floor((double)x->t_need - in_ns));
@@ -384,34 +380,30 @@ struct swap_prep {
 	uint32_t *start;
 };
 
-/* alloc_clock_at(&c->clock, ns), the same answer: the last request
- * starting at or before ns, else 0. */
-static uint64_t prep_clock_at(const struct swap_prep *pp,
-			      const struct swap_ctx *c, int64_t ns)
+/* alloc_clock_at(&c->clock, ns), the same answer (the last request
+ * starting at or before ns, else 0), searching one bucket of pp when
+ * there is one. */
+static uint64_t clock_at(const struct swap_prep *pp, const struct swap_ctx *c,
+			 int64_t ns)
 {
 	const struct alloc_clock *k = &c->clock;
+	if (!pp)
+		return alloc_clock_at(k, ns);
 	if (k->n == 0 || ns < k->t[0])
 		return 0;
 	if (ns >= k->t[k->n - 1])
 		return k->n - 1;
 	uint64_t b = (uint64_t)(ns - pp->t0) / pp->w;
-	size_t lo = pp->start[b], hi = pp->start[b + 1];
-	while (lo < hi) { /* first request with t > ns */
-		size_t mid = lo + (hi - lo) / 2;
-		if (k->t[mid] <= ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? lo - 1 : 0;
+	size_t i = alloc_clock_after(k, ns, pp->start[b], pp->start[b + 1]);
+	return i ? i - 1 : 0;
 }
 
-/* clock_from() through the buckets. */
-static uint64_t prep_clock_from(const struct swap_prep *pp,
-				const struct swap_ctx *c, double ns,
-				uint64_t lo)
+/* The first request at or after time ns, not before lo (pp: as
+ * clock_at()). */
+static uint64_t clock_from(const struct swap_prep *pp,
+			   const struct swap_ctx *c, double ns, uint64_t lo)
 {
-	uint64_t k = prep_clock_at(pp, c, (int64_t)ceil(ns));
+	uint64_t k = clock_at(pp, c, (int64_t)ceil(ns));
 	while (k < c->clock.n && (double)c->clock.t[k] < ns)
 		k++;
 	return k < lo ? lo : k;
@@ -571,8 +563,7 @@ static void plan_gap(const struct swap_ctx *c, const struct swap_prep *pp,
 	double o0 = ff ? fmax(t_out, fifo_busy(c, ff, ops, t_out))
 		       : book_first(out, t_out, out_ns);
 	double o1 = o0 + out_ns;
-	uint64_t lo = prep_clock_from(pp, c, ff ? o1 - allow : o1,
-				      x->out_min + 1);
+	uint64_t lo = clock_from(pp, c, ff ? o1 - allow : o1, x->out_min + 1);
 	double stall = 0;
 	p->early = 0;
 	if (lo > at) {
@@ -591,7 +582,7 @@ static void plan_gap(const struct swap_ctx *c, const struct swap_prep *pp,
 	double i0 = book_last(in, o1, need, in_ns);
 	uint64_t k;
 	if (i0 >= 0) {
-		k = prep_clock_at(pp, c, (int64_t)floor(i0));
+		k = clock_at(pp, c, (int64_t)floor(i0));
 	} else {
 		/* no free slot in time: as early as allowed, and it stalls */
 		i0 = book_first(in, o1, in_ns);
@@ -666,7 +657,7 @@ static int fifo_add(const struct swap_ctx *c, const struct swap_prep *pp,
 		f->end[q] = prev = e;
 		if (fixed[op->gap] || op->hole_lo >= op->in_at)
 			continue;
-		uint64_t k = prep_clock_from(pp, c, e - allow, x->out_min + 1);
+		uint64_t k = clock_from(pp, c, e - allow, x->out_min + 1);
 		if (k <= op->hole_lo)
 			continue;
 		if (k > op->in_at)
@@ -729,7 +720,6 @@ static double thread_cpu_s(void)
 /* Each step weighs at most this many gaps across the peak, the longest
  * idle first: the zoo's traces have fewer, a 10^5-event trace thousands. */
 #define MEMPLAN_CANDIDATES 512
-
 
 /* A gap's sort key, carried along: qsort has no context argument in C11,
  * and a static one would not be thread-safe. */
