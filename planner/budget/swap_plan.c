@@ -396,6 +396,12 @@ static struct memo *memo_add(struct search *S, uint64_t h,
 	return e;
 }
 
+/* Forgets the entry memo_add() made last (it measured nothing). */
+static void memo_drop_last(struct search *S)
+{
+	free(S->memo[--S->nmemo].ops);
+}
+
 /* The measures of e into the caller's: the stall per gap added in the
  * order the simulation reported it, so that got[] is the same to the bit. */
 static void memo_give(const struct memo *e, double *iter, uint64_t *height,
@@ -467,16 +473,14 @@ static int quick_eval(struct search *S, const struct swap_op *ops, size_t nops,
 	if (!rc)
 		rc = sim_run(S->t, &plan, S->l, &sim, err, errlen);
 	if (rc) {
-		S->nmemo--; /* measured nothing: an error is not remembered */
-		free(e->ops);
+		memo_drop_last(S); /* an error is not remembered */
 		goto out;
 	}
 	S->base = sim.base_ns;
 	if (sim.stall_ns > 0) {
 		e->got = malloc((sim.nswaps ? sim.nswaps : 1) * sizeof(*e->got));
 		if (!e->got) {
-			S->nmemo--;
-			free(e->ops);
+			memo_drop_last(S);
 			rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 			goto out;
 		}
