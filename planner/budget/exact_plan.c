@@ -101,6 +101,7 @@ struct search {
 	size_t nv;
 	struct xmem *mem;
 	size_t nmem;
+	int model_lent; /* m is another search's (seed_recompute()) */
 	double *ev_s, *ev_e; /* per event, as the simulator spans it */
 	struct exact_lp lp;
 	/* the best plan so far */
@@ -1018,7 +1019,8 @@ out:
 
 static void search_free(struct search *S)
 {
-	recomp_model_free(&S->m);
+	if (!S->model_lent)
+		recomp_model_free(&S->m);
 	exact_lp_free(&S->lp);
 	free(S->v);
 	free(S->mem);
@@ -1036,7 +1038,8 @@ static void search_free(struct search *S)
 static int search_init(struct search *S, char *err, size_t errlen)
 {
 	const struct swap_ctx *c = S->c;
-	int rc = recomp_model_init(&S->m, c->t, c->p, err, errlen);
+	int rc = S->model_lent ? 0
+			       : recomp_model_init(&S->m, c->t, c->p, err, errlen);
 	if (rc)
 		return rc;
 	if (spans(S) || make_vars(S))
@@ -1131,6 +1134,8 @@ static int seed_recompute(struct search *S, char *err, size_t errlen)
 	struct exact_options o2 = *S->o;
 	o2.space = EXACT_RECOMPUTE;
 	struct search R = { 0 };
+	R.m = S->m; /* the same trace's model, S's to free */
+	R.model_lent = 1;
 	R.c = S->c;
 	R.o = &o2;
 	R.budget = S->budget;
