@@ -391,6 +391,14 @@ static void test_zoo(const char *model, unsigned batch)
 	trace_free(t);
 }
 
+/* The overheads (percent) over which test_frontier() holds memplan's
+ * overhead to never growing with the budget: the levels a frontier is
+ * read at (memplan-plan frontier's summary, bench_recompute's 1-16%).
+ * Deeper, where every plan stalls for tens of percent (VGG-16 b8 on pcie5
+ * below 80%: 71-112%), the counted search gives no such promise: its
+ * feedback rounds start from placements that depend on the budget. */
+#define MONO_BAND 16.0
+
 /*
  * The frontier of one trace on one link, budgets 95% down to 50% of the
  * lower bound: every plan of every strategy verifies and fits its budget
@@ -458,7 +466,7 @@ static void test_frontier(const char *model, unsigned batch, const char *link,
 					 pct, ovh[2], names[i], ovh[i]);
 			}
 		if (fit[2]) {
-			if (prev >= 0 && ovh[2] + 1e-9 < prev) {
+			if (prev >= 0 && prev <= MONO_BAND && ovh[2] + 1e-9 < prev) {
 				rising++;
 				snprintf(where, sizeof(where), "%d%%: memplan %.3f%%, %.3f%% at %d%%",
 					 pct, ovh[2], prev, pct + 5);
@@ -500,6 +508,51 @@ static void test_frontier(const char *model, unsigned batch, const char *link,
  * as the simulator runs them; booked in the first free slot they came out
  * 3.7% slower), and at 39% within 2%.
  */
+/*
+ * The swap-outs are issued when the chooser booked their copies: the
+ * simulator (and the runtime) run a lane's copies in issue order, so a
+ * copy issued at its earliest request but booked behind copies issued
+ * later ran first and pushed them past their holes.  GPT-2 b8 bf16 over
+ * pcie5 at 96% of the lower bound: four swaps, stall-free when issued as
+ * booked; 6.7% slower when each was issued at its earliest request.
+ */
+static void test_issue_as_booked(void)
+{
+	struct synth_opts o = { 0 };
+	o.model = "gpt2";
+	o.batch = 8;
+	o.dtype = SYNTH_BF16;
+	o.device = "h200";
+	struct trace *t;
+	char err[768];
+	if (synth_build(&o, &t, err, sizeof(err))) {
+		CHECK(0, err);
+		return;
+	}
+	struct solver_problem p;
+	struct link_model l;
+	solver_problem_from_trace(t, &p, err, sizeof(err));
+	link_parse("pcie5", NULL, &l, err, sizeof(err));
+	uint64_t budget = (uint64_t)((double)solver_lower_bound(&p) * 0.96);
+	struct mp_plan plan;
+	struct sim_result sim;
+	struct swap_outcome oc;
+	int rc = budget_plan(t, &p, &l, "memplan", budget, "best-fit", 1,
+			     &plan, &sim, &oc, err, sizeof(err));
+	if (rc == 0)
+		printf("#   %u swaps, pool %" PRIu64 " for %" PRIu64 ", stall %.0f ns\n",
+		       plan.nswaps, plan.pool_size, budget, sim.stall_ns);
+	CHECK(rc == 0 && plan.pool_size <= budget && plan.nswaps > 0 &&
+	      sim.stall_ns == 0,
+	      "gpt2 b8 bf16 at 96% over pcie5: memplan's swaps stall-free (issued as booked)");
+	if (rc == 0) {
+		sim_free(&sim);
+		mp_plan_free(&plan);
+	}
+	solver_problem_free(&p);
+	trace_free(t);
+}
+
 static void test_forward_lane(void)
 {
 	struct trace *t = zoo_trace("resnet50", 32);
@@ -798,6 +851,7 @@ int main(void)
 	test_frontier("resnet50", 8, "infinite", 1, 0);
 	test_forward_lane();
 	swap_order_margin = SWAP_ORDER_MARGIN;
+	test_issue_as_booked();
 	test_order_margin("alexnet", 4);
 	test_order_margin("bert-base", 2);
 	return tap_done();
