@@ -13,7 +13,9 @@
  * use, all made again before the group's point, the cost that of the
  * group closed alone), or swap gap g of the swap context whole
  * (swap-out after the gap's first request out_min; the swap-in and the
- * first reuse placed by a fixed rule, realize() below).  Why the program's optimum is a lower bound
+ * first reuse placed by a fixed rule, realize() below, which also tries
+ * the swap-outs re-issued in the order their holes open,
+ * swap_issue_by_deadline()).  Why the program's optimum is a lower bound
  * on the simulated overhead of every plan of the space that fits:
  *   - memory: a plan's pool is at least its resident bytes at every step
  *     (the placement's lower bound).  The program counts a swap as away
@@ -1006,6 +1008,20 @@ static int realize(struct search *S, const uint8_t *x, char *err,
 		if (rc == 0) {
 			keep(S, &plan, &sim, x);
 			fitted = 1;
+		}
+	}
+	/* the same swaps with their swap-outs issued in the order their
+	 * holes open: the lanes run copies in issue order, so one issued
+	 * early but needed late no longer holds up the others */
+	if (!rc && n > 1 && swap_issue_by_deadline(c2, ops, n) > 0) {
+		struct mp_plan plan;
+		struct sim_result sim;
+		int r2 = place(S, c2, ops, n, &plan, &sim, err, errlen);
+		if (r2 == 0) {
+			keep(S, &plan, &sim, x);
+			fitted = 1;
+		} else if (r2 != 1) {
+			rc = r2;
 		}
 	}
 	if (!rc && !fitted)

@@ -155,6 +155,36 @@ void swap_problem_free(struct solver_problem *q)
 	memset(q, 0, sizeof(*q));
 }
 
+int swap_issue_by_deadline(const struct swap_ctx *c, struct swap_op *ops,
+			   size_t nops)
+{
+	size_t *ord = malloc((nops ? nops : 1) * sizeof(*ord));
+	if (!ord)
+		return -1;
+	const int64_t *t = c->clock.t;
+	for (size_t i = 0; i < nops; i++) { /* insertion sort: few swaps */
+		size_t at = i;
+		while (at && (t[ops[ord[at - 1]].hole_lo] > t[ops[i].hole_lo] ||
+			      (t[ops[ord[at - 1]].hole_lo] == t[ops[i].hole_lo] &&
+			       ops[ord[at - 1]].out_at > ops[i].out_at))) {
+			ord[at] = ord[at - 1];
+			at--;
+		}
+		ord[at] = i;
+	}
+	int moved = 0;
+	for (size_t i = 1; i < nops; i++) {
+		struct swap_op *op = &ops[ord[i]];
+		uint64_t at = ops[ord[i - 1]].out_at + 1;
+		if (at > op->out_at && at < op->hole_lo) {
+			op->out_at = at;
+			moved = 1;
+		}
+	}
+	free(ord);
+	return moved;
+}
+
 int swap_problem_with_holes(const struct swap_ctx *c, const struct swap_op *ops,
 			    size_t nops, struct solver_problem *q)
 {

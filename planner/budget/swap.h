@@ -167,6 +167,18 @@ int swap_choose_memplan_knobs(const struct swap_ctx *c, uint64_t target,
 			      size_t errlen);
 
 /*
+ * Re-issues the swap-outs of ops in the order their holes open (earliest
+ * deadline first, ties by issue): each moved to one request after the
+ * one before it in that order where that is later than its own and before
+ * its hole_lo, else left where it was.  The lanes run copies in issue order, so a copy issued early but
+ * needed late no longer holds up one needed sooner.  For a set of swaps
+ * chosen without lane bookings (the exact search's, exact_plan.c).
+ * Returns 1 when an issue moved, 0 when none did, -1 out of memory.
+ */
+int swap_issue_by_deadline(const struct swap_ctx *c, struct swap_op *ops,
+			   size_t nops);
+
+/*
  * A copy of c->p with the holes of ops added (on the trace clock), for the
  * placement solvers.  *q is hand-built: release it with swap_problem_free().
  */

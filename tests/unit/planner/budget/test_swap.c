@@ -553,6 +553,44 @@ static void test_issue_as_booked(void)
 	trace_free(t);
 }
 
+/*
+ * swap_issue_by_deadline(): swaps chosen without lane bookings (the exact
+ * search's) re-issued in the order their holes open.  X is issued first
+ * but its hole opens last; Y, issued later, must be out sooner: X goes one
+ * request after Y.  Already in that order, or holes opening together,
+ * nothing moves.
+ */
+static void test_issue_by_deadline(void)
+{
+	struct trace *t = hand_trace();
+	if (!t)
+		return;
+	struct solver_problem p;
+	struct link_model l;
+	struct swap_ctx c;
+	char err[768];
+	solver_problem_from_trace(t, &p, err, sizeof(err));
+	link_parse("pcie5", NULL, &l, err, sizeof(err));
+	CHECK(swap_ctx_init(&c, t, &p, &l, err, sizeof(err)) == 0 &&
+	      c.clock.n >= 16, "deadline order: the hand trace's clock");
+	if (c.clock.n >= 16) {
+		struct swap_op ops[2] = { { 0, 2, 12, 14 }, { 0, 4, 8, 10 } };
+		CHECK(swap_issue_by_deadline(&c, ops, 2) == 1,
+		      "  ... X (hole at 12) moved behind Y (hole at 8)");
+		CHECK_EQ_U64(ops[1].out_at, 4, "  ... Y still issued after request 4");
+		CHECK_EQ_U64(ops[0].out_at, 5, "  ... X issued after request 5");
+		CHECK(swap_issue_by_deadline(&c, ops, 2) == 0,
+		      "  ... in deadline order already: nothing moves");
+		struct swap_op tight[2] = { { 0, 2, 5, 14 }, { 0, 4, 5, 10 } };
+		CHECK(swap_issue_by_deadline(&c, tight, 2) == 0 &&
+			      tight[0].out_at == 2 && tight[1].out_at == 4,
+		      "  ... holes opening at once: issues kept");
+	}
+	swap_ctx_free(&c);
+	solver_problem_free(&p);
+	trace_free(t);
+}
+
 static void test_forward_lane(void)
 {
 	struct trace *t = zoo_trace("resnet50", 32);
@@ -852,6 +890,7 @@ int main(void)
 	test_forward_lane();
 	swap_order_margin = SWAP_ORDER_MARGIN;
 	test_issue_as_booked();
+	test_issue_by_deadline();
 	test_order_margin("alexnet", 4);
 	test_order_margin("bert-base", 2);
 	return tap_done();
