@@ -319,11 +319,13 @@ static void test_cross_stream(void)
 }
 
 /* The synthetic trace of a zoo model on an H200, or NULL (a failed check). */
-static struct trace *zoo_trace(const char *model, unsigned batch)
+static struct trace *zoo_trace_as(const char *model, unsigned batch,
+				  enum synth_dtype dtype)
 {
 	struct synth_opts o = { 0 };
 	o.model = model;
 	o.batch = batch;
+	o.dtype = dtype;
 	o.device = "h200";
 	struct trace *t;
 	char err[768];
@@ -332,6 +334,11 @@ static struct trace *zoo_trace(const char *model, unsigned batch)
 		return NULL;
 	}
 	return t;
+}
+
+static struct trace *zoo_trace(const char *model, unsigned batch)
+{
+	return zoo_trace_as(model, batch, SYNTH_FP32);
 }
 
 static void test_zoo(const char *model, unsigned batch)
@@ -518,17 +525,10 @@ static void test_frontier(const char *model, unsigned batch, const char *link,
  */
 static void test_issue_as_booked(void)
 {
-	struct synth_opts o = { 0 };
-	o.model = "gpt2";
-	o.batch = 8;
-	o.dtype = SYNTH_BF16;
-	o.device = "h200";
-	struct trace *t;
+	struct trace *t = zoo_trace_as("gpt2", 8, SYNTH_BF16);
 	char err[768];
-	if (synth_build(&o, &t, err, sizeof(err))) {
-		CHECK(0, err);
+	if (!t)
 		return;
-	}
 	struct solver_problem p;
 	struct link_model l;
 	solver_problem_from_trace(t, &p, err, sizeof(err));
