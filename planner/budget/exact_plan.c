@@ -1001,27 +1001,21 @@ static int realize(struct search *S, const uint8_t *x, char *err,
 			rc = 1;
 		n2++;
 	}
-	if (!rc) {
+	/* the swaps as chosen, then with their swap-outs issued in the
+	 * order their holes open: the lanes run copies in issue order, so
+	 * one issued early but needed late no longer holds up the others
+	 * (the same holes: the second fits wherever the first does) */
+	for (int pass = 0; !rc && pass < 2; pass++) {
+		if (pass && (n < 2 || swap_issue_by_deadline(c2, ops, n) <= 0))
+			break;
 		struct mp_plan plan;
 		struct sim_result sim;
-		rc = place(S, c2, ops, n, &plan, &sim, err, errlen);
-		if (rc == 0) {
+		int r = place(S, c2, ops, n, &plan, &sim, err, errlen);
+		if (r == 0) {
 			keep(S, &plan, &sim, x);
 			fitted = 1;
-		}
-	}
-	/* the same swaps with their swap-outs issued in the order their
-	 * holes open: the lanes run copies in issue order, so one issued
-	 * early but needed late no longer holds up the others */
-	if (!rc && n > 1 && swap_issue_by_deadline(c2, ops, n) > 0) {
-		struct mp_plan plan;
-		struct sim_result sim;
-		int r2 = place(S, c2, ops, n, &plan, &sim, err, errlen);
-		if (r2 == 0) {
-			keep(S, &plan, &sim, x);
-			fitted = 1;
-		} else if (r2 != 1) {
-			rc = r2;
+		} else if (r != 1 || !pass) {
+			rc = r;
 		}
 	}
 	if (!rc && !fitted)
