@@ -152,9 +152,12 @@ struct exact {
 	uint64_t *sec_total0; /* initial unplaced bytes per section */
 	size_t *sec0;          /* section s has members secmem[sec0[s]..] */
 	struct member *secmem; /* the unplaced ones first, nun[s] of them */
+	uint32_t *secitem;     /* secmem[m].item, in the same order: the
+				* energy test's scan without holes */
 	size_t *nun;
 	uint64_t *unpl;        /* unplaced bytes per section (the tree's t) */
 	int lazy;              /* no item has holes: see raise_moved() */
+	uint8_t *sub;          /* section's pieces all in a neighbour's */
 	size_t *mbase;         /* piece i in section s: mpos[mbase[i] + s - sa] */
 	size_t *mpos;          /* where in secmem */
 	uint32_t *secstamp;
@@ -165,6 +168,10 @@ struct exact {
 	size_t ncomps;
 	uint64_t *key[3]; /* W, A, T per item */
 	uint64_t *isize, *ialign; /* the items' sizes and alignments, dense */
+	uint32_t *nbr;    /* adj[e].to, dense: the node's scan of neighbours */
+	int flat;         /* every edge's delta is its item's size and every
+			   * alignment 1: a node's neighbours all need the
+			   * same offset */
 	uint64_t *tnow;   /* T of the unplaced bytes left, see dfs_part() */
 	int replan;       /* this run ranks parts afresh */
 	/* search state */
@@ -331,6 +338,11 @@ static int build(struct exact *x)
 	for (size_t s = x->nsec; s > 0; s--)
 		x->sec0[s] = x->sec0[s - 1];
 	x->sec0[0] = 0;
+	x->secitem = malloc((x->sec0[x->nsec] + 1) * sizeof(*x->secitem));
+	if (!x->secitem)
+		goto out;
+	for (size_t m = 0; m < x->sec0[x->nsec]; m++)
+		x->secitem[m] = x->secmem[m].item;
 	x->nun = malloc((x->nsec + 1) * sizeof(*x->nun));
 	x->unpl = malloc((x->nsec + 1) * sizeof(*x->unpl));
 	x->lazy = !x->opt->exact_scan_all;
@@ -339,8 +351,25 @@ static int build(struct exact *x)
 			x->lazy = 0;
 	x->mbase = malloc((np + 1) * sizeof(*x->mbase));
 	x->mpos = malloc((x->sec0[x->nsec] + 1) * sizeof(*x->mpos));
-	if (!x->nun || !x->unpl || !x->mbase || !x->mpos)
+	x->sub = calloc(x->nsec + 2, sizeof(*x->sub));
+	if (!x->nun || !x->unpl || !x->mbase || !x->mpos || !x->sub)
 		goto out;
+	/* Section z's pieces are all section z + 1's when none ends at
+	 * boundary z + 1, and a proper part of z - 1's when none starts at
+	 * boundary z and some ends there: bit 0 marks a boundary where a
+	 * piece starts, bit 1 one where a piece ends, bit 2 the verdict. */
+	for (size_t i = 0; i < np; i++) {
+		x->sub[x->cov[i].sa] |= 1;
+		x->sub[x->cov[i].sb] |= 2;
+	}
+	for (size_t z = 0; z < x->nsec; z++) {
+		uint8_t at = x->sub[z], next = x->sub[z + 1];
+		int in_next = z + 1 < x->nsec && !(next & 2);
+		int in_prev = z > 0 && !(at & 1) && (at & 2);
+		x->sub[z] = (uint8_t)((at & 3) | (in_next || in_prev ? 4 : 0));
+	}
+	for (size_t z = 0; z <= x->nsec; z++)
+		x->sub[z] = x->sub[z] >> 2;
 	for (size_t i = 0, at = 0; i < np; i++) {
 		x->mbase[i] = at;
 		at += x->cov[i].sb - x->cov[i].sa;
@@ -725,6 +754,46 @@ static void sort_energy(struct energy *e, size_t k)
 }
 
 /*
+ * The energy test of raise_floor() on en[0..k), the starts above its
+ * cut-off with their bytes (sum of them, vmax the highest start): fails
+ * (returns 1) when the bytes starting at or above some start v do not fit
+ * in [v, cap).  Reorders en.
+ */
+static int energy_fails(const struct exact *x, struct energy *en, size_t k,
+			uint64_t sum, uint64_t vmax)
+{
+	/* A start v can fail only if v > cap - (bytes starting at or above
+	 * v) >= cap - sum: drop the starts at or below cap - sum, and again
+	 * with the smaller sum, before sorting what is left. */
+	while (k > 1 && vmax + sum > x->cap) {
+		size_t w = 0;
+		uint64_t keep = 0;
+		for (size_t i = 0; i < k; i++)
+			if (en[i].start + sum > x->cap) {
+				keep += en[i].bytes;
+				en[w++] = en[i];
+			}
+		if (w == k)
+			break;
+		k = w;
+		sum = keep;
+	}
+	if (k > 1 && vmax + sum > x->cap) {
+		sort_energy(en, k);
+		sum = 0;
+		for (size_t i = 0; i < k; i++) {
+			sum += en[i].bytes;
+			if ((i + 1 == k || en[i + 1].start != en[i].start) &&
+			    en[i].start + sum > x->cap)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int energy_whole(struct exact *x, uint32_t q, uint64_t o);
+
+/*
  * Unallocated floor: every item still to place in section q goes at or
  * above its minimum offset, so the section's floor rises to the lowest of
  * them (MiniMalloc's strongest bound at tight capacities).  Energy: for
@@ -738,6 +807,8 @@ static int raise_floor(struct exact *x, uint32_t q, uint32_t stamp,
 	if (x->secstamp[q] == stamp)
 		return 0;
 	x->secstamp[q] = stamp;
+	if (x->lazy)
+		return energy_whole(x, q, o);
 	uint64_t mu = NONE, vmax = 0, sum = 0;
 	/* starts at or below this pass with any sum (sum <= unplaced) */
 	uint64_t keep_above = x->cap > x->unpl[q] ? x->cap - x->unpl[q] : 0;
@@ -764,38 +835,50 @@ static int raise_floor(struct exact *x, uint32_t q, uint32_t stamp,
 		if (v > vmax)
 			vmax = v;
 	}
-	/* A start v can fail only if v > cap - (bytes starting at or above
-	 * v) >= cap - sum: drop the starts at or below cap - sum, and again
-	 * with the smaller sum, before sorting what is left. */
-	while (k > 1 && vmax + sum > x->cap) {
-		size_t w = 0;
-		uint64_t keep = 0;
-		for (size_t i = 0; i < k; i++)
-			if (x->energy[i].start + sum > x->cap) {
-				keep += x->energy[i].bytes;
-				x->energy[w++] = x->energy[i];
-			}
-		if (w == k)
-			break;
-		k = w;
-		sum = keep;
-	}
-	if (k > 1 && vmax + sum > x->cap) {
-		sort_energy(x->energy, k);
-		sum = 0;
-		for (size_t i = 0; i < k; i++) {
-			sum += x->energy[i].bytes;
-			if ((i + 1 == k || x->energy[i + 1].start != x->energy[i].start) &&
-			    x->energy[i].start + sum > x->cap)
-				return -1;
-		}
-	}
-	/* without holes a raised floor prunes nothing the energy bound
-	 * has not (see raise_moved()) */
-	if (x->lazy || mu == NONE || mu <= ffloor(x, q))
+	if (energy_fails(x, en, k, sum, vmax))
+		return -1;
+	if (mu == NONE || mu <= ffloor(x, q))
 		return 0;
 	fupdate(x, 1, 0, (uint32_t)x->nsec, q, q + 1, 0, 1, mu);
 	return 0;
+}
+
+/*
+ * raise_floor()'s energy test where no item has holes (x->lazy): every
+ * member is a whole item (start its minimum offset, bytes its size) and
+ * no floor is raised (see raise_moved()).  The scan reads the items of
+ * secitem[] (4 bytes a member, not secmem's 24) and stores nothing
+ * unless the starts above the cut-off, at their highest with all their
+ * bytes, could overflow: four calls in five end there on MiniMalloc's D
+ * and J.  Returns -1 (the node is dead) or 0, as raise_floor().
+ */
+static int energy_whole(struct exact *x, uint32_t q, uint64_t o)
+{
+	uint64_t keep_above = x->cap > x->unpl[q] ? x->cap - x->unpl[q] : 0;
+	if (keep_above < o)
+		keep_above = o;
+	const uint64_t *minoff = x->minoff, *isize = x->isize;
+	const uint32_t *it = x->secitem + x->sec0[q], *end = it + x->nun[q];
+	uint64_t vmax = 0, sum = 0;
+	size_t k = 0;
+	for (const uint32_t *i = it; i < end; i++) {
+		uint64_t v = minoff[*i];
+		if (v > keep_above && isize[*i]) {
+			sum += isize[*i];
+			vmax = v > vmax ? v : vmax;
+			k++;
+		}
+	}
+	if (k < 2 || vmax + sum <= x->cap)
+		return 0;
+	struct energy *en = x->energy;
+	k = 0;
+	for (const uint32_t *i = it; i < end; i++) {
+		uint64_t v = minoff[*i];
+		if (v > keep_above && isize[*i])
+			en[k++] = (struct energy){ v, isize[*i] };
+	}
+	return energy_fails(x, en, k, sum, vmax);
 }
 
 /* raise_floor() over every section item i covers. */
@@ -828,7 +911,12 @@ static int raise_floors(struct exact *x, uint32_t i, uint32_t stamp,
  * node only (the bytes and starts under it hold until a later node
  * touches the section, and that node raises it afresh), so skipping the
  * raises elsewhere changes no decision.  D of MiniMalloc's suite scans
- * 39% of the sections it did, J 17%.
+ * 39% of the sections it did, J 17%.  A section whose pieces are all a
+ * neighbour's (sub[], build()) is skipped too: a start failing there
+ * fails in that neighbour with at least its bytes, which holds moved j
+ * as well, and so on to a section that no neighbour holds (the chain
+ * ends: each step keeps or grows the set, and grows it going left), so
+ * the same nodes die (J: a fifth of its sections are skipped).
  */
 static int raise_moved(struct exact *x, uint32_t j, uint32_t stamp,
 		       uint64_t o)
@@ -837,7 +925,7 @@ static int raise_moved(struct exact *x, uint32_t j, uint32_t stamp,
 		const struct cover *c = &x->cov[q];
 		uint64_t v = x->minoff[j] + c->lo;
 		for (uint32_t z = c->sa; z < c->sb; z++)
-			if (v + x->unpl[z] > x->cap &&
+			if (!x->sub[z] && v + x->unpl[z] > x->cap &&
 			    raise_floor(x, z, stamp, o))
 				return -1;
 	}
@@ -1085,6 +1173,8 @@ static void members_place(struct exact *x, uint32_t b)
 			x->mpos[x->mbase[t.piece] + z - x->cov[t.piece].sa] = at;
 			x->secmem[last] = x->secmem[at];
 			x->secmem[at] = t;
+			x->secitem[last] = x->secmem[last].item;
+			x->secitem[at] = t.item;
 			*pos = last;
 		}
 	}
@@ -1180,13 +1270,13 @@ static int dfs(struct exact *x, uint32_t s0, uint32_t s1, uint32_t *order,
 		x->sol[b] = o;
 		uint32_t stamp = ++x->stampno;
 		size_t nmv = 0;
+		const uint32_t *nbr = x->nbr;
 		for (size_t e = x->adj0[b]; e < x->adj0[b + 1]; e++) {
-			uint32_t j = x->adj[e].to;
-			if (x->off[j] != NONE)
-				continue;
-			uint64_t need = align_up(o + x->adj[e].delta,
+			uint32_t j = nbr[e];
+			uint64_t need = x->flat ? o + bsize
+				      : align_up(o + x->adj[e].delta,
 						 x->ialign[j]);
-			if (need <= x->minoff[j])
+			if (need <= x->minoff[j] || x->off[j] != NONE)
 				continue;
 			if (log_push(x, j, x->minoff[j])) {
 				ok = 0;
@@ -1533,6 +1623,7 @@ static uint64_t height_of(const struct solver_problem *p, const uint64_t *o)
 /* The arrays a search changes, with their lengths (see exact_clone()). */
 #define EXACT_OWN(X)                                                         \
 	X(secmem, x->sec0[x->nsec] + 1) X(nun, x->nsec + 1)                  \
+	X(secitem, x->sec0[x->nsec] + 1)                                     \
 	X(unpl, x->nsec + 1) X(mpos, x->sec0[x->nsec] + 1)                   \
 	X(secstamp, x->nsec + 1) X(energy, x->n + 1) X(movedlist, x->n + 1)  \
 	X(minoff, x->n + 1) X(off, x->n + 1) X(rank, x->n + 1)               \
@@ -1570,12 +1661,14 @@ static void exact_free(struct exact *x)
 	free(x->sec_total0);
 	free(x->sec0);
 	free(x->mbase);
+	free(x->sub);
 	free(x->comp_items);
 	free(x->comps);
 	for (int k = 0; k < 3; k++)
 		free(x->key[k]);
 	free(x->isize);
 	free(x->ialign);
+	free(x->nbr);
 	free(x->span);
 	exact_free_own(x);
 }
@@ -2011,9 +2104,20 @@ static int minimise(const struct solver_problem *p,
 	x.ialign = malloc((n + 1) * sizeof(*x.ialign));
 	if (!x.isize || !x.ialign)
 		goto nomem;
+	x.nbr = malloc((x.adj0[n] + 1) * sizeof(*x.nbr));
+	if (!x.nbr)
+		goto nomem;
+	x.flat = 1;
 	for (size_t i = 0; i < n; i++) {
 		x.isize[i] = p->items[i].size;
 		x.ialign[i] = p->items[i].align;
+		if (x.ialign[i] > 1)
+			x.flat = 0;
+		for (size_t e = x.adj0[i]; e < x.adj0[i + 1]; e++) {
+			x.nbr[e] = x.adj[e].to;
+			if (x.adj[e].delta != x.isize[i])
+				x.flat = 0;
+		}
 	}
 	x.off = malloc((n + 1) * sizeof(*x.off));
 	x.nb = x.nsec > 1 ? (uint32_t)x.nsec - 1 : 1;
