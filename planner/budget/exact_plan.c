@@ -44,6 +44,10 @@
  * event between its first and last kernel, which only shrinks the
  * space); an answer whose groups, closed together, cost other than the
  * sum of their costs alone is not a plan of the space (build()).
+ * The first incumbents: the recompute-only optimum (seed_recompute()) and
+ * memplan's swap plan where it maps to binaries that satisfy every row
+ * with d its overhead (seed_heuristic()): the space is the realized
+ * answers plus that plan, and the optimum is no more than its overhead.
  */
 #include "exact_plan.h"
 
