@@ -44,6 +44,10 @@
  * event between its first and last kernel, which only shrinks the
  * space); an answer whose groups, closed together, cost other than the
  * sum of their costs alone is not a plan of the space (build()).
+ * The first incumbents: the recompute-only optimum (seed_recompute()) and
+ * memplan's swap plan where it maps to binaries that satisfy every row
+ * with d its overhead (seed_heuristic()): the space is the realized
+ * answers plus that plan, and the optimum is no more than its overhead.
  */
 #include "exact_plan.h"
 
@@ -1167,6 +1171,123 @@ static int seed_recompute(struct search *S, char *err, size_t errlen)
 	return rc == TRACE_ENOMEM ? rc : 0;
 }
 
+/* Do binaries x with stall d (us) satisfy every row of the program? */
+static int satisfies(const struct search *S, const uint8_t *x, double d)
+{
+	for (size_t r = 0; r < S->lp.nrows; r++) {
+		const struct exact_row *w = &S->lp.rows[r];
+		double lhs = w->dcoef * d, mag = fabs(w->rhs) + fabs(lhs);
+		for (size_t q = 0; q < w->nz; q++) {
+			double t = w->val[q] * x[w->ind[q]];
+			lhs += t;
+			mag += fabs(t);
+		}
+		double tol = 1e-9 * mag + 1e-9;
+		if (w->sense == 'G' ? lhs < w->rhs - tol : lhs > w->rhs + tol)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The binaries of swap plan (plan, sim) of c's own trace, if it lies in
+ * the space: each swap a whole gap's, issued no earlier than the gap's
+ * out_min, mapped to the option of least lack whose hole opens no later
+ * than the first allocation that reuses the bytes (sim.reuse_event; none:
+ * the swap-in's request) and closes no earlier than the swap-in is issued.
+ * The bytes are then never less away in the option than in the plan (the
+ * bytes nothing reuses count as away: the pool holds them apart from the
+ * others either way).  A guess, not a proof: seed_heuristic() keeps x
+ * only if it satisfies every row.  Returns 1 with x filled, 0 when it
+ * does not map.
+ */
+static int map_swaps(const struct search *S, const struct mp_plan *plan,
+		     const struct sim_result *sim, uint8_t *x)
+{
+	const struct swap_ctx *c = S->c;
+	memset(x, 0, S->nv);
+	if (sim->nswaps != plan->nswaps)
+		return 0;
+	for (uint32_t i = 0; i < plan->nswaps; i++) {
+		const struct mp_plan_swap *w = &plan->swaps[i];
+		if (w->request >= plan->nallocs || w->src_offset)
+			return 0;
+		int64_t b = (int64_t)plan->allocs[w->request].buffer;
+		int64_t g = -1;
+		for (size_t h = 0; h < c->ngaps && g < 0; h++)
+			if (c->gaps[h].buffer == b &&
+			    c->gaps[h].out_min <= w->out_at &&
+			    w->in_at <= c->gaps[h].in_max &&
+			    c->gaps[h].bytes == w->bytes)
+				g = (int64_t)h;
+		if (g < 0)
+			return 0;
+		uint64_t reuse = w->in_at;
+		int64_t re = sim->swaps[i].reuse_event;
+		if (re >= 0 && (size_t)re < c->t->nevents)
+			reuse = c->clock.first_after[re];
+		size_t pick = SIZE_MAX;
+		for (size_t j = 0; j < S->nv; j++) {
+			const struct xvar *v = &S->v[j];
+			if (!v->swap || v->idx != (uint32_t)g || v->lo > reuse ||
+			    v->hi < w->in_at)
+				continue;
+			if (pick == SIZE_MAX || v->lack < S->v[pick].lack)
+				pick = j;
+		}
+		if (pick == SIZE_MAX || x[pick])
+			return 0;
+		x[pick] = 1;
+	}
+	return 1;
+}
+
+/*
+ * The swap heuristic's plan (memplan's chooser, swap_plan_ctx()) as an
+ * incumbent, when it lies in the space: mapped to binaries x (map_swaps())
+ * that satisfy every row with d its simulated overhead.  Then (x, d) is a
+ * point of the program whose objective is that overhead (plus the hairs
+ * bound_of() takes off), so the program's optimum, and with it
+ * bound_of(), is no more than it: the bound stays a lower bound of every
+ * plan of the space with this one added, checked numerically, whatever
+ * the mapping guessed.  x is not cut: its own plan (realize()) is built
+ * when the program answers it, so cutting stays sound.  The plan keeps
+ * memplan's name in the file.  Costs one swap_plan_ctx() (counted:
+ * swap_search_work).  Returns 0 (seeded or not) or TRACE_ENOMEM with a
+ * sentence.
+ */
+static int seed_heuristic(struct search *S, char *err, size_t errlen)
+{
+	if (S->o->space == EXACT_RECOMPUTE || !S->nv)
+		return 0;
+	struct mp_plan plan;
+	struct sim_result sim;
+	struct swap_outcome oc;
+	char e2[512];
+	int rc = swap_plan_ctx(S->c, "memplan", S->budget, S->placer, S->align,
+			       &plan, &sim, &oc, e2, sizeof(e2));
+	if (rc == TRACE_ENOMEM)
+		return trace_seterr(err, errlen, rc, "%s", e2);
+	if (rc)
+		return 0; /* nothing to seed with */
+	uint8_t *x = malloc(S->nv);
+	if (!x) {
+		mp_plan_free(&plan);
+		sim_free(&sim);
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	}
+	double d = (sim.iter_ns - sim.base_ns) / 1e3;
+	if (plan.pool_size <= S->budget && map_swaps(S, &plan, &sim, x) &&
+	    satisfies(S, x, d)) {
+		keep(S, &plan, &sim, x);
+	} else {
+		mp_plan_free(&plan);
+		sim_free(&sim);
+	}
+	free(x);
+	return 0;
+}
+
 int exact_plan_ctx(const struct swap_ctx *c, const struct exact_options *o,
 		   uint64_t budget, const char *placer, uint64_t align,
 		   struct mp_plan *plan, struct sim_result *sim,
@@ -1197,6 +1318,8 @@ int exact_plan_ctx(const struct swap_ctx *c, const struct exact_options *o,
 	}
 	if (!rc && o->space == EXACT_HYBRID)
 		rc = seed_recompute(&S, err, errlen);
+	if (!rc)
+		rc = seed_heuristic(&S, err, errlen);
 	if (!rc)
 		rc = search_run(&S, er, err, errlen);
 	er->best_ns = INFINITY;
