@@ -44,10 +44,14 @@
  * event between its first and last kernel, which only shrinks the
  * space); an answer whose groups, closed together, cost other than the
  * sum of their costs alone is not a plan of the space (build()).
- * The first incumbents: the recompute-only optimum (seed_recompute()) and
- * memplan's swap plan where it maps to binaries that satisfy every row
- * with d its overhead (seed_heuristic()): the space is the realized
- * answers plus that plan, and the optimum is no more than its overhead.
+ * The first incumbents: the recompute-only optimum (seed_recompute()),
+ * memplan's swap plan and hybrid's plan of re-runs and swaps where each
+ * maps to binaries that satisfy every row with d its overhead less the
+ * re-runs' costs (seed_heuristic(), seed_hybrid()): the space is the
+ * realized answers plus those plans, and the optimum is no more than
+ * their overheads.  A swap whose hole ends before a re-run that reads its
+ * buffer (hybrid's plans have them) is a point of the program but not
+ * one realize() builds: such an answer is no plan, and is cut.
  */
 #include "exact_plan.h"
 
@@ -693,9 +697,29 @@ static int vars_meet(const struct search *S, size_t r, size_t x)
 	return 0;
 }
 
-/* Pairs that cannot meet, x_i + x_j <= 1: a buffer swapped and
- * recomputed, a re-run reading a swapped gap's buffer inside the gap, a
- * re-run reading a buffer recomputed and away there. */
+/* Does re-run j read the buffer of swap option i inside its gap?  With
+ * hole, only where the option's hole reaches the re-run (its swap-in is
+ * issued at or after the re-run's first request). */
+static int reads_swapped(const struct search *S, size_t j, size_t i, int hole)
+{
+	const struct xvar *R = &S->v[j], *X = &S->v[i];
+	const struct trace_gap *G = &S->c->gaps[X->idx];
+	if ((int64_t)G->use_ev >= R->at || R->at > (int64_t)G->next_ev)
+		return 0;
+	if (hole && X->hi < S->c->clock.first_after[R->at])
+		return 0;
+	return var_reads(S, j, G->buffer);
+}
+
+/*
+ * Pairs that cannot meet, x_i + x_j <= 1: a buffer swapped and
+ * recomputed, a re-run reading a swapped gap's buffer inside the hole, a
+ * re-run reading a buffer recomputed and away there.  A re-run reading
+ * the buffer after the hole but before the gap's end may meet the swap in
+ * the program (hybrid's plans do: a swap back before the re-run that
+ * reads it, seed_hybrid()) but realize() builds no plan of it: those
+ * answers are not plans of the space, cut like any other.
+ */
 static int conflict_rows(struct search *S)
 {
 	const struct swap_ctx *c = S->c;
@@ -709,9 +733,7 @@ static int conflict_rows(struct search *S)
 			if (X->swap) {
 				const struct trace_gap *G = &c->gaps[X->idx];
 				meet = var_has(S, j, G->buffer) ||
-				       (var_reads(S, j, G->buffer) &&
-					(int64_t)G->use_ev < R->at &&
-					R->at <= (int64_t)G->next_ev);
+				       reads_swapped(S, j, i, 1);
 			} else if (i > j) {
 				meet = vars_meet(S, j, i) || vars_meet(S, i, j);
 			} else {
@@ -984,7 +1006,16 @@ static int realize(struct search *S, const uint8_t *x, char *err,
 		rc = trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = build(S, x, &B, err, errlen);
+	/* a re-run reading a swapped buffer inside its gap: the program
+	 * allows it after the hole (conflict_rows()), the swap rules here
+	 * do not build it */
+	for (size_t j = 0; j < S->nv && !rc; j++)
+		for (size_t i = 0; x[j] && !S->v[j].swap && i < S->nv && !rc;
+		     i++)
+			if (x[i] && S->v[i].swap && reads_swapped(S, j, i, 0))
+				rc = 1;
+	if (!rc)
+		rc = build(S, x, &B, err, errlen);
 	if (rc)
 		goto out;
 	const struct swap_ctx *c2 = B.own ? &B.c2 : S->c;
@@ -1189,6 +1220,66 @@ static int satisfies(const struct search *S, const uint8_t *x, double d)
 	return 1;
 }
 
+/* The rows x with stall d (us) leaves unsatisfied, counted. */
+static size_t violations(const struct search *S, const uint8_t *x, double d)
+{
+	size_t bad = 0;
+	for (size_t r = 0; r < S->lp.nrows; r++) {
+		const struct exact_row *w = &S->lp.rows[r];
+		double lhs = w->dcoef * d, mag = fabs(w->rhs) + fabs(lhs);
+		for (size_t q = 0; q < w->nz; q++) {
+			double t = w->val[q] * x[w->ind[q]];
+			lhs += t;
+			mag += fabs(t);
+		}
+		double tol = 1e-9 * mag + 1e-9;
+		bad += w->sense == 'G' ? lhs < w->rhs - tol : lhs > w->rhs + tol;
+	}
+	return bad;
+}
+
+/*
+ * Moves x's swaps to other options of their gaps while that leaves fewer
+ * rows unsatisfied (with stall d): a plan's swap-in issued between two of
+ * the options' grid points (or on a recomputing trace, between two of c's
+ * requests) maps to the later one, which may ask for more stall than the
+ * plan has, where the earlier one takes away enough bytes.  A guess like
+ * the mappings: only satisfies() decides.  Returns the rows left.
+ */
+static size_t repair(const struct search *S, uint8_t *x, double d)
+{
+	size_t bad = violations(S, x, d);
+	for (int moved = 1; bad && moved;) {
+		moved = 0;
+		for (size_t j = 0; j < S->nv && bad; j++) {
+			if (!x[j] || !S->v[j].swap)
+				continue;
+			size_t best = j, least = bad;
+			for (size_t f = 0; f < S->nv; f++) {
+				if (f == j || !S->v[f].swap ||
+				    S->v[f].idx != S->v[j].idx)
+					continue;
+				x[j] = 0;
+				x[f] = 1;
+				size_t b = violations(S, x, d);
+				x[f] = 0;
+				x[j] = 1;
+				if (b < least) {
+					least = b;
+					best = f;
+				}
+			}
+			if (best != j) {
+				x[j] = 0;
+				x[best] = 1;
+				bad = least;
+				moved = 1;
+			}
+		}
+	}
+	return bad;
+}
+
 /*
  * The binaries of swap plan (plan, sim) of c's own trace, if it lies in
  * the space: each swap a whole gap's, issued no earlier than the gap's
@@ -1288,6 +1379,260 @@ static int seed_heuristic(struct search *S, char *err, size_t errlen)
 	return 0;
 }
 
+/* The recompute binary that stands for group k of g exactly: the same
+ * members, each freed after the same event, made again before the same
+ * event; -1 when none. */
+static int64_t map_group(const struct search *S, const struct recomp_groups *g,
+			 int32_t k, uint32_t members)
+{
+	for (size_t j = 0; j < S->nv; j++) {
+		const struct xvar *v = &S->v[j];
+		if (v->swap || v->nmem != members || v->at != g->at[k])
+			continue;
+		uint32_t q = 0;
+		for (; q < v->nmem; q++) {
+			const struct xmem *e = &S->mem[v->mem0 + q];
+			if (g->group[e->buf] != k ||
+			    g->last_fwd[e->buf] != e->last_fwd)
+				break;
+		}
+		if (q == v->nmem)
+			return (int64_t)j;
+	}
+	return -1;
+}
+
+/*
+ * The requests of c's clock that the requests of t2 (a recomputing trace
+ * of c's, orig[] its buffers' originals, clock k2) stand for.  A buffer
+ * of c is one or more of t2 (recomp_transform()): a recomputed one
+ * (group g) is allocated where c allocates it and its last copy made
+ * again is freed where c frees it; any other is allocated and freed where
+ * c does by its own buffer of t2 (the same index: recomp_transform() adds
+ * the copies after c's buffers), the temporaries its re-runs make again
+ * being other buffers.  Those requests are c's; the others (early frees, the re-runs')
+ * lie between two of them.  lo[r]: the first request of c after the last
+ * that stands for itself at or before r (r itself when r does), hi[r]:
+ * the first at or after r (c's end when none), lo[r] <= hi[r].  Returns
+ * 1, 0 when the requests that stand for c's are not in c's order (nothing
+ * maps), -1 out of memory.
+ */
+static int map_requests(const struct search *S, const struct trace *t2,
+			const int64_t *orig, const struct recomp_groups *g,
+			const struct alloc_clock *k2, uint64_t *lo, uint64_t *hi)
+{
+	const struct swap_ctx *c = S->c;
+	const struct trace *t = c->t;
+	size_t nb = t->nbuffers ? t->nbuffers : 1;
+	uint64_t *req = malloc(2 * nb * sizeof(*req)); /* alloc, free */
+	/* per buffer of c: its buffers in t2, their frees seen */
+	uint32_t *copies = calloc(2 * nb, sizeof(*copies));
+	int rc = -1;
+	if (!req || !copies)
+		goto out;
+	for (size_t i = 0; i < 2 * nb; i++)
+		req[i] = UINT64_MAX;
+	for (size_t r = 0; r < c->clock.n; r++) {
+		const struct trace_event *e = &t->events[c->clock.ev[r]];
+		if (e->buffer >= 0 && (size_t)e->buffer < t->nbuffers)
+			req[2 * (size_t)e->buffer + (e->type == TRACE_EV_FREE)] = r;
+	}
+	for (size_t b = 0; b < t2->nbuffers; b++)
+		if (orig[b] >= 0 && (size_t)orig[b] < t->nbuffers)
+			copies[orig[b]]++;
+	uint32_t *frees = copies + nb;
+	uint64_t last = 0;
+	int any = 0;
+	rc = 1;
+	for (size_t r = 0; r < k2->n && rc == 1; r++) {
+		const struct trace_event *e = &t2->events[k2->ev[r]];
+		int64_t o = e->buffer >= 0 && (size_t)e->buffer < t2->nbuffers
+				    ? orig[e->buffer] : -1;
+		uint64_t q = UINT64_MAX;
+		if (o >= 0 && (size_t)o < t->nbuffers) {
+			int re = (size_t)o < S->m.n && g->group[o] >= 0;
+			int fr = e->type == TRACE_EV_FREE;
+			int own = e->buffer == o;
+			if (fr && re ? ++frees[o] == copies[o] : own)
+				q = req[2 * (size_t)o + fr];
+		}
+		hi[r] = q;
+		if (q == UINT64_MAX) {
+			lo[r] = any ? last + 1 : 0; /* capped below */
+			continue;
+		}
+		if (any && q <= last)
+			rc = 0;
+		lo[r] = last = q;
+		any = 1;
+	}
+	uint64_t next = c->clock.n;
+	for (size_t r = k2->n; rc == 1 && r-- > 0;) {
+		if (hi[r] == UINT64_MAX)
+			hi[r] = next;
+		else
+			next = hi[r];
+		if (lo[r] > hi[r])
+			lo[r] = hi[r];
+	}
+out:
+	free(req);
+	free(copies);
+	return rc;
+}
+
+/*
+ * The binaries of hybrid's plan a (recomp_advise()): each re-run the
+ * binary of exactly its group (map_group()), each swap, of a buffer of c
+ * not recomputed and in its own buffer of t2 (not a copy a re-run makes
+ * again), inside one of c's gaps of that buffer, mapped as map_swaps()
+ * does with its requests in c's terms (map_requests(): reused after the
+ * last of c's requests before it, swapped in by the first after), then
+ * moved among its gap's options while that satisfies more rows
+ * (repair()).  A guess, not a proof, as
+ * map_swaps(): seed_hybrid() keeps x only if it satisfies every row.
+ * Returns 1 with x filled, 0 when it does not map, -1 out of memory.
+ */
+static int map_hybrid(const struct search *S, const struct recomp_advice *a,
+		      uint8_t *x)
+{
+	const struct swap_ctx *c = S->c;
+	const struct recomp_groups *g = &a->groups;
+	const struct mp_plan *plan = &a->plan;
+	const struct sim_result *sim = &a->sim;
+	memset(x, 0, S->nv);
+	if (!a->orig || sim->nswaps != plan->nswaps)
+		return 0;
+	size_t ng = g->ngroups ? g->ngroups : 1;
+	uint32_t *count = calloc(ng, sizeof(*count));
+	if (!count)
+		return -1;
+	for (size_t i = 0; i < S->m.n && g->group; i++)
+		if (g->group[i] >= 0 && (size_t)g->group[i] < g->ngroups)
+			count[g->group[i]]++;
+	int ok = 1;
+	for (size_t k = 0; k < g->ngroups && ok; k++) {
+		if (!count[k])
+			continue;
+		int64_t j = map_group(S, g, (int32_t)k, count[k]);
+		ok = j >= 0 && !x[j];
+		if (ok)
+			x[j] = 1;
+	}
+	free(count);
+	if (!ok || !plan->nswaps)
+		return ok;
+	struct alloc_clock k2;
+	char e2[256];
+	if (alloc_clock_build(&k2, a->t2, e2, sizeof(e2))) {
+		alloc_clock_free(&k2);
+		return 0;
+	}
+	uint64_t *lo = malloc((k2.n ? k2.n : 1) * sizeof(*lo));
+	uint64_t *hi = malloc((k2.n ? k2.n : 1) * sizeof(*hi));
+	int rc = lo && hi ? map_requests(S, a->t2, a->orig, g, &k2, lo, hi)
+			  : -1;
+	for (uint32_t i = 0; i < plan->nswaps && rc == 1; i++) {
+		const struct mp_plan_swap *w = &plan->swaps[i];
+		rc = 0;
+		if (w->request >= plan->nallocs || w->src_offset ||
+		    w->out_at >= k2.n || w->in_at >= k2.n)
+			break;
+		uint64_t b2 = plan->allocs[w->request].buffer;
+		if (b2 >= a->t2->nbuffers)
+			break;
+		int64_t b = a->orig[b2];
+		if (b != (int64_t)b2 || ((size_t)b < S->m.n && g->group[b] >= 0))
+			break; /* a copy made again, or a recomputed buffer */
+		/* the margins of the gaps (swap_order_margin) are counted in
+		 * requests, and t2 has more of them: its swap-out may stand
+		 * as far before c's out_min, its swap-in after c's in_max */
+		uint64_t out = lo[w->out_at], in = hi[w->in_at];
+		uint64_t mg = swap_order_margin;
+		int64_t gap = -1;
+		for (size_t h = 0; h < c->ngaps && gap < 0; h++) {
+			const struct trace_gap *G = &c->gaps[h];
+			if (G->buffer == b && G->bytes == w->bytes &&
+			    G->out_min <= out + mg && in <= G->in_max + mg &&
+			    out < G->in_max)
+				gap = (int64_t)h;
+		}
+		if (gap < 0)
+			break;
+		if (in > c->gaps[gap].in_max)
+			in = c->gaps[gap].in_max;
+		uint64_t reuse = lo[w->in_at];
+		int64_t re = sim->swaps[i].reuse_event;
+		if (re >= 0 && (size_t)re < a->t2->nevents &&
+		    k2.first_after[re] < k2.n)
+			reuse = lo[k2.first_after[re]];
+		size_t pick = SIZE_MAX;
+		for (size_t j = 0; j < S->nv; j++) {
+			const struct xvar *v = &S->v[j];
+			if (!v->swap || v->idx != (uint32_t)gap ||
+			    v->lo > reuse || v->hi < in)
+				continue;
+			if (pick == SIZE_MAX || v->lack < S->v[pick].lack)
+				pick = j;
+		}
+		if (pick == SIZE_MAX || x[pick])
+			break;
+		x[pick] = 1;
+		rc = 1;
+	}
+	free(lo);
+	free(hi);
+	alloc_clock_free(&k2);
+	return rc;
+}
+
+/*
+ * The heuristic hybrid's plan (recomp_advise(): re-runs, then memplan's
+ * swaps on the recomputing trace) as an incumbent of the hybrid space,
+ * when it lies in it: mapped to binaries x (map_hybrid()) that satisfy
+ * every row with d its simulated overhead less the costs the program
+ * charges x's re-runs (their groups closed alone), so that the program's
+ * objective at (x, d) is that overhead (plus the hairs).  d must be at
+ * least 0 (the program's d is); then, as for seed_heuristic(), the
+ * program's optimum and bound_of() are no more than the plan's overhead
+ * whatever the mapping guessed, checked numerically, and x is not cut.
+ * The plan keeps hybrid's name in the file.  Costs one recomp_advise()
+ * (hybrid's own search).  Returns 0 (seeded or not) or TRACE_ENOMEM with
+ * a sentence.
+ */
+static int seed_hybrid(struct search *S, char *err, size_t errlen)
+{
+	if (S->o->space != EXACT_HYBRID || !S->nv)
+		return 0;
+	struct recomp_advice a;
+	char e2[512];
+	int rc = recomp_advise(S->c, "hybrid", S->budget, S->placer, S->align,
+			       &a, e2, sizeof(e2));
+	if (rc == TRACE_ENOMEM)
+		return trace_seterr(err, errlen, rc, "%s", e2);
+	if (rc)
+		return 0; /* nothing to seed with */
+	uint8_t *x = malloc(S->nv);
+	int m = x && a.plan.pool_size <= S->budget ? map_hybrid(S, &a, x) : 0;
+	if (!x || m < 0) {
+		free(x);
+		recomp_advice_free(&a);
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
+	}
+	double d = (a.sim.iter_ns - a.sim.base_ns) / 1e3;
+	for (size_t j = 0; m && j < S->nv; j++)
+		if (x[j] && !S->v[j].swap)
+			d -= S->v[j].cost_ns / 1e3;
+	if (m && d >= 0 && repair(S, x, d) == 0 && satisfies(S, x, d)) {
+		keep(S, &a.plan, &a.sim, x);
+		memset(&a.plan, 0, sizeof(a.plan));
+		memset(&a.sim, 0, sizeof(a.sim));
+	}
+	free(x);
+	recomp_advice_free(&a);
+	return 0;
+}
+
 int exact_plan_ctx(const struct swap_ctx *c, const struct exact_options *o,
 		   uint64_t budget, const char *placer, uint64_t align,
 		   struct mp_plan *plan, struct sim_result *sim,
@@ -1320,6 +1665,8 @@ int exact_plan_ctx(const struct swap_ctx *c, const struct exact_options *o,
 		rc = seed_recompute(&S, err, errlen);
 	if (!rc)
 		rc = seed_heuristic(&S, err, errlen);
+	if (!rc)
+		rc = seed_hybrid(&S, err, errlen);
 	if (!rc)
 		rc = search_run(&S, er, err, errlen);
 	er->best_ns = INFINITY;

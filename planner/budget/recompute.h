@@ -279,6 +279,8 @@ struct recomp_advice {
 	struct recomp_groups groups; /* the re-runs: per buffer its group
 					(a segment, or the buffer alone),
 					per group its kernels and cost */
+	int64_t *orig;           /* per buffer of t2, the original buffer it
+				    stands for (recomp_transform()'s) */
 	const char *strategy;    /* "recompute", "hybrid", "sqrt-n" or
 				    "every-layer" */
 };

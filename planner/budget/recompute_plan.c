@@ -463,6 +463,7 @@ void recomp_advice_free(struct recomp_advice *a)
 	sim_free(&a->sim);
 	free(a->action);
 	free(a->cost_ns);
+	free(a->orig);
 	recomp_groups_free(&a->groups);
 	memset(a, 0, sizeof(*a));
 }
@@ -516,6 +517,8 @@ static int fill_advice(const struct recomp_model *m, struct cplan *best,
 	a->groups = best->g;
 	memset(&best->g, 0, sizeof(best->g));
 	a->t2 = best->t2;
+	a->orig = best->orig;
+	best->orig = NULL;
 	a->p2 = best->p2;
 	a->plan = best->plan;
 	a->sim = best->sim;
