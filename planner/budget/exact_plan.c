@@ -1202,24 +1202,6 @@ static int seed_recompute(struct search *S, char *err, size_t errlen)
 	return rc == TRACE_ENOMEM ? rc : 0;
 }
 
-/* Do binaries x with stall d (us) satisfy every row of the program? */
-static int satisfies(const struct search *S, const uint8_t *x, double d)
-{
-	for (size_t r = 0; r < S->lp.nrows; r++) {
-		const struct exact_row *w = &S->lp.rows[r];
-		double lhs = w->dcoef * d, mag = fabs(w->rhs) + fabs(lhs);
-		for (size_t q = 0; q < w->nz; q++) {
-			double t = w->val[q] * x[w->ind[q]];
-			lhs += t;
-			mag += fabs(t);
-		}
-		double tol = 1e-9 * mag + 1e-9;
-		if (w->sense == 'G' ? lhs < w->rhs - tol : lhs > w->rhs + tol)
-			return 0;
-	}
-	return 1;
-}
-
 /* The rows x with stall d (us) leaves unsatisfied, counted. */
 static size_t violations(const struct search *S, const uint8_t *x, double d)
 {
@@ -1236,6 +1218,12 @@ static size_t violations(const struct search *S, const uint8_t *x, double d)
 		bad += w->sense == 'G' ? lhs < w->rhs - tol : lhs > w->rhs + tol;
 	}
 	return bad;
+}
+
+/* Do binaries x with stall d (us) satisfy every row of the program? */
+static int satisfies(const struct search *S, const uint8_t *x, double d)
+{
+	return violations(S, x, d) == 0;
 }
 
 /*
