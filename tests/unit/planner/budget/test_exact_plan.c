@@ -114,6 +114,7 @@ struct fx {
 	struct link_model l;
 	struct swap_ctx c;
 	uint64_t lb;
+	uint64_t align; /* zoo_init()'s: the trace's alignment */
 };
 
 static int fx_init(struct fx *f, const char *link)
@@ -136,6 +137,34 @@ static void fx_free(struct fx *f)
 	swap_ctx_free(&f->c);
 	solver_problem_free(&f->p);
 	trace_free(f->t);
+}
+
+/*
+ * The fixture of a zoo model cut to one layer (synth --depth 1, fp32,
+ * H200 timings) over link, without holes and at its trace's alignment,
+ * as the planner builds it.  Returns 0, or -1 having said why.
+ */
+static int zoo_init(struct fx *f, const char *model, uint64_t batch,
+		    const char *link)
+{
+	struct synth_opts so = { model, batch, SYNTH_FP32, "h200", 0, NULL, 1 };
+	char err[768];
+	memset(f, 0, sizeof(*f));
+	if (synth_build(&so, &f->t, err, sizeof(err)) ||
+	    solver_problem_from_trace(f->t, &f->p, err, sizeof(err)) ||
+	    link_parse(link, f->t, &f->l, err, sizeof(err))) {
+		printf("# %s\n", err);
+		return -1;
+	}
+	solver_problem_drop_holes(&f->p);
+	f->align = solver_trace_align(f->t, 1);
+	if (solver_problem_align(&f->p, f->align, err, sizeof(err)) ||
+	    swap_ctx_init(&f->c, f->t, &f->p, &f->l, err, sizeof(err))) {
+		printf("# %s\n", err);
+		return -1;
+	}
+	f->lb = solver_lower_bound(&f->p);
+	return 0;
 }
 
 /* The slow link: 10 GB/s each way, so 100 MB takes 10 ms to cross. */
@@ -246,37 +275,19 @@ static void test_swap_bound(void)
  */
 static void test_groups(void)
 {
-	struct synth_opts so = { "bert-base", 4, SYNTH_FP32, "h200", 0, NULL,
-				 1 };
-	struct trace *t = NULL;
-	struct solver_problem p = { 0 };
-	struct link_model l;
-	struct swap_ctx c = { 0 };
+	struct fx f;
 	char err[768];
-	if (synth_build(&so, &t, err, sizeof(err)) ||
-	    solver_problem_from_trace(t, &p, err, sizeof(err)) ||
-	    link_parse("pcie5", t, &l, err, sizeof(err))) {
-		printf("# %s\n", err);
-		CHECK(0, "bert-base depth 1 builds");
-		trace_free(t);
-		solver_problem_free(&p);
-		return;
-	}
-	solver_problem_drop_holes(&p);
-	uint64_t align = solver_trace_align(t, 1);
-	if (solver_problem_align(&p, align, err, sizeof(err)) ||
-	    swap_ctx_init(&c, t, &p, &l, err, sizeof(err))) {
-		printf("# %s\n", err);
-		CHECK(0, "its swap context");
+	if (zoo_init(&f, "bert-base", 4, "pcie5")) {
+		CHECK(0, "bert-base depth 1 builds, with its swap context");
 		goto out;
 	}
-	uint64_t budget = solver_lower_bound(&p) / 10 * 9;
+	uint64_t budget = f.lb / 10 * 9;
 	struct exact_options o = { EXACT_RECOMPUTE, 10, 10 };
 	struct mp_plan plan;
 	struct sim_result sim;
 	struct exact_result er, eh;
-	int rc = exact_plan_ctx(&c, &o, budget, "best-fit", align, &plan, &sim,
-				&er, err, sizeof(err));
+	int rc = exact_plan_ctx(&f.c, &o, budget, "best-fit", f.align,
+				&plan, &sim, &er, err, sizeof(err));
 	if (rc)
 		printf("# %s\n", err);
 	CHECK(rc == 0 && er.proven && er.nrecompute > 0,
@@ -287,8 +298,8 @@ static void test_groups(void)
 	}
 	o.space = EXACT_HYBRID;
 	o.max_rounds = 2; /* the seed, then two programs of 401 binaries */
-	int rh = exact_plan_ctx(&c, &o, budget, "best-fit", align, &plan, &sim,
-				&eh, err, sizeof(err));
+	int rh = exact_plan_ctx(&f.c, &o, budget, "best-fit", f.align,
+				&plan, &sim, &eh, err, sizeof(err));
 	CHECK(rh == 0 && (rc || eh.best_ns <= er.best_ns + 1),
 	      "groups: the hybrid space is never slower than recompute-only");
 	CHECK(rh || eh.bound_ns <= eh.best_ns + 1,
@@ -298,9 +309,7 @@ static void test_groups(void)
 		sim_free(&sim);
 	}
 out:
-	swap_ctx_free(&c);
-	solver_problem_free(&p);
-	trace_free(t);
+	fx_free(&f);
 }
 
 /*
@@ -313,36 +322,18 @@ out:
  */
 static void test_seed_heuristic(void)
 {
-	struct synth_opts so = { "bert-base", 4, SYNTH_FP32, "h200", 0, NULL,
-				 1 };
-	struct trace *t = NULL;
-	struct solver_problem p = { 0 };
-	struct link_model l;
-	struct swap_ctx c = { 0 };
+	struct fx f;
 	char err[768];
-	if (synth_build(&so, &t, err, sizeof(err)) ||
-	    solver_problem_from_trace(t, &p, err, sizeof(err)) ||
-	    link_parse("pcie5", t, &l, err, sizeof(err))) {
-		printf("# %s\n", err);
-		CHECK(0, "bert-base depth 1 builds");
-		trace_free(t);
-		solver_problem_free(&p);
-		return;
-	}
-	solver_problem_drop_holes(&p);
-	uint64_t align = solver_trace_align(t, 1);
-	if (solver_problem_align(&p, align, err, sizeof(err)) ||
-	    swap_ctx_init(&c, t, &p, &l, err, sizeof(err))) {
-		printf("# %s\n", err);
-		CHECK(0, "its swap context");
+	if (zoo_init(&f, "bert-base", 4, "pcie5")) {
+		CHECK(0, "bert-base depth 1 builds, with its swap context");
 		goto out;
 	}
-	uint64_t budget = solver_lower_bound(&p) / 10 * 9;
+	uint64_t budget = f.lb / 10 * 9;
 	struct mp_plan plan;
 	struct sim_result sim;
 	struct swap_outcome oc;
-	int rm = swap_plan_ctx(&c, "memplan", budget, "best-fit", align, &plan,
-			       &sim, &oc, err, sizeof(err));
+	int rm = swap_plan_ctx(&f.c, "memplan", budget, "best-fit", f.align,
+			       &plan, &sim, &oc, err, sizeof(err));
 	double heur = rm ? INFINITY : sim.iter_ns - sim.base_ns;
 	CHECK(rm == 0 && heur < 0.01 * sim.base_ns,
 	      "seed: memplan fits 90% of a one-layer BERT within 1%");
@@ -352,8 +343,8 @@ static void test_seed_heuristic(void)
 	}
 	struct exact_options o = { EXACT_SWAP, 10, 2 };
 	struct exact_result er;
-	int rc = exact_plan_ctx(&c, &o, budget, "best-fit", align, &plan, &sim,
-				&er, err, sizeof(err));
+	int rc = exact_plan_ctx(&f.c, &o, budget, "best-fit", f.align,
+				&plan, &sim, &er, err, sizeof(err));
 	if (rc)
 		printf("# %s\n", err);
 	CHECK(rc == 0 && er.best_ns <= heur + 1,
@@ -368,9 +359,7 @@ static void test_seed_heuristic(void)
 		sim_free(&sim);
 	}
 out:
-	swap_ctx_free(&c);
-	solver_problem_free(&p);
-	trace_free(t);
+	fx_free(&f);
 }
 
 /*
@@ -384,35 +373,18 @@ out:
  */
 static void test_seed_hybrid(void)
 {
-	struct synth_opts so = { "gpt2", 1, SYNTH_FP32, "h200", 0, NULL, 1 };
-	struct trace *t = NULL;
-	struct solver_problem p = { 0 };
-	struct link_model l;
-	struct swap_ctx c = { 0 };
+	struct fx f;
 	char err[768];
-	if (synth_build(&so, &t, err, sizeof(err)) ||
-	    solver_problem_from_trace(t, &p, err, sizeof(err)) ||
-	    link_parse("pcie5", t, &l, err, sizeof(err))) {
-		printf("# %s\n", err);
-		CHECK(0, "gpt2 depth 1 builds");
-		trace_free(t);
-		solver_problem_free(&p);
-		return;
-	}
-	solver_problem_drop_holes(&p);
-	uint64_t align = solver_trace_align(t, 1);
-	if (solver_problem_align(&p, align, err, sizeof(err)) ||
-	    swap_ctx_init(&c, t, &p, &l, err, sizeof(err))) {
-		printf("# %s\n", err);
-		CHECK(0, "its swap context");
+	if (zoo_init(&f, "gpt2", 1, "pcie5")) {
+		CHECK(0, "gpt2 depth 1 builds, with its swap context");
 		goto out;
 	}
-	uint64_t budget = (uint64_t)((double)solver_lower_bound(&p) * 0.8);
+	uint64_t budget = (uint64_t)((double)f.lb * 0.8);
 	struct mp_plan plan;
 	struct sim_result sim;
 	struct swap_outcome oc;
-	int rh = budget_plan_ctx(&c, "hybrid", budget, "best-fit", align,
-				 &plan, &sim, &oc, err, sizeof(err));
+	int rh = budget_plan_ctx(&f.c, "hybrid", budget, "best-fit",
+				 f.align, &plan, &sim, &oc, err, sizeof(err));
 	double heur = rh ? INFINITY : sim.iter_ns - sim.base_ns;
 	CHECK(rh == 0 && heur < 0.01 * sim.base_ns && plan.nswaps > 0 &&
 	      strstr(plan.strategy, "hybrid"),
@@ -423,8 +395,8 @@ static void test_seed_hybrid(void)
 	}
 	struct exact_options o = { EXACT_HYBRID, 10, 1 };
 	struct exact_result er;
-	int rc = exact_plan_ctx(&c, &o, budget, "best-fit", align, &plan, &sim,
-				&er, err, sizeof(err));
+	int rc = exact_plan_ctx(&f.c, &o, budget, "best-fit", f.align,
+				&plan, &sim, &er, err, sizeof(err));
 	if (rc)
 		printf("# %s\n", err);
 	CHECK(rc == 0 && er.best_ns <= heur + 1,
@@ -441,9 +413,7 @@ static void test_seed_hybrid(void)
 		sim_free(&sim);
 	}
 out:
-	swap_ctx_free(&c);
-	solver_problem_free(&p);
-	trace_free(t);
+	fx_free(&f);
 }
 
 int main(void)
