@@ -182,6 +182,13 @@ $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# test_oom fails memplan's own allocations in turn: every call to malloc,
+# calloc and realloc from memplan's objects goes through the test's wrappers
+$(BUILD)/tests/test_oom: $(BUILD)/obj/tests/unit/test_oom.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(MP_LDFLAGS) $(LDFLAGS) \
+		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc -o $@ $^ $(LIBS)
+
 # the tests in rooms (explicit rules win over the pattern above)
 define UNIT_RULE
 $$(BUILD)/tests/$(basename $(notdir $(1))): $$(BUILD)/obj/$(1:.c=.o) $$(CORE_LIB)

@@ -838,10 +838,13 @@ static int place(const struct search *S, const struct swap_ctx *c2,
 	if (rc)
 		goto out;
 	char why[768];
-	if (planfile_verify(plan, c2->t, why, sizeof(why))) {
-		rc = trace_seterr(err, errlen, TRACE_EINVAL,
-				  "internal error: the optimal plan does not verify: %s",
-				  why);
+	rc = planfile_verify(plan, c2->t, why, sizeof(why));
+	if (rc) {
+		rc = rc == TRACE_ENOMEM
+			     ? trace_seterr(err, errlen, rc, "%s", why)
+			     : trace_seterr(err, errlen, TRACE_EINVAL,
+					    "internal error: the optimal plan does not verify: %s",
+					    why);
 		goto out;
 	}
 	rc = sim_run(c2->t, plan, &c2->link, sim, err, errlen);
@@ -1041,7 +1044,11 @@ static int realize(struct search *S, const uint8_t *x, char *err,
 	 * one issued early but needed late no longer holds up the others
 	 * (the same holes: the second fits wherever the first does) */
 	for (int pass = 0; !rc && pass < 2; pass++) {
-		if (pass && (n < 2 || swap_issue_by_deadline(c2, ops, n) <= 0))
+		int moved = pass && n >= 2 ? swap_issue_by_deadline(c2, ops, n) : 0;
+		if (moved < 0)
+			rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+					  "out of memory");
+		if (pass && moved <= 0)
 			break;
 		struct mp_plan plan;
 		struct sim_result sim;

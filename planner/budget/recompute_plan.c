@@ -203,6 +203,8 @@ static int finish_placed(const struct swap_ctx *sc, struct cplan *c,
 		return rc;
 	char why[768];
 	rc = planfile_verify(&c->plan, c->t2, why, sizeof(why));
+	if (rc == TRACE_ENOMEM)
+		return trace_seterr(err, errlen, rc, "%s", why);
 	if (rc)
 		return trace_seterr(err, errlen, TRACE_EINVAL,
 				    "internal error: the %s plan does not verify: %s",

@@ -181,6 +181,10 @@ static int plan_one(const struct swap_ctx *c, const struct swap_strategy *st,
 		goto out;
 	char why[768];
 	rc = planfile_verify(plan, t, why, sizeof(why));
+	if (rc == TRACE_ENOMEM) { /* not the plan's fault: the search stops */
+		rc = trace_seterr(err, errlen, rc, "%s", why);
+		goto out;
+	}
 	if (rc) {
 		rc = trace_seterr(err, errlen, TRACE_EINVAL,
 				  "internal error: the %s swap plan does not verify: %s",

@@ -534,10 +534,11 @@ static int plan_shift(const struct trace *t, const struct mp_plan *a,
 		moved = 1;
 	}
 	char why[256];
-	if (!moved || planfile_verify(b, t, why, sizeof(why))) {
+	int rc = moved ? planfile_verify(b, t, why, sizeof(why)) : 1;
+	if (rc) {
 		mp_plan_free(b);
 		memset(b, 0, sizeof(*b));
-		return 1;
+		return rc == TRACE_ENOMEM ? rc : 1;
 	}
 	return 0;
 }
@@ -799,7 +800,12 @@ int mgpu_plan(const struct trace *t, const struct solver_problem *p,
 			goto out;
 		}
 		r->plans[g].device = (int32_t)g;
-		if ((rc = planfile_verify(&r->plans[g], t, e1, sizeof(e1)))) {
+		if ((rc = planfile_verify(&r->plans[g], t, e1, sizeof(e1))) ==
+		    TRACE_ENOMEM) {
+			rc = trace_seterr(err, errlen, rc, "%s", e1);
+			goto out;
+		}
+		if (rc) {
 			rc = trace_seterr(err, errlen, TRACE_EINVAL,
 					  "internal error: the plan of GPU %u does not verify: %s",
 					  g, e1);

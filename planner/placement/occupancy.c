@@ -738,7 +738,12 @@ int solver_place_orders(const struct solver_problem *p,
 	uint64_t best = UINT64_MAX;
 	for (int w = 0; w < norders && rc == 0; w++) {
 		uint64_t h = 0;
-		make_keys(p, w, keys);
+		if (make_keys(p, w, keys)) {
+			rc = trace_seterr(err, errlen, SOLVER_ENOMEM,
+					  "out of memory ordering %zu buffers",
+					  p->n);
+			break;
+		}
 		solver_order_sort(keys, p->n, order);
 		rc = solver_occupancy_run(o, order, p->n, fit, trial, &h, err,
 					  errlen);

@@ -61,8 +61,11 @@ struct solver_order_key {
 void solver_order_sort(struct solver_order_key *keys, size_t n,
 		       uint32_t *order);
 
-/* Fills keys[0..p->n) for the which-th order of a strategy. */
-typedef void solver_keys_fn(const struct solver_problem *p, int which,
+/* Fills keys[0..p->n) for the which-th order of a strategy.  Returns 0, or
+ * SOLVER_ENOMEM (an order needing memory of its own: never replaced by
+ * another order, so that a problem's plan does not depend on the memory
+ * the machine has left). */
+typedef int solver_keys_fn(const struct solver_problem *p, int which,
 			    struct solver_order_key *keys);
 
 /*

@@ -40,10 +40,11 @@ static void make_keys(const struct solver_problem *p, int which,
 	}
 }
 
-static void bestfit_keys(const struct solver_problem *p, int which,
-			 struct solver_order_key *keys)
+static int bestfit_keys(const struct solver_problem *p, int which,
+			struct solver_order_key *keys)
 {
 	make_keys(p, orders[which], keys);
+	return 0;
 }
 
 int solver_place_bestfit(const struct solver_problem *p, uint64_t *offsets,

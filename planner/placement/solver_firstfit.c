@@ -9,8 +9,8 @@
 #include "solver.h"
 
 
-static void firstfit_keys(const struct solver_problem *p, int which,
-			  struct solver_order_key *keys)
+static int firstfit_keys(const struct solver_problem *p, int which,
+			 struct solver_order_key *keys)
 {
 	(void)which;
 	for (size_t i = 0; i < p->n; i++)
@@ -18,6 +18,7 @@ static void firstfit_keys(const struct solver_problem *p, int which,
 		keys[i] = (struct solver_order_key){
 			(uint64_t)p->items[i].lower ^ (UINT64_C(1) << 63), 0, 0,
 			(uint32_t)i };
+	return 0;
 }
 
 int solver_place_firstfit(const struct solver_problem *p, uint64_t *offsets,

@@ -19,8 +19,8 @@
 #include <string.h>
 
 
-static void greedy_keys(const struct solver_problem *p, int which,
-			struct solver_order_key *keys)
+static int greedy_keys(const struct solver_problem *p, int which,
+		       struct solver_order_key *keys)
 {
 	(void)which;
 	for (size_t i = 0; i < p->n; i++) {
@@ -29,6 +29,7 @@ static void greedy_keys(const struct solver_problem *p, int which,
 		keys[i] = (struct solver_order_key){ ~it->size, ~dur, 0,
 						     (uint32_t)i };
 	}
+	return 0;
 }
 
 int solver_place_greedy(const struct solver_problem *p, uint64_t *offsets,
@@ -101,11 +102,11 @@ static void heap_pop(struct heap *h)
  * Keys (size descending, row, start, index), where row is the colour an
  * optimal interval-graph colouring of the items of that size gives (by
  * start, each into the lowest row free at its start).  Holes are ignored:
- * the order only guides the placement.  Falls back to greedy_keys when
- * out of memory (the order is a heuristic choice, never a correctness one).
+ * the order only guides the placement.  SOLVER_ENOMEM when out of memory
+ * (another order would give another plan in silence).
  */
-static void rows_keys(const struct solver_problem *p, int which,
-		      struct solver_order_key *keys)
+static int rows_keys(const struct solver_problem *p, int which,
+		     struct solver_order_key *keys)
 {
 	size_t n = p->n;
 	struct heap busy = { malloc((n + 1) * sizeof(uint64_t)),
@@ -113,8 +114,10 @@ static void rows_keys(const struct solver_problem *p, int which,
 	struct heap idle = { malloc((n + 1) * sizeof(uint64_t)),
 			     malloc((n + 1) * sizeof(uint32_t)), 0 };
 	uint32_t *order = malloc((n + 1) * sizeof(*order));
+	int rc = 0;
+	(void)which;
 	if (!busy.k || !busy.v || !idle.k || !idle.v || !order) {
-		greedy_keys(p, which, keys);
+		rc = SOLVER_ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -155,6 +158,7 @@ out:
 	free(idle.k);
 	free(idle.v);
 	free(order);
+	return rc;
 }
 
 int solver_place_rows(const struct solver_problem *p, uint64_t *offsets,
