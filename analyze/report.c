@@ -446,9 +446,16 @@ int report_build(const struct trace *t, const struct report_digest *d,
 	if (!r->idle_known)
 		snprintf(r->idle_why, sizeof(r->idle_why),
 			 "the trace records no access, so no buffer is known to be idle at the peak");
-	r->peak = trace_peak(t, TRACE_ALL, &r->peak_at);
-	r->lower_bound = trace_peak(t, TRACE_TRANSIENT, &r->lower_bound_at);
-	r->host_peak = trace_peak(t, TRACE_HOST, NULL);
+	int rc = trace_peak_checked(t, TRACE_ALL, &r->peak, &r->peak_at, err,
+				    errlen);
+	if (!rc)
+		rc = trace_peak_checked(t, TRACE_TRANSIENT, &r->lower_bound,
+					&r->lower_bound_at, err, errlen);
+	if (!rc)
+		rc = trace_peak_checked(t, TRACE_HOST, &r->host_peak, NULL, err,
+					errlen);
+	if (rc)
+		return rc;
 	if (d && r->peak && d->at != r->peak_at)
 		return trace_seterr(err, errlen, TRACE_EINVAL,
 				    "internal error: uses gathered around clock %lld, but the peak is at %lld",
@@ -461,7 +468,6 @@ int report_build(const struct trace *t, const struct report_digest *d,
 			r->peak_buffer = t->events[ev].buffer;
 		}
 	}
-	int rc;
 	if ((rc = live_at_peak(t, d, r)) < 0 || (rc = groups(t, r)) < 0 ||
 	    (rc = swappable(r)) < 0) {
 		report_free(r);

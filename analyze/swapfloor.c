@@ -207,8 +207,12 @@ int swapfloor_profile(const struct trace *t, struct swap_floor *f,
 	f->nbuffers = c.n;
 	for (size_t i = 0; i < c.n; i++)
 		f->unaccessed += t->buffers[c.ids[i]].nuses == 0;
-	f->lower_bound = trace_pool_lower_bound(t);
 	int rc = 0;
+	if (trace_pool_lower_bound(t, &f->lower_bound)) {
+		pool_view_free(&c);
+		return trace_seterr(err, errlen, TRACE_ENOMEM,
+				    "out of memory finding the pool's lower bound");
+	}
 	int64_t *d = NULL, *kc = NULL;
 	struct away *w = NULL;
 	if (c.n == 0) {

@@ -727,7 +727,8 @@ int timeline_build(const struct trace *t, const struct report_digest *d,
 	if (rc == 0 && !d && !tl->nranges)
 		rc = iterations(t, tl); /* NVTX ranges name the steps themselves */
 	if (rc == 0)
-		tl->host_peak = trace_peak(t, TRACE_HOST, NULL);
+		rc = trace_peak_checked(t, TRACE_HOST, &tl->host_peak, NULL, err,
+					errlen);
 	int rrc = rc == 0 ? reserved_curve(t, o->allocator, max_points, tl, err, errlen) : 0;
 	for (size_t g = 0; names && g < nnames; g++)
 		free(names[g]);

@@ -304,8 +304,10 @@ static int finish(struct run *r, int wstatus)
 		return MP_EXIT_OUTPUT;
 	}
 	if (!r->quiet) {
-		char peak[32];
-		cli_format_size(trace_peak(t, TRACE_ALL, NULL), peak, sizeof(peak));
+		char peak[32] = "unknown (out of memory)";
+		uint64_t bytes;
+		if (trace_peak_checked(t, TRACE_ALL, &bytes, NULL, NULL, 0) == 0)
+			cli_format_size(bytes, peak, sizeof(peak));
 		printf("%s: %zu events, %zu buffers, peak %s (%s%s)\n", r->output,
 		       t->nevents, t->nbuffers, peak, sel ? sel : "whole run",
 		       incomplete ? ", incomplete" : "");

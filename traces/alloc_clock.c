@@ -44,15 +44,16 @@ static void add_stretch(struct trace_delta *d, size_t *n, int64_t lo,
 	d[(*n)++] = (struct trace_delta){ hi, -(int64_t)bytes };
 }
 
-uint64_t trace_pool_lower_bound(const struct trace *t)
+int trace_pool_lower_bound(const struct trace *t, uint64_t *bound)
 {
+	*bound = 0;
 	size_t cap = 0;
 	for (size_t i = 0; i < t->nbuffers; i++)
 		if (trace_buffer_poolable(&t->buffers[i]))
 			cap += 2 + 4 * (size_t)t->buffers[i].nholes;
 	struct trace_delta *d = malloc((cap ? cap : 1) * sizeof(*d));
 	if (!d)
-		return 0;
+		return TRACE_ENOMEM;
 	size_t n = 0;
 	for (size_t i = 0; i < t->nbuffers; i++) {
 		const struct trace_buffer *b = &t->buffers[i];
@@ -73,9 +74,9 @@ uint64_t trace_pool_lower_bound(const struct trace *t)
 		if (hi > at)
 			add_stretch(d, &n, at, hi, b->size);
 	}
-	uint64_t peak = trace_delta_peak(d, n);
+	*bound = trace_delta_peak(d, n);
 	free(d);
-	return peak;
+	return 0;
 }
 
 static int64_t ev_start(const struct trace *t, size_t i, int64_t prev)

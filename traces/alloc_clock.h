@@ -25,9 +25,9 @@ int trace_buffer_poolable(const struct trace_buffer *b);
  * The lower bound of any pool for t's poolable buffers: the most bytes
  * resident at once on the trace clock, lifetimes half-open, holes taking
  * out all but their window.  Equals the planner's solver_lower_bound() of
- * the problem made from t.
+ * the problem made from t.  Into *bound: 0, or TRACE_ENOMEM.
  */
-uint64_t trace_pool_lower_bound(const struct trace *t);
+int trace_pool_lower_bound(const struct trace *t, uint64_t *bound);
 
 /* One change of resident bytes at a time, and the peak of a set of them:
  * sorted by time, what ends at t gone before what starts at t.  Sorts d. */

@@ -62,7 +62,9 @@ struct info {
 	struct slice_period period;
 };
 
-static void gather(const struct trace *t, struct info *in)
+/* Returns 0, or TRACE_ENOMEM with a sentence in err. */
+static int gather(const struct trace *t, struct info *in, char *err,
+		  size_t errlen)
 {
 	memset(in, 0, sizeof(*in));
 	in->t_lo = INT64_MAX;
@@ -92,11 +94,18 @@ static void gather(const struct trace *t, struct info *in)
 	}
 	in->seq_lo = t->nevents ? t->events[0].seq : 0;
 	in->seq_hi = t->nevents ? t->events[t->nevents - 1].seq : 0;
-	in->peak = trace_peak(t, TRACE_ALL, &in->peak_at);
-	in->lower_bound = trace_peak(t, TRACE_TRANSIENT, &in->lb_at);
-	in->host_peak = trace_peak(t, TRACE_HOST, NULL);
-	if (slice_detect(t, &in->period) < 0)
-		in->period.found = 0; /* out of memory: reported as none */
+	int rc = trace_peak_checked(t, TRACE_ALL, &in->peak, &in->peak_at, err,
+				    errlen);
+	if (!rc)
+		rc = trace_peak_checked(t, TRACE_TRANSIENT, &in->lower_bound,
+					&in->lb_at, err, errlen);
+	if (!rc)
+		rc = trace_peak_checked(t, TRACE_HOST, &in->host_peak, NULL, err,
+					errlen);
+	if (!rc && slice_detect(t, &in->period) < 0)
+		rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+				  "out of memory looking for the iterations");
+	return rc;
 }
 
 static void info_json(const char *path, const struct trace *t,
@@ -236,7 +245,12 @@ static int cmd_info(int argc, char **argv)
 	if (rc)
 		return rc;
 	struct info in;
-	gather(t, &in);
+	char err[256];
+	if ((rc = gather(t, &in, err, sizeof(err)))) {
+		cli_error("trace '%s': %s", argv[optind], err);
+		trace_free(t);
+		return cli_exit_for(rc, 0);
+	}
 	if (json)
 		info_json(argv[optind], t, &in);
 	else

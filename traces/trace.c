@@ -729,17 +729,29 @@ static int passes(const struct trace_buffer *b, enum trace_filter f)
 uint64_t trace_peak(const struct trace *t, enum trace_filter filter,
 		    int64_t *at)
 {
+	uint64_t peak = 0;
+	if (trace_peak_checked(t, filter, &peak, at, NULL, 0))
+		return 0;
+	return peak;
+}
+
+int trace_peak_checked(const struct trace *t, enum trace_filter filter,
+		       uint64_t *peak, int64_t *at, char *err, size_t errlen)
+{
 	size_t n = 0;
 	for (size_t i = 0; i < t->nbuffers; i++)
 		if (passes(&t->buffers[i], filter))
 			n += 2 + 2 * (size_t)t->buffers[i].nholes;
 	if (at)
 		*at = 0;
+	*peak = 0;
 	if (n == 0)
 		return 0;
 	struct point *p = malloc(n * sizeof(*p));
 	if (!p)
-		return 0;
+		return trace_seterr(err, errlen, TRACE_ENOMEM,
+				    "out of memory finding the peak of %zu buffers",
+				    t->nbuffers);
 	size_t k = 0;
 	for (size_t i = 0; i < t->nbuffers; i++) {
 		const struct trace_buffer *b = &t->buffers[i];
@@ -772,7 +784,8 @@ uint64_t trace_peak(const struct trace *t, enum trace_filter filter,
 	free(p);
 	if (at)
 		*at = best_at;
-	return (uint64_t)best;
+	*peak = (uint64_t)best;
+	return 0;
 }
 
 /* --- names ------------------------------------------------------------- */

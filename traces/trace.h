@@ -372,10 +372,14 @@ enum trace_filter {
  * peak is the host memory's own.  With filter TRACE_TRANSIENT
  * this is the lower bound of any single-pool placement.  *at receives a
  * clock value where the maximum is first reached (may be NULL).
- * Runs in O(n log n).  Returns 0 for an empty trace.
+ * Runs in O(n log n).  Returns 0 for an empty trace, and 0 when out of
+ * memory too: a shorthand for tests; the tools call trace_peak_checked().
  */
 uint64_t trace_peak(const struct trace *t, enum trace_filter filter,
 		    int64_t *at);
+/* trace_peak() into *peak: 0, or TRACE_ENOMEM with a sentence in err. */
+int trace_peak_checked(const struct trace *t, enum trace_filter filter,
+		       uint64_t *peak, int64_t *at, char *err, size_t errlen);
 
 /* Names for codes, for reports and the schema's lookup tables. */
 const char *trace_kind_name(unsigned kind);

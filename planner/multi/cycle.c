@@ -92,7 +92,8 @@ static int append(struct trace *t, const struct trace *u, size_t w,
 	}
 	cy->requests[w] = k;
 	cy->fingerprint[w] = mp_plan_fp_final(&fp);
-	cy->lower_bound[w] = trace_pool_lower_bound(u);
+	if (trace_pool_lower_bound(u, &cy->lower_bound[w]))
+		return TRACE_ENOMEM;
 	for (size_t i = 0; i < u->nbuffers; i++)
 		if (trace_buffer_persistent(&u->buffers[i]))
 			cy->persistent[w] += u->buffers[i].size;

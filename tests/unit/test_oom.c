@@ -29,6 +29,7 @@
 #include "link.h"
 #include "minimalloc_csv.h"
 #include "plan.h"
+#include "report.h"
 #include "simulate.h"
 #include "solver.h"
 #include "swap.h"
@@ -133,7 +134,7 @@ static void sweep(const char *what, oom_call call, void *ctx, uint64_t max)
 				free(g2);
 			}
 			if (wrong < 4)
-				printf("# allocation %" PRIu64 " failed: rc %d, %s\n#   got  %s\n#   want %s\n",
+				printf("# allocation %" PRIu64 " failed: rc %d, %s\n#   got  %.300s\n#   want %.300s\n",
 				       k, rc, err, got ? got : "(none)", want);
 		}
 		free(got);
@@ -282,6 +283,55 @@ static int call_place(void *ctx, char **out, char *err, size_t errlen)
 	return rc;
 }
 
+/* --- analyze's summary of a zoo trace, as its JSON --- */
+
+static int call_report(void *ctx, char **out, char *err, size_t errlen)
+{
+	const struct trace *t = ctx;
+	struct report r;
+	int rc = report_build(t, NULL, REPORT_ALL_ALLOCATORS, &r, err, errlen);
+	if (rc) {
+		report_free(&r);
+		return rc;
+	}
+	uint64_t saved = oom_countdown; /* printing's own allocations too */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (f) {
+		int w = report_print_json(f, "zoo.trace", t, &r, 0);
+		if (fclose(f) || w) {
+			free(text);
+			text = NULL;
+			rc = trace_seterr(err, errlen, TRACE_ENOMEM,
+					  "out of memory printing the report");
+		}
+	}
+	oom_countdown = saved;
+	report_free(&r);
+	*out = text;
+	return rc;
+}
+
+/* --- the runtime's reading of a plan file (its bytes in memory) --- */
+
+struct bytes {
+	unsigned char *buf;
+	size_t len;
+};
+
+static int call_decode(void *ctx, char **out, char *err, size_t errlen)
+{
+	const struct bytes *b = ctx;
+	struct mp_plan plan;
+	int rc = mp_plan_decode(b->buf, b->len, &plan, err, errlen);
+	if (rc)
+		return rc;
+	*out = plan_text(&plan, NULL);
+	mp_plan_free(&plan);
+	return 0;
+}
+
 /* --- the importers, on the fuzz targets' seeds (files real tools write,
  * cut small) --- */
 
@@ -353,12 +403,33 @@ int main(void)
 		CHECK(0, "bert-base depth 1 builds, with its swap context");
 		return tap_done();
 	}
+	sweep("analyze's summary (report_build, JSON)", call_report, z.t,
+	      150 * k);
 	struct place_call pc = { &z.p, "auto" };
 	sweep("placement (auto, counted work)", call_place, &pc, 200 * k);
 	struct budget_call bm = { &z, "memplan", 0.9 };
 	sweep("swap plan (memplan, 90%)", call_budget, &bm, 150 * k);
 	struct budget_call bh = { &z, "hybrid", 0.9 };
 	sweep("hybrid plan (90%)", call_budget, &bh, 100 * k);
+	struct mp_plan plan;
+	struct sim_result sim;
+	struct swap_outcome oc;
+	char err[512];
+	struct bytes pb = { NULL, 0 };
+	int rc = budget_plan_ctx(&z.c, "memplan", (uint64_t)((double)z.lb * 0.9),
+				 "best-fit", z.align, &plan, &sim, &oc, err,
+				 sizeof(err));
+	if (rc == 0) {
+		rc = mp_plan_encode(&plan, &pb.buf, &pb.len, err, sizeof(err));
+		mp_plan_free(&plan);
+		sim_free(&sim);
+	}
+	if (rc == 0)
+		sweep("the runtime's decoding of a swap plan", call_decode, &pb,
+		      200 * k);
+	else
+		CHECK(0, "a swap plan to decode");
+	free(pb.buf);
 	if (exact_available()) {
 		struct budget_call be = { &z, "hybrid", 0.9 };
 		sweep("optimal (hybrid space, 90%)", call_exact, &be, 12 * k);

@@ -521,7 +521,9 @@ static void test_trace(void)
 				n_ok = 0;
 			if (solver_lower_bound(&p) != trace_peak(t, TRACE_TRANSIENT, NULL))
 				same = 0;
-			if (solver_lower_bound(&p) != trace_pool_lower_bound(t))
+			uint64_t tlb = 0;
+			if (trace_pool_lower_bound(t, &tlb) ||
+			    solver_lower_bound(&p) != tlb)
 				pool_lb = 0;
 			uint64_t *off = calloc(p.n + 1, sizeof(*off));
 			for (int s = 0; s < NSTRAT; s++)
