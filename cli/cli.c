@@ -17,9 +17,12 @@
 #include <unistd.h>
 
 const char *cli_progname = "memplan";
+static int said_error; /* cli_error() has spoken */
 
 static void vmsg(const char *level, const char *fmt, va_list ap)
 {
+	if (level[0] == 'e')
+		said_error = 1;
 	fprintf(stderr, "%s: %s: ", cli_progname, level);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -189,8 +192,32 @@ int cli_option_error(int c, const char *cmd)
 	return cli_usage_error("%s: bad option", cmd);
 }
 
+int cli_stdout_close(int rc)
+{
+	int flush = fflush(stdout), e = errno;
+	if (flush == 0 && !ferror(stdout))
+		return rc;
+	if (!said_error) {
+		if (flush != 0)
+			cli_error("cannot write to standard output: %s",
+				  strerror(e));
+		else
+			cli_error("cannot write to standard output");
+	}
+	return rc == MP_EXIT_OK ? MP_EXIT_OUTPUT : rc;
+}
+
+static int dispatch(const struct cli_command *table, int argc, char **argv,
+		    const char *about);
+
 int cli_dispatch(const struct cli_command *table, int argc, char **argv,
 		 const char *about)
+{
+	return cli_stdout_close(dispatch(table, argc, argv, about));
+}
+
+static int dispatch(const struct cli_command *table, int argc, char **argv,
+		    const char *about)
 {
 	dispatched = table;
 	if (argc < 2)

@@ -88,6 +88,15 @@ int cli_dispatch(const struct cli_command *table, int argc, char **argv,
 		 const char *about);
 
 /*
+ * What a command returns, once stdout is flushed: a write to it that failed
+ * anywhere (ferror, not only the last flush: glibc drops a buffer it could
+ * not write, so the final fflush() may succeed) turns MP_EXIT_OK into
+ * MP_EXIT_OUTPUT, said on stderr unless an error was said already.
+ * cli_dispatch() ends with it; a main of its own calls it.
+ */
+int cli_stdout_close(int rc);
+
+/*
  * For a subcommand's getopt loop: option 'h' prints the usage of cmd (from
  * the table cli_dispatch() runs) and returns MP_EXIT_OK; anything else is a
  * usage error pointing at '<prog> <cmd> --help'.

@@ -43,8 +43,10 @@ static void capture_start(struct capture *c, int fd)
 }
 
 /* Puts fd back, copies what was captured to it; returns the bytes copied
- * and keeps the first cap - 1 of them in text (NUL-ended). */
-static size_t capture_end(struct capture *c, char *text, size_t cap)
+ * and keeps the first cap - 1 of them in text (NUL-ended); *lost (may be
+ * NULL) is set when the copy back could not be written whole. */
+static size_t capture_end(struct capture *c, char *text, size_t cap,
+			  int *lost)
 {
 	dup2(c->saved, c->fd);
 	close(c->saved);
@@ -60,10 +62,15 @@ static size_t capture_end(struct capture *c, char *text, size_t cap)
 		}
 		/* a short write back to the terminal or pipe cannot be reported
 		 * anywhere better than where it failed */
-		if (write(c->fd, buf, n) != (ssize_t)n)
+		if (write(c->fd, buf, n) != (ssize_t)n) {
+			if (lost)
+				*lost = 1;
 			break;
+		}
 		total += n;
 	}
+	if (lost && ferror(c->tmp))
+		*lost = 1;
 	fclose(c->tmp);
 	c->tmp = NULL;
 	return total;
@@ -135,9 +142,14 @@ int cli_run_json_errors(int (*run)(int, char **), int argc, char **argv,
 	fflush(stderr);
 	char text[1 << 16], first[2];
 	size_t printed = 0; /* unknown when stdout could not be captured */
+	int lost = 0;
 	if (out.tmp)
-		printed = capture_end(&out, first, sizeof(first));
-	capture_end(&err, text, sizeof(text));
+		printed = capture_end(&out, first, sizeof(first), &lost);
+	capture_end(&err, text, sizeof(text), NULL);
+	if (lost) { /* the answer never reached its reader */
+		cli_error("cannot write to standard output");
+		return status == MP_EXIT_OK ? MP_EXIT_OUTPUT : status;
+	}
 	if (status != MP_EXIT_OK && printed == 0)
 		print_error_object(text, status);
 	return status;

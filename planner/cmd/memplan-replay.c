@@ -411,5 +411,5 @@ static int replay_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	cli_progname = "memplan-replay";
-	return cli_run_json_errors(replay_main, argc, argv, 0);
+	return cli_stdout_close(cli_run_json_errors(replay_main, argc, argv, 0));
 }
