@@ -243,7 +243,12 @@ static int write_junit(const char *file, const char *trace,
 		return rc;
 	int bad_write = error ? junit_write(o.f, suite, &bad, 1, seconds)
 			      : junit_write(o.f, suite, cases, n, seconds);
-	return cli_out_close(&o, bad_write == 0);
+	rc = cli_out_close(&o, bad_write == 0);
+	if (bad_write) { /* closing without a commit says nothing went wrong */
+		cli_error("cannot write the JUnit report '%s'", file);
+		return MP_EXIT_OUTPUT;
+	}
+	return rc;
 }
 
 /* --max-peak and --max-reserved: check_parse_limit(), its refusals as

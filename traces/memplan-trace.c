@@ -427,7 +427,8 @@ static int cmd_export(int argc, char **argv)
 	char err[ERRLEN];
 	int werr = mmcsv_export(t, o.f, err, sizeof(err));
 	if (werr)
-		cli_error("%s", err);
+		cli_error("'%s': %s", out && strcmp(out, "-") != 0 ? out : "standard output",
+			  err);
 	rc = cli_out_close(&o, werr == 0);
 	trace_free(t);
 	if (werr)

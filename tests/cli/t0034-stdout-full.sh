@@ -5,7 +5,8 @@
 # `summary --json` into a file on a full disk would read an empty report as
 # success).  With --json too: there the output runs through a temporary file
 # and is copied back (cli/json_errors.c), which is where it went unseen; and
-# --help and --list, whose text is an answer as well.
+# --help and --list, whose text is an answer as well.  Then an output file
+# on a full device.
 . tests/cli/lib.sh
 
 if [ ! -w /dev/full ]; then
@@ -65,6 +66,26 @@ for p in memplan-trace memplan-analyze memplan-plan memplan-replay; do
 	full "$p --help" "$p" --help
 done
 full "plan compile --help" memplan-plan compile --help
+
+# an output file on a full device (-o /dev/full is written in place): the
+# same rule (simulate and frontier said the SVG could not be written, then
+# exited 0)
+full_o() { # WHAT CMD...: exit 4, the file named
+	what=$1
+	shift
+	"$@" >/dev/null 2>"$T/err"
+	got=$?
+	[ "$got" -eq 4 ]
+	st=$?
+	[ $st -ne 0 ] && echo "#   exit status $got, expected 4: $*"
+	ok $st "$what: exit 4 when its file cannot be written"
+	has "$T/err" "/dev/full" "  ... and names the file"
+}
+full_o "simulate -o" memplan-plan simulate "$T/s.plan" "$a" -o /dev/full
+full_o "frontier -o" memplan-plan frontier "$a" --steps 2 --quiet -o /dev/full
+full_o "check --junit" memplan-analyze check "$a" --max-peak 100G --junit /dev/full
+full_o "compile -o" memplan-plan compile "$a" -o /dev/full
+full_o "export -o" memplan-trace export --to minimalloc-csv "$a" -o /dev/full
 
 # what a full standard output must not change: the plan file is still
 # written whole, and the same commands on a good stdout exit 0
