@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "budget.h"
 #include "exact_plan.h"
@@ -28,7 +29,9 @@
 #include "import_snapshot.h"
 #include "link.h"
 #include "minimalloc_csv.h"
+#include "memplan.h"
 #include "plan.h"
+#include "replay.h"
 #include "report.h"
 #include "simulate.h"
 #include "solver.h"
@@ -121,7 +124,8 @@ static void sweep(const char *what, oom_call call, void *ctx, uint64_t max)
 		runs++;
 		if (rc == 0 && got && strcmp(got, want) == 0) {
 			same++;
-		} else if (rc != 0 && strstr(err, "out of memory")) {
+		} else if (rc != 0 && (strstr(err, "out of memory") ||
+				       strstr(err, "out of host memory"))) {
 			refused++;
 		} else {
 			if (wrong++ < 3 && getenv("MEMPLAN_OOM_WHERE")) {
@@ -332,6 +336,35 @@ static int call_decode(void *ctx, char **out, char *err, size_t errlen)
 	return 0;
 }
 
+/* --- memplan-replay: the runtime (host backend) following a plan over its
+ * trace, every byte checked --- */
+
+struct replay_call {
+	const struct trace *t;
+	const char *path;
+};
+
+static int call_replay(void *ctx, char **out, char *err, size_t errlen)
+{
+	const struct replay_call *c = ctx;
+	struct replay_opts o = { MP_BACKEND_HOST, 2, 4, 1, NULL, NULL, NULL, 0 };
+	struct replay_result r;
+	int rc = replay_run(c->t, c->path, &o, &r, NULL, NULL, err, errlen);
+	if (rc)
+		return rc;
+	uint64_t saved = oom_countdown;
+	oom_countdown = 0;
+	*out = malloc(200);
+	if (*out)
+		snprintf(*out, 200,
+			 "iterations %" PRIu64 " followed %" PRIu64 " requests %" PRIu64
+			 " checks %" PRIu64 " bytes %" PRIu64 " problems %" PRIu64,
+			 r.iterations, r.followed, r.requests, r.checks,
+			 r.bytes_checked, r.problems);
+	oom_countdown = saved;
+	return 0;
+}
+
 /* --- the importers, on the fuzz targets' seeds (files real tools write,
  * cut small) --- */
 
@@ -429,6 +462,19 @@ int main(void)
 		      200 * k);
 	else
 		CHECK(0, "a swap plan to decode");
+	char path[] = "/tmp/memplan-oom-XXXXXX";
+	int fd = rc == 0 ? mkstemp(path) : -1;
+	if (fd >= 0 && write(fd, pb.buf, pb.len) == (ssize_t)pb.len) {
+		struct replay_call rp = { z.t, path };
+		sweep("replay: the runtime follows the swap plan, bytes checked",
+		      call_replay, &rp, 60 * k);
+	} else {
+		CHECK(0, "the swap plan in a file");
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
 	free(pb.buf);
 	if (exact_available()) {
 		struct budget_call be = { &z, "hybrid", 0.9 };
