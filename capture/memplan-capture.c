@@ -344,8 +344,10 @@ int main(int argc, char **argv)
 		case 'r': r.range = optarg; break;
 		case 'f': r.force = 1; break;
 		case 'q': r.quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); return MP_EXIT_OK;
-		case 'V': printf("memplan-capture %s\n", MEMPLAN_VERSION); return MP_EXIT_OK;
+		case 'h': fputs(usage_text, stdout); return cli_stdout_close(MP_EXIT_OK);
+		case 'V':
+			printf("memplan-capture %s\n", MEMPLAN_VERSION);
+			return cli_stdout_close(MP_EXIT_OK);
 		default: return cli_usage_error("unknown option or missing argument");
 		}
 	}

@@ -66,6 +66,7 @@ for p in memplan-trace memplan-analyze memplan-plan memplan-replay; do
 	full "$p --help" "$p" --help
 done
 full "plan compile --help" memplan-plan compile --help
+full "capture --help" memplan-capture --help
 
 # an output file on a full device (-o /dev/full is written in place): the
 # same rule (simulate and frontier said the SVG could not be written, then
