@@ -88,8 +88,10 @@ static int aggregate(const struct recomp_model *m,
 		l->cost_ns += a->cost_ns[i];
 		k->cost_ns += a->cost_ns[i];
 	}
-	qsort(r->layers, r->nlayers, sizeof(*r->layers), agg_cmp);
-	qsort(r->kinds, r->nkinds, sizeof(*r->kinds), agg_cmp);
+	if (r->nlayers) /* qsort's base may not be NULL, even for 0 */
+		qsort(r->layers, r->nlayers, sizeof(*r->layers), agg_cmp);
+	if (r->nkinds)
+		qsort(r->kinds, r->nkinds, sizeof(*r->kinds), agg_cmp);
 	return 0;
 }
 
@@ -216,7 +218,8 @@ static void print_pytorch(const struct recomp_model *m,
 	}
 	/* by module, then operator, then program order: a module's first
 	 * tensor is its run's first; duplicates of an operator dropped */
-	qsort(e, k, sizeof(*e), modop_by_name);
+	if (k) /* nothing recomputed: e is NULL, which qsort may not take */
+		qsort(e, k, sizeof(*e), modop_by_name);
 	size_t w = 0;
 	for (size_t r = 0; r < k; r++) {
 		if (w && !strcmp(e[w - 1].layer, e[r].layer) &&
@@ -237,7 +240,8 @@ static void print_pytorch(const struct recomp_model *m,
 			e[q].first = lo;
 		r = end;
 	}
-	qsort(e, w, sizeof(*e), modop_by_first);
+	if (w)
+		qsort(e, w, sizeof(*e), modop_by_first);
 	for (size_t r = 0; r < w;) {
 		printf("    \"%s\": [", e[r].layer);
 		size_t q = r;
