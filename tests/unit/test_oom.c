@@ -42,6 +42,7 @@
 #include "trace.h"
 #include "tracedb.h"
 #include "zinput.h"
+#include "planner/budget/zoo_fixture.h"
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t m);
@@ -166,44 +167,6 @@ static void sweep(const char *what, oom_call call, void *ctx, uint64_t max)
 
 /* --- the entry points --- */
 
-struct zoo {
-	struct trace *t;
-	struct solver_problem p;
-	struct link_model l;
-	struct swap_ctx c;
-	uint64_t lb, align;
-};
-
-/* A zoo model cut to one layer over pcie5, as the planner builds it. */
-static int zoo_init(struct zoo *z, const char *model, uint64_t batch)
-{
-	struct synth_opts so = { model, batch, SYNTH_FP32, "h200", 0, NULL, 1 };
-	char err[768];
-	memset(z, 0, sizeof(*z));
-	if (synth_build(&so, &z->t, err, sizeof(err)) ||
-	    solver_problem_from_trace(z->t, &z->p, err, sizeof(err)) ||
-	    link_parse("pcie5", z->t, &z->l, err, sizeof(err))) {
-		printf("# %s\n", err);
-		return -1;
-	}
-	solver_problem_drop_holes(&z->p);
-	z->align = solver_trace_align(z->t, 1);
-	if (solver_problem_align(&z->p, z->align, err, sizeof(err)) ||
-	    swap_ctx_init(&z->c, z->t, &z->p, &z->l, err, sizeof(err))) {
-		printf("# %s\n", err);
-		return -1;
-	}
-	z->lb = solver_lower_bound(&z->p);
-	return 0;
-}
-
-static void zoo_free(struct zoo *z)
-{
-	swap_ctx_free(&z->c);
-	solver_problem_free(&z->p);
-	trace_free(z->t);
-}
-
 /* a plan and its simulation as text: the encoded plan's bytes in hex
  * (a hash of them) and the predicted iteration */
 static char *plan_text(const struct mp_plan *plan, const struct sim_result *sim)
@@ -229,7 +192,7 @@ static char *plan_text(const struct mp_plan *plan, const struct sim_result *sim)
 }
 
 struct budget_call {
-	struct zoo *z;
+	struct zoo_fx *z;
 	const char *strategy;
 	double share;
 };
@@ -488,8 +451,8 @@ int main(void)
 	for (size_t i = 0; i < sizeof(imports) / sizeof(imports[0]); i++)
 		sweep(imports[i].what, call_import, (void *)&imports[i].kind,
 		      200 * k);
-	struct zoo z;
-	if (zoo_init(&z, "bert-base", 4)) {
+	struct zoo_fx z;
+	if (zoo_fx_init(&z, "bert-base", 4, "pcie5")) {
 		CHECK(0, "bert-base depth 1 builds, with its swap context");
 		return tap_done();
 	}
@@ -553,6 +516,6 @@ int main(void)
 	} else {
 		tap_skip("optimal under failed allocations", "built without GLPK");
 	}
-	zoo_free(&z);
+	zoo_fx_free(&z);
 	return tap_done();
 }

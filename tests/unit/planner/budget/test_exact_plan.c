@@ -21,6 +21,7 @@
 #include "synth.h"
 #include "tap.h"
 #include "trace.h"
+#include "zoo_fixture.h"
 
 #define MB 1000000
 
@@ -108,16 +109,7 @@ static struct trace *graph(void)
 	return h.t;
 }
 
-struct fx {
-	struct trace *t;
-	struct solver_problem p;
-	struct link_model l;
-	struct swap_ctx c;
-	uint64_t lb;
-	uint64_t align; /* zoo_init()'s: the trace's alignment */
-};
-
-static int fx_init(struct fx *f, const char *link)
+static int fx_init(struct zoo_fx *f, const char *link)
 {
 	char err[512];
 	memset(f, 0, sizeof(*f));
@@ -132,47 +124,12 @@ static int fx_init(struct fx *f, const char *link)
 	return 0;
 }
 
-static void fx_free(struct fx *f)
-{
-	swap_ctx_free(&f->c);
-	solver_problem_free(&f->p);
-	trace_free(f->t);
-}
-
-/*
- * The fixture of a zoo model cut to one layer (synth --depth 1, fp32,
- * H200 timings) over link, without holes and at its trace's alignment,
- * as the planner builds it.  Returns 0, or -1 having said why.
- */
-static int zoo_init(struct fx *f, const char *model, uint64_t batch,
-		    const char *link)
-{
-	struct synth_opts so = { model, batch, SYNTH_FP32, "h200", 0, NULL, 1 };
-	char err[768];
-	memset(f, 0, sizeof(*f));
-	if (synth_build(&so, &f->t, err, sizeof(err)) ||
-	    solver_problem_from_trace(f->t, &f->p, err, sizeof(err)) ||
-	    link_parse(link, f->t, &f->l, err, sizeof(err))) {
-		printf("# %s\n", err);
-		return -1;
-	}
-	solver_problem_drop_holes(&f->p);
-	f->align = solver_trace_align(f->t, 1);
-	if (solver_problem_align(&f->p, f->align, err, sizeof(err)) ||
-	    swap_ctx_init(&f->c, f->t, &f->p, &f->l, err, sizeof(err))) {
-		printf("# %s\n", err);
-		return -1;
-	}
-	f->lb = solver_lower_bound(&f->p);
-	return 0;
-}
-
 /* The slow link: 10 GB/s each way, so 100 MB takes 10 ms to cross. */
 #define SLOW "pcie5,h2d=10,d2h=10"
 
 static void test_recompute_a(void)
 {
-	struct fx f;
+	struct zoo_fx f;
 	if (fx_init(&f, SLOW)) {
 		CHECK(0, "hand graph builds");
 		return;
@@ -215,12 +172,12 @@ static void test_recompute_a(void)
 			    &er, err, sizeof(err));
 	CHECK(rc == SWAP_ENOFIT && er.proven,
 	      "optimal: below what k4 reads, no fit, proven");
-	fx_free(&f);
+	zoo_fx_free(&f);
 }
 
 static void test_swap_bound(void)
 {
-	struct fx f;
+	struct zoo_fx f;
 	if (fx_init(&f, SLOW)) {
 		CHECK(0, "hand graph builds");
 		return;
@@ -248,7 +205,7 @@ static void test_swap_bound(void)
 		mp_plan_free(&plan);
 		sim_free(&sim);
 	}
-	fx_free(&f);
+	zoo_fx_free(&f);
 	if (fx_init(&f, "infinite")) {
 		CHECK(0, "hand graph builds");
 		return;
@@ -262,7 +219,7 @@ static void test_swap_bound(void)
 		mp_plan_free(&plan);
 		sim_free(&sim);
 	}
-	fx_free(&f);
+	zoo_fx_free(&f);
 }
 
 /*
@@ -275,9 +232,9 @@ static void test_swap_bound(void)
  */
 static void test_groups(void)
 {
-	struct fx f;
+	struct zoo_fx f;
 	char err[768];
-	if (zoo_init(&f, "bert-base", 4, "pcie5")) {
+	if (zoo_fx_init(&f, "bert-base", 4, "pcie5")) {
 		CHECK(0, "bert-base depth 1 builds, with its swap context");
 		goto out;
 	}
@@ -309,7 +266,7 @@ static void test_groups(void)
 		sim_free(&sim);
 	}
 out:
-	fx_free(&f);
+	zoo_fx_free(&f);
 }
 
 /*
@@ -322,9 +279,9 @@ out:
  */
 static void test_seed_heuristic(void)
 {
-	struct fx f;
+	struct zoo_fx f;
 	char err[768];
-	if (zoo_init(&f, "bert-base", 4, "pcie5")) {
+	if (zoo_fx_init(&f, "bert-base", 4, "pcie5")) {
 		CHECK(0, "bert-base depth 1 builds, with its swap context");
 		goto out;
 	}
@@ -359,7 +316,7 @@ static void test_seed_heuristic(void)
 		sim_free(&sim);
 	}
 out:
-	fx_free(&f);
+	zoo_fx_free(&f);
 }
 
 /*
@@ -373,9 +330,9 @@ out:
  */
 static void test_seed_hybrid(void)
 {
-	struct fx f;
+	struct zoo_fx f;
 	char err[768];
-	if (zoo_init(&f, "gpt2", 1, "pcie5")) {
+	if (zoo_fx_init(&f, "gpt2", 1, "pcie5")) {
 		CHECK(0, "gpt2 depth 1 builds, with its swap context");
 		goto out;
 	}
@@ -413,7 +370,7 @@ static void test_seed_hybrid(void)
 		sim_free(&sim);
 	}
 out:
-	fx_free(&f);
+	zoo_fx_free(&f);
 }
 
 int main(void)
