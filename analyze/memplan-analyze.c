@@ -243,12 +243,9 @@ static int write_junit(const char *file, const char *trace,
 		return rc;
 	int bad_write = error ? junit_write(o.f, suite, &bad, 1, seconds)
 			      : junit_write(o.f, suite, cases, n, seconds);
-	rc = cli_out_close(&o, bad_write == 0);
-	if (bad_write) { /* closing without a commit says nothing went wrong */
+	if (bad_write)
 		cli_error("cannot write the JUnit report '%s'", file);
-		return MP_EXIT_OUTPUT;
-	}
-	return rc;
+	return cli_out_close(&o, bad_write == 0);
 }
 
 /* --max-peak and --max-reserved: check_parse_limit(), its refusals as
@@ -593,11 +590,9 @@ static int cmd_timeline(int argc, char **argv)
 	if ((rc = cli_out_open(&o, out)) == 0) {
 		int bad = strcmp(format, "svg") == 0 ? timeline_write_svg(o.f, t, &tl, title)
 						     : timeline_write_html(o.f, t, &tl, title);
-		rc = cli_out_close(&o, bad == 0);
-		if (bad && rc == 0) {
+		if (bad)
 			cli_error("cannot write '%s'", out);
-			rc = MP_EXIT_OUTPUT;
-		}
+		rc = cli_out_close(&o, bad == 0);
 		if (rc == 0 && strcmp(out, "-") != 0) {
 			char pk[32];
 			printf("%s: %s timeline, %zu groups by %s, %zu of %zu buffers, peak %s\n",

@@ -286,7 +286,8 @@ int cli_out_open(struct cli_out *o, const char *path)
 
 int cli_out_close(struct cli_out *o, int commit)
 {
-	int rc = MP_EXIT_OK;
+	/* not committed: the output was not written, whoever says why */
+	int rc = commit ? MP_EXIT_OK : MP_EXIT_OUTPUT;
 	if (o->direct) {
 		o->direct = 0;
 		if (fclose(o->f) != 0 && commit) {
@@ -301,7 +302,7 @@ int cli_out_close(struct cli_out *o, int commit)
 				  strerror(errno));
 			rc = MP_EXIT_OUTPUT;
 		}
-		return commit ? rc : MP_EXIT_OK;
+		return rc;
 	}
 	int bad = ferror(o->f);
 	if (fclose(o->f) != 0)

@@ -121,10 +121,9 @@ struct cli_out {
 /* 0, or prints the error and returns MP_EXIT_OUTPUT. */
 int cli_out_open(struct cli_out *o, const char *path);
 /* commit: flush, close, rename (errors printed, MP_EXIT_OUTPUT); else the
- * temporary file is removed.  Returns the exit status. */
+ * temporary file is removed and MP_EXIT_OUTPUT returned (the output was not
+ * written; the caller that gave up says why).  Returns the exit status. */
 int cli_out_close(struct cli_out *o, int commit);
-/* (commit 0 returns MP_EXIT_OK: the caller that gave up says why and
- * returns its own status, MP_EXIT_OUTPUT after a failed write) */
 
 /*
  * True when the paths a and b name the same file: the same text, or two

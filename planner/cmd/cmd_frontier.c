@@ -577,9 +577,7 @@ int cmd_frontier(int argc, char **argv)
 		if (bad)
 			cli_error("cannot write the SVG '%s'", svg);
 		status = cli_out_close(&out, !bad);
-		if (bad) /* closing without a commit says nothing went wrong */
-			status = MP_EXIT_OUTPUT;
-		if (status)
+		if (bad || status)
 			goto done;
 	}
 	if (csv)

@@ -330,9 +330,7 @@ static int simulate_run(int argc, char **argv)
 		if (bad)
 			cli_error("cannot write the SVG '%s'", svg);
 		status = cli_out_close(&o, !bad);
-		if (bad) /* closing without a commit says nothing went wrong */
-			status = MP_EXIT_OUTPUT;
-		if (status)
+		if (bad || status)
 			goto done;
 	}
 	size_t top[SIM_TOP_STALLS];
