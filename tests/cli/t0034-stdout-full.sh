@@ -22,17 +22,25 @@ ok $? "its plan"
 memplan-plan compile "$T/a.trace" -o "$T/s.plan" --budget 90% >/dev/null 2>&1
 ok $? "a swap plan"
 
-# full WHAT CMD...: CMD with stdout on /dev/full exits 4 and says why
-full() {
-	what=$1
-	shift
-	"$@" >/dev/full 2>"$T/err"
+# exit4 STDOUT CHECK TEXT SAYS CMD...: CMD with its stdout on STDOUT exits
+# 4 (check CHECK) and its stderr holds TEXT (check SAYS)
+exit4() {
+	out=$1 check=$2 text=$3 says=$4
+	shift 4
+	"$@" >"$out" 2>"$T/err"
 	got=$?
 	[ "$got" -eq 4 ]
 	st=$?
 	[ $st -ne 0 ] && echo "#   exit status $got, expected 4: $*"
-	ok $st "$what: exit 4 on a full standard output"
-	has "$T/err" "cannot write to standard output" "  ... and says so"
+	ok $st "$check"
+	has "$T/err" "$text" "$says"
+}
+# full WHAT CMD...: CMD with stdout on /dev/full exits 4 and says why
+full() {
+	what=$1
+	shift
+	exit4 /dev/full "$what: exit 4 on a full standard output" \
+		"cannot write to standard output" "  ... and says so" "$@"
 }
 
 a=$T/a.trace
@@ -74,13 +82,8 @@ full "capture --help" memplan-capture --help
 full_o() { # WHAT CMD...: exit 4, the file named
 	what=$1
 	shift
-	"$@" >/dev/null 2>"$T/err"
-	got=$?
-	[ "$got" -eq 4 ]
-	st=$?
-	[ $st -ne 0 ] && echo "#   exit status $got, expected 4: $*"
-	ok $st "$what: exit 4 when its file cannot be written"
-	has "$T/err" "/dev/full" "  ... and names the file"
+	exit4 /dev/null "$what: exit 4 when its file cannot be written" \
+		/dev/full "  ... and names the file" "$@"
 }
 full_o "simulate -o" memplan-plan simulate "$T/s.plan" "$a" -o /dev/full
 full_o "frontier -o" memplan-plan frontier "$a" --steps 2 --quiet -o /dev/full
