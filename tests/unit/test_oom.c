@@ -360,6 +360,16 @@ static char *trace_text(const struct trace *t)
 	return s;
 }
 
+/* A call's answer: rc, and when 0, t as text into *out (t freed). */
+static int trace_answer(int rc, struct trace *t, char **out)
+{
+	if (rc)
+		return rc;
+	*out = trace_text(t);
+	trace_free(t);
+	return 0;
+}
+
 /* --- the importers, on the fuzz targets' seeds (files real tools write,
  * cut small) --- */
 
@@ -390,11 +400,7 @@ static int call_import(void *ctx, char **out, char *err, size_t errlen)
 		rc = mmcsv_import(SEEDS "csv/small.csv", &t, err, errlen);
 		break;
 	}
-	if (rc)
-		return rc;
-	*out = trace_text(t);
-	trace_free(t);
-	return 0;
+	return trace_answer(rc, t, out);
 }
 
 /* --- a trace file of memplan's own: loaded whole, and streamed by
@@ -404,11 +410,7 @@ static int call_load(void *ctx, char **out, char *err, size_t errlen)
 {
 	struct trace *t = NULL;
 	int rc = trace_load(ctx, &t, err, errlen);
-	if (rc)
-		return rc;
-	*out = trace_text(t);
-	trace_free(t);
-	return 0;
+	return trace_answer(rc, t, out);
 }
 
 static int call_scan(void *ctx, char **out, char *err, size_t errlen)
