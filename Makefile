@@ -82,17 +82,26 @@ endif
 
 CUDA_CFLAGS := -I$(CUDA_HOME)/include
 
-# GLPK (Debian: libglpk-dev): the exact search behind the `optimal` budget
-# strategy and bench_exact (planner/budget/exact_milp.c).  Found by
-# compiling its header; NO_GLPK=1 builds without it.
+# The exact search behind the `optimal` budget strategy and bench_exact
+# (planner/budget/exact_milp.c) solves its programs with CBC (Debian:
+# coinor-libcbc-dev, found by pkg-config and its header) or else GLPK
+# (libglpk-dev, found by compiling its header); NO_CBC=1 and NO_GLPK=1
+# leave either out.
+ifeq ($(NO_CBC),)
+HAVE_CBC := $(shell pkg-config --exists cbc 2>/dev/null && printf '\043include <Cbc_C_Interface.h>\n' | $(CC) $$(pkg-config --cflags cbc) -E -x c - >/dev/null 2>&1 && echo 1)
+endif
 ifeq ($(NO_GLPK),)
 HAVE_GLPK := $(shell printf '\043include <glpk.h>\n' | $(CC) $(filter-out -MMD -MP,$(MP_CFLAGS)) $(CFLAGS) -E -x c - >/dev/null 2>&1 && echo 1)
 endif
-ifeq ($(HAVE_GLPK),1)
+ifeq ($(HAVE_CBC),1)
+MP_CFLAGS += -DMEMPLAN_HAVE_CBC $(shell pkg-config --cflags cbc)
+LIBS += $(shell pkg-config --libs cbc)
+else ifeq ($(HAVE_GLPK),1)
 MP_CFLAGS += -DMEMPLAN_HAVE_GLPK
 LIBS += -lglpk
+$(info memplan: no CBC (coinor-libcbc-dev): the exact search uses GLPK)
 else
-$(info memplan: no GLPK (glpk.h): building without the exact search (the `optimal` strategy and bench_exact refuse))
+$(info memplan: neither CBC nor GLPK: building without the exact search (the `optimal` strategy and bench_exact refuse))
 endif
 # Objects for shared libraries: position-independent, hidden by default.
 MP_PIC_CFLAGS := -fPIC -fvisibility=hidden
@@ -145,7 +154,7 @@ MAN_PAGES := $(wildcard man/*.[1-8])
 ALL_OBJ := $(CORE_OBJ) $(patsubst %.c,$(BUILD)/obj/%.o,$(PROG_SRC) $(UNIT_SRC) \
 	   $(FUZZ_SRC) $(BENCH_SRC) tests/fuzz/driver.c)
 
-.PHONY: all check demo bench fuzz compare install uninstall clean archive FORCE
+.PHONY: all check check-exact demo bench fuzz compare install uninstall clean archive FORCE
 # keep objects that only pattern rules mention
 .SECONDARY:
 all: $(PROGS) archive $(EXTRA_ALL)
@@ -219,6 +228,12 @@ $(BUILD)/traces/%.trace: traces/archive.list $(BUILD)/bin/memplan-trace
 # --- tests ------------------------------------------------------------------
 check: $(PROGS) $(UNIT_BINS) $(FUZZ_BINS) archive $(EXTRA_ALL) $(EXTRA_CHECK)
 	@BUILD=$(BUILD) SHARED_DATA=$(SHARED_DATA) sh tests/run.sh
+
+# The exact search's tests alone: CI runs them again on a build with
+# NO_CBC=1, so that the GLPK path is tested where CBC is installed.
+check-exact: $(PROGS) $(BUILD)/tests/test_exact_plan
+	@$(BUILD)/tests/test_exact_plan; \
+	BUILD=$(BUILD) MEMPLAN_BIN=$(abspath $(BUILD))/bin sh tests/cli/t0426-plan-optimal.sh
 
 demo: $(PROGS) archive
 	@BUILD=$(BUILD) sh tests/demo.sh

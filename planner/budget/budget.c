@@ -16,7 +16,7 @@ static const struct swap_strategy recomputing[] = {
 	{ "hybrid", "per buffer keep, swap or recompute: the least predicted time of swap-only, recompute-only and mixes", NULL },
 	{ "sqrt-n", "baseline: Chen et al.'s sqrt(n) checkpointing, a segment of sqrt(layers) layers re-run before its backward, no swaps", NULL },
 	{ "every-layer", "baseline: a checkpoint every layer, each layer's forward re-run before its backward, no swaps", NULL },
-	{ "optimal", "small traces: the least predicted time of single-buffer swaps and re-runs, by an exact search (GLPK; exact_plan.h)", NULL },
+	{ "optimal", "small traces: the least predicted time of single-buffer swaps and re-runs, by an exact search (CBC or GLPK; exact_plan.h)", NULL },
 };
 
 const struct swap_strategy *budget_strategy_find(const char *name)

@@ -1,20 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * exact_milp.c - the mixed-integer programs of exact_plan.c, solved by
- * GLPK when the build found it (MEMPLAN_HAVE_GLPK, see the Makefile);
- * without it every solve says so and the `optimal` strategy refuses.
- * The program is rebuilt for every solve: exact_plan.c adds a cut between
- * solves, and the programs it gives are small (EXACT_MAX_*).
+ * CBC (COIN-OR's branch and cut, MEMPLAN_HAVE_CBC) or else GLPK
+ * (MEMPLAN_HAVE_GLPK), whichever the build found first (see the
+ * Makefile); without either every solve says so and the `optimal`
+ * strategy refuses.  CBC first: on the programs of models larger than
+ * AlexNet its cuts close at the root what GLPK's branch and bound leaves
+ * open after a minute (planner/budget/README.md, "CBC").  The program is
+ * rebuilt for every solve: exact_plan.c adds a cut between solves, and the
+ * programs it gives are small (EXACT_MAX_*).
  */
 #include "exact_milp.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace.h"
 
-#ifdef MEMPLAN_HAVE_GLPK
+#if defined(MEMPLAN_HAVE_CBC)
+#include <Cbc_C_Interface.h>
+#include <float.h>
+#elif defined(MEMPLAN_HAVE_GLPK)
 #include <glpk.h>
 #endif
 
@@ -60,11 +69,147 @@ void exact_lp_free(struct exact_lp *lp)
 	memset(lp, 0, sizeof(*lp));
 }
 
-#ifdef MEMPLAN_HAVE_GLPK
+#if defined(MEMPLAN_HAVE_CBC)
 
 int exact_milp_available(void)
 {
 	return 1;
+}
+
+const char *exact_milp_solver(void)
+{
+	static char name[64];
+	if (!name[0])
+		snprintf(name, sizeof(name), "CBC %s", Cbc_getVersion());
+	return name;
+}
+
+/*
+ * The program by columns, as Cbc_loadProblem() takes it: columns 0..n-1
+ * the binaries, column n the stall d.  Returns the model, or NULL out of
+ * memory.
+ */
+static Cbc_Model *to_cbc(const struct exact_lp *lp)
+{
+	size_t ncol = lp->n + 1, nnz = 0;
+	for (size_t i = 0; i < lp->nrows; i++)
+		nnz += lp->rows[i].nz + (lp->rows[i].dcoef != 0);
+	if (ncol > INT_MAX || lp->nrows > INT_MAX || nnz > INT_MAX)
+		return NULL;
+	int *start = calloc(ncol + 1, sizeof(*start));
+	int *fill = malloc(ncol * sizeof(*fill));
+	int *index = malloc((nnz ? nnz : 1) * sizeof(*index));
+	double *value = malloc((nnz ? nnz : 1) * sizeof(*value));
+	double *collb = malloc(ncol * sizeof(*collb));
+	double *colub = malloc(ncol * sizeof(*colub));
+	double *obj = malloc(ncol * sizeof(*obj));
+	double *rowlb = malloc((lp->nrows ? lp->nrows : 1) * sizeof(*rowlb));
+	double *rowub = malloc((lp->nrows ? lp->nrows : 1) * sizeof(*rowub));
+	Cbc_Model *m = NULL;
+	if (!start || !fill || !index || !value || !collb || !colub || !obj ||
+	    !rowlb || !rowub)
+		goto out;
+	for (size_t i = 0; i < lp->nrows; i++) {
+		const struct exact_row *r = &lp->rows[i];
+		for (size_t z = 0; z < r->nz; z++)
+			start[r->ind[z] + 1]++;
+		if (r->dcoef != 0)
+			start[lp->n + 1]++;
+		rowlb[i] = r->sense == 'G' ? r->rhs : -DBL_MAX;
+		rowub[i] = r->sense == 'G' ? DBL_MAX : r->rhs;
+	}
+	for (size_t j = 0; j < ncol; j++) {
+		start[j + 1] += start[j];
+		fill[j] = start[j];
+		collb[j] = 0;
+		colub[j] = j < lp->n ? 1 : DBL_MAX;
+		obj[j] = j < lp->n ? lp->cost[j] : 1;
+	}
+	for (size_t i = 0; i < lp->nrows; i++) {
+		const struct exact_row *r = &lp->rows[i];
+		for (size_t z = 0; z < r->nz; z++) {
+			int k = fill[r->ind[z]]++;
+			index[k] = (int)i;
+			value[k] = r->val[z];
+		}
+		if (r->dcoef != 0) {
+			int k = fill[lp->n]++;
+			index[k] = (int)i;
+			value[k] = r->dcoef;
+		}
+	}
+	m = Cbc_newModel();
+	if (!m)
+		goto out;
+	Cbc_loadProblem(m, (int)ncol, (int)lp->nrows, start, index, value,
+			collb, colub, obj, rowlb, rowub);
+	Cbc_setObjSense(m, 1); /* minimise */
+	for (size_t j = 0; j < lp->n; j++)
+		Cbc_setInteger(m, (int)j);
+out:
+	free(start);
+	free(fill);
+	free(index);
+	free(value);
+	free(collb);
+	free(colub);
+	free(obj);
+	free(rowlb);
+	free(rowub);
+	return m;
+}
+
+int exact_milp_solve(const struct exact_lp *lp, double time_limit,
+		     uint8_t *x, double *obj, char *err, size_t errlen)
+{
+	Cbc_Model *m = to_cbc(lp);
+	if (!m)
+		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory"),
+		       -1;
+	Cbc_setLogLevel(m, 0);
+	/* counted, so that a program ends at the same node on any machine
+	 * (one thread: CBC's own default); the seconds are the safety net */
+	Cbc_setMaximumNodes(m, EXACT_MILP_NODES);
+	Cbc_setMaximumSeconds(m, time_limit);
+	int rc = Cbc_solve(m);
+	int ans = -1;
+	if (Cbc_isProvenOptimal(m)) {
+		const double *col = Cbc_getColSolution(m);
+		*obj = Cbc_getObjValue(m);
+		for (size_t j = 0; j < lp->n; j++)
+			x[j] = col[j] > 0.5;
+		ans = EXACT_MILP_OPTIMAL;
+	} else if (Cbc_isProvenInfeasible(m)) {
+		ans = EXACT_MILP_INFEASIBLE;
+	} else if (!Cbc_isAbandoned(m) &&
+		   (Cbc_isNodeLimitReached(m) || Cbc_isSecondsLimitReached(m))) {
+		/* the search's own bound: every cost and the stall are
+		 * nonnegative, so 0 bounds what it could not */
+		double b = Cbc_getBestPossibleObjValue(m);
+		*obj = isfinite(b) && b > 0 ? b : 0;
+		ans = EXACT_MILP_LIMIT;
+	}
+	if (ans < 0)
+		trace_seterr(err, errlen, TRACE_EINVAL,
+			     "CBC failed on the program (Cbc_solve %d, status %d, secondary status %d)",
+			     rc, Cbc_status(m), Cbc_secondaryStatus(m));
+	Cbc_deleteModel(m);
+	return ans;
+}
+
+#elif defined(MEMPLAN_HAVE_GLPK)
+
+int exact_milp_available(void)
+{
+	return 1;
+}
+
+const char *exact_milp_solver(void)
+{
+	static char name[64];
+	if (!name[0])
+		snprintf(name, sizeof(name), "GLPK %s", glp_version());
+	return name;
 }
 
 /* GLPK counts from 1; column n + 1 is the stall d. */
@@ -185,11 +330,16 @@ int exact_milp_solve(const struct exact_lp *lp, double time_limit,
 	return ans;
 }
 
-#else /* no GLPK */
+#else /* neither CBC nor GLPK */
 
 int exact_milp_available(void)
 {
 	return 0;
+}
+
+const char *exact_milp_solver(void)
+{
+	return "none";
 }
 
 int exact_milp_solve(const struct exact_lp *lp, double time_limit,
@@ -200,7 +350,7 @@ int exact_milp_solve(const struct exact_lp *lp, double time_limit,
 	(void)x;
 	(void)obj;
 	trace_seterr(err, errlen, -1,
-		     "memplan was built without GLPK (Debian: libglpk-dev), so the exact search is not available");
+		     "memplan was built without an integer-programming library (Debian: coinor-libcbc-dev or libglpk-dev), so the exact search is not available");
 	return -1;
 }
 

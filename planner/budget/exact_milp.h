@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * exact_milp.h - the program exact_plan.c builds, as plain data, and the
- * one call that hands it to GLPK (exact_milp.c, the only file that
- * includes glpk.h).  n binaries x[0..n) and one continuous d >= 0 (the
+ * one call that hands it to CBC or GLPK (exact_milp.c, the only file that
+ * includes their headers).  n binaries x[0..n) and one continuous d >= 0 (the
  * stall), minimise sum cost[j] x[j] + d under rows
  * sum val x + dcoef d (>= | <=) rhs.
  */
@@ -45,14 +45,19 @@ void exact_lp_free(struct exact_lp *lp);
 #define EXACT_MILP_NODES 3000
 
 /*
- * Solves lp with GLPK's branch and bound, presolved, quiet, at most
- * EXACT_MILP_NODES subproblems and time_limit seconds.  Returns an EXACT_MILP_* answer, or -1 with a
- * sentence in err (no GLPK in this build, or GLPK failed).
+ * Solves lp with CBC's branch and cut (or GLPK's branch and bound,
+ * presolved), quiet, on one thread, at most EXACT_MILP_NODES subproblems
+ * and time_limit seconds.  Returns an EXACT_MILP_* answer, or -1 with a
+ * sentence in err (neither in this build, or the solver failed).  At a
+ * limit *obj is CBC's best bound, or GLPK's LP relaxation.
  */
 int exact_milp_solve(const struct exact_lp *lp, double time_limit,
 		     uint8_t *x, double *obj, char *err, size_t errlen);
 
-/* 1 when built with GLPK. */
+/* 1 when built with CBC or GLPK. */
 int exact_milp_available(void);
+
+/* The solver and its version ("CBC 2.10.8", "GLPK 5.0"), or "none". */
+const char *exact_milp_solver(void);
 
 #endif

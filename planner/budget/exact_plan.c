@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * exact_plan.c - the `optimal` strategy (exact_plan.h): a program over the
- * decisions the heuristics make, solved by GLPK, each answer built and
+ * decisions the heuristics make, solved by CBC or GLPK, each answer built and
  * simulated, cut off, until the program's bound meets the best plan.
  *
  * Design note.  The decision space: recompute buffer i alone (recompute.h,
@@ -95,7 +95,7 @@ struct xmem {
 #define EXACT_PLACE_WORK 20000
 
 /* The bound meets the best plan within this part of the iteration (the
- * hairs of make_rows() and GLPK's tolerances are far below it). */
+ * hairs of make_rows() and the solvers' tolerances are far below it). */
 #define EXACT_TOLERANCE 1e-4
 
 /* Hole starts and ends tried per gap (options: their pairs). */
@@ -488,7 +488,7 @@ static size_t add_reruns(const struct search *S, int64_t lo, int64_t hi,
 /*
  * The rows: memory at every step above the budget, the stall of each
  * swap's own copies, the lanes' windows, and what cannot meet.  Times in
- * microseconds, bytes in MiB (GLPK's tolerances are relative).  Returns 0,
+ * microseconds, bytes in MiB (the solvers' tolerances are relative).  Returns 0,
  * 1 when some step is above the budget with nothing to take away there
  * (nothing fits, proven), -1 out of memory.
  */
@@ -507,7 +507,7 @@ static int make_rows(struct search *S)
 	    swap_profile(c, NULL, 0, prof, &peak, &at))
 		goto out;
 	/* a hair per decision: among plans of equal bound, fewer decisions,
-	 * so that the answer does not depend on GLPK's order of branching */
+	 * so that the answer does not depend on the solver's order of branching */
 	for (size_t j = 0; j < nv; j++)
 		S->lp.cost[j] = (S->v[j].swap ? 0 : S->v[j].cost_ns / 1e3) +
 				1e-6 * (double)(j + 1);
@@ -1639,7 +1639,7 @@ int exact_plan_ctx(const struct swap_ctx *c, const struct exact_options *o,
 	memset(er, 0, sizeof(*er));
 	if (!exact_available())
 		return trace_seterr(err, errlen, SOLVER_ENOTFOUND,
-				    "memplan was built without GLPK (Debian: libglpk-dev), so the optimal strategy is not available");
+				    "memplan was built without an integer-programming library (CBC or GLPK; Debian: coinor-libcbc-dev or libglpk-dev), so the optimal strategy is not available");
 	struct search S = { 0 };
 	S.c = c;
 	S.o = o;

@@ -2,7 +2,7 @@
 /*
  * exact_plan.h - the `optimal` strategy: how far the heuristics are from
  * the best plan, on graphs small enough to search.  A mixed-integer program
- * (GLPK, optional) over one binary per decision -- recompute a buffer
+ * (CBC or GLPK, optional) over one binary per decision -- recompute a buffer
  * (recompute.h's single-buffer re-runs) or swap one of its idle gaps
  * (swap.h's gaps) -- with the resident bytes at every allocator step at
  * most the budget, minimising a lower bound on the overhead the simulator
@@ -37,7 +37,7 @@ enum exact_space {
 
 struct exact_options {
 	enum exact_space space;
-	double time_limit;   /* seconds of GLPK per program (tm_lim, a safety
+	double time_limit;   /* solver seconds per program (a safety
 				net: the counted EXACT_MILP_NODES ends it
 				first on any machine of today); <= 0: 60 */
 	unsigned max_rounds; /* programs solved (plans simulated); 0: 40 */
@@ -47,7 +47,9 @@ struct exact_result {
 	int found;           /* a plan within the budget was simulated */
 	int proven;          /* no plan of the space is predicted faster */
 	int lp_only;         /* a program hit its node or time limit: bound_ns
-				is the LP relaxation's (still a lower bound) */
+				is the solver's bound then (CBC's best
+				bound, GLPK's LP relaxation: still a lower
+				bound) */
 	double bound_ns;     /* least overhead any plan of the space can have */
 	double best_ns;      /* the best plan's simulated overhead (ns) */
 	double base_ns;      /* the trace's iteration (ns) */
@@ -57,7 +59,7 @@ struct exact_result {
 	size_t nrecompute, nswap; /* in the best plan */
 };
 
-/* 1 when memplan was built with GLPK (the search exists), else 0. */
+/* 1 when memplan was built with CBC or GLPK (the search exists), else 0. */
 int exact_available(void);
 
 /* The space named "hybrid", "swap" or "recompute"; -1 for another. */
@@ -69,11 +71,12 @@ int exact_space_parse(const char *s);
  * placed with placer.  On success *plan (of the trace as it recomputes,
  * as recompute.h's strategies return) and *sim are the caller's, *er says
  * how sure.  Returns 0; SWAP_ENOFIT (no plan of the space fits, er->proven
- * says whether that is proven); SOLVER_ENOTFOUND (built without GLPK, or
+ * says whether that is proven); SOLVER_ENOTFOUND (built without either, or
  * the trace above EXACT_MAX_*: a sentence says which); TRACE_EINVAL,
  * TRACE_ENOMEM; each with a sentence.  Deterministic: the same trace,
- * budget and options give the same plan (GLPK's answers do not depend on
- * the clock: a program stops after counted nodes, tm_lim is a safety net).
+ * budget and options give the same plan (the solver's answers do not
+ * depend on the clock: a program stops after counted nodes on one thread,
+ * its seconds are a safety net).
  */
 int exact_plan_ctx(const struct swap_ctx *c, const struct exact_options *o,
 		   uint64_t budget, const char *placer, uint64_t align,

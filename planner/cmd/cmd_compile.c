@@ -334,7 +334,7 @@ const char cmd_compile_options[] =
 	"                           when the trace has bandwidths, else pcie5)\n"
 	"  -w, --swap-strategy S    with a budget: memplan, singa, vdnn, recompute,\n"
 	"                           hybrid, or the checkpoint baselines sqrt-n and\n"
-	"                           every-layer, or optimal (small traces, GLPK)\n"
+	"                           every-layer, or optimal (small traces, CBC/GLPK)\n"
 	"                           (default memplan)\n"
 	"  -P, --per-gpu            with --budget and --link MODEL,gpus=N: plan the N\n"
 	"                           lock-step GPUs of the link jointly, writing\n"

@@ -4,7 +4,7 @@
  * failed in turn.  The
  * binary is linked with -Wl,--wrap for malloc, calloc and realloc (the
  * Makefile's rule for test_oom), so every call from memplan's own objects
- * comes through here; SQLite's, GLPK's and libc's own stay untouched.
+ * comes through here; SQLite's, CBC's, GLPK's and libc's own stay untouched.
  * For each entry point below, a first run counts its allocations; then
  * allocation k (each k in turn, or every stride-th where there are many)
  * fails once and the call must either give the very same answer (the
@@ -516,7 +516,7 @@ int main(void)
 		struct budget_call be = { &z, "hybrid", 0.9 };
 		sweep("optimal (hybrid space, 90%)", call_exact, &be, 12 * k);
 	} else {
-		tap_skip("optimal under failed allocations", "built without GLPK");
+		tap_skip("optimal under failed allocations", "built without CBC or GLPK");
 	}
 	zoo_fx_free(&z);
 	return tap_done();
