@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * zoo_fixture.h - the budget planner's fixture of a zoo model cut to one
- * layer: its trace, placement problem (without holes, at the trace's
+ * zoo_fixture.h - the budget planner's fixture of a zoo model cut to a few
+ * layers: its trace, placement problem (without holes, at the trace's
  * alignment), link and swap context, as the planner builds them.  Shared by
  * test_exact_plan and test_oom (which fails its allocations in turn).
  */
@@ -27,13 +27,15 @@ struct zoo_fx {
 };
 
 /*
- * model at batch, cut to one layer (synth --depth 1, fp32, H200 timings),
+ * model at batch, cut to depth layers (synth --depth, fp32, H200 timings),
  * over link.  Returns 0, or -1 having said why (f may be freed either way).
  */
-static inline int zoo_fx_init(struct zoo_fx *f, const char *model,
-			      uint64_t batch, const char *link)
+static inline int zoo_fx_init_depth(struct zoo_fx *f, const char *model,
+				    uint64_t batch, unsigned depth,
+				    const char *link)
 {
-	struct synth_opts so = { model, batch, SYNTH_FP32, "h200", 0, NULL, 1 };
+	struct synth_opts so = { model, batch, SYNTH_FP32, "h200", 0, NULL,
+				 depth };
 	char err[768];
 	memset(f, 0, sizeof(*f));
 	if (synth_build(&so, &f->t, err, sizeof(err)) ||
@@ -51,6 +53,13 @@ static inline int zoo_fx_init(struct zoo_fx *f, const char *model,
 	}
 	f->lb = solver_lower_bound(&f->p);
 	return 0;
+}
+
+/* zoo_fx_init_depth() at one layer. */
+static inline int zoo_fx_init(struct zoo_fx *f, const char *model,
+			      uint64_t batch, const char *link)
+{
+	return zoo_fx_init_depth(f, model, batch, 1, link);
 }
 
 static inline void zoo_fx_free(struct zoo_fx *f)
