@@ -5,7 +5,7 @@
  * space's best simulated overhead and the program's bound beside
  * hybrid's; then per overhead level the largest cut (reduction of the
  * lower bound) the optimum and hybrid reach, and the gap in points.
- * Figures, not assertions; skipped without GLPK.
+ * Figures, not assertions; skipped without CBC and GLPK.
  *
  * Usage: bench_exact [--model NAME [--depth N]] [--batch N] [--link NAME]
  *        [--step PCT] [--time-limit S] [--rounds N]; defaults: the rows
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "budget.h"
+#include "exact_milp.h"
 #include "exact_plan.h"
 #include "simulate.h"
 #include "swap.h"
@@ -226,9 +227,10 @@ int main(int argc, char **argv)
 			o.max_rounds = (unsigned)atoi(argv[i + 1]);
 	}
 	if (!exact_available()) {
-		printf("bench_exact: built without GLPK (libglpk-dev): skipped\n");
+		printf("bench_exact: built without CBC or GLPK (coinor-libcbc-dev, libglpk-dev): skipped\n");
 		return 0;
 	}
+	printf("bench_exact: programs solved by %s\n", exact_milp_solver());
 	if (step <= 0 || step >= 100)
 		step = 5;
 	int bad = 0;
