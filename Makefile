@@ -90,7 +90,7 @@ CUDA_CFLAGS := -I$(CUDA_HOME)/include
 ifeq ($(NO_CBC),)
 HAVE_CBC := $(shell pkg-config --exists cbc 2>/dev/null && printf '\043include <Cbc_C_Interface.h>\n' | $(CC) $$(pkg-config --cflags cbc) -E -x c - >/dev/null 2>&1 && echo 1)
 endif
-ifeq ($(NO_GLPK),)
+ifeq ($(NO_GLPK)$(HAVE_CBC),)
 HAVE_GLPK := $(shell printf '\043include <glpk.h>\n' | $(CC) $(filter-out -MMD -MP,$(MP_CFLAGS)) $(CFLAGS) -E -x c - >/dev/null 2>&1 && echo 1)
 endif
 ifeq ($(HAVE_CBC),1)

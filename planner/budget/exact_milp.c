@@ -69,25 +69,36 @@ void exact_lp_free(struct exact_lp *lp)
 	memset(lp, 0, sizeof(*lp));
 }
 
+/* The solver this build has, and its version (SOLVER_NAME's two strings). */
 #if defined(MEMPLAN_HAVE_CBC)
-
-int exact_milp_available(void)
-{
-	return 1;
-}
+#define SOLVER_NAME "CBC", Cbc_getVersion()
+#elif defined(MEMPLAN_HAVE_GLPK)
+#define SOLVER_NAME "GLPK", glp_version()
+#endif
 
 const char *exact_milp_solver(void)
 {
+#ifdef SOLVER_NAME
 	static char name[64];
 	if (!name[0])
-		snprintf(name, sizeof(name), "CBC %s", Cbc_getVersion());
+		snprintf(name, sizeof(name), "%s %s", SOLVER_NAME);
 	return name;
+#else
+	return "none";
+#endif
 }
+
+int exact_milp_available(void)
+{
+	return strcmp(exact_milp_solver(), "none") != 0;
+}
+
+#if defined(MEMPLAN_HAVE_CBC)
 
 /*
  * The program by columns, as Cbc_loadProblem() takes it: columns 0..n-1
  * the binaries, column n the stall d.  Returns the model, or NULL out of
- * memory.
+ * memory (or past int's indices, which EXACT_MAX_* keeps it far below).
  */
 static Cbc_Model *to_cbc(const struct exact_lp *lp)
 {
@@ -198,19 +209,6 @@ int exact_milp_solve(const struct exact_lp *lp, double time_limit,
 }
 
 #elif defined(MEMPLAN_HAVE_GLPK)
-
-int exact_milp_available(void)
-{
-	return 1;
-}
-
-const char *exact_milp_solver(void)
-{
-	static char name[64];
-	if (!name[0])
-		snprintf(name, sizeof(name), "GLPK %s", glp_version());
-	return name;
-}
 
 /* GLPK counts from 1; column n + 1 is the stall d. */
 static glp_prob *to_glpk(const struct exact_lp *lp, int *ind, double *val)
@@ -331,16 +329,6 @@ int exact_milp_solve(const struct exact_lp *lp, double time_limit,
 }
 
 #else /* neither CBC nor GLPK */
-
-int exact_milp_available(void)
-{
-	return 0;
-}
-
-const char *exact_milp_solver(void)
-{
-	return "none";
-}
 
 int exact_milp_solve(const struct exact_lp *lp, double time_limit,
 		     uint8_t *x, double *obj, char *err, size_t errlen)

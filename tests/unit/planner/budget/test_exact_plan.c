@@ -375,6 +375,29 @@ out:
 }
 
 /*
+ * The hybrid space of f at budget within rounds programs (60 s each at
+ * most): *er filled, the plan freed.  Returns exact_plan_ctx()'s answer,
+ * having printed its sentence unless it is SWAP_ENOFIT.
+ */
+static int hybrid_at(struct zoo_fx *f, uint64_t budget, unsigned rounds,
+		     struct exact_result *er)
+{
+	struct exact_options o = { EXACT_HYBRID, 60, rounds };
+	struct mp_plan plan;
+	struct sim_result sim;
+	char err[768];
+	int rc = exact_plan_ctx(&f->c, &o, budget, "best-fit", f->align,
+				&plan, &sim, er, err, sizeof(err));
+	if (rc && rc != SWAP_ENOFIT)
+		printf("# %s\n", err);
+	if (!rc) {
+		mp_plan_free(&plan);
+		sim_free(&sim);
+	}
+	return rc;
+}
+
+/*
  * CBC's cuts settle what GLPK's branch and bound leaves open: on a
  * one-layer BERT b4 over PCIe at 80% of the lower bound no plan of the
  * hybrid space fits, which CBC proves in its first program (about a
@@ -389,27 +412,16 @@ static void test_cbc_proves(void)
 		return;
 	}
 	struct zoo_fx f;
-	char err[768];
 	if (zoo_fx_init(&f, "bert-base", 4, "pcie5")) {
 		CHECK(0, "bert-base depth 1 builds, with its swap context");
 		goto out;
 	}
-	struct exact_options o = { EXACT_HYBRID, 60, 2 };
-	struct mp_plan plan;
-	struct sim_result sim;
 	struct exact_result er;
-	int rc = exact_plan_ctx(&f.c, &o, f.lb / 10 * 8, "best-fit", f.align,
-				&plan, &sim, &er, err, sizeof(err));
-	if (rc && rc != SWAP_ENOFIT)
-		printf("# %s\n", err);
+	int rc = hybrid_at(&f, f.lb / 10 * 8, 2, &er);
 	printf("# %s: rc %d, proven %d, %u programs\n", exact_milp_solver(),
 	       rc, er.proven, er.rounds);
 	CHECK(rc == SWAP_ENOFIT && er.proven && er.rounds == 1,
 	      "cbc: no plan of the hybrid space fits 80% of a one-layer BERT, proven");
-	if (!rc) {
-		mp_plan_free(&plan);
-		sim_free(&sim);
-	}
 out:
 	zoo_fx_free(&f);
 }
@@ -425,27 +437,16 @@ out:
 static void test_free_plan(void)
 {
 	struct zoo_fx f;
-	char err[768];
 	if (zoo_fx_init_depth(&f, "bert-base", 1, 2, "pcie5")) {
 		CHECK(0, "bert-base depth 2 builds, with its swap context");
 		goto out;
 	}
-	struct exact_options o = { EXACT_HYBRID, 60, 3 };
-	struct mp_plan plan;
-	struct sim_result sim;
 	struct exact_result er;
-	int rc = exact_plan_ctx(&f.c, &o, f.lb, "best-fit", f.align, &plan,
-				&sim, &er, err, sizeof(err));
-	if (rc)
-		printf("# %s\n", err);
+	int rc = hybrid_at(&f, f.lb, 3, &er);
 	printf("# %zu binaries: overhead %.0f ns, bound %.0f ns, %u programs\n",
 	       er.nbinaries, er.best_ns, er.bound_ns, er.rounds);
 	CHECK(rc == 0 && er.proven && er.best_ns < 1 && er.rounds == 1,
 	      "free plan: proven by the first program");
-	if (!rc) {
-		mp_plan_free(&plan);
-		sim_free(&sim);
-	}
 out:
 	zoo_fx_free(&f);
 }
