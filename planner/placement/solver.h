@@ -401,6 +401,19 @@ int solver_improve(const struct solver_problem *p, uint64_t *offsets,
 int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 			  uint64_t max_nodes, struct solver_budget *b,
 			  uint64_t *offsets, uint64_t *nodes);
+/*
+ * solver_search_guillotine() (solver_guillotine.c): looks for a gapless
+ * placement of p below cap the way a guillotine packing is cut (buffers
+ * over the whole stretch at the bottom, instants no buffer crosses, then
+ * two stacked blocks whose buffers balance at every instant), within
+ * max_steps steps or b's clock.  Incomplete, proves nothing; on problems
+ * solver_skyline_applies() rejects it returns 0 at once.  Returns 1 with
+ * offsets[0..n) filled, 0 when it found none, or SOLVER_ENOMEM; *steps:
+ * the steps it spent.
+ */
+int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
+			     uint64_t max_steps, struct solver_budget *b,
+			     uint64_t *offsets, uint64_t *steps);
 /* Whether solver_search_skyline() would search p at cap (no holes, no
  * fixed offsets, every instant full at cap); 0 also when out of memory. */
 int solver_skyline_applies(const struct solver_problem *p, uint64_t cap);

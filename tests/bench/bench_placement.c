@@ -22,7 +22,8 @@
  * (solver_search_skyline()) on each packed seed, in this process, with N
  * nodes and no clock, and prints its nodes, whether it reached the bound
  * and its CPU time (the nodes are the same on any machine: what to
- * compare changes to that search by).
+ * compare changes to that search by).  --guillotine-steps N: the same
+ * with the guillotine search (solver_search_guillotine()), N steps.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -357,8 +358,10 @@ static int run_one(const char *name, const char *csv)
 	return 0;
 }
 
-/* --skyline-nodes: the skyline search alone on seeds [seed0, seed0 + n). */
-static int run_skyline(uint64_t seed0, uint64_t nseeds, uint64_t max_nodes)
+/* --skyline-nodes: the skyline search alone on seeds [seed0, seed0 + n);
+ * guillotine: the guillotine search alone instead (max_nodes its steps). */
+static int run_skyline(uint64_t seed0, uint64_t nseeds, uint64_t max_nodes,
+		       int guillotine)
 {
 	const struct guil_shape *sh = &shapes[shape_at].sh;
 	struct guil_rect *r = malloc(sh->nmax * sizeof(*r));
@@ -368,10 +371,11 @@ static int run_skyline(uint64_t seed0, uint64_t nseeds, uint64_t max_nodes)
 		fprintf(stderr, "bench_placement: out of memory\n");
 		return 1;
 	}
-	printf("the skyline search alone, %" PRIu64 " nodes at most, no clock (CPU s: this process)\n",
-	       max_nodes);
+	printf("the %s search alone, %" PRIu64 " %s at most, no clock (CPU s: this process)\n",
+	       guillotine ? "guillotine" : "skyline", max_nodes,
+	       guillotine ? "steps" : "nodes");
 	printf("%-20s %7s %-9s %10s %7s\n", "instance", "buffers", "bound",
-	       "nodes", "cpu_s");
+	       guillotine ? "steps" : "nodes", "cpu_s");
 	uint64_t cap = (uint64_t)sh->w * GUIL_UNIT, at = 0, sum = 0;
 	int bad = 0;
 	for (uint64_t seed = seed0; seed < seed0 + nseeds; seed++) {
@@ -388,8 +392,10 @@ static int run_skyline(uint64_t seed0, uint64_t nseeds, uint64_t max_nodes)
 		uint64_t nodes = 0, h = 0;
 		struct rusage r0, r1;
 		getrusage(RUSAGE_SELF, &r0);
-		int rc = solver_search_skyline(&p, cap, max_nodes, &b, off,
-					       &nodes);
+		int rc = guillotine ? solver_search_guillotine(&p, cap, max_nodes,
+							       &b, off, &nodes)
+				    : solver_search_skyline(&p, cap, max_nodes,
+							    &b, off, &nodes);
 		getrusage(RUSAGE_SELF, &r1);
 		double cpu = (double)(r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
 			     (r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) * 1e-6;
@@ -413,8 +419,8 @@ static int run_skyline(uint64_t seed0, uint64_t nseeds, uint64_t max_nodes)
 		       rc == 1 ? "reached" : "not", nodes, cpu);
 		fflush(stdout);
 	}
-	printf("%" PRIu64 " of %" PRIu64 " at the bound, %" PRIu64 " nodes on those\n",
-	       at, nseeds, sum);
+	printf("%" PRIu64 " of %" PRIu64 " at the bound, %" PRIu64 " %s on those\n",
+	       at, nseeds, sum, guillotine ? "steps" : "nodes");
 	free(r);
 	free(it);
 	free(off);
@@ -425,6 +431,7 @@ int main(int argc, char **argv)
 {
 	const char *write_dir = NULL;
 	uint64_t skyline_nodes = 0;
+	int guillotine = 0;
 	uint64_t seed0 = PACKED_SEED0, nseeds = PACKED_COUNT;
 	int packed_only = 0;
 	const char *extra[8];
@@ -453,11 +460,14 @@ int main(int argc, char **argv)
 			nseeds = z - a + 1;
 		} else if (strcmp(argv[i], "--packed-only") == 0) {
 			packed_only = 1;
-		} else if (strcmp(argv[i], "--skyline-nodes") == 0 &&
+		} else if ((strcmp(argv[i], "--skyline-nodes") == 0 ||
+			    strcmp(argv[i], "--guillotine-steps") == 0) &&
 			   i + 1 < argc) {
+			guillotine = argv[i][2] == 'g';
 			skyline_nodes = strtoull(argv[++i], NULL, 10);
 			if (!skyline_nodes) {
-				fprintf(stderr, "bench_placement: error: --skyline-nodes wants a count above 0\n");
+				fprintf(stderr, "bench_placement: error: %s wants a count above 0\n",
+					argv[i - 1]);
 				return 2;
 			}
 		} else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
@@ -471,7 +481,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else if (strcmp(argv[i], "--help") == 0) {
-			printf("usage: bench_placement [--time-limit S | --deterministic[=W]] [--csv NAME=PATH]... [--packed FIRST-LAST] [--shape NAME] [--packed-only] [--write DIR] [--skyline-nodes N]\n");
+			printf("usage: bench_placement [--time-limit S | --deterministic[=W]] [--csv NAME=PATH]... [--packed FIRST-LAST] [--shape NAME] [--packed-only] [--write DIR] [--skyline-nodes N | --guillotine-steps N]\n");
 			return 0;
 		} else if (strcmp(argv[i], "--quick") == 0) {
 			/* make bench's BENCH_ARGS: the table is quick already */
@@ -482,7 +492,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (skyline_nodes)
-		return run_skyline(seed0, nseeds, skyline_nodes);
+		return run_skyline(seed0, nseeds, skyline_nodes, guillotine);
 	if (write_dir) {
 		for (size_t k = 0; k < NLARGE; k++) {
 			char path[512];

@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * solver_guillotine.c - the guillotine search: a placement with no gap
+ * at all, built from the top down as a guillotine packing is cut.  exact
+ * and auto run it at the lower bound before the skyline search, with a
+ * small counted budget (solver_search_guillotine()).
+ *
+ * Why.  A problem full at every instant at the bound (the packed class)
+ * whose instances were made by cutting a rectangle recursively has a
+ * gapless placement that is a guillotine packing, and a guillotine packing
+ * of a block [a, b) x h (a set of buffers whose live bytes are h at every
+ * instant of [a, b)) is found by three rules:
+ *   - a buffer live over all of [a, b) can lie at the block's bottom: in
+ *     any gapless placement everything else is wholly below or above it,
+ *     and the two sets stacked, the buffer on top, are a placement too;
+ *   - an instant inside (a, b) that no buffer crosses cuts the block into
+ *     two blocks of height h, placed independently;
+ *   - otherwise the packing's first cut is across bytes: the block is two
+ *     blocks [a, b) x c and [a, b) x (h - c), stacked.  Their sets are the
+ *     flows of the block: seen as arcs from their first instant to their
+ *     end, buffers of one block balance at every instant inside (a, b)
+ *     (the bytes that end there are the bytes that start there).  The
+ *     search picks the block of one buffer x0 that starts at a, and grows
+ *     it one instant at a time: at the unbalanced instant with the fewest
+ *     undecided buffers it tries each subset of them that balances it
+ *     (identical buffers taken in index order), until every instant is
+ *     balanced; then both blocks are searched, the one of x0 first.
+ * Sets that failed are kept by a commutative hash of their buffers'
+ * (start, end, size), so identical buffers swapped or the same set met
+ * under another choice end at once.  It is not complete (it takes the
+ * first balanced set a choice completes, never a larger one), and it
+ * never proves anything: which is why it runs with a small share and the
+ * skyline search after it.
+ *
+ * What it adds: on bench_placement's big shape (300-450 buffers), the
+ * seeds the skyline search misses within millions of nodes are not the
+ * ones this misses (README, "The guillotine search").
+ */
+#include "solver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GM_BITS 16 /* the table of failed sets: 2^16 keys */
+
+struct gsearch {
+	const struct solver_problem *p;
+	uint64_t *off;        /* the answer, written as blocks succeed */
+	uint64_t steps, max_steps;
+	struct solver_budget *b;
+	int stop;             /* out of steps or clock */
+	int clock;            /* out of clock (or cancelled) */
+	int order;            /* 0: a subset without the largest first */
+	uint64_t *hkey;       /* per item: its hash */
+	uint64_t (*memo)[2];  /* failed sets: (key, check), 0 empty */
+	int oom;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9u;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebu;
+	x ^= x >> 31;
+	return x;
+}
+
+/* Counts a step; nonzero when the search must end. */
+static int tick(struct gsearch *g)
+{
+	if (g->stop)
+		return 1;
+	if (++g->steps >= g->max_steps) {
+		g->stop = 1;
+		return 1;
+	}
+	if ((g->steps & 4095) == 0 && g->b &&
+	    solver_budget_spend(g->b, 0, 1))
+		g->stop = g->clock = 1;
+	return g->stop;
+}
+
+static void set_key(const struct gsearch *g, const uint32_t *s, size_t n,
+		    uint64_t k[2])
+{
+	k[0] = 0;
+	k[1] = n;
+	for (size_t i = 0; i < n; i++) {
+		k[0] += g->hkey[s[i]];
+		k[1] += mix64(g->hkey[s[i]] ^ 0x5851f42d4c957f2du);
+	}
+	if (!k[0])
+		k[0] = 1;
+}
+
+static int memo_has(const struct gsearch *g, const uint64_t k[2])
+{
+	size_t m = (size_t)1 << GM_BITS;
+	for (size_t i = k[0] & (m - 1), tries = 0; tries < 8;
+	     i = (i + 1) & (m - 1), tries++) {
+		if (!g->memo[i][0])
+			return 0;
+		if (g->memo[i][0] == k[0] && g->memo[i][1] == k[1])
+			return 1;
+	}
+	return 0;
+}
+
+static void memo_put(struct gsearch *g, const uint64_t k[2])
+{
+	size_t m = (size_t)1 << GM_BITS;
+	size_t i = k[0] & (m - 1);
+	for (size_t tries = 0; tries < 8; i = (i + 1) & (m - 1), tries++)
+		if (!g->memo[i][0])
+			break;
+	g->memo[i][0] = k[0]; /* full near here: overwrite the last probe */
+	g->memo[i][1] = k[1];
+}
+
+/* Sorting without a global (compare's workers search side by side). */
+struct skey {
+	int64_t k0, k1, k2, k3;
+	uint32_t i;
+};
+
+static int skey_cmp(const void *x, const void *y)
+{
+	const struct skey *a = x, *b = y;
+	if (a->k0 != b->k0)
+		return a->k0 < b->k0 ? -1 : 1;
+	if (a->k1 != b->k1)
+		return a->k1 < b->k1 ? -1 : 1;
+	if (a->k2 != b->k2)
+		return a->k2 < b->k2 ? -1 : 1;
+	if (a->k3 != b->k3)
+		return a->k3 < b->k3 ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static int block(struct gsearch *g, uint32_t *s, size_t n, int64_t a,
+		 int64_t b, uint64_t h, uint64_t base);
+
+/* The search of one flow: the arcs (buffers) of a block that no instant
+ * cuts, its instants (distinct ends, sorted) and per arc its decision. */
+struct flow {
+	struct gsearch *g;
+	const uint32_t *s;
+	size_t n, nt;
+	int64_t a, b;
+	uint64_t h, base;
+	int64_t *t;          /* instants */
+	uint32_t *t0, *t1;   /* per arc: its instants' indices */
+	size_t *in0, *out0;  /* arcs ending / starting at instant k:
+			      * inl[in0[k] .. in0[k + 1]) */
+	uint32_t *inl, *outl;
+	int8_t *st;          /* per arc: -1 undecided, 0 out, 1 in */
+	int64_t *imb;        /* per instant: bytes in that end - start */
+	uint32_t *und;       /* per instant: undecided arcs */
+	uint32_t *work;      /* scratch for the arcs of one instant */
+	int32_t *sign;
+	int found;
+};
+
+static void decide(struct flow *f, uint32_t j, int8_t v)
+{
+	f->st[j] = v;
+	f->und[f->t0[j]]--;
+	f->und[f->t1[j]]--;
+	if (v) {
+		int64_t sz = (int64_t)f->g->p->items[f->s[j]].size;
+		f->imb[f->t0[j]] -= sz;
+		f->imb[f->t1[j]] += sz;
+	}
+}
+
+static void undecide(struct flow *f, uint32_t j)
+{
+	if (f->st[j] == 1) {
+		int64_t sz = (int64_t)f->g->p->items[f->s[j]].size;
+		f->imb[f->t0[j]] += sz;
+		f->imb[f->t1[j]] -= sz;
+	}
+	f->st[j] = -1;
+	f->und[f->t0[j]]++;
+	f->und[f->t1[j]]++;
+}
+
+static int flow_dfs(struct flow *f);
+
+/* Both blocks of a balanced set: 1 placed, 0 not. */
+static int flow_split(struct flow *f)
+{
+	struct gsearch *g = f->g;
+	uint64_t c = 0;
+	size_t n1 = 0;
+	for (size_t j = 0; j < f->n; j++)
+		if (f->st[j] == 1) {
+			n1++;
+			if (f->t0[j] == 0)
+				c += g->p->items[f->s[j]].size;
+		}
+	if (!c || c >= f->h || n1 == f->n)
+		return 0;
+	uint32_t *s = malloc(f->n * sizeof(*s));
+	if (!s) {
+		g->oom = g->stop = 1;
+		return 0;
+	}
+	size_t k1 = 0, k2 = n1;
+	for (size_t j = 0; j < f->n; j++) {
+		if (f->st[j] == 1)
+			s[k1++] = f->s[j];
+		else
+			s[k2++] = f->s[j];
+	}
+	int ok = block(g, s, n1, f->a, f->b, c, f->base) &&
+		 block(g, s + n1, f->n - n1, f->a, f->b, f->h - c,
+		       f->base + c);
+	free(s);
+	return ok;
+}
+
+/* The subsets of the undecided arcs arcs[k..m) of instant at that bring
+ * its imbalance to 0 (need: what they must add). */
+static int flow_sub(struct flow *f, const uint32_t *arcs, const int32_t *sg,
+		    const int64_t *posr, const int64_t *negr, size_t k,
+		    size_t m, int64_t need, uint8_t *pick)
+{
+	if (tick(f->g))
+		return 0;
+	if (k == m) {
+		if (need)
+			return 0;
+		for (size_t i = 0; i < m; i++)
+			decide(f, arcs[i], (int8_t)pick[i]);
+		int ok = flow_dfs(f);
+		for (size_t i = m; i-- > 0;)
+			undecide(f, arcs[i]);
+		return ok;
+	}
+	if (need > posr[k] || -need > negr[k])
+		return 0;
+	const struct solver_problem *p = f->g->p;
+	const struct solver_item *x = &p->items[f->s[arcs[k]]];
+	int64_t sz = (int64_t)x->size * sg[k];
+	/* identical arcs: taken in index order, so skipping one skips the
+	 * rest */
+	size_t k2 = k + 1;
+	while (k2 < m && sg[k2] == sg[k]) {
+		const struct solver_item *y = &p->items[f->s[arcs[k2]]];
+		if (y->size != x->size || y->lower != x->lower ||
+		    y->upper != x->upper)
+			break;
+		k2++;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		int take = f->g->order ? !pass : pass;
+		if (take) {
+			pick[k] = 1;
+			if (flow_sub(f, arcs, sg, posr, negr, k + 1, m,
+				     need - sz, pick))
+				return 1;
+		} else {
+			for (size_t i = k; i < k2; i++)
+				pick[i] = 0;
+			if (flow_sub(f, arcs, sg, posr, negr, k2, m, need,
+				     pick))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int flow_dfs(struct flow *f)
+{
+	if (tick(f->g))
+		return 0;
+	size_t best = SIZE_MAX;
+	for (size_t k = 1; k + 1 < f->nt; k++)
+		if (f->imb[k] && (best == SIZE_MAX || f->und[k] < f->und[best]))
+			best = k;
+	if (best == SIZE_MAX)
+		return flow_split(f);
+	size_t m = 0;
+	for (size_t i = f->in0[best]; i < f->in0[best + 1]; i++)
+		if (f->st[f->inl[i]] == -1)
+			f->work[m++] = f->inl[i];
+	size_t m_in = m;
+	for (size_t i = f->out0[best]; i < f->out0[best + 1]; i++)
+		if (f->st[f->outl[i]] == -1)
+			f->work[m++] = f->outl[i];
+	if (!m)
+		return 0;
+	uint32_t *arcs = malloc(m * sizeof(*arcs));
+	int32_t *sg = malloc(m * sizeof(*sg));
+	int64_t *posr = malloc((m + 1) * sizeof(*posr));
+	int64_t *negr = malloc((m + 1) * sizeof(*negr));
+	uint8_t *pick = malloc(m);
+	if (!arcs || !sg || !posr || !negr || !pick) {
+		free(arcs), free(sg), free(posr), free(negr), free(pick);
+		f->g->oom = f->g->stop = 1;
+		return 0;
+	}
+	/* by size, largest first; of one size the buffers that start here
+	 * (outs) first, then by lifetime: identical ones side by side */
+	{
+		struct skey *ks = malloc(m * sizeof(*ks));
+		if (!ks) {
+			free(arcs), free(sg), free(posr), free(negr), free(pick);
+			f->g->oom = f->g->stop = 1;
+			return 0;
+		}
+		for (size_t i = 0; i < m; i++) {
+			const struct solver_item *x =
+				&f->g->p->items[f->s[f->work[i]]];
+			ks[i] = (struct skey){ -(int64_t)x->size,
+					       i < m_in ? 1 : -1, x->lower,
+					       x->upper, f->work[i] };
+		}
+		qsort(ks, m, sizeof(*ks), skey_cmp);
+		for (size_t i = 0; i < m; i++) {
+			arcs[i] = ks[i].i;
+			sg[i] = (int32_t)ks[i].k1;
+		}
+		free(ks);
+	}
+	posr[m] = negr[m] = 0;
+	for (size_t k = m; k-- > 0;) {
+		int64_t sz = (int64_t)f->g->p->items[f->s[arcs[k]]].size;
+		posr[k] = posr[k + 1] + (sg[k] > 0 ? sz : 0);
+		negr[k] = negr[k + 1] + (sg[k] < 0 ? sz : 0);
+	}
+	int ok = flow_sub(f, arcs, sg, posr, negr, 0, m, -f->imb[best], pick);
+	free(arcs), free(sg), free(posr), free(negr), free(pick);
+	return ok;
+}
+
+static int icmp(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static size_t t_index(const int64_t *t, size_t nt, int64_t v)
+{
+	size_t lo = 0, hi = nt;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A block no instant cuts and no buffer spans: two stacked blocks. */
+static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
+		      int64_t a, int64_t b, uint64_t h, uint64_t base)
+{
+	struct flow f = { .g = g, .s = s, .n = n, .a = a, .b = b, .h = h,
+			  .base = base };
+	f.t = malloc(2 * n * sizeof(*f.t));
+	f.t0 = malloc(n * sizeof(*f.t0));
+	f.t1 = malloc(n * sizeof(*f.t1));
+	f.st = malloc(n * sizeof(*f.st));
+	f.work = malloc(n * sizeof(*f.work));
+	f.inl = malloc(n * sizeof(*f.inl));
+	f.outl = malloc(n * sizeof(*f.outl));
+	f.in0 = calloc(2 * n + 2, sizeof(*f.in0));
+	f.out0 = calloc(2 * n + 2, sizeof(*f.out0));
+	f.imb = calloc(2 * n + 1, sizeof(*f.imb));
+	f.und = calloc(2 * n + 1, sizeof(*f.und));
+	int ok = 0;
+	if (!f.t || !f.t0 || !f.t1 || !f.st || !f.work || !f.inl || !f.outl ||
+	    !f.in0 || !f.out0 || !f.imb || !f.und) {
+		g->oom = g->stop = 1;
+		goto out;
+	}
+	for (size_t j = 0; j < n; j++) {
+		f.t[2 * j] = g->p->items[s[j]].lower;
+		f.t[2 * j + 1] = g->p->items[s[j]].upper;
+	}
+	qsort(f.t, 2 * n, sizeof(*f.t), icmp);
+	for (size_t j = 0; j < 2 * n; j++)
+		if (!f.nt || f.t[f.nt - 1] != f.t[j])
+			f.t[f.nt++] = f.t[j];
+	for (size_t j = 0; j < n; j++) {
+		f.t0[j] = (uint32_t)t_index(f.t, f.nt, g->p->items[s[j]].lower);
+		f.t1[j] = (uint32_t)t_index(f.t, f.nt, g->p->items[s[j]].upper);
+		f.in0[f.t1[j] + 1]++;
+		f.out0[f.t0[j] + 1]++;
+		f.und[f.t0[j]]++;
+		f.und[f.t1[j]]++;
+		f.st[j] = -1;
+	}
+	for (size_t k = 0; k < f.nt; k++) {
+		f.in0[k + 1] += f.in0[k];
+		f.out0[k + 1] += f.out0[k];
+	}
+	{
+		size_t *ci = f.in0 + f.nt + 1, *co = f.out0 + f.nt + 1;
+		/* fill with running cursors kept past the prefix sums */
+		for (size_t k = 0; k < f.nt; k++)
+			ci[k] = f.in0[k], co[k] = f.out0[k];
+		for (size_t j = 0; j < n; j++) {
+			f.inl[ci[f.t1[j]]++] = (uint32_t)j;
+			f.outl[co[f.t0[j]]++] = (uint32_t)j;
+		}
+	}
+	/* x0: of the buffers starting at a, the one living longest (then the
+	 * largest) */
+	size_t x0 = SIZE_MAX;
+	for (size_t j = 0; j < n; j++) {
+		if (f.t0[j] != 0)
+			continue;
+		const struct solver_item *x = &g->p->items[s[j]];
+		if (x0 == SIZE_MAX || x->upper > g->p->items[s[x0]].upper ||
+		    (x->upper == g->p->items[s[x0]].upper &&
+		     x->size > g->p->items[s[x0]].size))
+			x0 = j;
+	}
+	if (x0 == SIZE_MAX)
+		goto out;
+	decide(&f, (uint32_t)x0, 1);
+	ok = flow_dfs(&f);
+out:
+	free(f.t);
+	free(f.t0);
+	free(f.t1);
+	free(f.st);
+	free(f.work);
+	free(f.inl);
+	free(f.outl);
+	free(f.in0);
+	free(f.out0);
+	free(f.imb);
+	free(f.und);
+	return ok;
+}
+
+/*
+ * Places the buffers s[0..n) (reordered) as a gapless block [a, b) x h
+ * from base up: 1 done (g->off holds their offsets), 0 not.
+ */
+static int block(struct gsearch *g, uint32_t *s, size_t n, int64_t a,
+		 int64_t b, uint64_t h, uint64_t base)
+{
+	if (tick(g))
+		return 0;
+	if (!n)
+		return h == 0;
+	uint64_t key[2];
+	set_key(g, s, n, key);
+	if (memo_has(g, key))
+		return 0;
+	/* buffers over all of [a, b) at the bottom */
+	size_t r = 0;
+	uint64_t at = base;
+	for (size_t i = 0; i < n; i++) {
+		const struct solver_item *x = &g->p->items[s[i]];
+		if (x->lower <= a && x->upper >= b) {
+			if (x->size > h - (at - base))
+				goto fail;
+			g->off[s[i]] = at;
+			at += x->size;
+		} else {
+			s[r++] = s[i];
+		}
+	}
+	uint64_t h2 = h - (at - base);
+	if (!r) {
+		if (h2)
+			goto fail;
+		return 1;
+	}
+	if (!h2)
+		goto fail;
+	/* instants no buffer crosses */
+	{
+		struct skey *ks = malloc(r * sizeof(*ks));
+		if (!ks) {
+			g->oom = g->stop = 1;
+			return 0;
+		}
+		for (size_t i = 0; i < r; i++)
+			ks[i] = (struct skey){ g->p->items[s[i]].lower,
+					       g->p->items[s[i]].upper, 0, 0,
+					       s[i] };
+		qsort(ks, r, sizeof(*ks), skey_cmp);
+		for (size_t i = 0; i < r; i++)
+			s[i] = ks[i].i;
+		free(ks);
+	}
+	if (g->p->items[s[0]].lower > a)
+		goto fail;
+	size_t p0 = 0;
+	int64_t end = g->p->items[s[0]].upper, start = a;
+	for (size_t i = 1; i <= r; i++) {
+		if (i < r && g->p->items[s[i]].lower < end) {
+			if (g->p->items[s[i]].upper > end)
+				end = g->p->items[s[i]].upper;
+			continue;
+		}
+		if (i < r && g->p->items[s[i]].lower > end)
+			goto fail; /* an empty stretch in a full block */
+		if (i == r && end < b)
+			goto fail;
+		if (p0 == 0 && i == r)
+			break; /* no cut */
+		if (!block(g, s + p0, i - p0, start, end, h2, at))
+			goto fail;
+		if (i < r) {
+			start = end;
+			p0 = i;
+			end = g->p->items[s[i]].upper;
+		} else {
+			return 1;
+		}
+	}
+	if (flow_block(g, s, r, a, b, h2, at))
+		return 1;
+fail:
+	if (!g->stop)
+		memo_put(g, key);
+	return 0;
+}
+
+int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
+			     uint64_t max_steps, struct solver_budget *b,
+			     uint64_t *offsets, uint64_t *steps)
+{
+	*steps = 0;
+	if (!p->n || !solver_skyline_applies(p, cap))
+		return 0;
+	struct gsearch g = { .p = p, .max_steps = max_steps, .b = b };
+	g.off = malloc(p->n * sizeof(*g.off));
+	g.hkey = malloc(p->n * sizeof(*g.hkey));
+	g.memo = calloc((size_t)1 << GM_BITS, sizeof(*g.memo));
+	uint32_t *s = malloc(p->n * sizeof(*s));
+	int found = 0, rc = 0;
+	if (!g.off || !g.hkey || !g.memo || !s) {
+		rc = SOLVER_ENOMEM;
+		goto out;
+	}
+	int64_t a = p->items[0].lower, e = p->items[0].upper;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct solver_item *x = &p->items[i];
+		if (x->lower < a)
+			a = x->lower;
+		if (x->upper > e)
+			e = x->upper;
+		g.hkey[i] = mix64(mix64(mix64((uint64_t)x->lower) ^
+					(uint64_t)x->upper) ^ x->size);
+	}
+	/* two orders of the subsets: each finds what the other misses */
+	for (g.order = 1; g.order >= 0 && !found && !g.clock && !g.oom;
+	     g.order--) {
+		g.max_steps = g.order ? max_steps / 2 : max_steps;
+		g.stop = 0;
+		memset(g.memo, 0, ((size_t)1 << GM_BITS) * sizeof(*g.memo));
+		for (size_t i = 0; i < p->n; i++)
+			s[i] = (uint32_t)i;
+		found = block(&g, s, p->n, a, e, cap, 0);
+	}
+	if (g.oom)
+		rc = SOLVER_ENOMEM;
+	if (found && !rc) {
+		for (size_t i = 0; i < p->n && found; i++)
+			if (g.off[i] % p->items[i].align ||
+			    g.off[i] + p->items[i].size > cap)
+				found = 0;
+		if (found)
+			memcpy(offsets, g.off, p->n * sizeof(*offsets));
+	}
+out:
+	*steps = g.steps;
+	free(g.off);
+	free(g.hkey);
+	free(g.memo);
+	free(s);
+	return rc ? rc : found;
+}
