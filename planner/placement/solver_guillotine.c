@@ -50,6 +50,7 @@ struct gsearch {
 	struct solver_budget *b;
 	int stop;             /* out of steps or clock */
 	int clock;            /* out of clock (or cancelled) */
+	unsigned depth;       /* frames of block, flow_dfs and flow_sub */
 	int order;            /* 0: a subset without the largest first */
 	uint64_t *hkey;       /* per item: its hash */
 	uint64_t (*memo)[2];  /* failed sets: (key, check), 0 empty */
@@ -79,6 +80,24 @@ static int tick(struct gsearch *g)
 	    solver_budget_spend(g->b, 0, 1))
 		g->stop = g->clock = 1;
 	return g->stop;
+}
+
+/* The recursion's depth is bounded (a search of thousands of buffers
+ * would otherwise nest as deep as it has instants times the buffers of
+ * one): past GUIL_MAX_DEPTH frames the search ends, as out of steps. */
+#define GUIL_MAX_DEPTH 3000
+
+static int deeper(struct gsearch *g)
+{
+	if (++g->depth > GUIL_MAX_DEPTH)
+		g->stop = 1;
+	return g->stop;
+}
+
+static int up(struct gsearch *g, int r)
+{
+	g->depth--;
+	return r;
 }
 
 static void set_key(const struct gsearch *g, const uint32_t *s, size_t n,
@@ -225,7 +244,11 @@ static int flow_split(struct flow *f)
  * its imbalance to 0 (need: what they must add). */
 static int flow_sub(struct flow *f, const uint32_t *arcs, const int32_t *sg,
 		    const int64_t *posr, const int64_t *negr, size_t k,
-		    size_t m, int64_t need, uint8_t *pick)
+		    size_t m, int64_t need, uint8_t *pick);
+
+static int flow_sub_r(struct flow *f, const uint32_t *arcs, const int32_t *sg,
+		      const int64_t *posr, const int64_t *negr, size_t k,
+		      size_t m, int64_t need, uint8_t *pick)
 {
 	if (tick(f->g))
 		return 0;
@@ -272,7 +295,16 @@ static int flow_sub(struct flow *f, const uint32_t *arcs, const int32_t *sg,
 	return 0;
 }
 
-static int flow_dfs(struct flow *f)
+static int flow_sub(struct flow *f, const uint32_t *arcs, const int32_t *sg,
+		    const int64_t *posr, const int64_t *negr, size_t k,
+		    size_t m, int64_t need, uint8_t *pick)
+{
+	if (deeper(f->g))
+		return up(f->g, 0);
+	return up(f->g, flow_sub_r(f, arcs, sg, posr, negr, k, m, need, pick));
+}
+
+static int flow_dfs_r(struct flow *f)
 {
 	if (tick(f->g))
 		return 0;
@@ -334,6 +366,13 @@ static int flow_dfs(struct flow *f)
 	int ok = flow_sub(f, arcs, sg, posr, negr, 0, m, -f->imb[best], pick);
 	free(arcs), free(sg), free(posr), free(negr), free(pick);
 	return ok;
+}
+
+static int flow_dfs(struct flow *f)
+{
+	if (deeper(f->g))
+		return up(f->g, 0);
+	return up(f->g, flow_dfs_r(f));
 }
 
 static int icmp(const void *x, const void *y)
@@ -444,8 +483,8 @@ out:
  * Places the buffers s[0..n) (reordered) as a gapless block [a, b) x h
  * from base up: 1 done (g->off holds their offsets), 0 not.
  */
-static int block(struct gsearch *g, uint32_t *s, size_t n, int64_t a,
-		 int64_t b, uint64_t h, uint64_t base)
+static int block_r(struct gsearch *g, uint32_t *s, size_t n, int64_t a,
+		   int64_t b, uint64_t h, uint64_t base)
 {
 	if (tick(g))
 		return 0;
@@ -525,6 +564,14 @@ fail:
 	if (!g->stop)
 		memo_put(g, key);
 	return 0;
+}
+
+static int block(struct gsearch *g, uint32_t *s, size_t n, int64_t a,
+		 int64_t b, uint64_t h, uint64_t base)
+{
+	if (deeper(g))
+		return up(g, 0);
+	return up(g, block_r(g, s, n, a, b, h, base));
 }
 
 int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
