@@ -7,6 +7,7 @@
  * than those the search reached before (the table below).
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,63 @@ static void test_guillotine(void)
 		       seed, r.height, (double)r.height / (double)lb, r.nodes);
 		CHECK(rc == 0 && r.height == lb && r.optimal, what);
 	}
+}
+
+/* A gapless problem of 5,800-5,900 buffers (a 64 Ki-unit square cut as
+ * the packed class is), searched on a thread with 1 MiB of stack: the
+ * guillotine search's recursion is bounded, so it ends instead of
+ * overflowing (unbounded, it needed more than 1 MiB). */
+struct deep_job {
+	struct solver_problem p;
+	uint64_t cap, *off, steps;
+	int rc;
+};
+
+static void *deep_main(void *arg)
+{
+	struct deep_job *j = arg;
+	struct solver_options wo = { .work_limit = UINT64_MAX };
+	struct solver_budget b;
+	solver_budget_init(&b, &wo);
+	j->rc = solver_search_guillotine(&j->p, j->cap, 3000000, &b, j->off,
+					 &j->steps);
+	return NULL;
+}
+
+static void test_guillotine_deep(void)
+{
+	static const struct guil_shape huge = { 5800, 5900, 65536, 65536,
+						GUIL_PICK_ANY, GUIL_DIR_ALTERNATE };
+	struct guil_rect *r = malloc(huge.nmax * sizeof(*r));
+	struct deep_job j = { { malloc(huge.nmax * sizeof(struct solver_item)),
+				0, NULL, 0 },
+			      65536 * 16, malloc(huge.nmax * sizeof(uint64_t)),
+			      0, -1 };
+	struct solver_item *it = j.p.items;
+	pthread_attr_t at;
+	pthread_t th;
+	int ok = r && it && j.off && !pthread_attr_init(&at) &&
+		 !pthread_attr_setstacksize(&at, 1024 * 1024);
+	if (ok) {
+		j.p.n = guil_cut_shape(1, &huge, r);
+		for (size_t i = 0; i < j.p.n; i++)
+			it[i] = (struct solver_item){ (r[i].b1 - r[i].b0) * 16, 1,
+						      r[i].t0, r[i].t1, NULL, 0,
+						      SOLVER_FREE, (int64_t)i };
+		ok = !pthread_create(&th, &at, deep_main, &j) &&
+		     !pthread_join(th, NULL);
+		pthread_attr_destroy(&at);
+	}
+	uint64_t h = 0;
+	printf("# guillotine search, %zu buffers on 1 MiB of stack: %s in %" PRIu64 " steps\n",
+	       j.p.n, j.rc == 1 ? "placed" : "not placed", j.steps);
+	CHECK(ok && (j.rc == 0 ||
+		     (j.rc == 1 && !solver_check(&j.p, j.off, &h, err, sizeof(err)) &&
+		      h == j.cap)),
+	      "guillotine search: 5,800-5,900 buffers on 1 MiB of stack, no overflow");
+	free(r);
+	free(it);
+	free(j.off);
 }
 
 /*
@@ -600,6 +658,7 @@ int main(void)
 	test_guillotine();
 	test_packed_big();
 	test_guillotine_search();
+	test_guillotine_deep();
 	test_climb();
 	test_scan_all(dir);
 	test_threads(dir);
