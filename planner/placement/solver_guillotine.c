@@ -439,14 +439,19 @@ static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 		f.out0[k + 1] += f.out0[k];
 	}
 	{
-		size_t *ci = f.in0 + f.nt + 1, *co = f.out0 + f.nt + 1;
-		/* fill with running cursors kept past the prefix sums */
+		/* the lists, filled at running cursors */
+		size_t *ci = malloc(2 * f.nt * sizeof(*ci)), *co = ci + f.nt;
+		if (!ci) {
+			g->oom = g->stop = 1;
+			goto out;
+		}
 		for (size_t k = 0; k < f.nt; k++)
 			ci[k] = f.in0[k], co[k] = f.out0[k];
 		for (size_t j = 0; j < n; j++) {
 			f.inl[ci[f.t1[j]]++] = (uint32_t)j;
 			f.outl[co[f.t0[j]]++] = (uint32_t)j;
 		}
+		free(ci);
 	}
 	/* x0: of the buffers starting at a, the one living longest (then the
 	 * largest) */
