@@ -19,6 +19,17 @@ for b in "$BUILD"/bench/bench_*; do
 	# (callgrind, each case's requests only; skipped without valgrind)
 	[ "${b##*/}" = bench_runtime ] && sh tests/bench/instructions.sh "$b"
 done
+# The packed class's goal (issue 32: at the optimum within 5 s whatever the
+# seed): seeds 1-100 of the big shape (300-450 buffers) under compile
+# --time-limit 5, then the guillotine search alone on them (counted steps:
+# the same on any machine).
+echo
+echo "== packed class, big shape (bench_placement --packed-only --shape big --time-limit 5)"
+"$BUILD/bench/bench_placement" --packed-only --packed 1-100 --shape big --time-limit 5 |
+	awk 'NR <= 2 { next } $5 == "1.00000" { at++ } $5 != "1.00000" { above = above " " $1 " " $5 }
+	     { n++ } END { printf "%d of %d at the bound; above:%s\n", at, n, above == "" ? " none" : above }'
+"$BUILD/bench/bench_placement" --guillotine-steps 20000000 --shape big --packed 1-100 | tail -n 1
+
 echo
 echo "== synth (memplan-trace synth, wall time per trace)"
 printf '%-14s %6s %10s\n' model batch seconds
