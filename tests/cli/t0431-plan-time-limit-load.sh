@@ -52,13 +52,23 @@ for i in 1 2 3; do
 	ok $st "compile --time-limit 2 beside a busy loop, run $i ($t ms)"
 	[ "$t" -gt "$worst" ] && worst=$t
 done
+# the load can change during the runs (make check runs two tests at once):
+# the floor measured again after them counts too
+t0=$(ms)
+memplan-plan compile "$T/mid.csv" -o "$T/g.plan" --strategy greedy-size >/dev/null 2>&1
+after=$(($(ms) - t0))
+[ "$after" -gt "$floor" ] && floor=$after
 kill $busy 2>/dev/null
 has "$T/out" '"stopped_by":"skipped"' "  ... the exact search declined it (over its size limit)"
+# a build with sanitizers spends outside any estimate at exit (the leak
+# check over 30,000 buffers' allocations): 10% there, 5% in the product
+slack=2100
+ldd "$(command -v memplan-plan)" 2>/dev/null | grep -q 'libasan\|libubsan' && slack=2200
 if [ "$floor" -gt 1000 ]; then
-	skip "  ... each run within the limit and 5% ($worst ms at worst)" "the machine is too loaded: greedy-size alone took $floor ms"
+	skip "  ... each run within the limit and its slack ($worst ms at worst)" "the machine is too loaded: greedy-size alone took $floor ms"
 else
-	[ "$worst" -le 2100 ]
-	ok $? "  ... each run within the limit and 5% ($worst ms at worst)"
+	[ "$worst" -le "$slack" ]
+	ok $? "  ... each run within the limit and its slack, $slack ms ($worst ms at worst)"
 fi
 expect 0 "the plan verifies" memplan-plan verify "$T/m.plan" "$T/mid.csv"
 
