@@ -129,11 +129,15 @@ static int memo_has(const struct gsearch *g, const uint64_t k[2])
 static void memo_put(struct gsearch *g, const uint64_t k[2])
 {
 	size_t m = (size_t)1 << GM_BITS;
-	size_t i = k[0] & (m - 1);
-	for (size_t tries = 0; tries < 8; i = (i + 1) & (m - 1), tries++)
-		if (!g->memo[i][0])
+	size_t home = k[0] & (m - 1), i = home;
+	for (size_t tries = 0; g->memo[i][0]; tries++) {
+		if (tries == 7) { /* full near here: the home slot goes */
+			i = home;
 			break;
-	g->memo[i][0] = k[0]; /* full near here: overwrite the last probe */
+		}
+		i = (i + 1) & (m - 1);
+	}
+	g->memo[i][0] = k[0];
 	g->memo[i][1] = k[1];
 }
 
@@ -176,9 +180,16 @@ struct flow {
 	int8_t *st;          /* per arc: -1 undecided, 0 out, 1 in */
 	int64_t *imb;        /* per instant: bytes in that end - start */
 	uint32_t *und;       /* per instant: undecided arcs */
-	uint32_t *work;      /* scratch for the arcs of one instant */
-	int32_t *sign;
-	int found;
+	/* Each level of flow_dfs() takes the undecided arcs of one instant,
+	 * which deeper levels never see again: per arc (arcs, sg, pick) the
+	 * levels take at most n entries, per arc and level (posr, negr) at
+	 * most 2n; top and ptop are what the levels above took. */
+	struct skey *ks;     /* scratch: sorting one instant's arcs */
+	uint32_t *arcs;
+	int32_t *sg;         /* 1: ends at the instant, -1: starts there */
+	uint8_t *pick;
+	int64_t *posr, *negr; /* what arcs[k..] can add, and take away */
+	size_t top, ptop;
 };
 
 static void decide(struct flow *f, uint32_t j, int8_t v)
@@ -314,48 +325,30 @@ static int flow_dfs_r(struct flow *f)
 			best = k;
 	if (best == SIZE_MAX)
 		return flow_split(f);
-	size_t m = 0;
-	for (size_t i = f->in0[best]; i < f->in0[best + 1]; i++)
-		if (f->st[f->inl[i]] == -1)
-			f->work[m++] = f->inl[i];
-	size_t m_in = m;
-	for (size_t i = f->out0[best]; i < f->out0[best + 1]; i++)
-		if (f->st[f->outl[i]] == -1)
-			f->work[m++] = f->outl[i];
-	if (!m)
-		return 0;
-	uint32_t *arcs = malloc(m * sizeof(*arcs));
-	int32_t *sg = malloc(m * sizeof(*sg));
-	int64_t *posr = malloc((m + 1) * sizeof(*posr));
-	int64_t *negr = malloc((m + 1) * sizeof(*negr));
-	uint8_t *pick = malloc(m);
-	if (!arcs || !sg || !posr || !negr || !pick) {
-		free(arcs), free(sg), free(posr), free(negr), free(pick);
-		f->g->oom = f->g->stop = 1;
-		return 0;
-	}
 	/* by size, largest first; of one size the buffers that start here
 	 * (outs) first, then by lifetime: identical ones side by side */
-	{
-		struct skey *ks = malloc(m * sizeof(*ks));
-		if (!ks) {
-			free(arcs), free(sg), free(posr), free(negr), free(pick);
-			f->g->oom = f->g->stop = 1;
-			return 0;
+	size_t m = 0;
+	for (int side = 0; side < 2; side++) {
+		const size_t *at = side ? f->out0 : f->in0;
+		const uint32_t *l = side ? f->outl : f->inl;
+		for (size_t i = at[best]; i < at[best + 1]; i++) {
+			if (f->st[l[i]] != -1)
+				continue;
+			const struct solver_item *x = &f->g->p->items[f->s[l[i]]];
+			f->ks[m++] = (struct skey){ -(int64_t)x->size,
+						    side ? -1 : 1, x->lower,
+						    x->upper, l[i] };
 		}
-		for (size_t i = 0; i < m; i++) {
-			const struct solver_item *x =
-				&f->g->p->items[f->s[f->work[i]]];
-			ks[i] = (struct skey){ -(int64_t)x->size,
-					       i < m_in ? 1 : -1, x->lower,
-					       x->upper, f->work[i] };
-		}
-		qsort(ks, m, sizeof(*ks), skey_cmp);
-		for (size_t i = 0; i < m; i++) {
-			arcs[i] = ks[i].i;
-			sg[i] = (int32_t)ks[i].k1;
-		}
-		free(ks);
+	}
+	if (!m)
+		return 0;
+	qsort(f->ks, m, sizeof(*f->ks), skey_cmp);
+	uint32_t *arcs = f->arcs + f->top;
+	int32_t *sg = f->sg + f->top;
+	int64_t *posr = f->posr + f->ptop, *negr = f->negr + f->ptop;
+	for (size_t i = 0; i < m; i++) {
+		arcs[i] = f->ks[i].i;
+		sg[i] = (int32_t)f->ks[i].k1;
 	}
 	posr[m] = negr[m] = 0;
 	for (size_t k = m; k-- > 0;) {
@@ -363,8 +356,12 @@ static int flow_dfs_r(struct flow *f)
 		posr[k] = posr[k + 1] + (sg[k] > 0 ? sz : 0);
 		negr[k] = negr[k + 1] + (sg[k] < 0 ? sz : 0);
 	}
-	int ok = flow_sub(f, arcs, sg, posr, negr, 0, m, -f->imb[best], pick);
-	free(arcs), free(sg), free(posr), free(negr), free(pick);
+	f->top += m;
+	f->ptop += m + 1;
+	int ok = flow_sub(f, arcs, sg, posr, negr, 0, m, -f->imb[best],
+			  f->pick + f->top - m);
+	f->top -= m;
+	f->ptop -= m + 1;
 	return ok;
 }
 
@@ -373,25 +370,6 @@ static int flow_dfs(struct flow *f)
 	if (deeper(f->g))
 		return up(f->g, 0);
 	return up(f->g, flow_dfs_r(f));
-}
-
-static int icmp(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-static size_t t_index(const int64_t *t, size_t nt, int64_t v)
-{
-	size_t lo = 0, hi = nt;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* A block no instant cuts and no buffer spans: two stacked blocks. */
@@ -404,7 +382,12 @@ static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 	f.t0 = malloc(n * sizeof(*f.t0));
 	f.t1 = malloc(n * sizeof(*f.t1));
 	f.st = malloc(n * sizeof(*f.st));
-	f.work = malloc(n * sizeof(*f.work));
+	f.ks = malloc(n * sizeof(*f.ks));
+	f.arcs = malloc(n * sizeof(*f.arcs));
+	f.sg = malloc(n * sizeof(*f.sg));
+	f.pick = malloc(n);
+	f.posr = malloc(2 * n * sizeof(*f.posr));
+	f.negr = malloc(2 * n * sizeof(*f.negr));
 	f.inl = malloc(n * sizeof(*f.inl));
 	f.outl = malloc(n * sizeof(*f.outl));
 	f.in0 = calloc(2 * n + 2, sizeof(*f.in0));
@@ -412,8 +395,9 @@ static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 	f.imb = calloc(2 * n + 1, sizeof(*f.imb));
 	f.und = calloc(2 * n + 1, sizeof(*f.und));
 	int ok = 0;
-	if (!f.t || !f.t0 || !f.t1 || !f.st || !f.work || !f.inl || !f.outl ||
-	    !f.in0 || !f.out0 || !f.imb || !f.und) {
+	if (!f.t || !f.t0 || !f.t1 || !f.st || !f.ks || !f.arcs || !f.sg ||
+	    !f.pick || !f.posr || !f.negr || !f.inl || !f.outl || !f.in0 ||
+	    !f.out0 || !f.imb || !f.und) {
 		g->oom = g->stop = 1;
 		goto out;
 	}
@@ -421,13 +405,15 @@ static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 		f.t[2 * j] = g->p->items[s[j]].lower;
 		f.t[2 * j + 1] = g->p->items[s[j]].upper;
 	}
-	qsort(f.t, 2 * n, sizeof(*f.t), icmp);
+	qsort(f.t, 2 * n, sizeof(*f.t), solver_time_cmp);
 	for (size_t j = 0; j < 2 * n; j++)
 		if (!f.nt || f.t[f.nt - 1] != f.t[j])
 			f.t[f.nt++] = f.t[j];
 	for (size_t j = 0; j < n; j++) {
-		f.t0[j] = (uint32_t)t_index(f.t, f.nt, g->p->items[s[j]].lower);
-		f.t1[j] = (uint32_t)t_index(f.t, f.nt, g->p->items[s[j]].upper);
+		f.t0[j] = (uint32_t)solver_time_rank(f.t, f.nt,
+						     g->p->items[s[j]].lower);
+		f.t1[j] = (uint32_t)solver_time_rank(f.t, f.nt,
+						     g->p->items[s[j]].upper);
 		f.in0[f.t1[j] + 1]++;
 		f.out0[f.t0[j] + 1]++;
 		f.und[f.t0[j]]++;
@@ -474,7 +460,12 @@ out:
 	free(f.t0);
 	free(f.t1);
 	free(f.st);
-	free(f.work);
+	free(f.ks);
+	free(f.arcs);
+	free(f.sg);
+	free(f.pick);
+	free(f.posr);
+	free(f.negr);
 	free(f.inl);
 	free(f.outl);
 	free(f.in0);

@@ -463,7 +463,7 @@ int main(int argc, char **argv)
 		} else if ((strcmp(argv[i], "--skyline-nodes") == 0 ||
 			    strcmp(argv[i], "--guillotine-steps") == 0) &&
 			   i + 1 < argc) {
-			guillotine = argv[i][2] == 'g';
+			guillotine = !strcmp(argv[i], "--guillotine-steps");
 			skyline_nodes = strtoull(argv[++i], NULL, 10);
 			if (!skyline_nodes) {
 				fprintf(stderr, "bench_placement: error: %s wants a count above 0\n",
