@@ -38,6 +38,7 @@
  */
 #include "solver.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,7 @@ struct gsearch {
 	int stop;             /* out of steps or clock */
 	int clock;            /* out of clock (or cancelled) */
 	unsigned depth;       /* frames of block, flow_dfs and flow_sub */
+	unsigned max_depth;
 	int order;            /* 0: a subset without the largest first */
 	uint64_t *hkey;       /* per item: its hash */
 	uint64_t (*memo)[2];  /* failed sets: (key, check), 0 empty */
@@ -82,14 +84,22 @@ static int tick(struct gsearch *g)
 	return g->stop;
 }
 
-/* The recursion's depth is bounded (a search of thousands of buffers
- * would otherwise nest as deep as it has instants times the buffers of
- * one): past GUIL_MAX_DEPTH frames the search ends, as out of steps. */
-#define GUIL_MAX_DEPTH 3000
+/*
+ * The recursion's depth is bounded (a search of thousands of buffers
+ * nests as deep as its flows have instants plus the buffers of one):
+ * past g->max_depth frames the search ends, as out of steps.  The search
+ * runs on a thread of its own with GUIL_STACK bytes of stack (only what
+ * it touches is ever mapped in), GUIL_FRAME_BYTES a frame at most (a
+ * sanitizer's frames included); where no such thread can be made it runs
+ * on the caller's, GUIL_MAX_DEPTH frames deep (1 MiB of stack is enough).
+ */
+#define GUIL_MAX_DEPTH 3000u
+#define GUIL_STACK ((size_t)64 << 20)
+#define GUIL_FRAME_BYTES 1024u
 
 static int deeper(struct gsearch *g)
 {
-	if (++g->depth > GUIL_MAX_DEPTH)
+	if (++g->depth > g->max_depth)
 		g->stop = 1;
 	return g->stop;
 }
@@ -179,6 +189,9 @@ struct flow {
 	uint32_t *inl, *outl;
 	int8_t *st;          /* per arc: -1 undecided, 0 out, 1 in */
 	int64_t *imb;        /* per instant: bytes in that end - start */
+	uint32_t *ul;        /* the interior instants whose imb is not 0 */
+	int32_t *upos;       /* per instant: its place in ul, or -1 */
+	size_t nu;
 	uint32_t *und;       /* per instant: undecided arcs */
 	/* Each level of flow_dfs() takes the undecided arcs of one instant,
 	 * which deeper levels never see again: per arc (arcs, sg, pick) the
@@ -192,6 +205,22 @@ struct flow {
 	size_t top, ptop;
 };
 
+/* Keeps ul (the unbalanced instants) right after imb[k] changed. */
+static void unbalanced(struct flow *f, uint32_t k)
+{
+	if (k == 0 || k + 1 >= f->nt)
+		return;
+	if (f->imb[k] && f->upos[k] < 0) {
+		f->upos[k] = (int32_t)f->nu;
+		f->ul[f->nu++] = k;
+	} else if (!f->imb[k] && f->upos[k] >= 0) {
+		uint32_t last = f->ul[--f->nu];
+		f->ul[f->upos[k]] = last;
+		f->upos[last] = f->upos[k];
+		f->upos[k] = -1;
+	}
+}
+
 static void decide(struct flow *f, uint32_t j, int8_t v)
 {
 	f->st[j] = v;
@@ -201,6 +230,8 @@ static void decide(struct flow *f, uint32_t j, int8_t v)
 		int64_t sz = (int64_t)f->g->p->items[f->s[j]].size;
 		f->imb[f->t0[j]] -= sz;
 		f->imb[f->t1[j]] += sz;
+		unbalanced(f, f->t0[j]);
+		unbalanced(f, f->t1[j]);
 	}
 }
 
@@ -210,6 +241,8 @@ static void undecide(struct flow *f, uint32_t j)
 		int64_t sz = (int64_t)f->g->p->items[f->s[j]].size;
 		f->imb[f->t0[j]] += sz;
 		f->imb[f->t1[j]] -= sz;
+		unbalanced(f, f->t0[j]);
+		unbalanced(f, f->t1[j]);
 	}
 	f->st[j] = -1;
 	f->und[f->t0[j]]++;
@@ -319,10 +352,15 @@ static int flow_dfs_r(struct flow *f)
 {
 	if (tick(f->g))
 		return 0;
+	/* the unbalanced instant with the fewest undecided arcs, the
+	 * earliest of equals */
 	size_t best = SIZE_MAX;
-	for (size_t k = 1; k + 1 < f->nt; k++)
-		if (f->imb[k] && (best == SIZE_MAX || f->und[k] < f->und[best]))
+	for (size_t i = 0; i < f->nu; i++) {
+		size_t k = f->ul[i];
+		if (best == SIZE_MAX || f->und[k] < f->und[best] ||
+		    (f->und[k] == f->und[best] && k < best))
 			best = k;
+	}
 	if (best == SIZE_MAX)
 		return flow_split(f);
 	/* by size, largest first; of one size the buffers that start here
@@ -394,10 +432,12 @@ static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 	f.out0 = calloc(2 * n + 2, sizeof(*f.out0));
 	f.imb = calloc(2 * n + 1, sizeof(*f.imb));
 	f.und = calloc(2 * n + 1, sizeof(*f.und));
+	f.ul = malloc((2 * n + 1) * sizeof(*f.ul));
+	f.upos = malloc((2 * n + 1) * sizeof(*f.upos));
 	int ok = 0;
 	if (!f.t || !f.t0 || !f.t1 || !f.st || !f.ks || !f.arcs || !f.sg ||
 	    !f.pick || !f.posr || !f.negr || !f.inl || !f.outl || !f.in0 ||
-	    !f.out0 || !f.imb || !f.und) {
+	    !f.out0 || !f.imb || !f.und || !f.ul || !f.upos) {
 		g->oom = g->stop = 1;
 		goto out;
 	}
@@ -420,6 +460,8 @@ static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 		f.und[f.t1[j]]++;
 		f.st[j] = -1;
 	}
+	for (size_t k = 0; k < f.nt; k++)
+		f.upos[k] = -1;
 	for (size_t k = 0; k < f.nt; k++) {
 		f.in0[k + 1] += f.in0[k];
 		f.out0[k + 1] += f.out0[k];
@@ -472,6 +514,8 @@ out:
 	free(f.out0);
 	free(f.imb);
 	free(f.und);
+	free(f.ul);
+	free(f.upos);
 	return ok;
 }
 
@@ -570,6 +614,77 @@ static int block(struct gsearch *g, uint32_t *s, size_t n, int64_t a,
 	return up(g, block_r(g, s, n, a, b, h, base));
 }
 
+/* Sets g up for p (the keys of the memo of failed sets); 0 or
+ * SOLVER_ENOMEM. */
+static int gsearch_init(struct gsearch *g, const struct solver_problem *p,
+			struct solver_budget *b, int64_t *a, int64_t *e)
+{
+	*g = (struct gsearch){ .p = p, .b = b, .max_depth = GUIL_MAX_DEPTH };
+	g->off = malloc(p->n * sizeof(*g->off));
+	g->hkey = malloc(p->n * sizeof(*g->hkey));
+	g->memo = calloc((size_t)1 << GM_BITS, sizeof(*g->memo));
+	if (!g->off || !g->hkey || !g->memo)
+		return SOLVER_ENOMEM;
+	*a = p->items[0].lower;
+	*e = p->items[0].upper;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct solver_item *x = &p->items[i];
+		if (x->lower < *a)
+			*a = x->lower;
+		if (x->upper > *e)
+			*e = x->upper;
+		g->hkey[i] = mix64(mix64(mix64((uint64_t)x->lower) ^
+					 (uint64_t)x->upper) ^ x->size);
+	}
+	return 0;
+}
+
+static void gsearch_free(struct gsearch *g)
+{
+	free(g->off);
+	free(g->hkey);
+	free(g->memo);
+}
+
+/* One search, run on a thread of its own (run_deep()). */
+struct gjob {
+	const struct solver_problem *p;
+	uint64_t cap, max_steps;
+	struct solver_budget *b;
+	uint64_t *offsets, *steps;
+	unsigned max_depth;
+	int rc;
+};
+
+static int search_strict(struct gjob *j);
+
+static void *gjob_main(void *arg)
+{
+	struct gjob *j = arg;
+	j->rc = search_strict(j);
+	return NULL;
+}
+
+static int run_deep(struct gjob *j)
+{
+	pthread_attr_t at;
+	pthread_t th;
+	if (!pthread_attr_init(&at)) {
+		/* set before the thread starts: it reads it at once */
+		j->max_depth = (unsigned)(GUIL_STACK / GUIL_FRAME_BYTES);
+		int ok = !pthread_attr_setstacksize(&at, GUIL_STACK) &&
+			 !pthread_create(&th, &at, gjob_main, j);
+		pthread_attr_destroy(&at);
+		if (ok) {
+			pthread_join(th, NULL);
+			return j->rc;
+		}
+	}
+	j->max_depth = GUIL_MAX_DEPTH;
+	gjob_main(j);
+	return j->rc;
+}
+
 int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
 			     uint64_t max_steps, struct solver_budget *b,
 			     uint64_t *offsets, uint64_t *steps)
@@ -577,25 +692,23 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
 	*steps = 0;
 	if (!p->n || !solver_skyline_applies(p, cap))
 		return 0;
-	struct gsearch g = { .p = p, .max_steps = max_steps, .b = b };
-	g.off = malloc(p->n * sizeof(*g.off));
-	g.hkey = malloc(p->n * sizeof(*g.hkey));
-	g.memo = calloc((size_t)1 << GM_BITS, sizeof(*g.memo));
+	struct gjob j = { .p = p, .cap = cap, .max_steps = max_steps, .b = b,
+			  .offsets = offsets, .steps = steps };
+	return run_deep(&j);
+}
+
+static int search_strict(struct gjob *j)
+{
+	const struct solver_problem *p = j->p;
+	uint64_t cap = j->cap, max_steps = j->max_steps, *offsets = j->offsets;
+	struct gsearch g;
+	int64_t a, e;
 	uint32_t *s = malloc(p->n * sizeof(*s));
-	int found = 0, rc = 0;
-	if (!g.off || !g.hkey || !g.memo || !s) {
+	int found = 0, rc = gsearch_init(&g, p, j->b, &a, &e);
+	g.max_depth = j->max_depth;
+	if (rc || !s) {
 		rc = SOLVER_ENOMEM;
 		goto out;
-	}
-	int64_t a = p->items[0].lower, e = p->items[0].upper;
-	for (size_t i = 0; i < p->n; i++) {
-		const struct solver_item *x = &p->items[i];
-		if (x->lower < a)
-			a = x->lower;
-		if (x->upper > e)
-			e = x->upper;
-		g.hkey[i] = mix64(mix64(mix64((uint64_t)x->lower) ^
-					(uint64_t)x->upper) ^ x->size);
 	}
 	/* two orders of the subsets: each finds what the other misses */
 	for (g.order = 1; g.order >= 0 && !found && !g.clock && !g.oom;
@@ -618,10 +731,8 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
 			memcpy(offsets, g.off, p->n * sizeof(*offsets));
 	}
 out:
-	*steps = g.steps;
-	free(g.off);
-	free(g.hkey);
-	free(g.memo);
+	*j->steps = g.steps;
+	gsearch_free(&g);
 	free(s);
 	return rc ? rc : found;
 }
