@@ -14,7 +14,8 @@
  * named with --csv NAME=PATH (PanGu-2.6B, which is not shipped).
  * --packed FIRST-LAST runs other seeds of the packed class, --shape NAME
  * other shapes of its construction (guillotine.h: big for 300-450 buffers,
- * rand, deep, shallow, small, big-rand), --packed-only nothing else.
+ * rand, deep, shallow, small, big-rand; large and huge for 1,500-2,000 and
+ * 5,800-5,900), --packed-only nothing else.
  * --deterministic[=W] passes compile's work limit instead of the time limit
  * (the same pools under any load: what to compare on a busy machine).
  * --write DIR only writes the generated CSVs (for profiling by hand).
@@ -227,6 +228,9 @@ static const struct {
 	{ "shallow", { 150, GUIL_MAX, GUIL_W, GUIL_T, GUIL_PICK_BIG, GUIL_DIR_ALTERNATE } },
 	{ "big-rand", { 300, 450, GUIL_W, GUIL_T, GUIL_PICK_ANY, GUIL_DIR_RANDOM } },
 	{ "small", { 60, 120, GUIL_W, GUIL_T, GUIL_PICK_ANY, GUIL_DIR_ALTERNATE } },
+	/* thousands of buffers: a 16 Ki and a 64 Ki square */
+	{ "large", { 1500, 2000, 16384, 16384, GUIL_PICK_ANY, GUIL_DIR_ALTERNATE } },
+	{ "huge", { 5800, 5900, 65536, 65536, GUIL_PICK_ANY, GUIL_DIR_ALTERNATE } },
 };
 #define NSHAPES (sizeof(shapes) / sizeof(shapes[0]))
 static size_t shape_at; /* --shape */
@@ -476,7 +480,7 @@ int main(int argc, char **argv)
 				if (!strcmp(shapes[shape_at].name, argv[i]))
 					break;
 			if (shape_at == NSHAPES) {
-				fprintf(stderr, "bench_placement: error: no shape called '%s' (base, big, rand, deep, shallow, big-rand, small)\n",
+				fprintf(stderr, "bench_placement: error: no shape called '%s' (base, big, rand, deep, shallow, big-rand, small, large, huge)\n",
 					argv[i]);
 				return 2;
 			}

@@ -22,13 +22,16 @@ done
 # The packed class's goal (issue 32: at the optimum within 5 s whatever the
 # seed): seeds 1-100 of the big shape (300-450 buffers) under compile
 # --time-limit 5, then the guillotine search alone on them (counted steps:
-# the same on any machine).
+# the same on any machine), and on the large shape.
 echo
 echo "== packed class, big shape (bench_placement --packed-only --shape big --time-limit 5)"
 "$BUILD/bench/bench_placement" --packed-only --packed 1-100 --shape big --time-limit 5 |
 	awk 'NR <= 2 { next } $5 == "1.00000" { at++ } $5 != "1.00000" { above = above " " $1 " " $5 }
 	     { n++ } END { printf "%d of %d at the bound; above:%s\n", at, n, above == "" ? " none" : above }'
 "$BUILD/bench/bench_placement" --guillotine-steps 20000000 --shape big --packed 1-100 | tail -n 1
+# and cut from larger squares (1,500-2,000 buffers): the guillotine search
+# alone (about 3 CPU s)
+echo "large shape, seeds 1-10: the guillotine search alone: $("$BUILD/bench/bench_placement" --guillotine-steps 20000000 --shape large --packed 1-10 | tail -n 1)"
 
 echo
 echo "== synth (memplan-trace synth, wall time per trace)"
