@@ -406,8 +406,9 @@ int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
  * placement of p below cap the way a guillotine packing is cut (buffers
  * over the whole stretch at the bottom, instants no buffer crosses, then
  * two stacked blocks whose buffers balance at every instant), within
- * max_steps steps or b's clock.  Incomplete, proves nothing; on problems
- * solver_skyline_applies() rejects it returns 0 at once.  Returns 1 with
+ * max_steps steps or b's clock, on a thread of its own (its recursion
+ * needs a large stack; the caller waits).  Incomplete, proves nothing;
+ * on problems solver_skyline_applies() rejects it returns 0 at once.  Returns 1 with
  * offsets[0..n) filled, 0 when it found none, or SOLVER_ENOMEM; *steps:
  * the steps it spent.
  */
