@@ -2616,6 +2616,12 @@ static int skyline_first(const struct solver_problem *p,
  * search"), and on the others it mostly ends in milliseconds.
  */
 #define GUILLOTINE_SHARE 0.1
+/* Above GUILLOTINE_LARGE buffers the share is GUILLOTINE_SHARE_LARGE: there
+ * the skyline search and the branch and bound seldom reach the bound
+ * (large 1-10: 6 at --time-limit 5, the skyline one of them), and a third
+ * of a 1 s limit places large-5 (0.25 s), which a tenth misses. */
+#define GUILLOTINE_LARGE 1000
+#define GUILLOTINE_SHARE_LARGE 0.3
 #define GUILLOTINE_STEPS 20000000u
 #define GUILLOTINE_STEPS_PER_UNIT 64
 
@@ -2626,15 +2632,17 @@ static int guillotine_first(const struct solver_problem *p,
 {
 	struct solver_budget gb = *b;
 	uint64_t steps_max = GUILLOTINE_STEPS;
+	double share = p->n > GUILLOTINE_LARGE ? GUILLOTINE_SHARE_LARGE
+					       : GUILLOTINE_SHARE;
 	if (b->work_limit) {
-		uint64_t left = (uint64_t)(GUILLOTINE_SHARE *
+		uint64_t left = (uint64_t)(share *
 					   (double)solver_budget_work_left(b));
 		if (left < steps_max / GUILLOTINE_STEPS_PER_UNIT)
 			steps_max = left * GUILLOTINE_STEPS_PER_UNIT;
 	}
 	if (!isinf(b->deadline)) {
 		double now = solver_budget_elapsed(b);
-		gb.deadline = now + GUILLOTINE_SHARE * (b->deadline - now);
+		gb.deadline = now + share * (b->deadline - now);
 	}
 	if (!steps_max)
 		return 0;
