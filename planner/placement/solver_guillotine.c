@@ -460,9 +460,8 @@ static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 		f.und[f.t1[j]]++;
 		f.st[j] = -1;
 	}
-	for (size_t k = 0; k < f.nt; k++)
-		f.upos[k] = -1;
 	for (size_t k = 0; k < f.nt; k++) {
+		f.upos[k] = -1;
 		f.in0[k + 1] += f.in0[k];
 		f.out0[k + 1] += f.out0[k];
 	}

@@ -71,6 +71,23 @@ static void test_guillotine(void)
 	}
 }
 
+/* The pieces of this seed of shape sh as items (sizes in GUIL_UNIT
+ * bytes): n, 0 when out of memory. */
+static size_t guillotine_shape(uint64_t seed, const struct guil_shape *sh,
+			       struct solver_item *it)
+{
+	struct guil_rect *r = malloc(sh->nmax * sizeof(*r));
+	if (!r)
+		return 0;
+	size_t n = guil_cut_shape(seed, sh, r);
+	for (size_t i = 0; i < n; i++)
+		it[i] = (struct solver_item){ (r[i].b1 - r[i].b0) * GUIL_UNIT, 1,
+					      r[i].t0, r[i].t1, NULL, 0,
+					      SOLVER_FREE, (int64_t)i };
+	free(r);
+	return n;
+}
+
 /* Gapless problems of thousands of buffers (a square cut as the packed
  * class is), searched from a thread with 1 MiB of stack.  The guillotine
  * search nests as deep as a flow has instants plus the buffers of one:
@@ -96,29 +113,24 @@ static void *deep_main(void *arg)
 	return NULL;
 }
 
-/* The search of seed's problem of shape sh (sizes in units of 16 bytes)
- * on a thread with 1 MiB of stack: 1 placed at the bound (and checked), 0
- * not placed, -1 the test itself failed. */
+/* The search of seed's problem of shape sh on a thread with 1 MiB of
+ * stack: 1 placed at the bound (and checked), 0 not placed, -1 the test
+ * itself failed. */
 static int deep_search(const struct guil_shape *sh, uint64_t seed,
 		       uint64_t max_steps, struct deep_job *j)
 {
-	struct guil_rect *r = malloc(sh->nmax * sizeof(*r));
 	*j = (struct deep_job){ { malloc(sh->nmax * sizeof(struct solver_item)),
 				  0, NULL, 0 },
-				sh->w * 16, malloc(sh->nmax * sizeof(uint64_t)),
-				0, max_steps, -1 };
-	struct solver_item *it = j->p.items;
+				sh->w * GUIL_UNIT,
+				malloc(sh->nmax * sizeof(uint64_t)), 0,
+				max_steps, -1 };
 	pthread_attr_t at;
 	pthread_t th;
-	int ok = r && it && j->off && !pthread_attr_init(&at) &&
+	int ok = j->p.items && j->off && !pthread_attr_init(&at) &&
 		 !pthread_attr_setstacksize(&at, 1024 * 1024);
 	if (ok) {
-		j->p.n = guil_cut_shape(seed, sh, r);
-		for (size_t i = 0; i < j->p.n; i++)
-			it[i] = (struct solver_item){ (r[i].b1 - r[i].b0) * 16, 1,
-						      r[i].t0, r[i].t1, NULL, 0,
-						      SOLVER_FREE, (int64_t)i };
-		ok = !pthread_create(&th, &at, deep_main, j) &&
+		j->p.n = guillotine_shape(seed, sh, j->p.items);
+		ok = j->p.n && !pthread_create(&th, &at, deep_main, j) &&
 		     !pthread_join(th, NULL);
 		pthread_attr_destroy(&at);
 	}
@@ -132,8 +144,7 @@ static int deep_search(const struct guil_shape *sh, uint64_t seed,
 	printf("# guillotine search, %zu buffers from 1 MiB of stack: %s in %" PRIu64 " steps\n",
 	       j->p.n, res == 1 ? "placed" : res == 0 ? "not placed" : "failed",
 	       j->steps);
-	free(r);
-	free(it);
+	free(j->p.items);
 	free(j->off);
 	return res;
 }
@@ -166,21 +177,6 @@ static void test_guillotine_deep(void)
  * spans as well (local nogoods): now 12,840 nodes.
  */
 #define BIG_WORK 400000
-
-static size_t guillotine_shape(uint64_t seed, const struct guil_shape *sh,
-			       struct solver_item *it)
-{
-	struct guil_rect *r = malloc(sh->nmax * sizeof(*r));
-	if (!r)
-		return 0;
-	size_t n = guil_cut_shape(seed, sh, r);
-	for (size_t i = 0; i < n; i++)
-		it[i] = (struct solver_item){ (r[i].b1 - r[i].b0) * GUIL_UNIT, 1,
-					      r[i].t0, r[i].t1, NULL, 0,
-					      SOLVER_FREE, (int64_t)i };
-	free(r);
-	return n;
-}
 
 /*
  * The guillotine search (solver_guillotine.c, issue 32): big-57, 162, 269
@@ -676,6 +672,11 @@ static void test_threads(const char *dir)
 	}
 }
 
+/* The packed class cut from a 16 Ki square: 1,500-2,000 buffers
+ * (bench_placement's "large" shape). */
+static const struct guil_shape large_shape = { 1500, 2000, 16384, 16384,
+					       GUIL_PICK_ANY, GUIL_DIR_ALTERNATE };
+
 /*
  * On more than 1,000 gapless buffers the guillotine search gets a third of
  * the budget, not a tenth (the skyline search and the branch and bound
@@ -686,20 +687,14 @@ static void test_threads(const char *dir)
  */
 static void test_guillotine_share(void)
 {
-	static const struct guil_shape large = { 1500, 2000, 16384, 16384,
-						  GUIL_PICK_ANY, GUIL_DIR_ALTERNATE };
-	struct guil_rect *r = malloc(large.nmax * sizeof(*r));
-	struct solver_item *it = malloc(large.nmax * sizeof(*it));
-	uint64_t *off = malloc(large.nmax * sizeof(*off)), h = 0;
-	if (!r || !it || !off) {
+	struct solver_item *it = malloc(large_shape.nmax * sizeof(*it));
+	uint64_t *off = malloc(large_shape.nmax * sizeof(*off)), h = 0;
+	struct solver_problem p = { it, it ? guillotine_shape(5, &large_shape, it) : 0,
+				    NULL, 0 };
+	if (!p.n || !off) {
 		CHECK(0, "guillotine share: memory");
 		goto out;
 	}
-	struct solver_problem p = { it, guil_cut_shape(5, &large, r), NULL, 0 };
-	for (size_t i = 0; i < p.n; i++)
-		it[i] = (struct solver_item){ (r[i].b1 - r[i].b0) * 16, 1,
-					      r[i].t0, r[i].t1, NULL, 0,
-					      SOLVER_FREE, (int64_t)i };
 	struct solver_options o = { .work_limit = 200000 };
 	struct solver_report rep;
 	memset(&rep, 0, sizeof(rep));
@@ -710,7 +705,6 @@ static void test_guillotine_share(void)
 	CHECK(rc == 0 && h == solver_lower_bound(&p),
 	      "guillotine share: auto places 1,622 gapless buffers at the bound within 200,000 units");
 out:
-	free(r);
 	free(it);
 	free(off);
 }
@@ -725,21 +719,15 @@ out:
  */
 static void test_deadline(void)
 {
-	static const struct guil_shape large = { 1500, 2000, 16384, 16384,
-						  GUIL_PICK_ANY, GUIL_DIR_ALTERNATE };
-	struct guil_rect *r = malloc(large.nmax * sizeof(*r));
-	struct solver_item *it = malloc(large.nmax * sizeof(*it));
-	uint64_t *off = malloc(large.nmax * sizeof(*off)), h = 0;
+	struct solver_item *it = malloc(large_shape.nmax * sizeof(*it));
+	uint64_t *off = malloc(large_shape.nmax * sizeof(*off)), h = 0;
 	char what[120];
-	if (!r || !it || !off) {
+	struct solver_problem p = { it, it ? guillotine_shape(2, &large_shape, it) : 0,
+				    NULL, 0 };
+	if (!p.n || !off) {
 		CHECK(0, "deadline: memory");
 		goto out;
 	}
-	struct solver_problem p = { it, guil_cut_shape(2, &large, r), NULL, 0 };
-	for (size_t i = 0; i < p.n; i++)
-		it[i] = (struct solver_item){ (r[i].b1 - r[i].b0) * 16, 1,
-					      r[i].t0, r[i].t1, NULL, 0,
-					      SOLVER_FREE, (int64_t)i };
 	struct solver_options o = { .time_limit = 1.0 };
 	struct solver_report rep;
 	memset(&rep, 0, sizeof(rep));
@@ -765,7 +753,6 @@ static void test_deadline(void)
 		 100 * slack);
 	CHECK(s <= 1 + slack, what);
 out:
-	free(r);
 	free(it);
 	free(off);
 }
