@@ -54,6 +54,7 @@ struct gsearch {
 	unsigned depth;       /* frames of block, flow_dfs and flow_sub */
 	unsigned max_depth;
 	int order;            /* 0: a subset without the largest first */
+	int sweep;            /* flows by the sweep, not the growth */
 	uint64_t *hkey;       /* per item: its hash */
 	uint64_t (*memo)[2];  /* failed sets: (key, check), 0 empty */
 	int oom;
@@ -410,6 +411,550 @@ static int flow_dfs(struct flow *f)
 	return up(f->g, flow_dfs_r(f));
 }
 
+/*
+ * The sweep (the third pass): every balanced set of a flow block that
+ * holds x0 and leaves an instant inside (a, b) uncrossed, in time order.
+ *
+ * Why such sets.  Take a guillotine packing of a block no instant cuts
+ * and merge its cuts across bytes into strips (a strip is not cut across
+ * bytes again): the strip of x0 is a balanced set, and since it is not
+ * one buffer (those over all of [a, b) went to the bottom) it is cut in
+ * time, at an instant none of its buffers crosses.  So the set split off
+ * may be asked to have one, and few sets have.
+ *
+ * How.  In time order a set is made at each instant by what it takes
+ * there: of the buffers that start there, some whose bytes are those its
+ * buffers end there.  So after an instant what matters is the (end, size)
+ * of its buffers still live and whether an uncrossed instant was met:
+ * equal states are one.  The other buffers that start at a are decided
+ * where they end (before, they weigh nothing on any balance), so the
+ * starting column is never enumerated.  A pass forward makes the layers
+ * of states, one back marks those that complete a set (at b, an uncrossed
+ * instant met) with the fewest buffers they still take, and a walk from
+ * the start yields the sets, those of fewest buffers first; each is split
+ * as the growth's are.  The block is swept from the side with fewer
+ * buffers at its edge.  States and entries are bounded (SW_MAX_STATES,
+ * SW_MAX_ENT): past them the sweep gives the block up (no proof).
+ */
+#define SW_MAX_STATES (1u << 20)
+#define SW_MAX_ENT (1u << 23)
+#define SW_MAX_EDGE 16 /* column buffers ending at one instant */
+#define SW_SIZE_BITS 40
+
+struct swst {
+	uint64_t hash;
+	uint32_t off, len; /* entries ent[off .. off + len), sorted */
+	uint32_t layer;
+	int32_t val;       /* buffers still to take to complete; -1: none */
+	uint8_t flag;      /* an uncrossed instant met */
+};
+
+struct swopt {
+	uint32_t state;
+	int32_t cost;
+	uint32_t pk0, npk; /* its picks, in the list's pks */
+};
+
+/* What a step does with each successor, and what it needs for that. */
+enum { SW_ADD, SW_VAL, SW_LIST };
+
+struct swctx {
+	int mode;
+	uint32_t layer;    /* of the successors */
+	int flag;
+	int32_t best;      /* SW_VAL */
+	struct swopt *opt; /* SW_LIST */
+	size_t nopt, copt;
+	uint32_t *pks;
+	size_t npks, cpks;
+};
+
+struct sweep {
+	struct flow *f;
+	uint32_t nt;
+	uint32_t *u0, *u1;     /* per arc: first and last instant, as swept */
+	uint32_t *sl, *sl0;    /* arcs starting at k: sl[sl0[k] .. sl0[k + 1]) */
+	uint64_t *suf;         /* per sl entry: its size and those after it */
+	uint32_t *bl, *bl0;    /* the column's arcs (x0 not) ending at k */
+	uint32_t x0, lastb;
+	uint64_t *ent;
+	size_t nent, cent;
+	struct swst *st;
+	size_t nst, cst;
+	uint32_t *tab;         /* the states by hash: index + 1 */
+	size_t tmask;
+	int full;              /* a bound passed, or out of memory */
+	uint64_t *keep, *out;  /* one step's scratch */
+	size_t nkeep;
+	uint32_t *pk;
+	size_t npk;
+	uint32_t *path;        /* the walk's set */
+	size_t npath;
+};
+
+static uint64_t sw_size(const struct sweep *w, uint32_t j)
+{
+	return w->f->g->p->items[w->f->s[j]].size;
+}
+
+static uint64_t sw_hash(const uint64_t *e, size_t n, uint32_t layer,
+			int flag)
+{
+	uint64_t h = mix64((uint64_t)layer << 1 | (uint64_t)flag);
+	for (size_t i = 0; i < n; i++)
+		h = mix64(h ^ e[i]);
+	return h;
+}
+
+/* The state's index, or -1 - (the empty slot it would take). */
+static int64_t sw_find(const struct sweep *w, const uint64_t *e, size_t n,
+		       uint32_t layer, int flag, uint64_t h)
+{
+	for (size_t i = h & w->tmask;; i = (i + 1) & w->tmask) {
+		uint32_t x = w->tab[i];
+		if (!x)
+			return -1 - (int64_t)i;
+		const struct swst *s = &w->st[x - 1];
+		if (s->hash == h && s->layer == layer && s->flag == flag &&
+		    s->len == n &&
+		    !memcmp(w->ent + s->off, e, n * sizeof(*e)))
+			return x - 1;
+	}
+}
+
+static int sw_grow_tab(struct sweep *w)
+{
+	size_t m = (w->tmask + 1) * 2;
+	uint32_t *t = calloc(m, sizeof(*t));
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < w->nst; i++) {
+		size_t k = w->st[i].hash & (m - 1);
+		while (t[k])
+			k = (k + 1) & (m - 1);
+		t[k] = (uint32_t)i + 1;
+	}
+	free(w->tab);
+	w->tab = t;
+	w->tmask = m - 1;
+	return 0;
+}
+
+static int sw_full(struct sweep *w, int oom)
+{
+	if (oom)
+		w->f->g->oom = w->f->g->stop = 1;
+	w->full = 1;
+	return -1;
+}
+
+/* Adds the state (e, n, flag) to layer, once.  0, or -1: give up. */
+static int sw_add(struct sweep *w, const uint64_t *e, size_t n,
+		  uint32_t layer, int flag)
+{
+	uint64_t h = sw_hash(e, n, layer, flag);
+	int64_t at = sw_find(w, e, n, layer, flag, h);
+	if (at >= 0)
+		return 0;
+	if (w->nst >= SW_MAX_STATES || w->nent + n > SW_MAX_ENT)
+		return sw_full(w, 0);
+	if (w->nst == w->cst) {
+		size_t c = w->cst ? 2 * w->cst : 1024;
+		struct swst *s = realloc(w->st, c * sizeof(*s));
+		if (!s)
+			return sw_full(w, 1);
+		w->st = s;
+		w->cst = c;
+	}
+	if (w->nent + n > w->cent) {
+		size_t c = w->cent ? 2 * w->cent : 4096;
+		while (c < w->nent + n)
+			c *= 2;
+		uint64_t *x = realloc(w->ent, c * sizeof(*x));
+		if (!x)
+			return sw_full(w, 1);
+		w->ent = x;
+		w->cent = c;
+	}
+	memcpy(w->ent + w->nent, e, n * sizeof(*e));
+	w->st[w->nst] = (struct swst){ .hash = h, .off = (uint32_t)w->nent,
+				       .len = (uint32_t)n, .layer = layer,
+				       .val = -1, .flag = (uint8_t)flag };
+	w->tab[-1 - at] = (uint32_t)w->nst + 1;
+	w->nent += n;
+	w->nst++;
+	if (2 * w->nst > w->tmask && sw_grow_tab(w))
+		return sw_full(w, 1);
+	return tick(w->f->g) ? -1 : 0;
+}
+
+static int u64_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+static int sw_push(struct swctx *c, const struct sweep *w, uint32_t at,
+		   int32_t cost)
+{
+	if (c->nopt == c->copt) {
+		size_t m = c->copt ? 2 * c->copt : 16;
+		struct swopt *o = realloc(c->opt, m * sizeof(*o));
+		if (!o)
+			return -1;
+		c->opt = o;
+		c->copt = m;
+	}
+	if (c->npks + w->npk > c->cpks) {
+		size_t m = c->cpks ? 2 * c->cpks : 64;
+		while (m < c->npks + w->npk)
+			m *= 2;
+		uint32_t *p = realloc(c->pks, m * sizeof(*p));
+		if (!p)
+			return -1;
+		c->pks = p;
+		c->cpks = m;
+	}
+	memcpy(c->pks + c->npks, w->pk, w->npk * sizeof(*w->pk));
+	c->opt[c->nopt++] = (struct swopt){ at, cost, (uint32_t)c->npks,
+					    (uint32_t)w->npk };
+	c->npks += w->npk;
+	return 0;
+}
+
+/* The successor: what stays live and what the picks start. */
+static int sw_emit(struct sweep *w, struct swctx *c, uint32_t k)
+{
+	size_t n = w->nkeep;
+	memcpy(w->out, w->keep, n * sizeof(*w->out));
+	for (size_t i = 0; i < w->npk; i++)
+		if (w->u0[w->pk[i]] == k) /* a starter (the column's end here) */
+			w->out[n++] = (uint64_t)w->u1[w->pk[i]]
+					      << SW_SIZE_BITS |
+				      sw_size(w, w->pk[i]);
+	qsort(w->out, n, sizeof(*w->out), u64_cmp);
+	if (c->mode == SW_ADD)
+		return sw_add(w, w->out, n, c->layer, c->flag);
+	uint64_t h = sw_hash(w->out, n, c->layer, c->flag);
+	int64_t at = sw_find(w, w->out, n, c->layer, c->flag, h);
+	if (at < 0 || w->st[at].val < 0)
+		return 0;
+	int32_t cost = w->st[at].val + (int32_t)w->npk;
+	if (c->mode == SW_VAL) {
+		if (c->best < 0 || cost < c->best)
+			c->best = cost;
+		return 0;
+	}
+	return sw_push(c, w, (uint32_t)at, cost) ? sw_full(w, 1) : 0;
+}
+
+/* The subsets of the arcs starting at k, from sl[i] on, that add need
+ * (identical arcs taken in order). */
+static int sw_sub(struct sweep *w, struct swctx *c, uint32_t k, size_t i,
+		  uint64_t need)
+{
+	if (tick(w->f->g))
+		return -1;
+	if (!need)
+		return sw_emit(w, c, k);
+	size_t e = w->sl0[k + 1];
+	if (i == e || w->suf[i] < need)
+		return 0;
+	uint32_t j = w->sl[i];
+	uint64_t sz = sw_size(w, j);
+	if (sz <= need) {
+		w->pk[w->npk++] = j;
+		int r = sw_sub(w, c, k, i + 1, need - sz);
+		w->npk--;
+		if (r)
+			return r;
+	}
+	size_t i2 = i + 1;
+	while (i2 < e && sw_size(w, w->sl[i2]) == sz &&
+	       w->u1[w->sl[i2]] == w->u1[j])
+		i2++;
+	return sw_sub(w, c, k, i2, need);
+}
+
+/* Every successor of state si over instant k, each to sw_emit(). */
+static int sw_step(struct sweep *w, struct swctx *c, uint32_t si, uint32_t k)
+{
+	const struct swst *s = &w->st[si];
+	uint64_t e0 = 0;
+	w->nkeep = 0;
+	for (uint32_t i = 0; i < s->len; i++) {
+		uint64_t x = w->ent[s->off + i];
+		if ((uint32_t)(x >> SW_SIZE_BITS) == k)
+			e0 += x & ((1ull << SW_SIZE_BITS) - 1);
+		else
+			w->keep[w->nkeep++] = x;
+	}
+	int flag = s->flag;
+	/* the column's arcs ending here (none once an uncrossed instant
+	 * was met): every subset, of equal sizes the first ones (sorted by
+	 * size, so a group is a run; d[i] counts what run i takes) */
+	uint32_t b0 = w->bl0[k], nb = flag ? 0 : w->bl0[k + 1] - b0;
+	uint32_t g0[SW_MAX_EDGE], gn[SW_MAX_EDGE], d[SW_MAX_EDGE], ng = 0;
+	for (uint32_t i = 0; i < nb; i++) {
+		if (!ng || sw_size(w, w->bl[b0 + i]) !=
+				   sw_size(w, w->bl[b0 + g0[ng - 1]])) {
+			g0[ng] = i;
+			gn[ng] = 0;
+			d[ng++] = 0;
+		}
+		gn[ng - 1]++;
+	}
+	for (;;) {
+		uint64_t add = 0;
+		w->npk = 0;
+		for (uint32_t q = 0; q < ng; q++)
+			for (uint32_t i = 0; i < d[q]; i++) {
+				uint32_t j = w->bl[b0 + g0[q] + i];
+				add += sw_size(w, j);
+				w->pk[w->npk++] = j;
+			}
+		size_t nd = w->npk;
+		int f2lo = flag, f2hi = flag;
+		if (!w->nkeep && !flag) {
+			/* uncrossed here unless a column arc ending later
+			 * is taken: either may be so */
+			f2hi = 1;
+			if (k >= w->lastb)
+				f2lo = 1;
+		}
+		for (int f2 = f2lo; f2 <= f2hi; f2++) {
+			c->flag = f2;
+			w->npk = nd;
+			int r = 0;
+			if (!e0 && !add) {
+				if (w->nkeep || !f2)
+					r = sw_emit(w, c, k);
+			} else {
+				r = sw_sub(w, c, k, w->sl0[k], e0 + add);
+			}
+			if (r)
+				return r;
+		}
+		uint32_t q = 0;
+		while (q < ng && d[q] == gn[q])
+			d[q++] = 0;
+		if (q == ng)
+			return 0;
+		d[q]++;
+	}
+}
+
+static void swctx_free(struct swctx *c)
+{
+	free(c->opt);
+	free(c->pks);
+}
+
+static int swopt_cmp(const void *x, const void *y)
+{
+	const struct swopt *a = x, *b = y;
+	if (a->cost != b->cost)
+		return a->cost < b->cost ? -1 : 1;
+	return a->pk0 < b->pk0 ? -1 : a->pk0 > b->pk0;
+}
+
+static int sw_walk(struct sweep *w, uint32_t si, uint32_t k);
+
+/* The sets from state si on (its layer: instant k - 1 done): 1 one was
+ * placed, 0 none, -1 give up. */
+static int sw_walk_r(struct sweep *w, uint32_t si, uint32_t k)
+{
+	struct flow *f = w->f;
+	if (tick(f->g))
+		return -1;
+	if (k + 1 >= w->nt) {
+		for (size_t j = 0; j < f->n; j++)
+			f->st[j] = 0;
+		for (size_t i = 0; i < w->npath; i++)
+			f->st[w->path[i]] = 1;
+		return flow_split(f);
+	}
+	struct swctx c = { .mode = SW_LIST, .layer = k };
+	int r = sw_step(w, &c, si, k);
+	if (!r) {
+		qsort(c.opt, c.nopt, sizeof(*c.opt), swopt_cmp);
+		for (size_t o = 0; o < c.nopt && !r; o++) {
+			size_t np = w->npath;
+			memcpy(w->path + np, c.pks + c.opt[o].pk0,
+			       c.opt[o].npk * sizeof(*w->path));
+			w->npath += c.opt[o].npk;
+			r = sw_walk(w, c.opt[o].state, k + 1);
+			w->npath = np;
+		}
+	}
+	swctx_free(&c);
+	return r;
+}
+
+static int sw_walk(struct sweep *w, uint32_t si, uint32_t k)
+{
+	if (deeper(w->f->g))
+		return up(w->f->g, -1);
+	return up(w->f->g, sw_walk_r(w, si, k));
+}
+
+/* The sweep of flow block f: 1 placed, 0 not (nothing proven). */
+static int flow_sweep(struct flow *f)
+{
+	struct gsearch *g = f->g;
+	size_t n = f->n;
+	uint32_t nt = (uint32_t)f->nt;
+	struct sweep w = { .f = f, .nt = nt };
+	int ok = 0;
+	if (nt < 3 || nt >= (1u << (64 - SW_SIZE_BITS)) ||
+	    f->h >= (1ull << SW_SIZE_BITS))
+		return 0;
+	w.u0 = malloc(n * sizeof(*w.u0));
+	w.u1 = malloc(n * sizeof(*w.u1));
+	w.sl = malloc(n * sizeof(*w.sl));
+	w.suf = malloc(n * sizeof(*w.suf));
+	w.sl0 = calloc(nt + 1, sizeof(*w.sl0));
+	w.bl = malloc(n * sizeof(*w.bl));
+	w.bl0 = calloc(nt + 1, sizeof(*w.bl0));
+	w.keep = malloc((2 * n + 1) * sizeof(*w.keep));
+	w.out = malloc((2 * n + 1) * sizeof(*w.out));
+	w.pk = malloc((n + 1) * sizeof(*w.pk));
+	w.path = malloc((n + 1) * sizeof(*w.path));
+	w.tab = calloc(1024, sizeof(*w.tab));
+	w.tmask = 1023;
+	struct skey *ks = malloc((n + 1) * sizeof(*ks));
+	struct swctx c = { 0 };
+	if (!w.u0 || !w.u1 || !w.sl || !w.suf || !w.sl0 || !w.bl ||
+	    !w.bl0 || !w.keep || !w.out || !w.pk || !w.path || !w.tab || !ks) {
+		g->oom = g->stop = 1;
+		goto out;
+	}
+	/* the side with fewer buffers at its edge first */
+	size_t na = 0, nb = 0;
+	for (size_t j = 0; j < n; j++) {
+		na += f->t0[j] == 0;
+		nb += f->t1[j] == nt - 1;
+	}
+	int mirror = nb < na;
+	for (size_t j = 0; j < n; j++) {
+		w.u0[j] = mirror ? nt - 1 - f->t1[j] : f->t0[j];
+		w.u1[j] = mirror ? nt - 1 - f->t0[j] : f->t1[j];
+	}
+	/* x0: of the column, the longest-lived, then the largest */
+	size_t x0 = SIZE_MAX;
+	for (size_t j = 0; j < n; j++)
+		if (w.u0[j] == 0 &&
+		    (x0 == SIZE_MAX || w.u1[j] > w.u1[x0] ||
+		     (w.u1[j] == w.u1[x0] &&
+		      sw_size(&w, (uint32_t)j) > sw_size(&w, (uint32_t)x0))))
+			x0 = j;
+	if (x0 == SIZE_MAX)
+		goto out;
+	w.x0 = (uint32_t)x0;
+	/* the starters of each instant by size down (identical ones side
+	 * by side), the column's arcs by their end, then size down */
+	size_t m = 0, mb = 0;
+	for (size_t j = 0; j < n; j++) {
+		uint64_t sz = sw_size(&w, (uint32_t)j);
+		if (w.u0[j])
+			ks[m++] = (struct skey){ w.u0[j], -(int64_t)sz, w.u1[j],
+						 0, (uint32_t)j };
+	}
+	qsort(ks, m, sizeof(*ks), skey_cmp);
+	for (size_t i = 0; i < m; i++) {
+		w.sl[i] = ks[i].i;
+		w.sl0[w.u0[ks[i].i] + 1]++;
+	}
+	for (size_t i = m; i-- > 0;)
+		w.suf[i] = sw_size(&w, w.sl[i]) +
+			   (i + 1 < m && w.u0[w.sl[i + 1]] == w.u0[w.sl[i]]
+				    ? w.suf[i + 1]
+				    : 0);
+	for (size_t j = 0; j < n; j++)
+		if (!w.u0[j] && j != x0)
+			ks[mb++] = (struct skey){ w.u1[j],
+						  -(int64_t)sw_size(&w, (uint32_t)j),
+						  0, 0, (uint32_t)j };
+	qsort(ks, mb, sizeof(*ks), skey_cmp);
+	w.lastb = 0;
+	for (size_t i = 0; i < mb; i++) {
+		w.bl[i] = ks[i].i;
+		w.bl0[w.u1[ks[i].i] + 1]++;
+		if (w.u1[ks[i].i] > w.lastb)
+			w.lastb = w.u1[ks[i].i];
+	}
+	for (uint32_t k = 0; k < nt; k++) {
+		w.sl0[k + 1] += w.sl0[k];
+		w.bl0[k + 1] += w.bl0[k];
+		if (w.bl0[k + 1] - w.bl0[k] > SW_MAX_EDGE)
+			goto out;
+	}
+	/* forward: layer L is the states after instant L */
+	uint64_t e0 = (uint64_t)w.u1[x0] << SW_SIZE_BITS |
+		      sw_size(&w, (uint32_t)x0);
+	if (sw_add(&w, &e0, 1, 0, 0))
+		goto out;
+	uint32_t *lay0 = calloc(nt + 1, sizeof(*lay0));
+	if (!lay0) {
+		g->oom = g->stop = 1;
+		goto out;
+	}
+	lay0[1] = (uint32_t)w.nst;
+	int r = 0;
+	for (uint32_t k = 1; k + 1 < nt && !r; k++) {
+		c.mode = SW_ADD;
+		c.layer = k;
+		for (uint32_t si = lay0[k - 1]; si < lay0[k] && !r; si++)
+			r = sw_step(&w, &c, si, k);
+		lay0[k + 1] = (uint32_t)w.nst;
+		if (lay0[k + 1] == lay0[k])
+			r = -1; /* no set gets through */
+	}
+	/* back: what completes a set */
+	for (uint32_t si = lay0[nt - 2]; si < lay0[nt - 1] && !r; si++) {
+		const struct swst *s = &w.st[si];
+		int done = s->flag;
+		for (uint32_t i = 0; i < s->len && done; i++)
+			done = (uint32_t)(w.ent[s->off + i] >> SW_SIZE_BITS) ==
+			       nt - 1;
+		w.st[si].val = done ? 0 : -1;
+	}
+	for (uint32_t k = nt - 2; k-- > 0 && !r;) {
+		/* layer k's states step over instant k + 1 */
+		c.mode = SW_VAL;
+		c.layer = k + 1;
+		for (uint32_t si = lay0[k]; si < lay0[k + 1] && !r; si++) {
+			c.best = -1;
+			r = sw_step(&w, &c, si, k + 1);
+			w.st[si].val = c.best;
+		}
+	}
+	free(lay0);
+	if (!r && w.st[0].val >= 0) {
+		w.path[0] = (uint32_t)x0;
+		w.npath = 1;
+		ok = sw_walk(&w, 0, 1) == 1;
+	}
+out:
+	free(w.u0);
+	free(w.u1);
+	free(w.sl);
+	free(w.suf);
+	free(w.sl0);
+	free(w.bl);
+	free(w.bl0);
+	free(w.keep);
+	free(w.out);
+	free(w.pk);
+	free(w.path);
+	free(w.tab);
+	free(w.ent);
+	free(w.st);
+	free(ks);
+	swctx_free(&c);
+	return ok;
+}
+
 /* A block no instant cuts and no buffer spans: two stacked blocks. */
 static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 		      int64_t a, int64_t b, uint64_t h, uint64_t base)
@@ -494,8 +1039,12 @@ static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 	}
 	if (x0 == SIZE_MAX)
 		goto out;
-	decide(&f, (uint32_t)x0, 1);
-	ok = flow_dfs(&f);
+	if (g->sweep) {
+		ok = flow_sweep(&f);
+	} else {
+		decide(&f, (uint32_t)x0, 1);
+		ok = flow_dfs(&f);
+	}
 out:
 	free(f.t);
 	free(f.t0);
@@ -710,9 +1259,20 @@ static int search_strict(struct gjob *j)
 		goto out;
 	}
 	/* two orders of the subsets: each finds what the other misses */
-	for (g.order = 1; g.order >= 0 && !found && !g.clock && !g.oom;
-	     g.order--) {
-		g.max_steps = g.order ? max_steps / 2 : max_steps;
+	/* the passes: the sweep, then the growth with the subsets that
+	 * take the largest arc first, then without; each ends at its part
+	 * of max_steps (what one leaves the next one takes) */
+	static const struct {
+		int sweep, order;
+		double end;
+	} pass[3] = { { 1, 0, 0.25 }, { 0, 1, 0.625 }, { 0, 0, 1 } };
+	for (int q = 0; q < 3 && !found && !g.clock && !g.oom; q++) {
+		g.sweep = pass[q].sweep;
+		g.order = pass[q].order;
+		g.max_steps = q == 2 ? max_steps
+				     : (uint64_t)((double)max_steps * pass[q].end);
+		if (g.steps >= g.max_steps)
+			continue;
 		g.stop = 0;
 		memset(g.memo, 0, ((size_t)1 << GM_BITS) * sizeof(*g.memo));
 		for (size_t i = 0; i < p->n; i++)

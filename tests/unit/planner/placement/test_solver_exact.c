@@ -275,6 +275,49 @@ static void test_guillotine_search(void)
 	free(off);
 }
 
+/*
+ * The sweep (solver_guillotine.c's first pass, issue 32): big-61 and the
+ * held-out big-116 and 168 have a hard block whose balanced sets the
+ * growth never completes (not placed within 20 million steps, both
+ * orders); swept in time order with the split-off set asked to leave an
+ * instant uncrossed, each is placed within 4 million.
+ */
+static void test_guillotine_sweep(void)
+{
+	static const struct guil_shape big = { 300, 450, GUIL_W, GUIL_T,
+					       GUIL_PICK_ANY,
+					       GUIL_DIR_ALTERNATE };
+	static const uint64_t seeds[] = { 61, 116, 168 };
+	const uint64_t cap = (uint64_t)GUIL_W * GUIL_UNIT;
+	struct solver_item *it = malloc(450 * sizeof(*it));
+	uint64_t *off = malloc(450 * sizeof(*off));
+	char what[200];
+	CHECK(it && off, "guillotine sweep: memory");
+	for (size_t k = 0; it && off && k < sizeof(seeds) / sizeof(*seeds);
+	     k++) {
+		struct solver_problem p = {
+			it, guillotine_shape(seeds[k], &big, it), NULL, 0
+		};
+		struct solver_options wo = { .work_limit = UINT64_MAX };
+		struct solver_budget b;
+		solver_budget_init(&b, &wo);
+		uint64_t steps = 0, h = 0;
+		int rc = solver_search_guillotine(&p, cap, 20000000, &b, off,
+						  &steps);
+		printf("# guillotine sweep, big-%" PRIu64 ": %s in %" PRIu64
+		       " steps\n", seeds[k], rc == 1 ? "placed" : "not placed",
+		       steps);
+		snprintf(what, sizeof(what),
+			 "guillotine sweep: big-%" PRIu64 " at the bound within 20 million steps (the sweep's 5 million)",
+			 seeds[k]);
+		CHECK(rc == 1 && !solver_check(&p, off, &h, err, sizeof(err)) &&
+			      h == cap && steps <= 5000000,
+		      what);
+	}
+	free(it);
+	free(off);
+}
+
 static void test_packed_big(void)
 {
 	static const struct guil_shape big = { 300, 450, GUIL_W, GUIL_T,
@@ -763,6 +806,7 @@ int main(void)
 	test_guillotine();
 	test_packed_big();
 	test_guillotine_search();
+	test_guillotine_sweep();
 	test_guillotine_deep();
 	test_deadline();
 	test_guillotine_share();
