@@ -27,10 +27,15 @@
  *     balanced; then both blocks are searched, the one of x0 first.
  * Sets that failed are kept by a commutative hash of their buffers'
  * (start, end, size), so identical buffers swapped or the same set met
- * under another choice end at once.  It is not complete (it takes the
- * first balanced set a choice completes, never a larger one), and it
- * never proves anything: which is why it runs with a small share and the
- * skyline search after it.
+ * under another choice end at once.  The growth is not complete (it
+ * takes the first balanced set a choice completes, never a larger one),
+ * and on some blocks of hundreds of buffers it never completes one; so a
+ * first pass, with a quarter of the steps, finds the sets by a sweep
+ * instead (flow_sweep(), below: every balanced set of x0 that leaves an
+ * instant uncrossed, as the strip of a guillotine packing does), then
+ * the growth runs with each order of the subsets.  Nothing here proves
+ * anything: which is why it runs with a small share and the skyline
+ * search after it.
  *
  * What it adds: on bench_placement's big shape (300-450 buffers), the
  * seeds the skyline search misses within millions of nodes are not the
@@ -615,7 +620,8 @@ static int sw_push(struct swctx *c, const struct sweep *w, uint32_t at,
 		c->pks = p;
 		c->cpks = m;
 	}
-	memcpy(c->pks + c->npks, w->pk, w->npk * sizeof(*w->pk));
+	if (w->npk)
+		memcpy(c->pks + c->npks, w->pk, w->npk * sizeof(*w->pk));
 	c->opt[c->nopt++] = (struct swopt){ at, cost, (uint32_t)c->npks,
 					    (uint32_t)w->npk };
 	c->npks += w->npk;
@@ -780,8 +786,9 @@ static int sw_walk_r(struct sweep *w, uint32_t si, uint32_t k)
 		qsort(c.opt, c.nopt, sizeof(*c.opt), swopt_cmp);
 		for (size_t o = 0; o < c.nopt && !r; o++) {
 			size_t np = w->npath;
-			memcpy(w->path + np, c.pks + c.opt[o].pk0,
-			       c.opt[o].npk * sizeof(*w->path));
+			if (c.opt[o].npk)
+				memcpy(w->path + np, c.pks + c.opt[o].pk0,
+				       c.opt[o].npk * sizeof(*w->path));
 			w->npath += c.opt[o].npk;
 			r = sw_walk(w, c.opt[o].state, k + 1);
 			w->npath = np;
