@@ -60,6 +60,7 @@ struct gsearch {
 	unsigned max_depth;
 	int order;            /* 0: a subset without the largest first */
 	int sweep;            /* flows by the sweep, not the growth */
+	size_t sw_states, sw_ents; /* what the live sweeps hold, in all */
 	uint64_t *hkey;       /* per item: its hash */
 	uint64_t (*memo)[2];  /* failed sets: (key, check), 0 empty */
 	int oom;
@@ -438,8 +439,11 @@ static int flow_dfs(struct flow *f)
  * instant met) with the fewest buffers they still take, and a walk from
  * the start yields the sets, those of fewest buffers first; each is split
  * as the growth's are.  The block is swept from the side with fewer
- * buffers at its edge.  States and entries are bounded (SW_MAX_STATES,
- * SW_MAX_ENT): past them the sweep gives the block up (no proof).
+ * buffers at its edge.  The states and entries of all live sweeps (a
+ * walk keeps its tables while the blocks it splits off sweep in turn)
+ * are bounded together (SW_MAX_STATES, SW_MAX_ENT: 96 MiB of states
+ * and entries, at most twice that with the arrays' spare room): past
+ * them a sweep gives its block up (no proof).
  */
 #define SW_MAX_STATES (1u << 20)
 #define SW_MAX_ENT (1u << 23)
@@ -561,7 +565,8 @@ static int sw_add(struct sweep *w, const uint64_t *e, size_t n,
 	int64_t at = sw_find(w, e, n, layer, flag, h);
 	if (at >= 0)
 		return 0;
-	if (w->nst >= SW_MAX_STATES || w->nent + n > SW_MAX_ENT)
+	struct gsearch *g = w->f->g;
+	if (g->sw_states >= SW_MAX_STATES || g->sw_ents + n > SW_MAX_ENT)
 		return sw_full(w, 0);
 	if (w->nst == w->cst) {
 		size_t c = w->cst ? 2 * w->cst : 1024;
@@ -588,6 +593,8 @@ static int sw_add(struct sweep *w, const uint64_t *e, size_t n,
 	w->tab[-1 - at] = (uint32_t)w->nst + 1;
 	w->nent += n;
 	w->nst++;
+	g->sw_states++;
+	g->sw_ents += n;
 	if (2 * w->nst > w->tmask && sw_grow_tab(w))
 		return sw_full(w, 1);
 	return tick(w->f->g) ? -1 : 0;
@@ -943,6 +950,8 @@ static int flow_sweep(struct flow *f)
 		ok = sw_walk(&w, 0, 1) == 1;
 	}
 out:
+	g->sw_states -= w.nst;
+	g->sw_ents -= w.nent;
 	free(w.u0);
 	free(w.u1);
 	free(w.sl);
