@@ -492,7 +492,6 @@ struct sweep {
 	size_t nst, cst;
 	uint32_t *tab;         /* the states by hash: index + 1 */
 	size_t tmask;
-	int full;              /* a bound passed, or out of memory */
 	uint64_t *keep, *out;  /* one step's scratch */
 	size_t nkeep;
 	uint32_t *pk;
@@ -549,11 +548,11 @@ static int sw_grow_tab(struct sweep *w)
 	return 0;
 }
 
-static int sw_full(struct sweep *w, int oom)
+/* Gives the sweep up (a bound passed, or out of memory): -1. */
+static int sw_giveup(struct sweep *w, int oom)
 {
 	if (oom)
 		w->f->g->oom = w->f->g->stop = 1;
-	w->full = 1;
 	return -1;
 }
 
@@ -567,12 +566,12 @@ static int sw_add(struct sweep *w, const uint64_t *e, size_t n,
 		return 0;
 	struct gsearch *g = w->f->g;
 	if (g->sw_states >= SW_MAX_STATES || g->sw_ents + n > SW_MAX_ENT)
-		return sw_full(w, 0);
+		return sw_giveup(w, 0);
 	if (w->nst == w->cst) {
 		size_t c = w->cst ? 2 * w->cst : 1024;
 		struct swst *s = realloc(w->st, c * sizeof(*s));
 		if (!s)
-			return sw_full(w, 1);
+			return sw_giveup(w, 1);
 		w->st = s;
 		w->cst = c;
 	}
@@ -582,7 +581,7 @@ static int sw_add(struct sweep *w, const uint64_t *e, size_t n,
 			c *= 2;
 		uint64_t *x = realloc(w->ent, c * sizeof(*x));
 		if (!x)
-			return sw_full(w, 1);
+			return sw_giveup(w, 1);
 		w->ent = x;
 		w->cent = c;
 	}
@@ -596,7 +595,7 @@ static int sw_add(struct sweep *w, const uint64_t *e, size_t n,
 	g->sw_states++;
 	g->sw_ents += n;
 	if (2 * w->nst > w->tmask && sw_grow_tab(w))
-		return sw_full(w, 1);
+		return sw_giveup(w, 1);
 	return tick(w->f->g) ? -1 : 0;
 }
 
@@ -658,13 +657,16 @@ static int sw_emit(struct sweep *w, struct swctx *c, uint32_t k)
 			c->best = cost;
 		return 0;
 	}
-	return sw_push(c, w, (uint32_t)at, cost) ? sw_full(w, 1) : 0;
+	return sw_push(c, w, (uint32_t)at, cost) ? sw_giveup(w, 1) : 0;
 }
+
+static int sw_sub(struct sweep *w, struct swctx *c, uint32_t k, size_t i,
+		  uint64_t need);
 
 /* The subsets of the arcs starting at k, from sl[i] on, that add need
  * (identical arcs taken in order). */
-static int sw_sub(struct sweep *w, struct swctx *c, uint32_t k, size_t i,
-		  uint64_t need)
+static int sw_sub_r(struct sweep *w, struct swctx *c, uint32_t k, size_t i,
+		    uint64_t need)
 {
 	if (tick(w->f->g))
 		return -1;
@@ -687,6 +689,15 @@ static int sw_sub(struct sweep *w, struct swctx *c, uint32_t k, size_t i,
 	       w->u1[w->sl[i2]] == w->u1[j])
 		i2++;
 	return sw_sub(w, c, k, i2, need);
+}
+
+/* Its frames are counted as the search's others are (deeper()). */
+static int sw_sub(struct sweep *w, struct swctx *c, uint32_t k, size_t i,
+		  uint64_t need)
+{
+	if (deeper(w->f->g))
+		return up(w->f->g, -1);
+	return up(w->f->g, sw_sub_r(w, c, k, i, need));
 }
 
 /* Every successor of state si over instant k, each to sw_emit(). */
