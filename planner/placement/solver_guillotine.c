@@ -418,7 +418,7 @@ static int flow_dfs(struct flow *f)
 }
 
 /*
- * The sweep (the third pass): every balanced set of a flow block that
+ * The sweep (the first pass): every balanced set of a flow block that
  * holds x0 and leaves an instant inside (a, b) uncrossed, in time order.
  *
  * Why such sets.  Take a guillotine packing of a block no instant cuts
@@ -443,7 +443,9 @@ static int flow_dfs(struct flow *f)
  * walk keeps its tables while the blocks it splits off sweep in turn)
  * are bounded together (SW_MAX_STATES, SW_MAX_ENT: 96 MiB of states
  * and entries, at most twice that with the arrays' spare room): past
- * them a sweep gives its block up (no proof).
+ * them a sweep gives its block up (no proof), as it does where more
+ * than SW_MAX_EDGE buffers of the column end at one instant (their
+ * subsets are enumerated there).
  */
 #define SW_MAX_STATES (1u << 20)
 #define SW_MAX_ENT (1u << 23)
