@@ -500,6 +500,7 @@ struct sweep {
 	size_t npk;
 	uint32_t *path;        /* the walk's set */
 	size_t npath;
+	uint64_t emits;        /* successors made (sw_clock()) */
 };
 
 static uint64_t sw_size(const struct sweep *w, uint32_t j)
@@ -636,9 +637,28 @@ static int sw_push(struct swctx *c, const struct sweep *w, uint32_t at,
 	return 0;
 }
 
+/* Reads the clock every SW_CLOCK successors: a successor costs many
+ * steps' time (a sort, a hash, a look-up), so the steps' own reading
+ * (every 4,096) lets tens of milliseconds pass under a sanitizer. */
+#define SW_CLOCK 256
+
+static int sw_clock(struct sweep *w)
+{
+	struct gsearch *g = w->f->g;
+	if (++w->emits % SW_CLOCK || !g->b)
+		return 0;
+	if (solver_budget_spend(g->b, 0, 1)) {
+		g->stop = g->clock = 1;
+		return -1;
+	}
+	return 0;
+}
+
 /* The successor: what stays live and what the picks start. */
 static int sw_emit(struct sweep *w, struct swctx *c, uint32_t k)
 {
+	if (sw_clock(w))
+		return -1;
 	size_t n = w->nkeep;
 	memcpy(w->out, w->keep, n * sizeof(*w->out));
 	for (size_t i = 0; i < w->npk; i++)

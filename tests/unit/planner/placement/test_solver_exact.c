@@ -785,9 +785,11 @@ static void test_deadline(void)
 	printf("# deadline: %zu gapless buffers, auto under 1 s: %.3f s, %.4fx\n",
 	       p.n, s, (double)h / (double)solver_lower_bound(&p));
 	/* a sanitizer's build spends outside the search's estimates (1.03-
-	 * 1.04 s here): 10% there, 3% in the product */
+	 * 1.04 s here idle, the same before the sweep; 1.10 s in CI's
+	 * sanitizer run beside another test job): 25% there, 3% in the
+	 * product, where the old clock overran (1.04-1.10 s) */
 #ifdef __SANITIZE_ADDRESS__
-	double slack = 0.10;
+	double slack = 0.25;
 #else
 	double slack = 0.03;
 #endif
