@@ -487,7 +487,7 @@ struct sweep {
 	uint32_t *sl, *sl0;    /* arcs starting at k: sl[sl0[k] .. sl0[k + 1]) */
 	uint64_t *suf;         /* per sl entry: its size and those after it */
 	uint32_t *bl, *bl0;    /* the column's arcs (x0 not) ending at k */
-	uint32_t x0, lastb;
+	uint32_t lastb;        /* the column's last end (0: none) */
 	uint64_t *ent;
 	size_t nent, cent;
 	struct swst *st;
@@ -897,7 +897,6 @@ static int flow_sweep(struct flow *f)
 			x0 = j;
 	if (x0 == SIZE_MAX)
 		goto out;
-	w.x0 = (uint32_t)x0;
 	/* the starters of each instant by size down (identical ones side
 	 * by side), the column's arcs by their end, then size down */
 	size_t m = 0, mb = 0;
@@ -1307,7 +1306,6 @@ static int search_strict(struct gjob *j)
 		rc = SOLVER_ENOMEM;
 		goto out;
 	}
-	/* two orders of the subsets: each finds what the other misses */
 	/* the passes: the sweep, then the growth with the subsets that
 	 * take the largest arc first, then without; each ends at its part
 	 * of max_steps (what one leaves the next one takes) */

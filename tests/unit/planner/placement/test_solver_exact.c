@@ -178,6 +178,29 @@ static void test_guillotine_deep(void)
  */
 #define BIG_WORK 400000
 
+/* The guillotine search alone on a seed of shape sh (a tiling of the
+ * GUIL_W-unit square) within max_steps, printed as "# what, big-SEED":
+ * 1 when it places it, validly, at the bound. */
+static int guillotine_places(const char *what, uint64_t seed,
+			     const struct guil_shape *sh, uint64_t max_steps,
+			     struct solver_item *it, uint64_t *off,
+			     uint64_t *steps)
+{
+	const uint64_t cap = (uint64_t)GUIL_W * GUIL_UNIT;
+	struct solver_problem p = { it, guillotine_shape(seed, sh, it), NULL,
+				    0 };
+	struct solver_options wo = { .work_limit = UINT64_MAX };
+	struct solver_budget b;
+	solver_budget_init(&b, &wo);
+	uint64_t h = 0;
+	*steps = 0;
+	int rc = solver_search_guillotine(&p, cap, max_steps, &b, off, steps);
+	printf("# %s, big-%" PRIu64 ": %s in %" PRIu64 " steps\n", what, seed,
+	       rc == 1 ? "placed" : "not placed", *steps);
+	return rc == 1 && !solver_check(&p, off, &h, err, sizeof(err)) &&
+	       h == cap;
+}
+
 /*
  * The guillotine search (solver_guillotine.c, issue 32): big-57, 162, 269
  * and 292 defeat the skyline search within 2 million nodes (57 within 10
@@ -209,23 +232,14 @@ static void test_guillotine_search(void)
 	}
 	struct solver_options wo = { .work_limit = UINT64_MAX };
 	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
-		struct solver_problem p = {
-			it, guillotine_shape(seeds[k], &shapes[0], it), NULL, 0
-		};
-		struct solver_budget b;
-		solver_budget_init(&b, &wo);
-		uint64_t steps = 0, h = 0;
-		int rc = solver_search_guillotine(&p, cap, 4000000, &b, off,
-						  &steps);
-		printf("# guillotine search, big-%" PRIu64 ": %s in %" PRIu64
-		       " steps\n", seeds[k], rc == 1 ? "placed" : "not placed",
-		       steps);
+		uint64_t steps;
+		int ok = guillotine_places("guillotine search", seeds[k],
+					   &shapes[0], 4000000, it, off,
+					   &steps);
 		snprintf(what, sizeof(what),
 			 "guillotine search: big-%" PRIu64 " at the bound within 4 million steps",
 			 seeds[k]);
-		CHECK(rc == 1 && !solver_check(&p, off, &h, err, sizeof(err)) &&
-			      h == cap,
-		      what);
+		CHECK(ok, what);
 	}
 	/* auto, counted: the guillotine search goes first with a tenth of
 	 * the work (64 steps a unit: 5.1 million steps here) */
@@ -288,31 +302,19 @@ static void test_guillotine_sweep(void)
 					       GUIL_PICK_ANY,
 					       GUIL_DIR_ALTERNATE };
 	static const uint64_t seeds[] = { 61, 116, 168 };
-	const uint64_t cap = (uint64_t)GUIL_W * GUIL_UNIT;
 	struct solver_item *it = malloc(450 * sizeof(*it));
 	uint64_t *off = malloc(450 * sizeof(*off));
 	char what[200];
 	CHECK(it && off, "guillotine sweep: memory");
 	for (size_t k = 0; it && off && k < sizeof(seeds) / sizeof(*seeds);
 	     k++) {
-		struct solver_problem p = {
-			it, guillotine_shape(seeds[k], &big, it), NULL, 0
-		};
-		struct solver_options wo = { .work_limit = UINT64_MAX };
-		struct solver_budget b;
-		solver_budget_init(&b, &wo);
-		uint64_t steps = 0, h = 0;
-		int rc = solver_search_guillotine(&p, cap, 20000000, &b, off,
-						  &steps);
-		printf("# guillotine sweep, big-%" PRIu64 ": %s in %" PRIu64
-		       " steps\n", seeds[k], rc == 1 ? "placed" : "not placed",
-		       steps);
+		uint64_t steps;
+		int ok = guillotine_places("guillotine sweep", seeds[k], &big,
+					   20000000, it, off, &steps);
 		snprintf(what, sizeof(what),
 			 "guillotine sweep: big-%" PRIu64 " at the bound within 20 million steps (the sweep's 5 million)",
 			 seeds[k]);
-		CHECK(rc == 1 && !solver_check(&p, off, &h, err, sizeof(err)) &&
-			      h == cap && steps <= 5000000,
-		      what);
+		CHECK(ok && steps <= 5000000, what);
 	}
 	free(it);
 	free(off);
