@@ -29,11 +29,13 @@
  * (start, end, size), so identical buffers swapped or the same set met
  * under another choice end at once.  The growth is not complete (it
  * takes the first balanced set a choice completes, never a larger one),
- * and on some blocks of hundreds of buffers it never completes one; so a
- * first pass, with a quarter of the steps, finds the sets by a sweep
- * instead (flow_sweep(), below: every balanced set of x0 that leaves an
- * instant uncrossed, as the strip of a guillotine packing does), then
- * the growth runs with each order of the subsets.  Nothing here proves
+ * and on some blocks of hundreds of buffers it never completes one; so
+ * the sets are also found by a sweep (flow_sweep(), below: every
+ * balanced set that leaves an instant uncrossed, as the strip of a
+ * guillotine packing does).  Four passes: the sweep of x0's sets (a
+ * quarter of the steps), the growth with each order of the subsets (to
+ * 60%, then to 80%), then the sweep of the sets of at most half the
+ * block's height, x0's or not.  Nothing here proves
  * anything: which is why it runs with a small share and the skyline
  * search after it.
  *
@@ -60,6 +62,7 @@ struct gsearch {
 	unsigned max_depth;
 	int order;            /* 0: a subset without the largest first */
 	int sweep;            /* flows by the sweep, not the growth */
+	int anchor;           /* the sweep's sets hold x0 */
 	size_t sw_states, sw_ents; /* what the live sweeps hold, in all */
 	uint64_t *hkey;       /* per item: its hash */
 	uint64_t (*memo)[2];  /* failed sets: (key, check), 0 empty */
@@ -418,23 +421,29 @@ static int flow_dfs(struct flow *f)
 }
 
 /*
- * The sweep (the first pass): every balanced set of a flow block that
- * holds x0 and leaves an instant inside (a, b) uncrossed, in time order.
+ * The sweep (the first and last passes): every balanced set of a flow
+ * block that holds x0 (the first), or is at most half the block's height
+ * (the last), and leaves an instant inside (a, b) uncrossed, in time
+ * order.
  *
  * Why such sets.  Take a guillotine packing of a block no instant cuts
  * and merge its cuts across bytes into strips (a strip is not cut across
  * bytes again): the strip of x0 is a balanced set, and since it is not
  * one buffer (those over all of [a, b) went to the bottom) it is cut in
  * time, at an instant none of its buffers crosses.  So the set split off
- * may be asked to have one, and few sets have.
+ * may be asked to have one, and few sets have.  Any strip will do as
+ * well as x0's, and the thinnest is at most half the block's height: so
+ * the last pass asks for that instead of x0 (where x0's strip is most
+ * of the block, another one is thin).
  *
  * How.  In time order a set is made at each instant by what it takes
  * there: of the buffers that start there, some whose bytes are those its
- * buffers end there.  So after an instant what matters is the (end, size)
- * of its buffers still live and whether an uncrossed instant was met:
- * equal states are one.  The other buffers that start at a are decided
- * where they end (before, they weigh nothing on any balance), so the
- * starting column is never enumerated.  A pass forward makes the layers
+ * buffers end there.  So after an instant what matters is the bytes of
+ * its buffers still live by the instant they end, whether an uncrossed
+ * instant was met, and whether the set is still empty: equal states are
+ * one.  The buffers that start at a (but x0, in the first pass) are
+ * decided where they end (before, they weigh nothing on any balance), so
+ * the starting column is never enumerated.  A pass forward makes the layers
  * of states, one back marks those that complete a set (at b, an uncrossed
  * instant met) with the fewest buffers they still take, and a walk from
  * the start yields the sets, those of fewest buffers first; each is split
@@ -451,13 +460,14 @@ static int flow_dfs(struct flow *f)
 #define SW_MAX_ENT (1u << 23)
 #define SW_MAX_EDGE 16 /* column buffers ending at one instant */
 #define SW_SIZE_BITS 40
+#define SW_SIZE_MASK ((1ull << SW_SIZE_BITS) - 1)
 
 struct swst {
 	uint64_t hash;
 	uint32_t off, len; /* entries ent[off .. off + len), sorted */
 	uint32_t layer;
 	int32_t val;       /* buffers still to take to complete; -1: none */
-	uint8_t flag;      /* an uncrossed instant met */
+	uint8_t flag;      /* 1: an uncrossed instant met; 2: not empty */
 };
 
 struct swopt {
@@ -501,6 +511,8 @@ struct sweep {
 	uint32_t *path;        /* the walk's set */
 	size_t npath;
 	uint64_t emits;        /* successors made (sw_clock()) */
+	uint64_t cmax;         /* the sets' live bytes: at most this */
+	int anchor;            /* x0 in every set */
 };
 
 static uint64_t sw_size(const struct sweep *w, uint32_t j)
@@ -528,7 +540,7 @@ static int64_t sw_find(const struct sweep *w, const uint64_t *e, size_t n,
 		const struct swst *s = &w->st[x - 1];
 		if (s->hash == h && s->layer == layer && s->flag == flag &&
 		    s->len == n &&
-		    !memcmp(w->ent + s->off, e, n * sizeof(*e)))
+		    (!n || !memcmp(w->ent + s->off, e, n * sizeof(*e))))
 			return x - 1;
 	}
 }
@@ -588,7 +600,8 @@ static int sw_add(struct sweep *w, const uint64_t *e, size_t n,
 		w->ent = x;
 		w->cent = c;
 	}
-	memcpy(w->ent + w->nent, e, n * sizeof(*e));
+	if (n) /* the empty set's first state has no entry */
+		memcpy(w->ent + w->nent, e, n * sizeof(*e));
 	w->st[w->nst] = (struct swst){ .hash = h, .off = (uint32_t)w->nent,
 				       .len = (uint32_t)n, .layer = layer,
 				       .val = -1, .flag = (uint8_t)flag };
@@ -667,6 +680,21 @@ static int sw_emit(struct sweep *w, struct swctx *c, uint32_t k)
 					      << SW_SIZE_BITS |
 				      sw_size(w, w->pk[i]);
 	qsort(w->out, n, sizeof(*w->out), u64_cmp);
+	/* only the bytes ending at each instant weigh on a balance: the
+	 * entries of one end are one, their sizes summed (at most h) */
+	size_t m = 0;
+	uint64_t live = 0;
+	for (size_t i = 0; i < n; i++) {
+		live += w->out[i] & SW_SIZE_MASK;
+		if (m && w->out[m - 1] >> SW_SIZE_BITS ==
+				 w->out[i] >> SW_SIZE_BITS)
+			w->out[m - 1] += w->out[i] & SW_SIZE_MASK;
+		else
+			w->out[m++] = w->out[i];
+	}
+	n = m;
+	if (live > w->cmax)
+		return 0;
 	if (c->mode == SW_ADD)
 		return sw_add(w, w->out, n, c->layer, c->flag);
 	uint64_t h = sw_hash(w->out, n, c->layer, c->flag);
@@ -731,11 +759,11 @@ static int sw_step(struct sweep *w, struct swctx *c, uint32_t si, uint32_t k)
 	for (uint32_t i = 0; i < s->len; i++) {
 		uint64_t x = w->ent[s->off + i];
 		if ((uint32_t)(x >> SW_SIZE_BITS) == k)
-			e0 += x & ((1ull << SW_SIZE_BITS) - 1);
+			e0 += x & SW_SIZE_MASK;
 		else
 			w->keep[w->nkeep++] = x;
 	}
-	int flag = s->flag;
+	int flag = s->flag & 1, ne = s->flag >> 1;
 	/* the column's arcs ending here (none once an uncrossed instant
 	 * was met): every subset, of equal sizes the first ones (sorted by
 	 * size, so a group is a run; d[i] counts what run i takes) */
@@ -768,8 +796,11 @@ static int sw_step(struct sweep *w, struct swctx *c, uint32_t si, uint32_t k)
 			if (k >= w->lastb)
 				f2lo = 1;
 		}
+		int ne2 = ne || nd;
 		for (int f2 = f2lo; f2 <= f2hi; f2++) {
-			c->flag = f2;
+			if (f2 && !ne2)
+				continue; /* it would stay empty */
+			c->flag = f2 | ne2 << 1;
 			w->npk = nd;
 			int r = 0;
 			if (!e0 && !add) {
@@ -916,8 +947,10 @@ static int flow_sweep(struct flow *f)
 			   (i + 1 < m && w.u0[w.sl[i + 1]] == w.u0[w.sl[i]]
 				    ? w.suf[i + 1]
 				    : 0);
+	w.anchor = g->anchor;
+	w.cmax = w.anchor ? UINT64_MAX : f->h / 2;
 	for (size_t j = 0; j < n; j++)
-		if (!w.u0[j] && j != x0)
+		if (!w.u0[j] && (j != x0 || !w.anchor))
 			ks[mb++] = (struct skey){ w.u1[j],
 						  -(int64_t)sw_size(&w, (uint32_t)j),
 						  0, 0, (uint32_t)j };
@@ -938,7 +971,7 @@ static int flow_sweep(struct flow *f)
 	/* forward: layer L is the states after instant L */
 	uint64_t e0 = (uint64_t)w.u1[x0] << SW_SIZE_BITS |
 		      sw_size(&w, (uint32_t)x0);
-	if (sw_add(&w, &e0, 1, 0, 0))
+	if (sw_add(&w, &e0, (size_t)w.anchor, 0, w.anchor ? 2 : 0))
 		goto out;
 	uint32_t *lay0 = calloc(nt + 1, sizeof(*lay0));
 	if (!lay0) {
@@ -959,7 +992,7 @@ static int flow_sweep(struct flow *f)
 	/* back: what completes a set */
 	for (uint32_t si = lay0[nt - 2]; si < lay0[nt - 1] && !r; si++) {
 		const struct swst *s = &w.st[si];
-		int done = s->flag;
+		int done = s->flag & 1;
 		for (uint32_t i = 0; i < s->len && done; i++)
 			done = (uint32_t)(w.ent[s->off + i] >> SW_SIZE_BITS) ==
 			       nt - 1;
@@ -978,7 +1011,7 @@ static int flow_sweep(struct flow *f)
 	free(lay0);
 	if (!r && w.st[0].val >= 0) {
 		w.path[0] = (uint32_t)x0;
-		w.npath = 1;
+		w.npath = (size_t)w.anchor;
 		ok = sw_walk(&w, 0, 1) == 1;
 	}
 out:
@@ -1306,17 +1339,22 @@ static int search_strict(struct gjob *j)
 		rc = SOLVER_ENOMEM;
 		goto out;
 	}
-	/* the passes: the sweep, then the growth with the subsets that
-	 * take the largest arc first, then without; each ends at its part
-	 * of max_steps (what one leaves the next one takes) */
+	/* the passes: the sweep of x0's sets, the growth with the subsets
+	 * that take the largest arc first, then without, the sweep of the
+	 * thin sets; each ends at its part of max_steps (what one leaves
+	 * the next one takes).  The first growth ends at 60%: the 2,587
+	 * buffers of test_solver_exact need it within 3 million steps. */
 	static const struct {
-		int sweep, order;
+		int sweep, anchor, order;
 		double end;
-	} pass[3] = { { 1, 0, 0.25 }, { 0, 1, 0.625 }, { 0, 0, 1 } };
-	for (int q = 0; q < 3 && !found && !g.clock && !g.oom; q++) {
+	} pass[] = { { 1, 1, 0, 0.25 }, { 0, 1, 1, 0.6 }, { 0, 1, 0, 0.8 },
+		     { 1, 0, 0, 1 } };
+	const int npass = (int)(sizeof(pass) / sizeof(pass[0]));
+	for (int q = 0; q < npass && !found && !g.clock && !g.oom; q++) {
 		g.sweep = pass[q].sweep;
+		g.anchor = pass[q].anchor;
 		g.order = pass[q].order;
-		g.max_steps = q == 2 ? max_steps
+		g.max_steps = q == npass - 1 ? max_steps
 				     : (uint64_t)((double)max_steps * pass[q].end);
 		if (g.steps >= g.max_steps)
 			continue;
