@@ -447,14 +447,16 @@ static int flow_dfs(struct flow *f)
  * of states, one back marks those that complete a set (at b, an uncrossed
  * instant met) with the fewest buffers they still take, and a walk from
  * the start yields the sets, those of fewest buffers first; each is split
- * as the growth's are.  The block is swept from the side with fewer
- * buffers at its edge.  The states and entries of all live sweeps (a
- * walk keeps its tables while the blocks it splits off sweep in turn)
- * are bounded together (SW_MAX_STATES, SW_MAX_ENT: 96 MiB of states
- * and entries, at most twice that with the arrays' spare room): past
- * them a sweep gives its block up (no proof), as it does where more
- * than SW_MAX_EDGE buffers of the column end at one instant (their
- * subsets are enumerated there).
+ * as the growth's are.  x0's sets are swept in rounds of height (at most
+ * a 64th of the block's, an eighth, then all), so a thin strip of x0 is
+ * found before the layers of every set are made.  The block is swept
+ * from the side with fewer buffers at its edge.  The states and entries
+ * of all live sweeps (a walk keeps its tables while the blocks it splits
+ * off sweep in turn) are bounded together (SW_MAX_STATES, SW_MAX_ENT:
+ * 96 MiB of states and entries, at most twice that with the arrays'
+ * spare room): past them a sweep gives its block up (no proof), as it
+ * does where more than SW_MAX_EDGE buffers of the column end at one
+ * instant (their subsets are enumerated there).
  */
 #define SW_MAX_STATES (1u << 20)
 #define SW_MAX_ENT (1u << 23)
@@ -512,6 +514,7 @@ struct sweep {
 	size_t npath;
 	uint64_t emits;        /* successors made (sw_clock()) */
 	uint64_t cmax;         /* the sets' live bytes: at most this */
+	int pruned;            /* a state was past cmax */
 	int anchor;            /* x0 in every set */
 };
 
@@ -693,8 +696,10 @@ static int sw_emit(struct sweep *w, struct swctx *c, uint32_t k)
 			w->out[m++] = w->out[i];
 	}
 	n = m;
-	if (live > w->cmax)
+	if (live > w->cmax) {
+		w->pruned = 1;
 		return 0;
+	}
 	if (c->mode == SW_ADD)
 		return sw_add(w, w->out, n, c->layer, c->flag);
 	uint64_t h = sw_hash(w->out, n, c->layer, c->flag);
@@ -876,6 +881,61 @@ static int sw_walk(struct sweep *w, uint32_t si, uint32_t k)
 	return up(w->f->g, sw_walk_r(w, si, k));
 }
 
+/* One round of the sweep: the layers of the sets whose live bytes are
+ * at most w->cmax, what completes them, then the walk (*ok: a set was
+ * placed).  0, or -1: given up. */
+static int sw_round(struct sweep *w, struct swctx *c, uint32_t x0, int *ok)
+{
+	/* forward: layer L is the states after instant L */
+	uint32_t nt = w->nt;
+	uint64_t e0 = (uint64_t)w->u1[x0] << SW_SIZE_BITS | sw_size(w, x0);
+	if (sw_add(w, &e0, (size_t)w->anchor, 0, w->anchor ? 2 : 0))
+		return -1;
+	uint32_t *lay0 = calloc(nt + 1, sizeof(*lay0));
+	if (!lay0)
+		return sw_giveup(w, 1);
+	lay0[1] = (uint32_t)w->nst;
+	int r = 0;
+	for (uint32_t k = 1; k + 1 < nt && !r; k++) {
+		c->mode = SW_ADD;
+		c->layer = k;
+		for (uint32_t si = lay0[k - 1]; si < lay0[k] && !r; si++)
+			r = sw_step(w, c, si, k);
+		lay0[k + 1] = (uint32_t)w->nst;
+		if (lay0[k + 1] == lay0[k])
+			r = 1; /* no set gets through */
+	}
+	/* back: what completes a set */
+	for (uint32_t si = lay0[nt - 2]; si < lay0[nt - 1] && !r; si++) {
+		const struct swst *s = &w->st[si];
+		int done = s->flag & 1;
+		for (uint32_t i = 0; i < s->len && done; i++)
+			done = (uint32_t)(w->ent[s->off + i] >> SW_SIZE_BITS) ==
+			       nt - 1;
+		w->st[si].val = done ? 0 : -1;
+	}
+	for (uint32_t k = nt - 2; k-- > 0 && !r;) {
+		/* layer k's states step over instant k + 1 */
+		c->mode = SW_VAL;
+		c->layer = k + 1;
+		for (uint32_t si = lay0[k]; si < lay0[k + 1] && !r; si++) {
+			c->best = -1;
+			r = sw_step(w, c, si, k + 1);
+			w->st[si].val = c->best;
+		}
+	}
+	free(lay0);
+	if (r)
+		return r < 0 ? -1 : 0;
+	if (w->st[0].val < 0)
+		return 0;
+	w->path[0] = x0;
+	w->npath = (size_t)w->anchor;
+	r = sw_walk(w, 0, 1);
+	*ok = r == 1;
+	return r < 0 ? -1 : 0;
+}
+
 /* The sweep of flow block f: 1 placed, 0 not (nothing proven). */
 static int flow_sweep(struct flow *f)
 {
@@ -968,51 +1028,21 @@ static int flow_sweep(struct flow *f)
 		if (w.bl0[k + 1] - w.bl0[k] > SW_MAX_EDGE)
 			goto out;
 	}
-	/* forward: layer L is the states after instant L */
-	uint64_t e0 = (uint64_t)w.u1[x0] << SW_SIZE_BITS |
-		      sw_size(&w, (uint32_t)x0);
-	if (sw_add(&w, &e0, (size_t)w.anchor, 0, w.anchor ? 2 : 0))
-		goto out;
-	uint32_t *lay0 = calloc(nt + 1, sizeof(*lay0));
-	if (!lay0) {
-		g->oom = g->stop = 1;
-		goto out;
-	}
-	lay0[1] = (uint32_t)w.nst;
-	int r = 0;
-	for (uint32_t k = 1; k + 1 < nt && !r; k++) {
-		c.mode = SW_ADD;
-		c.layer = k;
-		for (uint32_t si = lay0[k - 1]; si < lay0[k] && !r; si++)
-			r = sw_step(&w, &c, si, k);
-		lay0[k + 1] = (uint32_t)w.nst;
-		if (lay0[k + 1] == lay0[k])
-			r = -1; /* no set gets through */
-	}
-	/* back: what completes a set */
-	for (uint32_t si = lay0[nt - 2]; si < lay0[nt - 1] && !r; si++) {
-		const struct swst *s = &w.st[si];
-		int done = s->flag & 1;
-		for (uint32_t i = 0; i < s->len && done; i++)
-			done = (uint32_t)(w.ent[s->off + i] >> SW_SIZE_BITS) ==
-			       nt - 1;
-		w.st[si].val = done ? 0 : -1;
-	}
-	for (uint32_t k = nt - 2; k-- > 0 && !r;) {
-		/* layer k's states step over instant k + 1 */
-		c.mode = SW_VAL;
-		c.layer = k + 1;
-		for (uint32_t si = lay0[k]; si < lay0[k + 1] && !r; si++) {
-			c.best = -1;
-			r = sw_step(&w, &c, si, k + 1);
-			w.st[si].val = c.best;
-		}
-	}
-	free(lay0);
-	if (!r && w.st[0].val >= 0) {
-		w.path[0] = (uint32_t)x0;
-		w.npath = (size_t)w.anchor;
-		ok = sw_walk(&w, 0, 1) == 1;
+	/* x0's sets in rounds: those of at most a 64th of the block's
+	 * height, then an eighth, then all; a thin strip of x0 is found
+	 * before the layers of every set are made (the last pass, whose sets
+	 * are thin already, sweeps once) */
+	uint64_t cmax = w.cmax;
+	for (int q = w.anchor ? 0 : 2; q < 3 && !ok; q++) {
+		w.cmax = q == 2 ? cmax : f->h >> (q ? 3 : 6);
+		w.pruned = 0;
+		g->sw_states -= w.nst;
+		g->sw_ents -= w.nent;
+		w.nst = w.nent = 0;
+		memset(w.tab, 0, (w.tmask + 1) * sizeof(*w.tab));
+		int r = sw_round(&w, &c, (uint32_t)x0, &ok);
+		if (r < 0 || !w.pruned)
+			break; /* given up, or no set was left out */
 	}
 out:
 	g->sw_states -= w.nst;

@@ -360,6 +360,32 @@ static void test_guillotine_thin(void)
 	free(off);
 }
 
+/*
+ * The first sweep in rounds (issue 32): x0's sets of at most a 64th of
+ * the block's height, then an eighth, then all.  Seed 13 of 2,500-3,000
+ * buffers (a 32 Ki square) has a thin strip of x0 in a block whose
+ * layers of every set passed the sweep's bounds: not placed within 20
+ * million steps before; now within the first sweep's 5 million.
+ */
+static void test_guillotine_rounds(void)
+{
+	static const struct guil_shape sq32 = { 2500, 3000, 32768, 32768,
+						GUIL_PICK_ANY,
+						GUIL_DIR_ALTERNATE };
+	struct solver_item *it = malloc(sq32.nmax * sizeof(*it));
+	uint64_t *off = malloc(sq32.nmax * sizeof(*off)), steps = 0;
+	CHECK(it && off, "guillotine rounds: memory");
+	if (it && off) {
+		int ok = guillotine_places("guillotine, the first sweep in rounds",
+					   13, &sq32, 20000000, it, off,
+					   &steps);
+		CHECK(ok && steps <= 5000000,
+		      "guillotine, the first sweep in rounds: seed 13 of 2,500-3,000 buffers at the bound within 20 million steps (the first sweep's 5 million)");
+	}
+	free(it);
+	free(off);
+}
+
 static void test_packed_big(void)
 {
 	static const struct guil_shape big = { 300, 450, GUIL_W, GUIL_T,
@@ -854,6 +880,7 @@ int main(void)
 	test_guillotine_search();
 	test_guillotine_sweep();
 	test_guillotine_thin();
+	test_guillotine_rounds();
 	test_guillotine_deep();
 	test_deadline();
 	test_guillotine_share();
