@@ -290,6 +290,29 @@ static void test_guillotine_search(void)
 	free(off);
 }
 
+/* Seed of shape sh placed at the bound by the guillotine search within
+ * 20 million steps, and within `within` of them: the check named msg. */
+static void guillotine_within(const char *what, const struct guil_shape *sh,
+			      uint64_t seed, uint64_t within, const char *msg)
+{
+	struct solver_item *it = malloc(sh->nmax * sizeof(*it));
+	uint64_t *off = malloc(sh->nmax * sizeof(*off)), steps = 0;
+	char oom[160];
+	if (!it || !off) {
+		snprintf(oom, sizeof(oom), "%s: memory", what);
+		CHECK(0, oom);
+	} else {
+		int ok = guillotine_places(what, seed, sh, 20000000, it, off,
+					   &steps);
+		CHECK(ok && steps <= within, msg);
+	}
+	free(it);
+	free(off);
+}
+
+static const struct guil_shape guil_big = { 300, 450, GUIL_W, GUIL_T,
+					    GUIL_PICK_ANY, GUIL_DIR_ALTERNATE };
+
 /*
  * The sweep (solver_guillotine.c's first pass, issue 32): big-61 and the
  * held-out big-116 and 168 have a hard block whose balanced sets the
@@ -299,26 +322,15 @@ static void test_guillotine_search(void)
  */
 static void test_guillotine_sweep(void)
 {
-	static const struct guil_shape big = { 300, 450, GUIL_W, GUIL_T,
-					       GUIL_PICK_ANY,
-					       GUIL_DIR_ALTERNATE };
 	static const uint64_t seeds[] = { 61, 116, 168 };
-	struct solver_item *it = malloc(450 * sizeof(*it));
-	uint64_t *off = malloc(450 * sizeof(*off));
 	char what[200];
-	CHECK(it && off, "guillotine sweep: memory");
-	for (size_t k = 0; it && off && k < sizeof(seeds) / sizeof(*seeds);
-	     k++) {
-		uint64_t steps;
-		int ok = guillotine_places("guillotine sweep", seeds[k], &big,
-					   20000000, it, off, &steps);
+	for (size_t k = 0; k < sizeof(seeds) / sizeof(*seeds); k++) {
 		snprintf(what, sizeof(what),
 			 "guillotine sweep: big-%" PRIu64 " at the bound within 20 million steps (the sweep's 5 million)",
 			 seeds[k]);
-		CHECK(ok && steps <= 5000000, what);
+		guillotine_within("guillotine sweep", &guil_big, seeds[k],
+				  5000000, what);
 	}
-	free(it);
-	free(off);
 }
 
 /*
@@ -330,9 +342,6 @@ static void test_guillotine_sweep(void)
  */
 static void test_guillotine_thin(void)
 {
-	static const struct guil_shape big = { 300, 450, GUIL_W, GUIL_T,
-					       GUIL_PICK_ANY,
-					       GUIL_DIR_ALTERNATE };
 	/* bench_placement's "large" shape */
 	static const struct guil_shape large = { 1500, 2000, 16384, 16384,
 						 GUIL_PICK_ANY,
@@ -340,24 +349,15 @@ static void test_guillotine_thin(void)
 	static const struct {
 		const struct guil_shape *sh;
 		uint64_t seed;
-	} cases[] = { { &big, 222 }, { &large, 4 } };
-	struct solver_item *it = malloc(2000 * sizeof(*it));
-	uint64_t *off = malloc(2000 * sizeof(*off));
+	} cases[] = { { &guil_big, 222 }, { &large, 4 } };
 	char what[200];
-	CHECK(it && off, "guillotine thin: memory");
-	for (size_t k = 0; it && off && k < sizeof(cases) / sizeof(*cases);
-	     k++) {
-		uint64_t steps;
-		int ok = guillotine_places("guillotine, thin strips",
-					   cases[k].seed, cases[k].sh,
-					   20000000, it, off, &steps);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(*cases); k++) {
 		snprintf(what, sizeof(what),
 			 "guillotine, thin strips: seed %" PRIu64 " of %zu-%zu buffers at the bound within 20 million steps",
 			 cases[k].seed, cases[k].sh->nmin, cases[k].sh->nmax);
-		CHECK(ok, what);
+		guillotine_within("guillotine, thin strips", cases[k].sh,
+				  cases[k].seed, 20000000, what);
 	}
-	free(it);
-	free(off);
 }
 
 /*
@@ -372,18 +372,9 @@ static void test_guillotine_rounds(void)
 	static const struct guil_shape sq32 = { 2500, 3000, 32768, 32768,
 						GUIL_PICK_ANY,
 						GUIL_DIR_ALTERNATE };
-	struct solver_item *it = malloc(sq32.nmax * sizeof(*it));
-	uint64_t *off = malloc(sq32.nmax * sizeof(*off)), steps = 0;
-	CHECK(it && off, "guillotine rounds: memory");
-	if (it && off) {
-		int ok = guillotine_places("guillotine, the first sweep in rounds",
-					   13, &sq32, 20000000, it, off,
-					   &steps);
-		CHECK(ok && steps <= 5000000,
-		      "guillotine, the first sweep in rounds: seed 13 of 2,500-3,000 buffers at the bound within 20 million steps (the first sweep's 5 million)");
-	}
-	free(it);
-	free(off);
+	guillotine_within("guillotine, the first sweep in rounds", &sq32, 13,
+			  5000000,
+			  "guillotine, the first sweep in rounds: seed 13 of 2,500-3,000 buffers at the bound within 20 million steps (the first sweep's 5 million)");
 }
 
 static void test_packed_big(void)
