@@ -415,6 +415,30 @@ int solver_search_skyline(const struct solver_problem *p, uint64_t cap,
 int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
 			     uint64_t max_steps, struct solver_budget *b,
 			     uint64_t *offsets, uint64_t *steps);
+/*
+ * solver_search_guillotine_relaxed() (solver_guillotine.c): the same cuts,
+ * for a placement near cap where the strict search found none: the first
+ * split of each block is kept, and a block whose split is not found
+ * within per_buffer steps a buffer of it (or after max_steps in all, or
+ * b's clock) is placed by the lower of best-fit and greedy-size, the
+ * blocks stacked on it moved up by what it takes above its height.  So
+ * a problem whose strict search fails deep down, in a block of a few
+ * percent of the height, ends a few tenths of a percent above cap.
+ * Returns 1 with offsets[0..n) filled and out set (the placement is
+ * checked), 0 when it found none (problems solver_skyline_applies()
+ * rejects, a top block that cannot be cut), or SOLVER_ENOMEM.
+ */
+struct solver_guillotine_relaxed {
+	uint64_t height; /* of the placement */
+	uint64_t steps;  /* spent */
+	size_t falls;    /* blocks the heuristics placed */
+	size_t fell;     /* buffers in them */
+};
+int solver_search_guillotine_relaxed(const struct solver_problem *p,
+				     uint64_t cap, uint64_t max_steps,
+				     uint64_t per_buffer,
+				     struct solver_budget *b, uint64_t *offsets,
+				     struct solver_guillotine_relaxed *out);
 /* Whether solver_search_skyline() would search p at cap (no holes, no
  * fixed offsets, every instant full at cap); 0 also when out of memory. */
 int solver_skyline_applies(const struct solver_problem *p, uint64_t cap);

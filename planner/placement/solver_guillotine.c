@@ -55,6 +55,8 @@ struct gsearch {
 	const struct solver_problem *p;
 	uint64_t *off;        /* the answer, written as blocks succeed */
 	uint64_t steps, max_steps;
+	uint64_t lim;         /* the step the current try ends at (relax: a
+			       * block's split has its own) */
 	struct solver_budget *b;
 	int stop;             /* out of steps or clock */
 	int clock;            /* out of clock (or cancelled) */
@@ -67,6 +69,17 @@ struct gsearch {
 	uint64_t *hkey;       /* per item: its hash */
 	uint64_t (*memo)[2];  /* failed sets: (key, check), 0 empty */
 	int oom;
+	/* relax (solver_search_guillotine_relaxed()): a block whose split
+	 * is not found within relax_cap steps a buffer is placed by the
+	 * heuristics, above its height by over */
+	int relax;
+	int spent;            /* relax: out of steps or clock: every block
+			       * left goes to the heuristics */
+	uint64_t relax_cap;
+	uint64_t over;        /* relax: what the block just placed took above
+			       * its height */
+	size_t falls, fell;   /* relax: blocks and buffers the heuristics
+			       * placed */
 };
 
 static uint64_t mix64(uint64_t x)
@@ -84,7 +97,7 @@ static int tick(struct gsearch *g)
 {
 	if (g->stop)
 		return 1;
-	if (++g->steps >= g->max_steps) {
+	if (++g->steps >= g->lim) {
 		g->stop = 1;
 		return 1;
 	}
@@ -287,9 +300,25 @@ static int flow_split(struct flow *f)
 		else
 			s[k2++] = f->s[j];
 	}
-	int ok = block(g, s, n1, f->a, f->b, c, f->base) &&
-		 block(g, s + n1, f->n - n1, f->a, f->b, f->h - c,
-		       f->base + c);
+	int ok;
+	if (g->relax) {
+		/* the first split found is kept: its blocks, each placed
+		 * (above its height where the heuristics placed some), one
+		 * on the other, with the search's own steps again */
+		uint64_t capped = g->lim;
+		g->lim = g->max_steps;
+		ok = block(g, s, n1, f->a, f->b, c, f->base);
+		uint64_t o1 = g->over;
+		ok = ok && block(g, s + n1, f->n - n1, f->a, f->b, f->h - c,
+				 f->base + c + o1);
+		g->over += o1;
+		if (!ok)
+			g->lim = capped; /* the walk goes on within its cap */
+	} else {
+		ok = block(g, s, n1, f->a, f->b, c, f->base) &&
+		     block(g, s + n1, f->n - n1, f->a, f->b, f->h - c,
+			   f->base + c);
+	}
 	free(s);
 	return ok;
 }
@@ -1067,6 +1096,87 @@ out:
 }
 
 /* A block no instant cuts and no buffer spans: two stacked blocks. */
+/*
+ * relax: the first split of flow block f that each way finds within
+ * g->relax_cap steps a buffer (the sweep of x0's sets, the growth, the
+ * sweep of the thin sets), its blocks placed (flow_split()): 1, or 0
+ * when none was found (f's block then goes to the heuristics).  A way
+ * stopped by its own cap leaves the search going; out of the search's
+ * steps or clock, the search is spent.
+ */
+static int relax_split(struct flow *f, uint32_t x0)
+{
+	static const struct {
+		int sweep, anchor;
+	} way[] = { { 1, 1 }, { 0, 1 }, { 1, 0 } };
+	struct gsearch *g = f->g;
+	int ok = 0;
+	for (size_t q = 0; q < sizeof(way) / sizeof(way[0]) && !ok; q++) {
+		if (g->steps >= g->max_steps) {
+			g->spent = 1;
+			break;
+		}
+		uint64_t cap = g->relax_cap * f->n;
+		g->lim = cap < g->max_steps - g->steps ? g->steps + cap
+						       : g->max_steps;
+		g->sweep = way[q].sweep;
+		g->anchor = way[q].anchor;
+		g->order = 0;
+		if (g->sweep) {
+			ok = flow_sweep(f);
+		} else {
+			decide(f, x0, 1);
+			ok = flow_dfs(f);
+			undecide(f, x0);
+		}
+		g->lim = g->max_steps;
+		if (ok || g->oom)
+			break;
+		if (g->stop) {
+			g->stop = 0;
+			if (g->clock || g->steps >= g->max_steps) {
+				g->spent = 1;
+				break;
+			}
+		}
+	}
+	return ok;
+}
+
+/*
+ * relax: s[0..n) placed from base by the lower of best-fit and
+ * greedy-size (g->over: what they take above h).  1, or 0 out of memory.
+ */
+static int fall_back(struct gsearch *g, const uint32_t *s, size_t n,
+		     uint64_t h, uint64_t base)
+{
+	struct solver_item *it = malloc((n + 1) * sizeof(*it));
+	uint64_t *o = malloc((2 * n + 1) * sizeof(*o)), hb = 0, hg = 0;
+	char err[160];
+	int ok = it && o;
+	if (ok) {
+		for (size_t i = 0; i < n; i++)
+			it[i] = g->p->items[s[i]];
+		struct solver_problem sub = { .items = it, .n = n };
+		ok = !solver_place_bestfit(&sub, o, &hb, err, sizeof(err)) &&
+		     !solver_place_greedy(&sub, o + n, &hg, err, sizeof(err));
+	}
+	if (ok) {
+		const uint64_t *w = hg < hb ? o + n : o;
+		uint64_t top = hg < hb ? hg : hb;
+		for (size_t i = 0; i < n; i++)
+			g->off[s[i]] = base + w[i];
+		g->over = top > h ? top - h : 0;
+		g->falls++;
+		g->fell += n;
+	} else {
+		g->oom = g->stop = 1;
+	}
+	free(it);
+	free(o);
+	return ok;
+}
+
 static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 		      int64_t a, int64_t b, uint64_t h, uint64_t base)
 {
@@ -1150,7 +1260,9 @@ static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 	}
 	if (x0 == SIZE_MAX)
 		goto out;
-	if (g->sweep) {
+	if (g->relax) {
+		ok = relax_split(&f, (uint32_t)x0);
+	} else if (g->sweep) {
 		ok = flow_sweep(&f);
 	} else {
 		decide(&f, (uint32_t)x0, 1);
@@ -1185,14 +1297,21 @@ out:
 static int block_r(struct gsearch *g, uint32_t *s, size_t n, int64_t a,
 		   int64_t b, uint64_t h, uint64_t base)
 {
+	g->over = 0;
+	if (g->relax && !g->oom && (g->spent || tick(g))) {
+		g->spent = 1;
+		g->stop = 0;
+		return fall_back(g, s, n, h, base);
+	}
 	if (tick(g))
 		return 0;
 	if (!n)
 		return h == 0;
 	uint64_t key[2];
 	set_key(g, s, n, key);
-	if (memo_has(g, key))
+	if (!g->relax && memo_has(g, key))
 		return 0;
+	uint64_t tover = 0; /* relax: the most a piece took above h */
 	/* buffers over all of [a, b) at the bottom */
 	size_t r = 0;
 	uint64_t at = base;
@@ -1249,18 +1368,23 @@ static int block_r(struct gsearch *g, uint32_t *s, size_t n, int64_t a,
 			break; /* no cut */
 		if (!block(g, s + p0, i - p0, start, end, h2, at))
 			goto fail;
+		if (g->over > tover)
+			tover = g->over;
 		if (i < r) {
 			start = end;
 			p0 = i;
 			end = g->p->items[s[i]].upper;
 		} else {
+			g->over = tover;
 			return 1;
 		}
 	}
 	if (flow_block(g, s, r, a, b, h2, at))
 		return 1;
+	if (g->relax && !g->oom)
+		return fall_back(g, s, r, h2, at);
 fail:
-	if (!g->stop)
+	if (!g->stop && !g->relax)
 		memo_put(g, key);
 	return 0;
 }
@@ -1268,6 +1392,10 @@ fail:
 static int block(struct gsearch *g, uint32_t *s, size_t n, int64_t a,
 		 int64_t b, uint64_t h, uint64_t base)
 {
+	if (g->relax && g->depth + 1 >= g->max_depth) {
+		g->over = 0;
+		return g->oom ? 0 : fall_back(g, s, n, h, base);
+	}
 	if (deeper(g))
 		return up(g, 0);
 	return up(g, block_r(g, s, n, a, b, h, base));
@@ -1312,15 +1440,19 @@ struct gjob {
 	struct solver_budget *b;
 	uint64_t *offsets, *steps;
 	unsigned max_depth;
+	uint64_t relax_cap;   /* 0: the strict search */
+	uint64_t *height;     /* relax: the placement's height */
+	struct solver_guillotine_relaxed *out;
 	int rc;
 };
 
 static int search_strict(struct gjob *j);
+static int search_relaxed(struct gjob *j);
 
 static void *gjob_main(void *arg)
 {
 	struct gjob *j = arg;
-	j->rc = search_strict(j);
+	j->rc = j->relax_cap ? search_relaxed(j) : search_strict(j);
 	return NULL;
 }
 
@@ -1388,6 +1520,7 @@ static int search_strict(struct gjob *j)
 				     : (uint64_t)((double)max_steps * pass[q].end);
 		if (g.steps >= g.max_steps)
 			continue;
+		g.lim = g.max_steps;
 		g.stop = 0;
 		memset(g.memo, 0, ((size_t)1 << GM_BITS) * sizeof(*g.memo));
 		for (size_t i = 0; i < p->n; i++)
@@ -1403,6 +1536,60 @@ static int search_strict(struct gjob *j)
 				found = 0;
 		if (found)
 			memcpy(offsets, g.off, p->n * sizeof(*offsets));
+	}
+out:
+	*j->steps = g.steps;
+	gsearch_free(&g);
+	free(s);
+	return rc ? rc : found;
+}
+
+int solver_search_guillotine_relaxed(const struct solver_problem *p,
+				     uint64_t cap, uint64_t max_steps,
+				     uint64_t per_buffer,
+				     struct solver_budget *b, uint64_t *offsets,
+				     struct solver_guillotine_relaxed *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!p->n || !per_buffer || !solver_skyline_applies(p, cap))
+		return 0;
+	struct gjob j = { .p = p, .cap = cap, .max_steps = max_steps, .b = b,
+			  .offsets = offsets, .steps = &out->steps,
+			  .relax_cap = per_buffer, .out = out };
+	return run_deep(&j);
+}
+
+static int search_relaxed(struct gjob *j)
+{
+	const struct solver_problem *p = j->p;
+	struct gsearch g;
+	int64_t a, e;
+	uint32_t *s = malloc(p->n * sizeof(*s));
+	int found = 0, rc = gsearch_init(&g, p, j->b, &a, &e);
+	g.max_depth = j->max_depth;
+	if (rc || !s) {
+		rc = SOLVER_ENOMEM;
+		goto out;
+	}
+	g.relax = 1;
+	g.relax_cap = j->relax_cap;
+	g.max_steps = g.lim = j->max_steps ? j->max_steps : 1;
+	for (size_t i = 0; i < p->n; i++)
+		s[i] = (uint32_t)i;
+	found = block(&g, s, p->n, a, e, j->cap, 0) == 1;
+	if (g.oom)
+		rc = SOLVER_ENOMEM;
+	if (found && !rc) {
+		/* what is returned is checked as any answer is */
+		uint64_t top = 0;
+		if (solver_check(p, g.off, &top, NULL, 0)) {
+			found = 0;
+		} else {
+			memcpy(j->offsets, g.off, p->n * sizeof(*j->offsets));
+			j->out->height = top;
+			j->out->falls = g.falls;
+			j->out->fell = g.fell;
+		}
 	}
 out:
 	*j->steps = g.steps;
