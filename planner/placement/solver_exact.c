@@ -2668,17 +2668,16 @@ static int guillotine_first(const struct solver_problem *p,
  * first cuts it finds kept, the blocks it cannot cut placed by best-fit
  * or greedy-size, a few tenths of a percent above the bound where such a
  * block is small or thin (large-2 1.160x -> 1.0007x, large-8 1.159x ->
- * 1.084x, huge-9 -> 1.091x; README, "Blocks the search cannot cut").
- * GUILLOTINE_RELAX_SHARE of the time or work left, at most
- * GUILLOTINE_RELAX_STEPS steps: half to a run that gives a block's split
- * 1,000 steps a buffer, the rest to one that gives 3,000 (large-2's thin
- * block needs the second, huge-9's the first: with 3,000 the top blocks of
- * other huge seeds take every step).  Up to 1,000 buffers it is not run:
- * there the skyline search and the branch and bound end lower (big
- * 1-500: 1.001-1.035x, the relaxed search 1.07-1.32x).
+ * 1.057x, huge-9 1.329x -> 1.091x; README, "Blocks the search cannot
+ * cut").  GUILLOTINE_RELAX_SHARE of the time or work left, at most
+ * GUILLOTINE_RELAX_STEPS steps, a block's split GUILLOTINE_RELAX_PER
+ * steps a buffer.  Up to 1,000 buffers it is not run: there the skyline
+ * search and the branch and bound end lower (big 1-500: 1.001-1.035x,
+ * the relaxed search 1.07-1.32x).
  */
 #define GUILLOTINE_RELAX_SHARE 0.3
 #define GUILLOTINE_RELAX_STEPS 20000000u
+#define GUILLOTINE_RELAX_PER 1000u
 
 /* 1: offsets meet the bound, 0: offsets and *best lowered or not, -1: out
  * of memory. */
@@ -2687,9 +2686,8 @@ static int guillotine_relaxed(const struct solver_problem *p,
 			      uint64_t floor, uint64_t *best,
 			      struct solver_report *r)
 {
-	static const uint64_t per_buffer[] = { 1000, 3000 };
 	struct solver_budget gb = *b;
-	uint64_t steps_max = GUILLOTINE_RELAX_STEPS, spent = 0;
+	uint64_t steps_max = GUILLOTINE_RELAX_STEPS;
 	if (b->work_limit) {
 		uint64_t left = (uint64_t)(GUILLOTINE_RELAX_SHARE *
 					   (double)solver_budget_work_left(b));
@@ -2705,35 +2703,26 @@ static int guillotine_relaxed(const struct solver_problem *p,
 	uint64_t *o = malloc((p->n + 1) * sizeof(*o));
 	if (!o)
 		return -1;
-	int rc = 0;
-	for (size_t q = 0; q < 2 && spent < steps_max && rc == 0; q++) {
-		uint64_t lim = q ? steps_max - spent : steps_max / 2;
-		struct solver_guillotine_relaxed out;
-		int got = solver_search_guillotine_relaxed(p, floor, lim,
-							   per_buffer[q], &gb,
-							   o, &out);
-		spent += out.steps;
-		if (got < 0) {
-			rc = -1;
-		} else if (got == 1 && out.height < *best) {
-			memcpy(offsets, o, p->n * sizeof(*o));
-			*best = out.height;
-			if (out.height <= floor)
-				rc = 1;
-		}
-		if (!isinf(gb.deadline) &&
-		    solver_budget_elapsed(&gb) >= gb.deadline)
-			break;
-	}
-	solver_budget_spend(b, (spent + GUILLOTINE_STEPS_PER_UNIT - 1) /
+	struct solver_guillotine_relaxed out;
+	int rc = solver_search_guillotine_relaxed(p, floor, steps_max,
+						  GUILLOTINE_RELAX_PER, &gb, o,
+						  &out);
+	solver_budget_spend(b, (out.steps + GUILLOTINE_STEPS_PER_UNIT - 1) /
 				       GUILLOTINE_STEPS_PER_UNIT, 0);
-	if (rc == 1) {
+	if (rc == 1 && out.height < *best) {
+		memcpy(offsets, o, p->n * sizeof(*o));
+		*best = out.height;
+	}
+	free(o);
+	if (rc < 0)
+		return -1;
+	if (rc == 1 && out.height <= floor) {
 		r->lower_bound = floor;
 		r->optimal = 1;
 		r->stopped_by = SOLVER_STOP_LOWER_BOUND;
+		return 1;
 	}
-	free(o);
-	return rc;
+	return 0;
 }
 
 /*

@@ -1098,12 +1098,18 @@ out:
 /* A block no instant cuts and no buffer spans: two stacked blocks. */
 /*
  * relax: the first split of flow block f that each way finds within
- * g->relax_cap steps a buffer (the sweep of x0's sets, the growth, the
- * sweep of the thin sets), its blocks placed (flow_split()): 1, or 0
- * when none was found (f's block then goes to the heuristics).  A way
- * stopped by its own cap leaves the search going; out of the search's
- * steps or clock, the search is spent.
+ * g->relax_cap steps a buffer, and at least RELAX_MIN_CAP (the sweep of
+ * x0's sets, the growth, the sweep of the thin sets), its blocks placed
+ * (flow_split()): 1, or 0 when none was found (f's block then goes to
+ * the heuristics).  A way stopped by its own cap leaves the search going;
+ * out of the search's steps or clock, the search is spent.  The least
+ * cap: large-8's narrow block (213 buffers over 23 instants) is cut in
+ * about 4 million steps, so with 1,000 steps a buffer alone it went to
+ * the heuristics (1.084x); with 5 million at least, 1.057x, and large-2
+ * and 10 at 1.0007x and the bound, where 1,000 a buffer left them at
+ * 1.160x and 1.238x (20 million steps; huge 1-10 the same or lower).
  */
+#define RELAX_MIN_CAP 5000000u
 static int relax_split(struct flow *f, uint32_t x0)
 {
 	static const struct {
@@ -1117,6 +1123,8 @@ static int relax_split(struct flow *f, uint32_t x0)
 			break;
 		}
 		uint64_t cap = g->relax_cap * f->n;
+		if (cap < RELAX_MIN_CAP)
+			cap = RELAX_MIN_CAP;
 		g->lim = cap < g->max_steps - g->steps ? g->steps + cap
 						       : g->max_steps;
 		g->sweep = way[q].sweep;
