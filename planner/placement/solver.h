@@ -419,8 +419,9 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
  * solver_search_guillotine_relaxed() (solver_guillotine.c): the same cuts,
  * for a placement near cap where the strict search found none: the first
  * split of each block is kept, and a block whose split is not found
- * within per_buffer steps a buffer of it (or after max_steps in all, or
- * b's clock) is placed by the lower of best-fit and greedy-size, the
+ * within per_buffer steps a buffer of it (5 million at least; or after
+ * max_steps in all, or b's clock) is placed by the lower of best-fit and
+ * greedy-size, the
  * blocks stacked on it moved up by what it takes above its height.  So
  * a problem whose strict search fails deep down, in a block of a few
  * percent of the height, ends a few tenths of a percent above cap.

@@ -42,6 +42,15 @@
  * What it adds: on bench_placement's big shape (300-450 buffers), the
  * seeds the skyline search misses within millions of nodes are not the
  * ones this misses (README, "The guillotine search").
+ *
+ * Relaxed (solver_search_guillotine_relaxed()): where the strict search
+ * fails, it fails inside a block it cannot cut, often deep under cuts
+ * that were right.  The relaxed search keeps the first split of each
+ * block, places a block it cannot cut within its cap by heuristics
+ * (fall_back()) and moves what is stacked on it up by what that takes
+ * above the block's height (g->over), so no block is searched twice and
+ * the answer is near the bound where the uncut blocks are small or thin
+ * (README, "Blocks the search cannot cut").
  */
 #include "solver.h"
 
