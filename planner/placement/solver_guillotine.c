@@ -1105,7 +1105,6 @@ out:
 	return ok;
 }
 
-/* A block no instant cuts and no buffer spans: two stacked blocks. */
 /*
  * relax: the first split of flow block f that each way finds within
  * g->relax_cap steps a buffer, and at least RELAX_MIN_CAP (the sweep of
@@ -1113,11 +1112,12 @@ out:
  * (flow_split()): 1, or 0 when none was found (f's block then goes to
  * the heuristics).  A way stopped by its own cap leaves the search going;
  * out of the search's steps or clock, the search is spent.  The least
- * cap: large-8's narrow block (213 buffers over 23 instants) is cut in
- * about 4 million steps, so with 1,000 steps a buffer alone it went to
- * the heuristics (1.084x); with 5 million at least, 1.057x, and large-2
- * and 10 at 1.0007x and the bound, where 1,000 a buffer left them at
- * 1.160x and 1.238x (20 million steps; huge 1-10 the same or lower).
+ * cap (measured before fall_back() improved its blocks): large-8's
+ * narrow block (213 buffers over 23 instants) is cut in about 4 million
+ * steps, so with 1,000 steps a buffer alone it went to the heuristics
+ * (1.084x); with 5 million at least, 1.057x, and large-2 and 10 at
+ * 1.0007x and the bound, where 1,000 a buffer left them at 1.160x and
+ * 1.238x (20 million steps; huge 1-10 the same or lower).
  */
 #define RELAX_MIN_CAP 5000000u
 static int relax_split(struct flow *f, uint32_t x0)
@@ -1224,6 +1224,7 @@ static int fall_back(struct gsearch *g, const uint32_t *s, size_t n,
 	return ok;
 }
 
+/* A block no instant cuts and no buffer spans: two stacked blocks. */
 static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 		      int64_t a, int64_t b, uint64_t h, uint64_t base)
 {
@@ -1488,8 +1489,7 @@ struct gjob {
 	uint64_t *offsets, *steps;
 	unsigned max_depth;
 	uint64_t relax_cap;   /* 0: the strict search */
-	uint64_t *height;     /* relax: the placement's height */
-	struct solver_guillotine_relaxed *out;
+	struct solver_guillotine_relaxed *out; /* relax: what it found */
 	int rc;
 };
 
