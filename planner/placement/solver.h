@@ -421,10 +421,10 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
  * split of each block is kept, and a block whose split is not found
  * within per_buffer steps a buffer of it (5 million at least; or after
  * max_steps in all, or b's clock) is placed by the lower of best-fit and
- * greedy-size, the
- * blocks stacked on it moved up by what it takes above its height.  So
- * a problem whose strict search fails deep down, in a block of a few
- * percent of the height, ends a few tenths of a percent above cap.
+ * greedy-size (improved, up to 1,000 buffers), the blocks stacked on it
+ * moved up by what it takes above its height.  So a problem whose strict
+ * search fails deep down, in a small or thin block, ends a few tenths of
+ * a percent above cap.
  * Returns 1 with offsets[0..n) filled and out set (the placement is
  * checked), 0 when it found none (problems solver_skyline_applies()
  * rejects, a top block that cannot be cut), or SOLVER_ENOMEM.

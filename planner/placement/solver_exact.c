@@ -2666,18 +2666,18 @@ static int guillotine_first(const struct solver_problem *p,
  * Where the strict search found nothing on a problem of more than
  * GUILLOTINE_LARGE buffers, its relaxed form (solver_guillotine.c): the
  * first cuts it finds kept, the blocks it cannot cut placed by best-fit
- * or greedy-size, a few tenths of a percent above the bound where such a
- * block is small or thin (large-2 1.160x -> 1.0007x, large-8 1.159x ->
- * 1.057x, huge-9 1.329x -> 1.091x; README, "Blocks the search cannot
- * cut").  GUILLOTINE_RELAX_SHARE of the time or work left, at most
+ * or greedy-size and improved, near the bound where such blocks are small
+ * or thin (compile --time-limit 5: large-2 1.160x -> 1.0004x, large-8
+ * 1.159x -> 1.0010x, huge-9 1.329x -> 1.082x; README, "Blocks the search
+ * cannot cut").  GUILLOTINE_RELAX_SHARE of the time or work left, at most
  * GUILLOTINE_RELAX_STEPS steps, a block's split GUILLOTINE_RELAX_PER
  * steps a buffer.  Its placement is kept apart and taken at the end where
  * it is lower than what the searches after it found from the heuristics'
  * (as their incumbent it cost large-5 under --time-limit 1 1.136x ->
  * 1.211x: the branch and bound's climb found less from it).  Up to 1,000
- * buffers it is not run: there the skyline
- * search and the branch and bound end lower (big 1-500: 1.001-1.035x,
- * the relaxed search 1.07-1.32x).
+ * buffers it is not run: there the skyline search and the branch and
+ * bound end at or below it (of sixteen hard big seeds, one lower with it,
+ * big-304 1.032x -> 1.023x), and the time it takes is theirs.
  */
 #define GUILLOTINE_RELAX_SHARE 0.3
 #define GUILLOTINE_RELAX_STEPS 20000000u
@@ -2819,6 +2819,12 @@ nomem:
 		    "out of memory searching %zu buffers", p->n);
 }
 
+static int search_sky(const struct solver_problem *p,
+		      const struct solver_options *opt,
+		      struct solver_budget *b, uint64_t *offsets,
+		      uint64_t best, uint64_t floor, struct solver_report *r,
+		      char *err, size_t errlen);
+
 /* The skyline search on a thread of its own, beside the branch and bound:
  * what it found, and the flags each sets to end the other. */
 struct sky_thread {
@@ -2849,12 +2855,6 @@ static void *sky_main(void *arg)
  * the bound ends the other; otherwise (counted work, one processor) the
  * skyline goes first with SKYLINE_SHARE of the budget.
  */
-static int search_sky(const struct solver_problem *p,
-		      const struct solver_options *opt,
-		      struct solver_budget *b, uint64_t *offsets,
-		      uint64_t best, uint64_t floor, struct solver_report *r,
-		      char *err, size_t errlen);
-
 static int search(const struct solver_problem *p,
 		  const struct solver_options *opt, struct solver_budget *b,
 		  uint64_t *offsets, uint64_t best, struct solver_report *r,
