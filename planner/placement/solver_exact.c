@@ -2625,15 +2625,14 @@ static int skyline_first(const struct solver_problem *p,
 #define GUILLOTINE_STEPS 20000000u
 #define GUILLOTINE_STEPS_PER_UNIT 64
 
-/* 1: offsets meet the bound, 0: nothing found, -1: out of memory. */
-static int guillotine_first(const struct solver_problem *p,
-			    struct solver_budget *b, uint64_t *offsets,
-			    uint64_t floor, struct solver_report *r)
+/* The steps a guillotine search may take, share of b's work left (at
+ * most steps_max, 64 steps a unit), and in *gb b with share of the time
+ * left. */
+static uint64_t guillotine_budget(const struct solver_budget *b,
+				  double share, uint64_t steps_max,
+				  struct solver_budget *gb)
 {
-	struct solver_budget gb = *b;
-	uint64_t steps_max = GUILLOTINE_STEPS;
-	double share = p->n > GUILLOTINE_LARGE ? GUILLOTINE_SHARE_LARGE
-					       : GUILLOTINE_SHARE;
+	*gb = *b;
 	if (b->work_limit) {
 		uint64_t left = (uint64_t)(share *
 					   (double)solver_budget_work_left(b));
@@ -2642,8 +2641,20 @@ static int guillotine_first(const struct solver_problem *p,
 	}
 	if (!isinf(b->deadline)) {
 		double now = solver_budget_elapsed(b);
-		gb.deadline = now + share * (b->deadline - now);
+		gb->deadline = now + share * (b->deadline - now);
 	}
+	return steps_max;
+}
+
+/* 1: offsets meet the bound, 0: nothing found, -1: out of memory. */
+static int guillotine_first(const struct solver_problem *p,
+			    struct solver_budget *b, uint64_t *offsets,
+			    uint64_t floor, struct solver_report *r)
+{
+	struct solver_budget gb;
+	double share = p->n > GUILLOTINE_LARGE ? GUILLOTINE_SHARE_LARGE
+					       : GUILLOTINE_SHARE;
+	uint64_t steps_max = guillotine_budget(b, share, GUILLOTINE_STEPS, &gb);
 	if (!steps_max)
 		return 0;
 	uint64_t *o = malloc((p->n + 1) * sizeof(*o)), steps = 0;
@@ -2689,19 +2700,10 @@ static int guillotine_relaxed(const struct solver_problem *p,
 			      struct solver_budget *b, uint64_t floor,
 			      uint64_t **ro, uint64_t *rh)
 {
-	struct solver_budget gb = *b;
-	uint64_t steps_max = GUILLOTINE_RELAX_STEPS;
+	struct solver_budget gb;
+	uint64_t steps_max = guillotine_budget(b, GUILLOTINE_RELAX_SHARE,
+					       GUILLOTINE_RELAX_STEPS, &gb);
 	*ro = NULL;
-	if (b->work_limit) {
-		uint64_t left = (uint64_t)(GUILLOTINE_RELAX_SHARE *
-					   (double)solver_budget_work_left(b));
-		if (left < steps_max / GUILLOTINE_STEPS_PER_UNIT)
-			steps_max = left * GUILLOTINE_STEPS_PER_UNIT;
-	}
-	if (!isinf(b->deadline)) {
-		double now = solver_budget_elapsed(b);
-		gb.deadline = now + GUILLOTINE_RELAX_SHARE * (b->deadline - now);
-	}
 	if (!steps_max)
 		return 0;
 	uint64_t *o = malloc((p->n + 1) * sizeof(*o));

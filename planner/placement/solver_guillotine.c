@@ -1535,19 +1535,27 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
 	return run_deep(&j);
 }
 
+/* g for job j, and *s the job's buffers to order (0, or SOLVER_ENOMEM:
+ * g and *s are still to be freed). */
+static int job_init(struct gjob *j, struct gsearch *g, uint32_t **s,
+		    int64_t *a, int64_t *e)
+{
+	*s = malloc(j->p->n * sizeof(**s));
+	int rc = gsearch_init(g, j->p, j->b, a, e);
+	g->max_depth = j->max_depth;
+	return rc || !*s ? SOLVER_ENOMEM : 0;
+}
+
 static int search_strict(struct gjob *j)
 {
 	const struct solver_problem *p = j->p;
 	uint64_t cap = j->cap, max_steps = j->max_steps, *offsets = j->offsets;
 	struct gsearch g;
 	int64_t a, e;
-	uint32_t *s = malloc(p->n * sizeof(*s));
-	int found = 0, rc = gsearch_init(&g, p, j->b, &a, &e);
-	g.max_depth = j->max_depth;
-	if (rc || !s) {
-		rc = SOLVER_ENOMEM;
+	uint32_t *s;
+	int found = 0, rc = job_init(j, &g, &s, &a, &e);
+	if (rc)
 		goto out;
-	}
 	/* the passes: the sweep of x0's sets, the growth with the subsets
 	 * that take the largest arc first, then without, the sweep of the
 	 * thin sets; each ends at its part of max_steps (what one leaves
@@ -1611,13 +1619,10 @@ static int search_relaxed(struct gjob *j)
 	const struct solver_problem *p = j->p;
 	struct gsearch g;
 	int64_t a, e;
-	uint32_t *s = malloc(p->n * sizeof(*s));
-	int found = 0, rc = gsearch_init(&g, p, j->b, &a, &e);
-	g.max_depth = j->max_depth;
-	if (rc || !s) {
-		rc = SOLVER_ENOMEM;
+	uint32_t *s;
+	int found = 0, rc = job_init(j, &g, &s, &a, &e);
+	if (rc)
 		goto out;
-	}
 	g.relax = 1;
 	g.relax_cap = j->relax_cap;
 	g.max_steps = g.lim = j->max_steps ? j->max_steps : 1;
