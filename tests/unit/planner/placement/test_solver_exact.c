@@ -871,12 +871,13 @@ out:
  * of the height deep in the tree (auto ended 1.160x above the bound at
  * 5 s); relaxed, 1.0004x in 7.7 million steps.  Seed 8: a narrow block
  * of 213 buffers at 97.6% of the height, cut in about 4 million steps
- * (the least cap of a block's split is 5 million), the three small blocks
- * under it that are not placed by the heuristics and improved; auto at
- * 500,000 counted units ended 1.229x before, now 1.0010x.  Whatever it is given, every
- * placement it returns is valid and of the height it says, out of steps
- * too (every block left then goes to the heuristics), and it returns
- * nothing where an instant is not full.
+ * (the least cap of a block's split is 5 million), and the three small
+ * blocks under it that it cannot cut placed by the heuristics and
+ * improved; auto at 500,000 counted units ended 1.229x before, now
+ * 1.0010x.  Whatever it is given, every placement it returns is valid
+ * and of the height it says, out of steps too (every block left then
+ * goes to the heuristics), and it returns nothing where an instant is
+ * not full.
  */
 static void test_guillotine_relaxed(void)
 {
