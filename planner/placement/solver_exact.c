@@ -2675,21 +2675,29 @@ static int guillotine_first(const struct solver_problem *p,
 
 /*
  * Where the strict search found nothing on a problem of more than
- * GUILLOTINE_LARGE buffers, its relaxed form (solver_guillotine.c): the
+ * GUILLOTINE_RELAX_MIN buffers, its relaxed form (solver_guillotine.c): the
  * first cuts it finds kept, the blocks it cannot cut placed by best-fit
  * or greedy-size and improved, near the bound where such blocks are small
  * or thin (compile --time-limit 5: large-2 1.160x -> 1.0004x, large-8
  * 1.159x -> 1.0010x, huge-9 1.329x -> 1.082x; README, "Blocks the search
- * cannot cut").  GUILLOTINE_RELAX_SHARE of the time or work left, at most
+ * cannot cut").  GUILLOTINE_RELAX_SHARE of the time or work left (below,
+ * GUILLOTINE_RELAX_SHARE_MID), at most
  * GUILLOTINE_RELAX_STEPS steps, a block's split GUILLOTINE_RELAX_PER
  * steps a buffer.  Its placement is kept apart and taken at the end where
  * it is lower than what the searches after it found from the heuristics'
  * (as their incumbent it cost large-5 under --time-limit 1 1.136x ->
- * 1.211x: the branch and bound's climb found less from it).  Up to 1,000
- * buffers it is not run: there the skyline search and the branch and
- * bound end at or below it (of sixteen hard big seeds, one lower with it,
- * big-304 1.032x -> 1.023x), and the time it takes is theirs.
+ * 1.211x: the branch and bound's climb found less from it).  Up to
+ * GUILLOTINE_RELAX_MIN buffers it is not run: there the skyline search
+ * and the branch and bound place what the strict search misses.  Above,
+ * up to GUILLOTINE_LARGE, its share is GUILLOTINE_RELAX_SHARE_MID: in a
+ * 4 Ki square cut 500 to 1,000 times (README, "Denser squares") it
+ * places instances the skyline search and the branch and bound leave
+ * 1-15% above the bound, and with that share it takes nothing measurable
+ * from them (with 30%, a 600-buffer seed the skyline search placed in 2 s
+ * ended 0.8% above the bound, a 1,000-buffer one 10.4% instead of 5.7%).
  */
+#define GUILLOTINE_RELAX_MIN 300
+#define GUILLOTINE_RELAX_SHARE_MID 0.15
 #define GUILLOTINE_RELAX_SHARE 0.3
 #define GUILLOTINE_RELAX_STEPS 20000000u
 #define GUILLOTINE_RELAX_PER 1000u
@@ -2701,7 +2709,9 @@ static int guillotine_relaxed(const struct solver_problem *p,
 			      uint64_t **ro, uint64_t *rh)
 {
 	struct solver_budget gb;
-	uint64_t steps_max = guillotine_budget(b, GUILLOTINE_RELAX_SHARE,
+	double share = p->n > GUILLOTINE_LARGE ? GUILLOTINE_RELAX_SHARE
+					       : GUILLOTINE_RELAX_SHARE_MID;
+	uint64_t steps_max = guillotine_budget(b, share,
 					       GUILLOTINE_RELAX_STEPS, &gb);
 	*ro = NULL;
 	if (!steps_max)
@@ -2882,7 +2892,7 @@ static int search(const struct solver_problem *p,
 	if (gu > 0)
 		return 0;
 	uint64_t *ro = NULL, rh = 0;
-	if (p->n > GUILLOTINE_LARGE &&
+	if (p->n > GUILLOTINE_RELAX_MIN &&
 	    guillotine_relaxed(p, b, floor, &ro, &rh) < 0)
 		return trace_seterr(err, errlen, SOLVER_ENOMEM,
 				    "out of memory searching %zu buffers", p->n);

@@ -911,6 +911,25 @@ static void test_guillotine_relaxed(void)
 	       (double)r.height / (double)lb);
 	CHECK(rc == 0 && 1000 * r.height <= 1002 * lb,
 	      "relaxed guillotine: auto places large-8 within 0.2% of the bound at 500,000 units (was 23%)");
+	/* auto, counted, 1,000 buffers (a 4 Ki square cut in random
+	 * directions): the relaxed search runs from 300 buffers on */
+	static const struct guil_shape dense = { 1000, 1000, 4096, 4096,
+						  GUIL_PICK_ANY,
+						  GUIL_DIR_RANDOM };
+	for (uint64_t seed = 5; seed <= 8; seed += 3) {
+		p.n = guillotine_shape(seed, &dense, it);
+		lb = solver_lower_bound(&p);
+		o = (struct solver_options){ .work_limit = 400000 };
+		rc = solver_solve(&p, "auto", &o, off, &r, err, sizeof(err));
+		printf("# auto, 1,000 buffers in 4 Ki, seed %" PRIu64
+		       ", 400,000 units: %.4fx\n",
+		       seed, (double)r.height / (double)lb);
+		snprintf(what, sizeof(what),
+			 "relaxed guillotine: auto places the 1,000-buffer dense seed %" PRIu64
+			 " at the bound at 400,000 units",
+			 seed);
+		CHECK(rc == 0 && r.height == lb, what);
+	}
 	/* valid whatever the steps, on every shape; nothing where an
 	 * instant is not full */
 	static const struct guil_shape shapes[] = {
