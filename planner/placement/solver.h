@@ -425,10 +425,14 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
  * moved up by what it takes above its height.  So a problem whose strict
  * search fails deep down, in a small or thin block, ends a few tenths of
  * a percent above cap.
+ * flags SOLVER_GUILLOTINE_SEEDED: each block's split is looked for first
+ * from its cut instants (what ends and starts at an instant in, what
+ * crosses it out), then as without it.
  * Returns 1 with offsets[0..n) filled and out set (the placement is
  * checked), 0 when it found none (problems solver_skyline_applies()
  * rejects, a top block that cannot be cut), or SOLVER_ENOMEM.
  */
+#define SOLVER_GUILLOTINE_SEEDED 1u
 struct solver_guillotine_relaxed {
 	uint64_t height; /* of the placement */
 	uint64_t steps;  /* spent */
@@ -437,7 +441,7 @@ struct solver_guillotine_relaxed {
 };
 int solver_search_guillotine_relaxed(const struct solver_problem *p,
 				     uint64_t cap, uint64_t max_steps,
-				     uint64_t per_buffer,
+				     uint64_t per_buffer, unsigned flags,
 				     struct solver_budget *b, uint64_t *offsets,
 				     struct solver_guillotine_relaxed *out);
 /* Whether solver_search_skyline() would search p at cap (no holes, no

@@ -2706,7 +2706,7 @@ static int guillotine_first(const struct solver_problem *p,
  * memory. */
 static int guillotine_relaxed(const struct solver_problem *p,
 			      struct solver_budget *b, uint64_t floor,
-			      uint64_t **ro, uint64_t *rh)
+			      unsigned flags, uint64_t **ro, uint64_t *rh)
 {
 	struct solver_budget gb;
 	double share = p->n > GUILLOTINE_LARGE ? GUILLOTINE_RELAX_SHARE
@@ -2721,8 +2721,8 @@ static int guillotine_relaxed(const struct solver_problem *p,
 		return -1;
 	struct solver_guillotine_relaxed out;
 	int rc = solver_search_guillotine_relaxed(p, floor, steps_max,
-						  GUILLOTINE_RELAX_PER, &gb, o,
-						  &out);
+						  GUILLOTINE_RELAX_PER, flags, &gb,
+						  o, &out);
 	solver_budget_spend(b, (out.steps + GUILLOTINE_STEPS_PER_UNIT - 1) /
 				       GUILLOTINE_STEPS_PER_UNIT, 0);
 	if (rc == 1) {
@@ -2891,11 +2891,28 @@ static int search(const struct solver_problem *p,
 				    "out of memory searching %zu buffers", p->n);
 	if (gu > 0)
 		return 0;
+	/* relaxed: seeded first, then the plain one where that did not
+	 * reach the floor; the lower is kept */
 	uint64_t *ro = NULL, rh = 0;
-	if (p->n > GUILLOTINE_RELAX_MIN &&
-	    guillotine_relaxed(p, b, floor, &ro, &rh) < 0)
-		return trace_seterr(err, errlen, SOLVER_ENOMEM,
-				    "out of memory searching %zu buffers", p->n);
+	if (p->n > GUILLOTINE_RELAX_MIN) {
+		uint64_t *r2 = NULL, h2 = 0;
+		if (guillotine_relaxed(p, b, floor, SOLVER_GUILLOTINE_SEEDED,
+				       &ro, &rh) < 0 ||
+		    ((!ro || rh > floor) &&
+		     guillotine_relaxed(p, b, floor, 0, &r2, &h2) < 0)) {
+			free(ro);
+			return trace_seterr(err, errlen, SOLVER_ENOMEM,
+					    "out of memory searching %zu buffers",
+					    p->n);
+		}
+		if (r2 && (!ro || h2 < rh)) {
+			free(ro);
+			ro = r2;
+			rh = h2;
+		} else {
+			free(r2);
+		}
+	}
 	if (ro && rh <= floor) {
 		memcpy(offsets, ro, p->n * sizeof(*offsets));
 		free(ro);
