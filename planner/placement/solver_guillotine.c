@@ -50,7 +50,11 @@
  * (fall_back()) and moves what is stacked on it up by what that takes
  * above the block's height (g->over), so no block is searched twice and
  * the answer is near the bound where the uncut blocks are small or thin
- * (README, "Blocks the search cannot cut").
+ * (README, "Blocks the search cannot cut").  Seeded
+ * (SOLVER_GUILLOTINE_SEEDED), a block's split is looked for first from
+ * the instants a strip of it may be cut at (flow_seeded()), which cuts
+ * blocks of thousands of buffers the other ways never cut (README,
+ * "Seeds at the cut instants").
  */
 #include "solver.h"
 
