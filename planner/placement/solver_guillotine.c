@@ -1117,20 +1117,15 @@ out:
  * and where no other strip of the block has an event at t its height is
  * what ends there.  So each instant inside the block whose bytes ending
  * there are below the block's height seeds the growth: those buffers in,
- * the ones crossing it out, then flow_dfs() balances the rest, the seeds
- * with the most bytes first (a block's first strips are its tall ones),
- * in rounds: each with SEED_STEPS0 steps, then those that ran out with
- * ten times as many, and so on (a right seed's growth took 300-77,000
- * steps on large-1, huge-1 and 6 and dense seeds; one cap of 200,000 a
- * seed tried 25 of huge-2's 1,600 seeds, and left two dense seeds 1.17x
- * and 1.28x above the bound where the rounds end 1.009x and 1.015x).
- * Where the strips' cut instants are not shared
+ * the ones crossing it out, then flow_dfs() balances the rest (at most
+ * SEED_STEPS steps a seed, the most bytes first: a block's first strips
+ * are its tall ones).  Where the strips' cut instants are not shared
  * (most of them in a random packing) one seed is right and needs few
  * steps: large-1's first block, which no other way cuts, in 0.08 s.  The
  * set a wrong seed completes is balanced, so it is split as any other
  * (README, "Seeds at the cut instants").  1 placed, 0 not.
  */
-#define SEED_STEPS0 10000u
+#define SEED_STEPS 200000u
 static int flow_seeded(struct flow *f)
 {
 	struct gsearch *g = f->g;
@@ -1150,18 +1145,11 @@ static int flow_seeded(struct flow *f)
 		if (e[t] > 0 && (uint64_t)e[t] < f->h)
 			c[nc++] = (struct skey){ -e[t], (int64_t)t, 0, 0, 0 };
 	qsort(c, nc, sizeof(*c), skey_cmp);
-	/* rounds: every seed with SEED_STEPS0 steps, then the ones that ran
-	 * out with ten times as many, ... (k2: 1 once a seed's growth ended
-	 * by itself) */
-	uint64_t cap = SEED_STEPS0;
-	for (int more = 1; more && !ok && g->steps < end; cap *= 10) {
-	more = 0;
 	for (size_t ci = 0; ci < nc && !ok && g->steps < end; ci++) {
-		if (c[ci].k2)
-			continue;
 		uint32_t t = (uint32_t)c[ci].k1;
 		size_t nd = 0;
-		g->lim = end - g->steps > cap ? g->steps + cap : end;
+		g->lim = end - g->steps > SEED_STEPS ? g->steps + SEED_STEPS
+						     : end;
 		for (size_t j = 0; j < n; j++) {
 			int8_t v;
 			if (f->t0[j] == t || f->t1[j] == t)
@@ -1182,11 +1170,7 @@ static int flow_seeded(struct flow *f)
 			if (g->clock || g->steps >= end)
 				break;
 			g->stop = 0;
-			more = 1;
-		} else {
-			c[ci].k2 = 1;
 		}
-	}
 	}
 	g->lim = end;
 out:
