@@ -1198,8 +1198,8 @@ out:
 static int relax_split(struct flow *f, uint32_t x0)
 {
 	static const struct {
-		int sweep, anchor;
-	} way[] = { { 2, 0 }, { 1, 1 }, { 0, 1 }, { 1, 0 } };
+		int seeds, sweep, anchor;
+	} way[] = { { 1, 0, 0 }, { 0, 1, 1 }, { 0, 0, 1 }, { 0, 1, 0 } };
 	struct gsearch *g = f->g;
 	int ok = 0;
 	for (size_t q = g->seeded ? 0 : 1;
@@ -1213,10 +1213,10 @@ static int relax_split(struct flow *f, uint32_t x0)
 			cap = RELAX_MIN_CAP;
 		g->lim = cap < g->max_steps - g->steps ? g->steps + cap
 						       : g->max_steps;
-		g->sweep = way[q].sweep == 1;
+		g->sweep = way[q].sweep;
 		g->anchor = way[q].anchor;
 		g->order = 0;
-		if (way[q].sweep == 2) {
+		if (way[q].seeds) {
 			ok = flow_seeded(f);
 		} else if (g->sweep) {
 			ok = flow_sweep(f);

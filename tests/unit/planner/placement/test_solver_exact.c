@@ -879,6 +879,39 @@ out:
  * goes to the heuristics), and it returns nothing where an instant is
  * not full.
  */
+/* The relaxed search on p at cap lb (8 million steps, per a buffer,
+ * flags), its figures printed under name: the height of its placement,
+ * or 0 when it found none or the placement is not valid and of the height
+ * it reports. */
+static uint64_t relaxed_height(const struct solver_problem *p, uint64_t lb,
+			       uint64_t per, unsigned flags, uint64_t *off,
+			       const char *name)
+{
+	struct solver_guillotine_relaxed g;
+	uint64_t h = 0;
+	int rc = solver_search_guillotine_relaxed(p, lb, 8000000, per, flags,
+						  NULL, off, &g);
+	int valid = rc == 1 && !solver_check(p, off, &h, err, sizeof(err)) &&
+		    h == g.height;
+	printf("# relaxed guillotine, %s: %.4fx, %zu blocks (%zu buffers) by the heuristics, %" PRIu64 " steps\n",
+	       name, rc == 1 ? (double)h / (double)lb : 0.0, g.falls, g.fell,
+	       g.steps);
+	return valid ? h : 0;
+}
+
+/* auto on p with work units of counted work, its ratio to lb printed
+ * under name: the height it placed at, or 0 when it failed. */
+static uint64_t auto_height(const struct solver_problem *p, uint64_t lb,
+			    uint64_t work, uint64_t *off, const char *name)
+{
+	struct solver_options o = { .work_limit = work };
+	struct solver_report r;
+	int rc = solver_solve(p, "auto", &o, off, &r, err, sizeof(err));
+	printf("# auto, %s, %" PRIu64 " units: %.4fx\n", name, work,
+	       (double)r.height / (double)lb);
+	return rc == 0 ? r.height : 0;
+}
+
 static void test_guillotine_relaxed(void)
 {
 	struct solver_item *it = malloc(large_shape.nmax * sizeof(*it));
@@ -891,46 +924,27 @@ static void test_guillotine_relaxed(void)
 	struct solver_problem p = { it, guillotine_shape(2, &large_shape, it),
 				    NULL, 0 };
 	uint64_t lb = solver_lower_bound(&p);
-	struct solver_guillotine_relaxed g;
-	int rc = solver_search_guillotine_relaxed(&p, lb, 8000000, 3000, 0, NULL,
-						  off, &g);
-	int valid = rc == 1 && !solver_check(&p, off, &h, err, sizeof(err)) &&
-		    h == g.height;
-	printf("# relaxed guillotine, large-2: %.4fx, %zu blocks (%zu buffers) by the heuristics, %" PRIu64 " steps\n",
-	       rc == 1 ? (double)h / (double)lb : 0.0, g.falls, g.fell,
-	       g.steps);
-	CHECK(valid && 1000 * h <= 1001 * lb,
+	h = relaxed_height(&p, lb, 3000, 0, off, "large-2");
+	CHECK(h && 1000 * h <= 1001 * lb,
 	      "relaxed guillotine: large-2 within 0.1% of the bound in 8 million steps");
 	/* seeded (each block's cut instants first): large-1's first block,
 	 * which the other ways never cut */
 	p.n = guillotine_shape(1, &large_shape, it);
 	lb = solver_lower_bound(&p);
-	rc = solver_search_guillotine_relaxed(&p, lb, 8000000, 1000,
-					      SOLVER_GUILLOTINE_SEEDED, NULL,
-					      off, &g);
-	valid = rc == 1 && !solver_check(&p, off, &h, err, sizeof(err)) &&
-		h == g.height;
-	printf("# relaxed guillotine, seeded, large-1: %.4fx, %zu blocks (%zu buffers) by the heuristics, %" PRIu64 " steps\n",
-	       rc == 1 ? (double)h / (double)lb : 0.0, g.falls, g.fell,
-	       g.steps);
-	CHECK(valid && 1000 * h <= 1001 * lb,
+	h = relaxed_height(&p, lb, 1000, SOLVER_GUILLOTINE_SEEDED, off,
+			   "seeded, large-1");
+	CHECK(h && 1000 * h <= 1001 * lb,
 	      "relaxed guillotine: seeded, large-1 within 0.1% of the bound in 8 million steps (unseeded 1.147x)");
 	/* auto, counted: the relaxed search after the strict one */
 	p.n = guillotine_shape(8, &large_shape, it);
 	lb = solver_lower_bound(&p);
-	struct solver_options o = { .work_limit = 500000 };
-	struct solver_report r;
-	rc = solver_solve(&p, "auto", &o, off, &r, err, sizeof(err));
-	printf("# auto, large-8, 500,000 units: %.4fx\n",
-	       (double)r.height / (double)lb);
-	CHECK(rc == 0 && 1000 * r.height <= 1002 * lb,
+	h = auto_height(&p, lb, 500000, off, "large-8");
+	CHECK(h && 1000 * h <= 1002 * lb,
 	      "relaxed guillotine: auto places large-8 within 0.2% of the bound at 500,000 units (was 23%)");
 	p.n = guillotine_shape(1, &large_shape, it);
 	lb = solver_lower_bound(&p);
-	rc = solver_solve(&p, "auto", &o, off, &r, err, sizeof(err));
-	printf("# auto, large-1, 500,000 units: %.4fx\n",
-	       (double)r.height / (double)lb);
-	CHECK(rc == 0 && 1000 * r.height <= 1001 * lb,
+	h = auto_height(&p, lb, 500000, off, "large-1");
+	CHECK(h && 1000 * h <= 1001 * lb,
 	      "relaxed guillotine: auto places large-1 within 0.1% of the bound at 500,000 units (was 14.7%)");
 	/* auto, counted, 1,000 buffers (a 4 Ki square cut in random
 	 * directions): the relaxed search runs from 300 buffers on */
@@ -940,16 +954,14 @@ static void test_guillotine_relaxed(void)
 	for (uint64_t seed = 5; seed <= 8; seed += 3) {
 		p.n = guillotine_shape(seed, &dense, it);
 		lb = solver_lower_bound(&p);
-		o = (struct solver_options){ .work_limit = 400000 };
-		rc = solver_solve(&p, "auto", &o, off, &r, err, sizeof(err));
-		printf("# auto, 1,000 buffers in 4 Ki, seed %" PRIu64
-		       ", 400,000 units: %.4fx\n",
-		       seed, (double)r.height / (double)lb);
+		snprintf(what, sizeof(what), "1,000 buffers in 4 Ki, seed %" PRIu64,
+			 seed);
+		h = auto_height(&p, lb, 400000, off, what);
 		snprintf(what, sizeof(what),
 			 "relaxed guillotine: auto places the 1,000-buffer dense seed %" PRIu64
 			 " at the bound at 400,000 units",
 			 seed);
-		CHECK(rc == 0 && r.height == lb, what);
+		CHECK(h == lb, what);
 	}
 	/* valid whatever the steps, on every shape; nothing where an
 	 * instant is not full */
@@ -960,7 +972,9 @@ static void test_guillotine_relaxed(void)
 		{ 1200, 1600, 4096, 4096, GUIL_PICK_BIG, GUIL_DIR_RANDOM },
 	};
 	static const uint64_t steps[] = { 1, 1000, 100000, 1000000 };
+	struct solver_guillotine_relaxed g;
 	size_t tried = 0, bad = 0, none = 0;
+	int rc;
 	for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++)
 		for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
 			p.n = guillotine_shape(20 + sh * 4 + k, &shapes[sh], it);
