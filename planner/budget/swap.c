@@ -268,7 +268,7 @@ int swap_plan_entries(const struct swap_ctx *c, const struct swap_op *ops,
 	if (nops) {
 		struct solver_problem sp = { items, nops, NULL, 0 };
 		uint64_t height;
-		rc = solver_place_bestfit(&sp, off, &height, err, errlen);
+		rc = solver_place_bestfit(&sp, off, &height, NULL, err, errlen);
 		if (rc)
 			goto out;
 		*staging = height;

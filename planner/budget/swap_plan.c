@@ -448,7 +448,7 @@ static int quick_eval(struct search *S, const struct swap_op *ops, size_t nops,
 	int rc = 0;
 	if (swap_problem_with_holes(S->c, ops, nops, &q))
 		return trace_seterr(err, errlen, TRACE_ENOMEM, "out of memory");
-	rc = solver_place_bestfit(&q, S->off, height, err, errlen);
+	rc = solver_place_bestfit(&q, S->off, height, NULL, err, errlen);
 	int rescued = 0;
 	if (!rc)
 		rc = rescue_place(&q, S->budget, S->off, height, &rescued, err,

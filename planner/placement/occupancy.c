@@ -646,6 +646,17 @@ int solver_occupancy_run(struct solver_occupancy *o, const uint32_t *order,
 			 size_t norder, enum solver_fit fit, uint64_t *offsets,
 			 uint64_t *height, char *err, size_t errlen)
 {
+	return solver_occupancy_run_until(o, order, norder, fit, NULL, offsets,
+					  height, err, errlen);
+}
+
+int solver_occupancy_run_until(struct solver_occupancy *o,
+			       const uint32_t *order, size_t norder,
+			       enum solver_fit fit,
+			       const struct solver_budget *stop,
+			       uint64_t *offsets, uint64_t *height, char *err,
+			       size_t errlen)
+{
 	const struct solver_problem *p = o->p;
 	uint64_t top = 0;
 	reset(o);
@@ -676,6 +687,14 @@ int solver_occupancy_run(struct solver_occupancy *o, const uint32_t *order,
 		const struct solver_item *it = &p->items[i];
 		if (it->fixed_offset != SOLVER_FREE)
 			continue;
+		if (stop && k % SOLVER_STOP_EVERY == SOLVER_STOP_EVERY - 1 &&
+		    solver_budget_elapsed(stop) >= stop->deadline) {
+			if (err && errlen)
+				snprintf(err, errlen,
+					 "the time limit passed after %zu of %zu buffers",
+					 k, norder);
+			return SOLVER_ESTOPPED;
+		}
 		if (collect(o, i))
 			goto nomem;
 		uint64_t at = fit_offset(o, i, fit);
@@ -718,8 +737,9 @@ void solver_order_sort(struct solver_order_key *keys, size_t n,
 
 int solver_place_orders(const struct solver_problem *p,
 			solver_keys_fn *make_keys, int norders,
-			enum solver_fit fit, uint64_t *offsets,
-			uint64_t *height, char *err, size_t errlen)
+			enum solver_fit fit, const struct solver_budget *stop,
+			uint64_t *offsets, uint64_t *height, char *err,
+			size_t errlen)
 {
 	int rc = solver_problem_validate(p, err, errlen);
 	if (rc)
@@ -745,8 +765,8 @@ int solver_place_orders(const struct solver_problem *p,
 			break;
 		}
 		solver_order_sort(keys, p->n, order);
-		rc = solver_occupancy_run(o, order, p->n, fit, trial, &h, err,
-					  errlen);
+		rc = solver_occupancy_run_until(o, order, p->n, fit, stop,
+						trial, &h, err, errlen);
 		if (rc == 0 && h < best) {
 			best = h;
 			if (trial != offsets)

@@ -50,6 +50,16 @@ void solver_occupancy_free(struct solver_occupancy *o);
 int solver_occupancy_run(struct solver_occupancy *o, const uint32_t *order,
 			 size_t norder, enum solver_fit fit, uint64_t *offsets,
 			 uint64_t *height, char *err, size_t errlen);
+/* The same, giving up with SOLVER_ESTOPPED once stop's deadline (or its
+ * cancel flag) has passed, read every SOLVER_STOP_EVERY items; stop NULL:
+ * solver_occupancy_run(). */
+#define SOLVER_STOP_EVERY 256
+int solver_occupancy_run_until(struct solver_occupancy *o,
+			       const uint32_t *order, size_t norder,
+			       enum solver_fit fit,
+			       const struct solver_budget *stop,
+			       uint64_t *offsets, uint64_t *height, char *err,
+			       size_t errlen);
 
 /* Sorting help for the strategies: ascending by (k1, k2, k3, index). */
 struct solver_order_key {
@@ -72,11 +82,13 @@ typedef int solver_keys_fn(const struct solver_problem *p, int which,
  * The body of every greedy strategy: validates p, then for each of norders
  * orders (keys from make_keys, sorted) runs the occupancy engine with fit and
  * keeps the lowest placement in offsets and *height.  Returns 0 or a
- * negative SOLVER_* code with a sentence in err.
+ * negative SOLVER_* code with a sentence in err; SOLVER_ESTOPPED when stop
+ * (NULL: none) ran out first (struct solver_strategy).
  */
 int solver_place_orders(const struct solver_problem *p,
 			solver_keys_fn *make_keys, int norders,
-			enum solver_fit fit, uint64_t *offsets,
-			uint64_t *height, char *err, size_t errlen);
+			enum solver_fit fit, const struct solver_budget *stop,
+			uint64_t *offsets, uint64_t *height, char *err,
+			size_t errlen);
 
 #endif

@@ -33,7 +33,9 @@ enum solver_err {
 	SOLVER_ENOMEM = -1,   /* out of memory */
 	SOLVER_EINVAL = -5,   /* malformed problem (same value as TRACE_EINVAL) */
 	SOLVER_EINVALID = -6, /* solver_check: the placement is not valid */
-	SOLVER_ENOTFOUND = -7 /* no such strategy */
+	SOLVER_ENOTFOUND = -7, /* no such strategy */
+	SOLVER_ESTOPPED = -8   /* place(): the stop budget's deadline passed
+				  before the run ended (offsets partial) */
 };
 
 #define SOLVER_NO_WINDOW (-1)
@@ -167,19 +169,25 @@ double solver_gap_percent(uint64_t pool, uint64_t lower_bound);
 int solver_check(const struct solver_problem *p, const uint64_t *offsets,
 		 uint64_t *height, char *err, size_t errlen);
 
+struct solver_budget;
+
 /*
  * A placement strategy.  place() fills offsets[0..n) and *height, or returns
  * a negative code with a sentence in err (offsets then undefined).  Every
  * strategy honours alignment and fixed offsets (fixed items are placed
  * first and never moved; fixed items that conflict with each other are an
  * error), and handles holes exactly.  Deterministic: same problem, same
- * answer.
+ * answer.  With stop (NULL: none) a run gives up, SOLVER_ESTOPPED, once
+ * stop's deadline has passed (read every few hundred buffers; its work is
+ * not counted): a search's optional heuristic can then not overrun the
+ * time limit whatever it costs on this problem and this machine.
  */
 struct solver_strategy {
 	const char *name;  /* "first-fit", "greedy-size", "best-fit", ... */
 	const char *about; /* one line for --help and reports */
 	int (*place)(const struct solver_problem *p, uint64_t *offsets,
-		     uint64_t *height, char *err, size_t errlen);
+		     uint64_t *height, const struct solver_budget *stop,
+		     char *err, size_t errlen);
 };
 
 /* Helpers the strategies share for time coordinates: a qsort comparator
@@ -488,15 +496,20 @@ const struct solver_strategy *solver_strategy_at(size_t i);
 
 /* The strategies (also reachable through the table). */
 int solver_place_firstfit(const struct solver_problem *p, uint64_t *offsets,
-			  uint64_t *height, char *err, size_t errlen);
+			  uint64_t *height, const struct solver_budget *stop,
+			  char *err, size_t errlen);
 int solver_place_greedy(const struct solver_problem *p, uint64_t *offsets,
-			uint64_t *height, char *err, size_t errlen);
+			uint64_t *height, const struct solver_budget *stop,
+			char *err, size_t errlen);
 int solver_place_bestfit(const struct solver_problem *p, uint64_t *offsets,
-			 uint64_t *height, char *err, size_t errlen);
+			 uint64_t *height, const struct solver_budget *stop,
+			 char *err, size_t errlen);
 int solver_place_bestgap(const struct solver_problem *p, uint64_t *offsets,
-			 uint64_t *height, char *err, size_t errlen);
+			 uint64_t *height, const struct solver_budget *stop,
+			 char *err, size_t errlen);
 int solver_place_rows(const struct solver_problem *p, uint64_t *offsets,
-		      uint64_t *height, char *err, size_t errlen);
+		      uint64_t *height, const struct solver_budget *stop,
+		      char *err, size_t errlen);
 
 /*
  * The alignment of t's plan when the command line asked for at least asked

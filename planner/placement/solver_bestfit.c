@@ -48,9 +48,10 @@ static int bestfit_keys(const struct solver_problem *p, int which,
 }
 
 int solver_place_bestfit(const struct solver_problem *p, uint64_t *offsets,
-			 uint64_t *height, char *err, size_t errlen)
+			 uint64_t *height, const struct solver_budget *stop,
+			 char *err, size_t errlen)
 {
 	return solver_place_orders(p, bestfit_keys, ORDER_COUNT,
-				   SOLVER_FIT_BEST, offsets, height, err,
+				   SOLVER_FIT_BEST, stop, offsets, height, err,
 				   errlen);
 }

@@ -22,8 +22,9 @@ static int firstfit_keys(const struct solver_problem *p, int which,
 }
 
 int solver_place_firstfit(const struct solver_problem *p, uint64_t *offsets,
-			  uint64_t *height, char *err, size_t errlen)
+			  uint64_t *height, const struct solver_budget *stop,
+			  char *err, size_t errlen)
 {
 	return solver_place_orders(p, firstfit_keys, 1, SOLVER_FIT_LOWEST,
-				   offsets, height, err, errlen);
+				   stop, offsets, height, err, errlen);
 }

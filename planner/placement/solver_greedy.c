@@ -33,17 +33,19 @@ static int greedy_keys(const struct solver_problem *p, int which,
 }
 
 int solver_place_greedy(const struct solver_problem *p, uint64_t *offsets,
-			uint64_t *height, char *err, size_t errlen)
+			uint64_t *height, const struct solver_budget *stop,
+			char *err, size_t errlen)
 {
 	return solver_place_orders(p, greedy_keys, 1, SOLVER_FIT_LOWEST,
-				   offsets, height, err, errlen);
+				   stop, offsets, height, err, errlen);
 }
 
 int solver_place_bestgap(const struct solver_problem *p, uint64_t *offsets,
-			 uint64_t *height, char *err, size_t errlen)
+			 uint64_t *height, const struct solver_budget *stop,
+			 char *err, size_t errlen)
 {
 	return solver_place_orders(p, greedy_keys, 1, SOLVER_FIT_BEST_ALL,
-				   offsets, height, err, errlen);
+				   stop, offsets, height, err, errlen);
 }
 
 /* --- rows: idealloc's boxing as an order -------------------------------- */
@@ -162,8 +164,9 @@ out:
 }
 
 int solver_place_rows(const struct solver_problem *p, uint64_t *offsets,
-		      uint64_t *height, char *err, size_t errlen)
+		      uint64_t *height, const struct solver_budget *stop,
+		      char *err, size_t errlen)
 {
 	return solver_place_orders(p, rows_keys, 1, SOLVER_FIT_BEST_ALL,
-				   offsets, height, err, errlen);
+				   stop, offsets, height, err, errlen);
 }

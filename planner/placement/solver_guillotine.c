@@ -1264,8 +1264,8 @@ static int fall_back(struct gsearch *g, const uint32_t *s, size_t n,
 	if (ok) {
 		for (size_t i = 0; i < n; i++)
 			it[i] = g->p->items[s[i]];
-		ok = !solver_place_bestfit(&sub, o, &hb, err, sizeof(err)) &&
-		     !solver_place_greedy(&sub, o + n, &hg, err, sizeof(err));
+		ok = !solver_place_bestfit(&sub, o, &hb, NULL, err, sizeof(err)) &&
+		     !solver_place_greedy(&sub, o + n, &hg, NULL, err, sizeof(err));
 	}
 	if (ok && hg < hb) {
 		memcpy(o, o + n, n * sizeof(*o));

@@ -82,7 +82,7 @@ int solver_solve(const struct solver_problem *p, const char *name,
 	const struct solver_strategy *s = solver_strategy_find(name);
 	uint64_t h = 0;
 	if (s)
-		rc = s->place(p, offsets, &h, err, errlen);
+		rc = s->place(p, offsets, &h, NULL, err, errlen);
 	else
 		rc = search_find(name)->search(p, opt, offsets, r, err, errlen);
 	if (rc)

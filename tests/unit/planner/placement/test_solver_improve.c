@@ -182,7 +182,7 @@ static int improve_case_lim(long seed,
 	struct solver_problem p = { it, g.n, NULL, 0 };
 	uint64_t done = 0, hc = 0;
 	*lb = solver_lower_bound(&p);
-	if (solver_place_greedy(&p, off, start, err, sizeof(err)) ||
+	if (solver_place_greedy(&p, off, start, NULL, err, sizeof(err)) ||
 	    solver_improve(&p, off, end, lim, &done, err, sizeof(err)) ||
 	    solver_check(&p, off, &hc, err, sizeof(err)))
 		goto out;

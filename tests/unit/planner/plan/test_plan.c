@@ -1310,7 +1310,7 @@ static int plan_of(const struct trace *t, const char *name, uint64_t align,
 	const struct solver_strategy *s = solver_strategy_find(name);
 	uint64_t h;
 	int rc = -1;
-	if (off && s && s->place(&p, off, &h, err, sizeof(err)) == 0) {
+	if (off && s && s->place(&p, off, &h, NULL, err, sizeof(err)) == 0) {
 		struct planfile_info info = { align, name, 0, 0 };
 		rc = planfile_build(t, &p, off, &info, out, err, sizeof(err));
 	}
