@@ -435,12 +435,16 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
  * a percent above cap.
  * flags SOLVER_GUILLOTINE_SEEDED: each block's split is looked for first
  * from its cut instants (what ends and starts at an instant in, what
- * crosses it out), then as without it.
+ * crosses it out), then as without it; with SOLVER_GUILLOTINE_HEIGHT too,
+ * a seed also fixes the strip's height (the bytes ending at its instant)
+ * at the block's first and last instants, and an instant whose starters
+ * and enders differ in bytes is no seed.
  * Returns 1 with offsets[0..n) filled and out set (the placement is
  * checked), 0 when it found none (problems solver_skyline_applies()
  * rejects, a top block that cannot be cut), or SOLVER_ENOMEM.
  */
 #define SOLVER_GUILLOTINE_SEEDED 1u
+#define SOLVER_GUILLOTINE_HEIGHT 2u
 struct solver_guillotine_relaxed {
 	uint64_t height; /* of the placement */
 	uint64_t steps;  /* spent */

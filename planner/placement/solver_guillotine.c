@@ -89,6 +89,7 @@ struct gsearch {
 	int relax;
 	int seeded;           /* relax: a block's cut instants tried first
 			       * (flow_seeded()) */
+	int height;           /* seeded: a seed fixes the strip's height */
 	int spent;            /* relax: out of steps or clock: every block
 			       * left goes to the heuristics */
 	uint64_t relax_cap;
@@ -232,6 +233,8 @@ struct flow {
 	int32_t *upos;       /* per instant: its place in ul, or -1 */
 	size_t nu;
 	uint32_t *und;       /* per instant: undecided arcs */
+	int ends;            /* the first and last instants are in ul too
+			      * (flow_seeded() with a height) */
 	/* Each level of flow_dfs() takes the undecided arcs of one instant,
 	 * which deeper levels never see again: per arc (arcs, sg, pick) the
 	 * levels take at most n entries, per arc and level (posr, negr) at
@@ -247,7 +250,7 @@ struct flow {
 /* Keeps ul (the unbalanced instants) right after imb[k] changed. */
 static void unbalanced(struct flow *f, uint32_t k)
 {
-	if (k == 0 || k + 1 >= f->nt)
+	if ((k == 0 || k + 1 >= f->nt) && !f->ends)
 		return;
 	if (f->imb[k] && f->upos[k] < 0) {
 		f->upos[k] = (int32_t)f->nu;
@@ -1123,9 +1126,27 @@ out:
  * (most of them in a random packing) one seed is right and needs few
  * steps: large-1's first block, which no other way cuts, in 0.08 s.  The
  * set a wrong seed completes is balanced, so it is split as any other
- * (README, "Seeds at the cut instants").  1 placed, 0 not.
+ * (README, "Seeds at the cut instants").  With g->height the seed's
+ * bytes are also the strip's height at the block's first and last
+ * instants (seed_height()), and an instant whose starting bytes differ
+ * from its ending ones is skipped: big-461's true seed, over 50 million
+ * steps without, is settled at once (README, "Seeds with the strip's
+ * height").  1 placed, 0 not.
  */
 #define SEED_STEPS 200000u
+/* Adds h to what must start at the block's first instant and end at its
+ * last, before any arc is decided; -h takes it back once all are
+ * undecided again (both instants then balanced, out of ul). */
+static void seed_height(struct flow *f, int64_t h)
+{
+	f->ends = 1;
+	f->imb[0] += h;
+	f->imb[f->nt - 1] -= h;
+	unbalanced(f, 0);
+	unbalanced(f, (uint32_t)(f->nt - 1));
+	f->ends = h > 0;
+}
+
 static int flow_seeded(struct flow *f)
 {
 	struct gsearch *g = f->g;
@@ -1148,6 +1169,14 @@ static int flow_seeded(struct flow *f)
 	for (size_t ci = 0; ci < nc && !ok && g->steps < end; ci++) {
 		uint32_t t = (uint32_t)c[ci].k1;
 		size_t nd = 0;
+		int64_t in = 0;
+		for (size_t j = 0; g->height && j < n; j++)
+			if (f->t0[j] == t)
+				in += (int64_t)g->p->items[f->s[j]].size;
+		if (g->height && in != e[t])
+			continue; /* no strip's load changes at its cut */
+		if (g->height) /* what starts at a and ends at b: e[t] */
+			seed_height(f, e[t]);
 		g->lim = end - g->steps > SEED_STEPS ? g->steps + SEED_STEPS
 						     : end;
 		for (size_t j = 0; j < n; j++) {
@@ -1164,6 +1193,8 @@ static int flow_seeded(struct flow *f)
 		ok = flow_dfs(f);
 		while (nd)
 			undecide(f, dec[--nd]);
+		if (g->height)
+			seed_height(f, -e[t]);
 		if (ok || g->oom)
 			break;
 		if (g->stop) { /* this seed's steps, or all of them */
@@ -1569,6 +1600,7 @@ struct gjob {
 	uint64_t relax_cap;   /* 0: the strict search */
 	struct solver_guillotine_relaxed *out; /* relax: what it found */
 	int seeded;           /* relax: SOLVER_GUILLOTINE_SEEDED */
+	int height;           /* SOLVER_GUILLOTINE_HEIGHT */
 	int rc;
 };
 
@@ -1690,7 +1722,8 @@ int solver_search_guillotine_relaxed(const struct solver_problem *p,
 	struct gjob j = { .p = p, .cap = cap, .max_steps = max_steps, .b = b,
 			  .offsets = offsets, .steps = &out->steps,
 			  .relax_cap = per_buffer, .out = out,
-			  .seeded = !!(flags & SOLVER_GUILLOTINE_SEEDED) };
+			  .seeded = !!(flags & SOLVER_GUILLOTINE_SEEDED),
+			  .height = !!(flags & SOLVER_GUILLOTINE_HEIGHT) };
 	return run_deep(&j);
 }
 
@@ -1705,6 +1738,7 @@ static int search_relaxed(struct gjob *j)
 		goto out;
 	g.relax = 1;
 	g.seeded = j->seeded;
+	g.height = j->height;
 	g.relax_cap = j->relax_cap;
 	g.max_steps = g.lim = j->max_steps ? j->max_steps : 1;
 	for (size_t i = 0; i < p->n; i++)

@@ -879,7 +879,8 @@ out:
  * goes to the heuristics), and it returns nothing where an instant is
  * not full.
  */
-/* The relaxed search on p at cap lb (8 million steps, per a buffer,
+/* The relaxed search on p at cap lb (8 million steps, 20 million with
+ * SOLVER_GUILLOTINE_HEIGHT, per a buffer,
  * flags), its figures printed under name: the height of its placement,
  * or 0 when it found none or the placement is not valid and of the height
  * it reports. */
@@ -889,7 +890,8 @@ static uint64_t relaxed_height(const struct solver_problem *p, uint64_t lb,
 {
 	struct solver_guillotine_relaxed g;
 	uint64_t h = 0;
-	int rc = solver_search_guillotine_relaxed(p, lb, 8000000, per, flags,
+	uint64_t steps = flags & SOLVER_GUILLOTINE_HEIGHT ? 20000000 : 8000000;
+	int rc = solver_search_guillotine_relaxed(p, lb, steps, per, flags,
 						  NULL, off, &g);
 	int valid = rc == 1 && !solver_check(p, off, &h, err, sizeof(err)) &&
 		    h == g.height;
@@ -963,6 +965,16 @@ static void test_guillotine_relaxed(void)
 			 seed);
 		CHECK(h == lb, what);
 	}
+	/* seeded with the strip's height (the bytes ending at the seed's
+	 * instant, fixed at the block's ends): the dense seed 1's first
+	 * blocks, which the seeds alone leave to the heuristics */
+	p.n = guillotine_shape(1, &dense, it);
+	lb = solver_lower_bound(&p);
+	h = relaxed_height(&p, lb, 1000,
+			   SOLVER_GUILLOTINE_SEEDED | SOLVER_GUILLOTINE_HEIGHT,
+			   off, "seeded with heights, 1,000 buffers in 4 Ki, seed 1");
+	CHECK(h && 100 * h <= 101 * lb,
+	      "relaxed guillotine: seeded with the strips' heights, the dense seed 1 within 1% of the bound in 20 million steps (seeded alone: 1.165x in as many)");
 	/* valid whatever the steps, on every shape; nothing where an
 	 * instant is not full */
 	static const struct guil_shape shapes[] = {
@@ -981,7 +993,10 @@ static void test_guillotine_relaxed(void)
 			lb = solver_lower_bound(&p);
 			rc = solver_search_guillotine_relaxed(
 				&p, lb, steps[k], 300,
-				k % 2 ? SOLVER_GUILLOTINE_SEEDED : 0, NULL,
+				k % 2 ? SOLVER_GUILLOTINE_SEEDED |
+						(sh % 2 ? SOLVER_GUILLOTINE_HEIGHT : 0)
+				      : 0,
+				NULL,
 				off, &g);
 			tried++;
 			if (rc != 1)
