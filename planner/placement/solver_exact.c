@@ -2900,8 +2900,8 @@ static int search(const struct solver_problem *p,
 				    "out of memory searching %zu buffers", p->n);
 	if (gu > 0)
 		return 0;
-	/* relaxed: seeded first, then the plain one where that did not
-	 * reach the floor; the lower is kept */
+	/* relaxed: seeded, unseeded, seeded with heights, each while none
+	 * reached the floor; the lowest is kept */
 	uint64_t *ro = NULL, rh = 0;
 	static const unsigned relax_ways[] = {
 		SOLVER_GUILLOTINE_SEEDED, 0,

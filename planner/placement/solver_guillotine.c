@@ -1152,7 +1152,8 @@ static int flow_seeded(struct flow *f)
 	struct gsearch *g = f->g;
 	size_t nt = f->nt, n = f->n, nc = 0;
 	uint64_t end = g->lim;
-	int64_t *e = calloc(nt, sizeof(*e));
+	/* e[t]: the bytes ending at instant t; e[nt + t]: starting there */
+	int64_t *e = calloc(2 * nt, sizeof(*e));
 	struct skey *c = malloc(nt * sizeof(*c));
 	uint32_t *dec = malloc(n * sizeof(*dec));
 	int ok = 0;
@@ -1160,21 +1161,20 @@ static int flow_seeded(struct flow *f)
 		g->oom = g->stop = 1;
 		goto out;
 	}
-	for (size_t j = 0; j < n; j++)
+	for (size_t j = 0; j < n; j++) {
 		e[f->t1[j]] += (int64_t)g->p->items[f->s[j]].size;
+		e[nt + f->t0[j]] += (int64_t)g->p->items[f->s[j]].size;
+	}
+	/* with heights, an instant whose starting bytes differ from its
+	 * ending ones is no seed: no strip's load changes at its cut */
 	for (size_t t = 1; t + 1 < nt; t++)
-		if (e[t] > 0 && (uint64_t)e[t] < f->h)
+		if (e[t] > 0 && (uint64_t)e[t] < f->h &&
+		    (!g->height || e[nt + t] == e[t]))
 			c[nc++] = (struct skey){ -e[t], (int64_t)t, 0, 0, 0 };
 	qsort(c, nc, sizeof(*c), skey_cmp);
 	for (size_t ci = 0; ci < nc && !ok && g->steps < end; ci++) {
 		uint32_t t = (uint32_t)c[ci].k1;
 		size_t nd = 0;
-		int64_t in = 0;
-		for (size_t j = 0; g->height && j < n; j++)
-			if (f->t0[j] == t)
-				in += (int64_t)g->p->items[f->s[j]].size;
-		if (g->height && in != e[t])
-			continue; /* no strip's load changes at its cut */
 		if (g->height) /* what starts at a and ends at b: e[t] */
 			seed_height(f, e[t]);
 		g->lim = end - g->steps > SEED_STEPS ? g->steps + SEED_STEPS
