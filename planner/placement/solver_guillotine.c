@@ -54,7 +54,10 @@
  * (SOLVER_GUILLOTINE_SEEDED), a block's split is looked for first from
  * the instants a strip of it may be cut at (flow_seeded()), which cuts
  * blocks of thousands of buffers the other ways never cut (README,
- * "Seeds at the cut instants").
+ * "Seeds at the cut instants").  Reversed (SOLVER_GUILLOTINE_REVERSED),
+ * the search runs on the problem with time backwards: each block's
+ * strip is grown from its last instant, so the blocks it cannot cut are
+ * others (README, "Time run backwards").
  */
 #include "solver.h"
 
@@ -1724,7 +1727,28 @@ int solver_search_guillotine_relaxed(const struct solver_problem *p,
 			  .relax_cap = per_buffer, .out = out,
 			  .seeded = !!(flags & SOLVER_GUILLOTINE_SEEDED),
 			  .height = !!(flags & SOLVER_GUILLOTINE_HEIGHT) };
-	return run_deep(&j);
+	if (!(flags & SOLVER_GUILLOTINE_REVERSED))
+		return run_deep(&j);
+	/* time run backwards: [lower, upper) as [-upper, -lower), the same
+	 * lengths and overlaps, so the same placements */
+	struct solver_item *it = malloc(p->n * sizeof(*it));
+	if (!it)
+		return SOLVER_ENOMEM;
+	for (size_t i = 0; i < p->n; i++) {
+		it[i] = p->items[i];
+		if (it[i].lower == INT64_MIN || it[i].upper == INT64_MIN) {
+			free(it);
+			return 0;
+		}
+		it[i].lower = -p->items[i].upper;
+		it[i].upper = -p->items[i].lower;
+	}
+	struct solver_problem q = *p;
+	q.items = it;
+	j.p = &q;
+	int rc = run_deep(&j);
+	free(it);
+	return rc;
 }
 
 static int search_relaxed(struct gjob *j)

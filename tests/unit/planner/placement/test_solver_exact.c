@@ -937,6 +937,18 @@ static void test_guillotine_relaxed(void)
 			   "seeded, large-1");
 	CHECK(h && 1000 * h <= 1001 * lb,
 	      "relaxed guillotine: seeded, large-1 within 0.1% of the bound in 8 million steps (unseeded 1.147x)");
+	/* seeded backwards (each block grown from its last instant): large-8,
+	 * whose narrow blocks the forward search leaves to the heuristics */
+	p.n = guillotine_shape(8, &large_shape, it);
+	lb = solver_lower_bound(&p);
+	h = relaxed_height(&p, lb, 1000, SOLVER_GUILLOTINE_SEEDED, off,
+			   "seeded, large-8");
+	uint64_t hb = relaxed_height(&p, lb, 1000,
+				     SOLVER_GUILLOTINE_SEEDED |
+					     SOLVER_GUILLOTINE_REVERSED,
+				     off, "seeded backwards, large-8");
+	CHECK(hb == lb && h > lb,
+	      "relaxed guillotine: seeded backwards, large-8 at the bound in 8 million steps (forwards above it)");
 	/* auto, counted: the relaxed search after the strict one */
 	p.n = guillotine_shape(8, &large_shape, it);
 	lb = solver_lower_bound(&p);
@@ -994,7 +1006,8 @@ static void test_guillotine_relaxed(void)
 			rc = solver_search_guillotine_relaxed(
 				&p, lb, steps[k], 300,
 				k % 2 ? SOLVER_GUILLOTINE_SEEDED |
-						(sh % 2 ? SOLVER_GUILLOTINE_HEIGHT : 0)
+						(sh % 2 ? SOLVER_GUILLOTINE_HEIGHT : 0) |
+						(k == 3 ? SOLVER_GUILLOTINE_REVERSED : 0)
 				      : 0,
 				NULL,
 				off, &g);
