@@ -2927,7 +2927,6 @@ static int search(const struct solver_problem *p,
 	if (b->work_limit)
 		pb.work_limit = b->work + (uint64_t)(phase *
 			(double)solver_budget_work_left(b));
-	uint64_t work0 = pb.work;
 	for (size_t w = 0; p->n > GUILLOTINE_RELAX_MIN && w < nways &&
 			   (!ro || rh > floor); w++) {
 		uint64_t *r2 = NULL, h2 = 0;
@@ -2935,8 +2934,6 @@ static int search(const struct solver_problem *p,
 					     w < 2 ? share[w]
 						   : 1.0 / (double)(nways - w),
 					     floor, relax_ways[w], &r2, &h2);
-		solver_budget_spend(b, pb.work - work0, 0);
-		work0 = pb.work;
 		if (grc < 0) {
 			free(ro);
 			return trace_seterr(err, errlen, SOLVER_ENOMEM,
@@ -2951,6 +2948,7 @@ static int search(const struct solver_problem *p,
 			free(r2);
 		}
 	}
+	solver_budget_spend(b, pb.work - b->work, 0); /* pb began as b */
 	if (ro && rh <= floor) {
 		memcpy(offsets, ro, p->n * sizeof(*offsets));
 		free(ro);

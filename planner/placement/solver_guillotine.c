@@ -1736,7 +1736,7 @@ int solver_search_guillotine_relaxed(const struct solver_problem *p,
 		return SOLVER_ENOMEM;
 	for (size_t i = 0; i < p->n; i++) {
 		it[i] = p->items[i];
-		if (it[i].lower == INT64_MIN || it[i].upper == INT64_MIN) {
+		if (it[i].lower == INT64_MIN) { /* upper >= lower: negates */
 			free(it);
 			return 0;
 		}
