@@ -25,6 +25,10 @@
  *     undecided buffers it tries each subset of them that balances it
  *     (identical buffers taken in index order), until every instant is
  *     balanced; then both blocks are searched, the one of x0 first.
+ *     After each choice what it forces is decided (propagate(): an
+ *     instant whose undecided buffers cannot balance it without one
+ *     takes it, or with one leaves it out), so a wrong choice dies where
+ *     it is made and not hundreds of levels down (README, "Propagation").
  * Sets that failed are kept by a commutative hash of their buffers'
  * (start, end, size), so identical buffers swapped or the same set met
  * under another choice end at once.  The growth is not complete (it
@@ -248,6 +252,13 @@ struct flow {
 	uint8_t *pick;
 	int64_t *posr, *negr; /* what arcs[k..] can add, and take away */
 	size_t top, ptop;
+	/* propagation: per instant the bytes of its undecided arcs that end
+	 * (uend) and start (ustart) there; the arcs propagation decided
+	 * (trail, ntrail) and the instants to look at (q, inq) */
+	int64_t *uend, *ustart;
+	uint32_t *trail, *q;
+	uint8_t *inq;
+	size_t ntrail, nq;
 };
 
 /* Keeps ul (the unbalanced instants) right after imb[k] changed. */
@@ -271,6 +282,11 @@ static void decide(struct flow *f, uint32_t j, int8_t v)
 	f->st[j] = v;
 	f->und[f->t0[j]]--;
 	f->und[f->t1[j]]--;
+	{
+		int64_t w = (int64_t)f->g->p->items[f->s[j]].size;
+		f->uend[f->t1[j]] -= w;
+		f->ustart[f->t0[j]] -= w;
+	}
 	if (v) {
 		int64_t sz = (int64_t)f->g->p->items[f->s[j]].size;
 		f->imb[f->t0[j]] -= sz;
@@ -292,6 +308,78 @@ static void undecide(struct flow *f, uint32_t j)
 	f->st[j] = -1;
 	f->und[f->t0[j]]++;
 	f->und[f->t1[j]]++;
+	{
+		int64_t w = (int64_t)f->g->p->items[f->s[j]].size;
+		f->uend[f->t1[j]] += w;
+		f->ustart[f->t0[j]] += w;
+	}
+}
+
+/* Queues instant k for propagate() (interior ones, or all with ends). */
+static void prop_push(struct flow *f, uint32_t k)
+{
+	if (f->inq[k] || ((k == 0 || k + 1 >= f->nt) && !f->ends))
+		return;
+	f->inq[k] = 1;
+	f->q[f->nq++] = k;
+}
+
+/*
+ * Decides what the queued instants force, to a fixpoint: an instant's
+ * undecided arcs must add -imb (enders add their bytes, starters take
+ * theirs), so an arc without which the rest cannot reach it is in, and
+ * one with which they cannot is out.  Decided arcs go on the trail (undo
+ * with prop_undo()).  0 when an instant cannot balance.
+ */
+static int propagate(struct flow *f)
+{
+	while (f->nq) {
+		uint32_t k = f->q[--f->nq];
+		f->inq[k] = 0;
+		f->g->steps++; /* an instant looked at: about a step's work */
+		int64_t need = -f->imb[k], pos = f->uend[k], neg = f->ustart[k];
+		if (need > pos || need < -neg) {
+			while (f->nq)
+				f->inq[f->q[--f->nq]] = 0;
+			return 0;
+		}
+		if (!pos && !neg)
+			continue;
+		size_t nt0 = f->ntrail;
+		for (int side = 0; side < 2; side++) {
+			const size_t *at = side ? f->out0 : f->in0;
+			const uint32_t *l = side ? f->outl : f->inl;
+			for (size_t i = at[k]; i < at[k + 1]; i++) {
+				uint32_t j = l[i];
+				if (f->st[j] != -1)
+					continue;
+				int64_t w = (int64_t)f->g->p->items[f->s[j]].size;
+				int8_t v;
+				/* an ender adds w, a starter takes it */
+				if (need > pos - w)
+					v = (int8_t)!side;
+				else if (need < w - neg)
+					v = (int8_t)side;
+				else
+					continue;
+				decide(f, j, v);
+				f->trail[f->ntrail++] = j;
+				need = -f->imb[k];
+				pos = f->uend[k];
+				neg = f->ustart[k];
+				prop_push(f, side ? f->t1[j] : f->t0[j]);
+			}
+		}
+		if (f->ntrail > nt0)
+			prop_push(f, k);
+	}
+	return 1;
+}
+
+static void prop_undo(struct flow *f, size_t mark)
+{
+	while (f->ntrail > mark)
+		undecide(f, f->trail[--f->ntrail]);
 }
 
 static int flow_dfs(struct flow *f);
@@ -360,9 +448,14 @@ static int flow_sub_r(struct flow *f, const uint32_t *arcs, const int32_t *sg,
 	if (k == m) {
 		if (need)
 			return 0;
-		for (size_t i = 0; i < m; i++)
+		size_t mark = f->ntrail;
+		for (size_t i = 0; i < m; i++) {
 			decide(f, arcs[i], (int8_t)pick[i]);
-		int ok = flow_dfs(f);
+			prop_push(f, f->t0[arcs[i]]);
+			prop_push(f, f->t1[arcs[i]]);
+		}
+		int ok = propagate(f) && flow_dfs(f);
+		prop_undo(f, mark);
 		for (size_t i = m; i-- > 0;)
 			undecide(f, arcs[i]);
 		return ok;
@@ -1123,9 +1216,11 @@ out:
  * and where no other strip of the block has an event at t its height is
  * what ends there.  So each instant inside the block whose bytes ending
  * there are below the block's height seeds the growth: those buffers in,
- * the ones crossing it out, then flow_dfs() balances the rest (at most
- * SEED_STEPS steps a seed, the most bytes first: a block's first strips
- * are its tall ones).  Where the strips' cut instants are not shared
+ * the ones crossing it out, then flow_dfs() balances the rest (the most
+ * bytes first: a block's first strips are its tall ones; in rounds of
+ * SEED_STEPS_FIRST steps a seed, four times as many for those that ran
+ * out, up to SEED_STEPS, since with propagation a right seed mostly
+ * needs few).  Where the strips' cut instants are not shared
  * (most of them in a random packing) one seed is right and needs few
  * steps: large-1's first block, which no other way cuts, in 0.08 s.  The
  * set a wrong seed completes is balanced, so it is split as any other
@@ -1137,6 +1232,7 @@ out:
  * height").  1 placed, 0 not.
  */
 #define SEED_STEPS 200000u
+#define SEED_STEPS_FIRST 12500u
 /* Adds h to what must start at the block's first instant and end at its
  * last, before any arc is decided; -h takes it back once all are
  * undecided again (both instants then balanced, out of ul). */
@@ -1150,6 +1246,46 @@ static void seed_height(struct flow *f, int64_t h)
 	f->ends = h > 0;
 }
 
+/*
+ * One seed, instant t of height h: the buffers that end or start at t
+ * in, those crossing it out, what that forces decided (propagate()),
+ * then the growth balances the rest within cap steps (or what is left
+ * before end).  dec: scratch of f->n entries.
+ */
+static int seed_try(struct flow *f, uint32_t t, int64_t h, uint64_t cap,
+		    uint64_t end, uint32_t *dec)
+{
+	struct gsearch *g = f->g;
+	size_t nd = 0, tm = f->ntrail;
+	if (g->height) /* what starts at a and ends at b: h */
+		seed_height(f, h);
+	g->lim = end - g->steps > cap ? g->steps + cap : end;
+	for (size_t j = 0; j < f->n; j++) {
+		int8_t v;
+		if (f->t0[j] == t || f->t1[j] == t)
+			v = 1;
+		else if (f->t0[j] < t && f->t1[j] > t)
+			v = 0;
+		else
+			continue;
+		decide(f, (uint32_t)j, v);
+		dec[nd++] = (uint32_t)j;
+		prop_push(f, f->t0[j]);
+		prop_push(f, f->t1[j]);
+	}
+	if (g->height) {
+		prop_push(f, 0);
+		prop_push(f, (uint32_t)(f->nt - 1));
+	}
+	int ok = propagate(f) && flow_dfs(f);
+	prop_undo(f, tm);
+	while (nd)
+		undecide(f, dec[--nd]);
+	if (g->height)
+		seed_height(f, -h);
+	return ok;
+}
+
 static int flow_seeded(struct flow *f)
 {
 	struct gsearch *g = f->g;
@@ -1159,8 +1295,9 @@ static int flow_seeded(struct flow *f)
 	int64_t *e = calloc(2 * nt, sizeof(*e));
 	struct skey *c = malloc(nt * sizeof(*c));
 	uint32_t *dec = malloc(n * sizeof(*dec));
+	uint8_t *done = calloc(nt, 1);
 	int ok = 0;
-	if (!e || !c || !dec) {
+	if (!e || !c || !dec || !done) {
 		g->oom = g->stop = 1;
 		goto out;
 	}
@@ -1175,42 +1312,36 @@ static int flow_seeded(struct flow *f)
 		    (!g->height || e[nt + t] == e[t]))
 			c[nc++] = (struct skey){ -e[t], (int64_t)t, 0, 0, 0 };
 	qsort(c, nc, sizeof(*c), skey_cmp);
-	for (size_t ci = 0; ci < nc && !ok && g->steps < end; ci++) {
-		uint32_t t = (uint32_t)c[ci].k1;
-		size_t nd = 0;
-		if (g->height) /* what starts at a and ends at b: e[t] */
-			seed_height(f, e[t]);
-		g->lim = end - g->steps > SEED_STEPS ? g->steps + SEED_STEPS
-						     : end;
-		for (size_t j = 0; j < n; j++) {
-			int8_t v;
-			if (f->t0[j] == t || f->t1[j] == t)
-				v = 1;
-			else if (f->t0[j] < t && f->t1[j] > t)
-				v = 0;
-			else
+	/* in rounds: every seed with SEED_STEPS_FIRST steps, then those
+	 * that ran out with four times as many, up to SEED_STEPS */
+	for (uint64_t cap = SEED_STEPS_FIRST; !ok && g->steps < end;
+	     cap *= 4) {
+		int more = 0;
+		for (size_t ci = 0; ci < nc && !ok && g->steps < end; ci++) {
+			uint32_t t = (uint32_t)c[ci].k1;
+			if (done[t])
 				continue;
-			decide(f, (uint32_t)j, v);
-			dec[nd++] = (uint32_t)j;
-		}
-		ok = flow_dfs(f);
-		while (nd)
-			undecide(f, dec[--nd]);
-		if (g->height)
-			seed_height(f, -e[t]);
-		if (ok || g->oom)
-			break;
-		if (g->stop) { /* this seed's steps, or all of them */
-			if (g->clock || g->steps >= end)
+			ok = seed_try(f, t, e[t], cap, end, dec);
+			if (ok || g->oom)
 				break;
-			g->stop = 0;
+			done[t] = 1;
+			if (g->stop) { /* this seed's steps, or all of them */
+				if (g->clock || g->steps >= end)
+					break;
+				g->stop = 0;
+				done[t] = 0;
+				more = 1;
+			}
 		}
+		if (!more || cap >= SEED_STEPS || g->oom || g->stop)
+			break;
 	}
 	g->lim = end;
 out:
 	free(e);
 	free(c);
 	free(dec);
+	free(done);
 	return ok;
 }
 
@@ -1255,8 +1386,12 @@ static int relax_split(struct flow *f, uint32_t x0)
 		} else if (g->sweep) {
 			ok = flow_sweep(f);
 		} else {
+			size_t mark = f->ntrail;
 			decide(f, x0, 1);
-			ok = flow_dfs(f);
+			prop_push(f, f->t0[x0]);
+			prop_push(f, f->t1[x0]);
+			ok = propagate(f) && flow_dfs(f);
+			prop_undo(f, mark);
 			undecide(f, x0);
 		}
 		g->lim = g->max_steps;
@@ -1360,10 +1495,16 @@ static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 	f.und = calloc(2 * n + 1, sizeof(*f.und));
 	f.ul = malloc((2 * n + 1) * sizeof(*f.ul));
 	f.upos = malloc((2 * n + 1) * sizeof(*f.upos));
+	f.uend = calloc(2 * n + 1, sizeof(*f.uend));
+	f.ustart = calloc(2 * n + 1, sizeof(*f.ustart));
+	f.trail = malloc((n + 1) * sizeof(*f.trail));
+	f.q = malloc((2 * n + 1) * sizeof(*f.q));
+	f.inq = calloc(2 * n + 1, 1);
 	int ok = 0;
 	if (!f.t || !f.t0 || !f.t1 || !f.st || !f.ks || !f.arcs || !f.sg ||
 	    !f.pick || !f.posr || !f.negr || !f.inl || !f.outl || !f.in0 ||
-	    !f.out0 || !f.imb || !f.und || !f.ul || !f.upos) {
+	    !f.out0 || !f.imb || !f.und || !f.ul || !f.upos || !f.uend ||
+	    !f.ustart || !f.trail || !f.q || !f.inq) {
 		g->oom = g->stop = 1;
 		goto out;
 	}
@@ -1384,6 +1525,8 @@ static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 		f.out0[f.t0[j] + 1]++;
 		f.und[f.t0[j]]++;
 		f.und[f.t1[j]]++;
+		f.uend[f.t1[j]] += (int64_t)g->p->items[s[j]].size;
+		f.ustart[f.t0[j]] += (int64_t)g->p->items[s[j]].size;
 		f.st[j] = -1;
 	}
 	for (size_t k = 0; k < f.nt; k++) {
@@ -1426,7 +1569,9 @@ static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 		ok = flow_sweep(&f);
 	} else {
 		decide(&f, (uint32_t)x0, 1);
-		ok = flow_dfs(&f);
+		prop_push(&f, f.t0[x0]);
+		prop_push(&f, f.t1[x0]);
+		ok = propagate(&f) && flow_dfs(&f);
 	}
 out:
 	free(f.t);
@@ -1447,6 +1592,11 @@ out:
 	free(f.und);
 	free(f.ul);
 	free(f.upos);
+	free(f.uend);
+	free(f.ustart);
+	free(f.trail);
+	free(f.q);
+	free(f.inq);
 	return ok;
 }
 
