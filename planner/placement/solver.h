@@ -449,6 +449,7 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
 #define SOLVER_GUILLOTINE_SEEDED 1u
 #define SOLVER_GUILLOTINE_HEIGHT 2u
 #define SOLVER_GUILLOTINE_REVERSED 4u
+#define SOLVER_GUILLOTINE_EARLIEST 8u
 struct solver_guillotine_relaxed {
 	uint64_t height; /* of the placement */
 	uint64_t steps;  /* spent */

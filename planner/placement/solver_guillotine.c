@@ -97,6 +97,9 @@ struct gsearch {
 	int seeded;           /* relax: a block's cut instants tried first
 			       * (flow_seeded()) */
 	int height;           /* seeded: a seed fixes the strip's height */
+	int earliest;         /* the growth balances the earliest unbalanced
+			       * instant first, not the one with the fewest
+			       * undecided arcs */
 	int spent;            /* relax: out of steps or clock: every block
 			       * left goes to the heuristics */
 	uint64_t relax_cap;
@@ -507,13 +510,19 @@ static int flow_dfs_r(struct flow *f)
 	if (tick(f->g))
 		return 0;
 	/* the unbalanced instant with the fewest undecided arcs, the
-	 * earliest of equals */
+	 * earliest of equals (or, with g->earliest, the earliest) */
 	size_t best = SIZE_MAX;
-	for (size_t i = 0; i < f->nu; i++) {
-		size_t k = f->ul[i];
-		if (best == SIZE_MAX || f->und[k] < f->und[best] ||
-		    (f->und[k] == f->und[best] && k < best))
-			best = k;
+	if (f->g->earliest) {
+		for (size_t i = 0; i < f->nu; i++)
+			if (f->ul[i] < best)
+				best = f->ul[i];
+	} else {
+		for (size_t i = 0; i < f->nu; i++) {
+			size_t k = f->ul[i];
+			if (best == SIZE_MAX || f->und[k] < f->und[best] ||
+			    (f->und[k] == f->und[best] && k < best))
+				best = k;
+		}
 	}
 	if (best == SIZE_MAX)
 		return flow_split(f);
@@ -1754,6 +1763,7 @@ struct gjob {
 	struct solver_guillotine_relaxed *out; /* relax: what it found */
 	int seeded;           /* relax: SOLVER_GUILLOTINE_SEEDED */
 	int height;           /* SOLVER_GUILLOTINE_HEIGHT */
+	int earliest;         /* SOLVER_GUILLOTINE_EARLIEST */
 	int rc;
 };
 
@@ -1876,7 +1886,8 @@ int solver_search_guillotine_relaxed(const struct solver_problem *p,
 			  .offsets = offsets, .steps = &out->steps,
 			  .relax_cap = per_buffer, .out = out,
 			  .seeded = !!(flags & SOLVER_GUILLOTINE_SEEDED),
-			  .height = !!(flags & SOLVER_GUILLOTINE_HEIGHT) };
+			  .height = !!(flags & SOLVER_GUILLOTINE_HEIGHT),
+			  .earliest = !!(flags & SOLVER_GUILLOTINE_EARLIEST) };
 	if (!(flags & SOLVER_GUILLOTINE_REVERSED))
 		return run_deep(&j);
 	/* time run backwards: [lower, upper) as [-upper, -lower), the same
@@ -1913,6 +1924,7 @@ static int search_relaxed(struct gjob *j)
 	g.relax = 1;
 	g.seeded = j->seeded;
 	g.height = j->height;
+	g.earliest = j->earliest;
 	g.relax_cap = j->relax_cap;
 	g.max_steps = g.lim = j->max_steps ? j->max_steps : 1;
 	for (size_t i = 0; i < p->n; i++)

@@ -432,6 +432,34 @@ static void test_guillotine_propagation(void)
 			 cases[k].name);
 		CHECK(valid && h == lb, what);
 	}
+	/* the growth by the earliest unbalanced instant (time order), the
+	 * third relaxed run of auto: held-out big-393, which the fewest-
+	 * undecided order leaves 1.0107x above the bound */
+	{
+		struct solver_problem p = {
+			it, guillotine_shape(393, &guil_big, it), NULL, 0
+		};
+		uint64_t lb = solver_lower_bound(&p), h[2] = { 0, 0 };
+		for (int k = 0; k < 2; k++) {
+			struct solver_guillotine_relaxed g;
+			int rc = solver_search_guillotine_relaxed(
+				&p, lb, 2000000, 1000,
+				SOLVER_GUILLOTINE_SEEDED |
+					SOLVER_GUILLOTINE_HEIGHT |
+					(k ? SOLVER_GUILLOTINE_EARLIEST : 0),
+				NULL, off, &g);
+			if (rc != 1 || solver_check(&p, off, &h[k], err,
+						    sizeof(err)) ||
+			    h[k] != g.height)
+				h[k] = 0;
+			printf("# relaxed guillotine, seeded with heights%s, big-393: %.4fx in %" PRIu64
+			       " steps\n",
+			       k ? ", earliest first" : "",
+			       (double)h[k] / (double)lb, g.steps);
+		}
+		CHECK(h[1] == lb && h[0] > lb,
+		      "guillotine, earliest instant first: seeded with heights, big-393 at the bound within 2 million steps (fewest undecided first: above it)");
+	}
 out:
 	free(it);
 	free(off);
@@ -1067,7 +1095,8 @@ static void test_guillotine_relaxed(void)
 				&p, lb, steps[k], 300,
 				k % 2 ? SOLVER_GUILLOTINE_SEEDED |
 						(sh % 2 ? SOLVER_GUILLOTINE_HEIGHT : 0) |
-						(k == 3 ? SOLVER_GUILLOTINE_REVERSED : 0)
+						(k == 3 ? SOLVER_GUILLOTINE_REVERSED : 0) |
+						(sh == 2 ? SOLVER_GUILLOTINE_EARLIEST : 0)
 				      : 0,
 				NULL,
 				off, &g);
