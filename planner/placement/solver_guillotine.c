@@ -1007,7 +1007,12 @@ static int sw_walk_r(struct sweep *w, uint32_t si, uint32_t k)
 			f->st[j] = 0;
 		for (size_t i = 0; i < w->npath; i++)
 			f->st[w->path[i]] = 1;
-		return flow_split(f);
+		int r = flow_split(f);
+		/* undecided again: the relaxed search's next way (the growth)
+		 * works on the same flow, and its counts never saw these */
+		for (size_t j = 0; j < f->n; j++)
+			f->st[j] = -1;
+		return r;
 	}
 	struct swctx c = { .mode = SW_LIST, .layer = k };
 	int r = sw_step(w, &c, si, k);
