@@ -2691,7 +2691,8 @@ static int guillotine_first(const struct solver_problem *p,
  * height"), its growth by the earliest unbalanced instant
  * (SOLVER_GUILLOTINE_EARLIEST: with propagation the heights alone ended
  * where the seeded run did; huge-2 1.8% -> the bound, huge-10 28.7% ->
- * 11.9% at --time-limit 5; README, "The earliest instant first"), then seeded with time run backwards
+ * 11.9% at --time-limit 5; README, "The earliest instant first"), then
+ * seeded with time run backwards
  * (SOLVER_GUILLOTINE_REVERSED: the construction is the same both ways,
  * but the blocks grown from their last instant are other blocks; huge-6
  * 10.4% -> 0.01%, large-8 0.10% -> the bound at --time-limit 5; README,

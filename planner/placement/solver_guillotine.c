@@ -282,16 +282,13 @@ static void unbalanced(struct flow *f, uint32_t k)
 
 static void decide(struct flow *f, uint32_t j, int8_t v)
 {
+	int64_t sz = (int64_t)f->g->p->items[f->s[j]].size;
 	f->st[j] = v;
 	f->und[f->t0[j]]--;
 	f->und[f->t1[j]]--;
-	{
-		int64_t w = (int64_t)f->g->p->items[f->s[j]].size;
-		f->uend[f->t1[j]] -= w;
-		f->ustart[f->t0[j]] -= w;
-	}
+	f->uend[f->t1[j]] -= sz;
+	f->ustart[f->t0[j]] -= sz;
 	if (v) {
-		int64_t sz = (int64_t)f->g->p->items[f->s[j]].size;
 		f->imb[f->t0[j]] -= sz;
 		f->imb[f->t1[j]] += sz;
 		unbalanced(f, f->t0[j]);
@@ -301,8 +298,8 @@ static void decide(struct flow *f, uint32_t j, int8_t v)
 
 static void undecide(struct flow *f, uint32_t j)
 {
+	int64_t sz = (int64_t)f->g->p->items[f->s[j]].size;
 	if (f->st[j] == 1) {
-		int64_t sz = (int64_t)f->g->p->items[f->s[j]].size;
 		f->imb[f->t0[j]] += sz;
 		f->imb[f->t1[j]] -= sz;
 		unbalanced(f, f->t0[j]);
@@ -311,11 +308,8 @@ static void undecide(struct flow *f, uint32_t j)
 	f->st[j] = -1;
 	f->und[f->t0[j]]++;
 	f->und[f->t1[j]]++;
-	{
-		int64_t w = (int64_t)f->g->p->items[f->s[j]].size;
-		f->uend[f->t1[j]] += w;
-		f->ustart[f->t0[j]] += w;
-	}
+	f->uend[f->t1[j]] += sz;
+	f->ustart[f->t0[j]] += sz;
 }
 
 /* Queues instant k for propagate() (interior ones, or all with ends). */
@@ -325,6 +319,14 @@ static void prop_push(struct flow *f, uint32_t k)
 		return;
 	f->inq[k] = 1;
 	f->q[f->nq++] = k;
+}
+
+/* A choice: arc j decided v, both its instants queued for propagate(). */
+static void choose(struct flow *f, uint32_t j, int8_t v)
+{
+	decide(f, j, v);
+	prop_push(f, f->t0[j]);
+	prop_push(f, f->t1[j]);
 }
 
 /*
@@ -452,11 +454,8 @@ static int flow_sub_r(struct flow *f, const uint32_t *arcs, const int32_t *sg,
 		if (need)
 			return 0;
 		size_t mark = f->ntrail;
-		for (size_t i = 0; i < m; i++) {
-			decide(f, arcs[i], (int8_t)pick[i]);
-			prop_push(f, f->t0[arcs[i]]);
-			prop_push(f, f->t1[arcs[i]]);
-		}
+		for (size_t i = 0; i < m; i++)
+			choose(f, arcs[i], (int8_t)pick[i]);
 		int ok = propagate(f) && flow_dfs(f);
 		prop_undo(f, mark);
 		for (size_t i = m; i-- > 0;)
@@ -1282,10 +1281,8 @@ static int seed_try(struct flow *f, uint32_t t, int64_t h, uint64_t cap,
 			v = 0;
 		else
 			continue;
-		decide(f, (uint32_t)j, v);
+		choose(f, (uint32_t)j, v);
 		dec[nd++] = (uint32_t)j;
-		prop_push(f, f->t0[j]);
-		prop_push(f, f->t1[j]);
 	}
 	if (g->height) {
 		prop_push(f, 0);
@@ -1401,9 +1398,7 @@ static int relax_split(struct flow *f, uint32_t x0)
 			ok = flow_sweep(f);
 		} else {
 			size_t mark = f->ntrail;
-			decide(f, x0, 1);
-			prop_push(f, f->t0[x0]);
-			prop_push(f, f->t1[x0]);
+			choose(f, x0, 1);
 			ok = propagate(f) && flow_dfs(f);
 			prop_undo(f, mark);
 			undecide(f, x0);
@@ -1582,9 +1577,7 @@ static int flow_block(struct gsearch *g, const uint32_t *s, size_t n,
 	} else if (g->sweep) {
 		ok = flow_sweep(&f);
 	} else {
-		decide(&f, (uint32_t)x0, 1);
-		prop_push(&f, f.t0[x0]);
-		prop_push(&f, f.t1[x0]);
+		choose(&f, (uint32_t)x0, 1);
 		ok = propagate(&f) && flow_dfs(&f);
 	}
 out:

@@ -377,6 +377,26 @@ static void test_guillotine_rounds(void)
 			  "guillotine, the first sweep in rounds: seed 13 of 2,500-3,000 buffers at the bound within 20 million steps (the first sweep's 5 million)");
 }
 
+/* The relaxed search on p at cap lb (steps, per a buffer, flags), its
+ * figures printed under name: the height of its placement, or 0 when it
+ * found none or the placement is not valid and of the height it
+ * reports. */
+static uint64_t relaxed_within(const struct solver_problem *p, uint64_t lb,
+			       uint64_t steps, uint64_t per, unsigned flags,
+			       uint64_t *off, const char *name)
+{
+	struct solver_guillotine_relaxed g;
+	uint64_t h = 0;
+	int rc = solver_search_guillotine_relaxed(p, lb, steps, per, flags,
+						  NULL, off, &g);
+	int valid = rc == 1 && !solver_check(p, off, &h, err, sizeof(err)) &&
+		    h == g.height;
+	printf("# relaxed guillotine, %s: %.4fx, %zu blocks (%zu buffers) by the heuristics, %" PRIu64 " steps\n",
+	       name, rc == 1 ? (double)h / (double)lb : 0.0, g.falls, g.fell,
+	       g.steps);
+	return valid ? h : 0;
+}
+
 /*
  * Propagation in the growth (issue 32): after each choice, what the
  * touched instants force is decided (an arc without which the rest of an
@@ -415,22 +435,14 @@ static void test_guillotine_propagation(void)
 			it, guillotine_shape(cases[k].seed, &cases[k].sh, it),
 			NULL, 0
 		};
-		uint64_t lb = solver_lower_bound(&p), h = 0;
-		struct solver_guillotine_relaxed g;
-		int rc = solver_search_guillotine_relaxed(
-			&p, lb, 1000000, 1000, SOLVER_GUILLOTINE_SEEDED, NULL,
-			off, &g);
-		int valid = rc == 1 &&
-			    !solver_check(&p, off, &h, err, sizeof(err)) &&
-			    h == g.height;
-		printf("# relaxed guillotine, seeded, %s: %.4fx in %" PRIu64
-		       " steps\n",
-		       cases[k].name, valid ? (double)h / (double)lb : 0.0,
-		       g.steps);
+		uint64_t lb = solver_lower_bound(&p);
+		snprintf(what, sizeof(what), "seeded, %s", cases[k].name);
+		uint64_t h = relaxed_within(&p, lb, 1000000, 1000,
+					    SOLVER_GUILLOTINE_SEEDED, off, what);
 		snprintf(what, sizeof(what),
 			 "guillotine, propagation: seeded relaxed search, %s, at the bound within 1 million steps",
 			 cases[k].name);
-		CHECK(valid && h == lb, what);
+		CHECK(h == lb, what);
 	}
 	/* the growth by the earliest unbalanced instant (time order), the
 	 * third relaxed run of auto: held-out big-393, which the fewest-
@@ -439,24 +451,16 @@ static void test_guillotine_propagation(void)
 		struct solver_problem p = {
 			it, guillotine_shape(393, &guil_big, it), NULL, 0
 		};
-		uint64_t lb = solver_lower_bound(&p), h[2] = { 0, 0 };
-		for (int k = 0; k < 2; k++) {
-			struct solver_guillotine_relaxed g;
-			int rc = solver_search_guillotine_relaxed(
+		uint64_t lb = solver_lower_bound(&p), h[2];
+		for (int k = 0; k < 2; k++)
+			h[k] = relaxed_within(
 				&p, lb, 2000000, 1000,
 				SOLVER_GUILLOTINE_SEEDED |
 					SOLVER_GUILLOTINE_HEIGHT |
 					(k ? SOLVER_GUILLOTINE_EARLIEST : 0),
-				NULL, off, &g);
-			if (rc != 1 || solver_check(&p, off, &h[k], err,
-						    sizeof(err)) ||
-			    h[k] != g.height)
-				h[k] = 0;
-			printf("# relaxed guillotine, seeded with heights%s, big-393: %.4fx in %" PRIu64
-			       " steps\n",
-			       k ? ", earliest first" : "",
-			       (double)h[k] / (double)lb, g.steps);
-		}
+				off,
+				k ? "seeded with heights, earliest first, big-393"
+				  : "seeded with heights, big-393");
 		CHECK(h[1] == lb && h[0] > lb,
 		      "guillotine, earliest instant first: seeded with heights, big-393 at the bound within 2 million steps (fewest undecided first: above it)");
 	}
@@ -968,25 +972,13 @@ out:
  * not full.
  */
 /* The relaxed search on p at cap lb (8 million steps, 20 million with
- * SOLVER_GUILLOTINE_HEIGHT, per a buffer,
- * flags), its figures printed under name: the height of its placement,
- * or 0 when it found none or the placement is not valid and of the height
- * it reports. */
+ * SOLVER_GUILLOTINE_HEIGHT, per a buffer, flags): relaxed_within(). */
 static uint64_t relaxed_height(const struct solver_problem *p, uint64_t lb,
 			       uint64_t per, unsigned flags, uint64_t *off,
 			       const char *name)
 {
-	struct solver_guillotine_relaxed g;
-	uint64_t h = 0;
 	uint64_t steps = flags & SOLVER_GUILLOTINE_HEIGHT ? 20000000 : 8000000;
-	int rc = solver_search_guillotine_relaxed(p, lb, steps, per, flags,
-						  NULL, off, &g);
-	int valid = rc == 1 && !solver_check(p, off, &h, err, sizeof(err)) &&
-		    h == g.height;
-	printf("# relaxed guillotine, %s: %.4fx, %zu blocks (%zu buffers) by the heuristics, %" PRIu64 " steps\n",
-	       name, rc == 1 ? (double)h / (double)lb : 0.0, g.falls, g.fell,
-	       g.steps);
-	return valid ? h : 0;
+	return relaxed_within(p, lb, steps, per, flags, off, name);
 }
 
 /* auto on p with work units of counted work, its ratio to lb printed
