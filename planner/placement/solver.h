@@ -441,7 +441,10 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
  * and enders differ in bytes is no seed.  SOLVER_GUILLOTINE_REVERSED: the
  * search runs with time backwards (each block grown from its last instant;
  * the placements are the same), as good on the average and good where the
- * forward search is not.
+ * forward search is not.  SOLVER_GUILLOTINE_RESTART(k), k >= 1: the k-th
+ * restart: the seeds in an order drawn from k and each subset's order
+ * flipped one time in four, so another first split (the same on every
+ * run for the same k).
  * Returns 1 with offsets[0..n) filled and out set (the placement is
  * checked), 0 when it found none (problems solver_skyline_applies()
  * rejects, a top block that cannot be cut), or SOLVER_ENOMEM.
@@ -450,6 +453,7 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
 #define SOLVER_GUILLOTINE_HEIGHT 2u
 #define SOLVER_GUILLOTINE_REVERSED 4u
 #define SOLVER_GUILLOTINE_EARLIEST 8u
+#define SOLVER_GUILLOTINE_RESTART(k) ((unsigned)(k) << 8)
 struct solver_guillotine_relaxed {
 	uint64_t height; /* of the placement */
 	uint64_t steps;  /* spent */

@@ -2723,6 +2723,28 @@ static int guillotine_first(const struct solver_problem *p,
 #define GUILLOTINE_RELAX_STEPS 20000000u
 #define GUILLOTINE_RELAX_PER 1000u
 
+/*
+ * Restarts of the relaxed search (SOLVER_GUILLOTINE_RESTART): where its
+ * four runs ended above the floor before their share of the time or work
+ * (problems of up to GUILLOTINE_LARGE buffers, where a run takes a few
+ * hundredths of a second), what is left of it goes to the seeded run with
+ * the seeds' order and the subsets' drawn, at most GUILLOTINE_RESTARTS
+ * times: a wrong first split made by the four's fixed orders is another
+ * split there (README, "Restarts").
+ */
+#define GUILLOTINE_RESTARTS 1000u
+
+/* 1 while b has time and work left (0 without either limit: restarts
+ * only fill a limit). */
+static int phase_left(const struct solver_budget *b)
+{
+	if (!b->work_limit && isinf(b->deadline))
+		return 0;
+	if (b->work_limit && !solver_budget_work_left(b))
+		return 0;
+	return isinf(b->deadline) || solver_budget_elapsed(b) < b->deadline;
+}
+
 /* 1: a placement in *ro (malloc'd, height *rh), 0: none, -1: out of
  * memory. */
 static int guillotine_relaxed(const struct solver_problem *p,
@@ -2912,8 +2934,8 @@ static int search(const struct solver_problem *p,
 	if (gu > 0)
 		return 0;
 	/* relaxed: seeded, unseeded, seeded with heights earliest first,
-	 * seeded backwards, each while none reached the floor; the lowest
-	 * is kept */
+	 * seeded backwards, then restarts in what they left of the phase,
+	 * each while none reached the floor; the lowest is kept */
 	uint64_t *ro = NULL, rh = 0;
 	static const unsigned relax_ways[] = {
 		SOLVER_GUILLOTINE_SEEDED, 0,
@@ -2933,13 +2955,23 @@ static int search(const struct solver_problem *p,
 	if (b->work_limit)
 		pb.work_limit = b->work + (uint64_t)(phase *
 			(double)solver_budget_work_left(b));
-	for (size_t w = 0; p->n > GUILLOTINE_RELAX_MIN && w < nways &&
-			   (!ro || rh > floor); w++) {
+	for (size_t w = 0; p->n > GUILLOTINE_RELAX_MIN && (!ro || rh > floor);
+	     w++) {
+		unsigned flags = w < nways ? relax_ways[w] : 0;
+		if (w >= nways) {
+			if (!ro || p->n > GUILLOTINE_LARGE ||
+			    w - nways >= GUILLOTINE_RESTARTS || !phase_left(&pb))
+				break;
+			flags = SOLVER_GUILLOTINE_SEEDED |
+				SOLVER_GUILLOTINE_RESTART(w - nways + 1);
+		}
 		uint64_t *r2 = NULL, h2 = 0;
-		int grc = guillotine_relaxed(p, &pb,
-					     w < 2 ? share[w]
-						   : 1.0 / (double)(nways - w),
-					     floor, relax_ways[w], &r2, &h2);
+		double sh = 1.0; /* the fourth run and the restarts: the rest */
+		if (w < 2)
+			sh = share[w];
+		else if (w < nways)
+			sh = 1.0 / (double)(nways - w);
+		int grc = guillotine_relaxed(p, &pb, sh, floor, flags, &r2, &h2);
 		if (grc < 0) {
 			free(ro);
 			return trace_seterr(err, errlen, SOLVER_ENOMEM,

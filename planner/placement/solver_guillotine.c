@@ -97,6 +97,9 @@ struct gsearch {
 	int seeded;           /* relax: a block's cut instants tried first
 			       * (flow_seeded()) */
 	int height;           /* seeded: a seed fixes the strip's height */
+	uint64_t rng;         /* a restart's draws (0: none): the seeds'
+			       * order, each subset's order flipped one
+			       * time in four */
 	int earliest;         /* the growth balances the earliest unbalanced
 			       * instant first, not the one with the fewest
 			       * undecided arcs */
@@ -117,6 +120,13 @@ static uint64_t mix64(uint64_t x)
 	x *= 0x94d049bb133111ebu;
 	x ^= x >> 31;
 	return x;
+}
+
+/* A restart's next draw (splitmix64). */
+static uint64_t draw(struct gsearch *g)
+{
+	g->rng += 0x9e3779b97f4a7c15u;
+	return mix64(g->rng);
 }
 
 /* Counts a step; nonzero when the search must end. */
@@ -477,8 +487,11 @@ static int flow_sub_r(struct flow *f, const uint32_t *arcs, const int32_t *sg,
 			break;
 		k2++;
 	}
+	int order = f->g->order;
+	if (f->g->rng && draw(f->g) % 4 == 0)
+		order = !order;
 	for (int pass = 0; pass < 2; pass++) {
-		int take = f->g->order ? !pass : pass;
+		int take = order ? !pass : pass;
 		if (take) {
 			pick[k] = 1;
 			if (flow_sub(f, arcs, sg, posr, negr, k + 1, m,
@@ -1323,6 +1336,13 @@ static int flow_seeded(struct flow *f)
 		    (!g->height || e[nt + t] == e[t]))
 			c[nc++] = (struct skey){ -e[t], (int64_t)t, 0, 0, 0 };
 	qsort(c, nc, sizeof(*c), skey_cmp);
+	if (g->rng) /* a restart: the seeds in an order of its own */
+		for (size_t i = nc; i > 1; i--) {
+			size_t k = (size_t)(draw(g) % i);
+			struct skey tmp = c[i - 1];
+			c[i - 1] = c[k];
+			c[k] = tmp;
+		}
 	/* in rounds: every seed with SEED_STEPS_FIRST steps, then those
 	 * that ran out with four times as many, up to SEED_STEPS */
 	for (uint64_t cap = SEED_STEPS_FIRST; !ok && g->steps < end;
@@ -1762,6 +1782,7 @@ struct gjob {
 	int seeded;           /* relax: SOLVER_GUILLOTINE_SEEDED */
 	int height;           /* SOLVER_GUILLOTINE_HEIGHT */
 	int earliest;         /* SOLVER_GUILLOTINE_EARLIEST */
+	unsigned restart;     /* SOLVER_GUILLOTINE_RESTART(k): k */
 	int rc;
 };
 
@@ -1885,7 +1906,8 @@ int solver_search_guillotine_relaxed(const struct solver_problem *p,
 			  .relax_cap = per_buffer, .out = out,
 			  .seeded = !!(flags & SOLVER_GUILLOTINE_SEEDED),
 			  .height = !!(flags & SOLVER_GUILLOTINE_HEIGHT),
-			  .earliest = !!(flags & SOLVER_GUILLOTINE_EARLIEST) };
+			  .earliest = !!(flags & SOLVER_GUILLOTINE_EARLIEST),
+			  .restart = flags >> 8 };
 	if (!(flags & SOLVER_GUILLOTINE_REVERSED))
 		return run_deep(&j);
 	/* time run backwards: [lower, upper) as [-upper, -lower), the same
@@ -1923,6 +1945,7 @@ static int search_relaxed(struct gjob *j)
 	g.seeded = j->seeded;
 	g.height = j->height;
 	g.earliest = j->earliest;
+	g.rng = j->restart ? mix64(j->restart) : 0;
 	g.relax_cap = j->relax_cap;
 	g.max_steps = g.lim = j->max_steps ? j->max_steps : 1;
 	for (size_t i = 0; i < p->n; i++)
