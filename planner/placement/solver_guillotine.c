@@ -61,7 +61,10 @@
  * "Seeds at the cut instants").  Reversed (SOLVER_GUILLOTINE_REVERSED),
  * the search runs on the problem with time backwards: each block's
  * strip is grown from its last instant, so the blocks it cannot cut are
- * others (README, "Time run backwards").
+ * others (README, "Time run backwards").  A restart
+ * (SOLVER_GUILLOTINE_RESTART(k)) draws from k the seeds' order and flips
+ * one subset order in four, so its first splits are others again
+ * (README, "Restarts").
  */
 #include "solver.h"
 
