@@ -2957,13 +2957,15 @@ static int search(const struct solver_problem *p,
 			(double)solver_budget_work_left(b));
 	for (size_t w = 0; p->n > GUILLOTINE_RELAX_MIN && (!ro || rh > floor);
 	     w++) {
-		unsigned flags = w < nways ? relax_ways[w] : 0;
-		if (w >= nways) {
-			if (!ro || p->n > GUILLOTINE_LARGE ||
-			    w - nways >= GUILLOTINE_RESTARTS || !phase_left(&pb))
-				break;
+		unsigned flags;
+		if (w < nways) {
+			flags = relax_ways[w];
+		} else if (ro && p->n <= GUILLOTINE_LARGE &&
+			   w - nways < GUILLOTINE_RESTARTS && phase_left(&pb)) {
 			flags = SOLVER_GUILLOTINE_SEEDED |
 				SOLVER_GUILLOTINE_RESTART(w - nways + 1);
+		} else {
+			break;
 		}
 		uint64_t *r2 = NULL, h2 = 0;
 		double sh = 1.0; /* the fourth run and the restarts: the rest */

@@ -100,9 +100,10 @@ struct gsearch {
 	int seeded;           /* relax: a block's cut instants tried first
 			       * (flow_seeded()) */
 	int height;           /* seeded: a seed fixes the strip's height */
-	uint64_t rng;         /* a restart's draws (0: none): the seeds'
-			       * order, each subset's order flipped one
-			       * time in four */
+	unsigned restart;     /* k of SOLVER_GUILLOTINE_RESTART(k), 0 none:
+			       * the seeds' order and one subset order in
+			       * four drawn (from rng) */
+	uint64_t rng;
 	int earliest;         /* the growth balances the earliest unbalanced
 			       * instant first, not the one with the fewest
 			       * undecided arcs */
@@ -491,7 +492,7 @@ static int flow_sub_r(struct flow *f, const uint32_t *arcs, const int32_t *sg,
 		k2++;
 	}
 	int order = f->g->order;
-	if (f->g->rng && draw(f->g) % 4 == 0)
+	if (f->g->restart && draw(f->g) % 4 == 0)
 		order = !order;
 	for (int pass = 0; pass < 2; pass++) {
 		int take = order ? !pass : pass;
@@ -1339,7 +1340,7 @@ static int flow_seeded(struct flow *f)
 		    (!g->height || e[nt + t] == e[t]))
 			c[nc++] = (struct skey){ -e[t], (int64_t)t, 0, 0, 0 };
 	qsort(c, nc, sizeof(*c), skey_cmp);
-	if (g->rng) /* a restart: the seeds in an order of its own */
+	if (g->restart) /* the seeds in an order of its own */
 		for (size_t i = nc; i > 1; i--) {
 			size_t k = (size_t)(draw(g) % i);
 			struct skey tmp = c[i - 1];
@@ -1948,7 +1949,8 @@ static int search_relaxed(struct gjob *j)
 	g.seeded = j->seeded;
 	g.height = j->height;
 	g.earliest = j->earliest;
-	g.rng = j->restart ? mix64(j->restart) : 0;
+	g.restart = j->restart;
+	g.rng = mix64(j->restart);
 	g.relax_cap = j->relax_cap;
 	g.max_steps = g.lim = j->max_steps ? j->max_steps : 1;
 	for (size_t i = 0; i < p->n; i++)
