@@ -265,6 +265,10 @@ struct solver_options {
 	 * under a time limit on two processors); 1, one (a caller running
 	 * searches side by side, as compare's workers do). */
 	int max_threads;
+	/* No relaxed guillotine phase (solver_exact.c, search()): the search
+	 * of a block that phase could not cut (SOLVER_GUILLOTINE_POLISH), so
+	 * that it neither repeats the cuts that failed nor polishes again. */
+	int no_relaxed;
 };
 
 /* Processors this process may run on (sched_getaffinity() where there is
@@ -441,7 +445,12 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
  * and enders differ in bytes is no seed.  SOLVER_GUILLOTINE_REVERSED: the
  * search runs with time backwards (each block grown from its last instant;
  * the placements are the same), as good on the average and good where the
- * forward search is not.  SOLVER_GUILLOTINE_RESTART(k), k >= 1: the k-th
+ * forward search is not.  SOLVER_GUILLOTINE_POLISH: a block placed by
+ * the heuristics is then searched by solver_search_exact() (the relaxed
+ * phase off) from their placement, with n / (2n + 200) of what is left
+ * of b's time (or, counted, of max_steps, 64 steps a unit of its work),
+ * on blocks of up to 1,000 buffers; SOLVER_GUILLOTINE_ONE_THREAD: that
+ * search on one thread.  SOLVER_GUILLOTINE_RESTART(k), k >= 1: the k-th
  * restart: the seeds in an order drawn from k and each subset's order
  * flipped one time in four, so another first split (the same on every
  * run for the same k).
@@ -453,12 +462,15 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
 #define SOLVER_GUILLOTINE_HEIGHT 2u
 #define SOLVER_GUILLOTINE_REVERSED 4u
 #define SOLVER_GUILLOTINE_EARLIEST 8u
+#define SOLVER_GUILLOTINE_POLISH 16u
+#define SOLVER_GUILLOTINE_ONE_THREAD 32u
 #define SOLVER_GUILLOTINE_RESTART(k) ((unsigned)(k) << 8)
 struct solver_guillotine_relaxed {
 	uint64_t height; /* of the placement */
 	uint64_t steps;  /* spent */
 	size_t falls;    /* blocks the heuristics placed */
 	size_t fell;     /* buffers in them */
+	size_t polished; /* of those, blocks the exact search lowered */
 };
 int solver_search_guillotine_relaxed(const struct solver_problem *p,
 				     uint64_t cap, uint64_t max_steps,
