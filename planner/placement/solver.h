@@ -266,8 +266,8 @@ struct solver_options {
 	 * searches side by side, as compare's workers do). */
 	int max_threads;
 	/* No relaxed guillotine phase (solver_exact.c, search()): the search
-	 * of a block that phase could not cut (SOLVER_GUILLOTINE_POLISH), so
-	 * that it neither repeats the cuts that failed nor polishes again. */
+	 * of a block that phase could not cut (its polish), so that it
+	 * neither repeats the cuts that failed nor polishes again. */
 	int no_relaxed;
 };
 
@@ -445,12 +445,13 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
  * and enders differ in bytes is no seed.  SOLVER_GUILLOTINE_REVERSED: the
  * search runs with time backwards (each block grown from its last instant;
  * the placements are the same), as good on the average and good where the
- * forward search is not.  SOLVER_GUILLOTINE_POLISH: a block placed by
- * the heuristics is then searched by solver_search_exact() (the relaxed
- * phase off) from their placement, with n / (2n + 200) of what is left
- * of b's time (or, counted, of max_steps, 64 steps a unit of its work),
- * on blocks of up to 1,000 buffers; SOLVER_GUILLOTINE_ONE_THREAD: that
- * search on one thread.  SOLVER_GUILLOTINE_RESTART(k), k >= 1: the k-th
+ * forward search is not.  polish, when not NULL (exact and auto pass
+ * solver_search_exact()): a block of up to 1,000 buffers placed by the
+ * heuristics is then searched by it from their placement (the relaxed
+ * phase off: solver_options.no_relaxed), with n / (2n + 200) of what is
+ * left of b's time (or, counted, of max_steps, 64 steps a unit of its
+ * work); SOLVER_GUILLOTINE_ONE_THREAD: that search on one thread.
+ * SOLVER_GUILLOTINE_RESTART(k), k >= 1: the k-th
  * restart: the seeds in an order drawn from k and each subset's order
  * flipped one time in four, so another first split (the same on every
  * run for the same k).
@@ -462,8 +463,7 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
 #define SOLVER_GUILLOTINE_HEIGHT 2u
 #define SOLVER_GUILLOTINE_REVERSED 4u
 #define SOLVER_GUILLOTINE_EARLIEST 8u
-#define SOLVER_GUILLOTINE_POLISH 16u
-#define SOLVER_GUILLOTINE_ONE_THREAD 32u
+#define SOLVER_GUILLOTINE_ONE_THREAD 16u
 #define SOLVER_GUILLOTINE_RESTART(k) ((unsigned)(k) << 8)
 struct solver_guillotine_relaxed {
 	uint64_t height; /* of the placement */
@@ -472,9 +472,17 @@ struct solver_guillotine_relaxed {
 	size_t fell;     /* buffers in them */
 	size_t polished; /* of those, blocks the exact search lowered */
 };
+/* A search of a whole problem from a placement (solver_search_exact()'s
+ * signature), which the relaxed search calls on the blocks it polishes
+ * without calling the exact search's file itself. */
+typedef int solver_exact_fn(const struct solver_problem *p,
+			    const struct solver_options *opt,
+			    uint64_t *offsets, struct solver_report *r,
+			    char *err, size_t errlen);
 int solver_search_guillotine_relaxed(const struct solver_problem *p,
 				     uint64_t cap, uint64_t max_steps,
 				     uint64_t per_buffer, unsigned flags,
+				     solver_exact_fn *polish,
 				     struct solver_budget *b, uint64_t *offsets,
 				     struct solver_guillotine_relaxed *out);
 /* Whether solver_search_skyline() would search p at cap (no holes, no

@@ -2763,8 +2763,9 @@ static int guillotine_relaxed(const struct solver_problem *p,
 		return -1;
 	struct solver_guillotine_relaxed out;
 	int rc = solver_search_guillotine_relaxed(p, floor, steps_max,
-						  GUILLOTINE_RELAX_PER, flags, &gb,
-						  o, &out);
+						  GUILLOTINE_RELAX_PER, flags,
+						  solver_search_exact, &gb, o,
+						  &out);
 	solver_budget_spend(b, (out.steps + GUILLOTINE_STEPS_PER_UNIT - 1) /
 				       GUILLOTINE_STEPS_PER_UNIT, 0);
 	if (rc == 1) {
@@ -2955,12 +2956,13 @@ static int search(const struct solver_problem *p,
 	if (b->work_limit)
 		pb.work_limit = b->work + (uint64_t)(phase *
 			(double)solver_budget_work_left(b));
-	/* every run: a block it cannot cut, placed by the heuristics, then
-	 * searched by the exact search with a part of the run's time
-	 * (solver_guillotine.c, polish(): the 51 above the bound at
-	 * --time-limit 5 1.0198 -> 1.0169, held out 1.0106 -> 1.0050) */
-	unsigned also = SOLVER_GUILLOTINE_POLISH |
-			(opt->max_threads == 1 ? SOLVER_GUILLOTINE_ONE_THREAD : 0);
+	/* every run polishes (guillotine_relaxed()): a block it cannot cut,
+	 * placed by the heuristics, then searched by the exact search with
+	 * a part of the run's time (solver_guillotine.c, polish(): the 51
+	 * above the bound at --time-limit 5 1.0198 -> 1.0169, held out
+	 * 1.0106 -> 1.0050) */
+	unsigned also = opt->max_threads == 1 ? SOLVER_GUILLOTINE_ONE_THREAD
+					      : 0;
 	for (size_t w = 0; p->n > GUILLOTINE_RELAX_MIN && !opt->no_relaxed &&
 			   (!ro || rh > floor);
 	     w++) {

@@ -114,9 +114,10 @@ struct gsearch {
 			       * its height */
 	size_t falls, fell;   /* relax: blocks and buffers the heuristics
 			       * placed */
-	int polish;           /* relax: SOLVER_GUILLOTINE_POLISH */
+	solver_exact_fn *polish; /* relax: the search a block the
+				  * heuristics placed gets, or NULL */
 	int one_thread;       /* SOLVER_GUILLOTINE_ONE_THREAD */
-	size_t polished;      /* blocks the exact search lowered */
+	size_t polished;      /* blocks the polish lowered */
 };
 
 static uint64_t mix64(uint64_t x)
@@ -1445,9 +1446,10 @@ static int relax_split(struct flow *f, uint32_t x0)
 }
 
 /*
- * relax, SOLVER_GUILLOTINE_POLISH: a block the heuristics placed
- * (fall_back()) searched again by the exact search, from their placement
- * (solver_search_exact(), the relaxed phase off), with n / (2n +
+ * relax, polish: a block the heuristics placed (fall_back()) searched
+ * again by the exact search (g->polish: solver_search_exact(), passed in
+ * by exact and auto), from their placement, the relaxed phase off, with
+ * n / (2n +
  * RELAX_POLISH_K) of what is left of the run's time, or under counted
  * work of its steps (RELAX_POLISH_STEPS a unit of the exact search's
  * work, as the exact search counts the guillotine searches' steps).  The
@@ -1504,7 +1506,7 @@ static int polish(struct gsearch *g, const struct solver_problem *sub,
 		return 1;
 	struct solver_report rep = { 0 };
 	char err[160];
-	int rc = solver_search_exact(sub, &so, o2, &rep, err, sizeof(err));
+	int rc = g->polish(sub, &so, o2, &rep, err, sizeof(err));
 	if (!timed)
 		g->steps += rep.work * RELAX_POLISH_STEPS;
 	if (!rc) {
@@ -1874,7 +1876,7 @@ struct gjob {
 	int height;           /* SOLVER_GUILLOTINE_HEIGHT */
 	int earliest;         /* SOLVER_GUILLOTINE_EARLIEST */
 	unsigned restart;     /* SOLVER_GUILLOTINE_RESTART(k): k */
-	int polish;           /* SOLVER_GUILLOTINE_POLISH */
+	solver_exact_fn *polish; /* relax: the polish, or NULL */
 	int one_thread;       /* SOLVER_GUILLOTINE_ONE_THREAD */
 	int rc;
 };
@@ -1988,6 +1990,7 @@ out:
 int solver_search_guillotine_relaxed(const struct solver_problem *p,
 				     uint64_t cap, uint64_t max_steps,
 				     uint64_t per_buffer, unsigned flags,
+				     solver_exact_fn *polish,
 				     struct solver_budget *b, uint64_t *offsets,
 				     struct solver_guillotine_relaxed *out)
 {
@@ -2000,7 +2003,7 @@ int solver_search_guillotine_relaxed(const struct solver_problem *p,
 			  .seeded = !!(flags & SOLVER_GUILLOTINE_SEEDED),
 			  .height = !!(flags & SOLVER_GUILLOTINE_HEIGHT),
 			  .earliest = !!(flags & SOLVER_GUILLOTINE_EARLIEST),
-			  .polish = !!(flags & SOLVER_GUILLOTINE_POLISH),
+			  .polish = polish,
 			  .one_thread = !!(flags & SOLVER_GUILLOTINE_ONE_THREAD),
 			  .restart = flags >> 8 };
 	if (!(flags & SOLVER_GUILLOTINE_REVERSED))

@@ -381,14 +381,19 @@ static void test_guillotine_rounds(void)
  * figures printed under name: the height of its placement, or 0 when it
  * found none or the placement is not valid and of the height it
  * reports. */
+/* In relaxed_within()'s flags: polish with solver_search_exact(), as
+ * exact and auto do (the bit is taken off before the call). */
+#define TEST_POLISH (1u << 30)
+
 static uint64_t relaxed_within(const struct solver_problem *p, uint64_t lb,
 			       uint64_t steps, uint64_t per, unsigned flags,
 			       uint64_t *off, const char *name)
 {
 	struct solver_guillotine_relaxed g;
 	uint64_t h = 0;
-	int rc = solver_search_guillotine_relaxed(p, lb, steps, per, flags,
-						  NULL, off, &g);
+	int rc = solver_search_guillotine_relaxed(
+		p, lb, steps, per, flags & ~TEST_POLISH,
+		flags & TEST_POLISH ? solver_search_exact : NULL, NULL, off, &g);
 	int valid = rc == 1 && !solver_check(p, off, &h, err, sizeof(err)) &&
 		    h == g.height;
 	printf("# relaxed guillotine, %s: %.4fx, %zu blocks (%zu buffers) by the heuristics, %" PRIu64 " steps\n",
@@ -511,12 +516,13 @@ out:
 
 /*
  * Polish (issue 32): a block the relaxed search cannot cut, which the
- * heuristics place, searched again by the exact search with a part of
- * what is left of the run.  big-924 (390 buffers), seeded, counted: three
- * blocks of 331 buffers to the heuristics, 1.1172x; polished, lower than
- * that and within 7% of the bound (1.0596x), the same placement twice (the
- * exact search counts its work there).  The old code ignores the flag and
- * ends where the run without it does.
+ * heuristics place, searched again by the exact search (passed in, as
+ * exact and auto pass it) with a part of what is left of the run.
+ * big-924 (390 buffers), seeded, counted: three blocks of 331 buffers to
+ * the heuristics, 1.1172x; polished, lower than that and within 7% of
+ * the bound (1.0596x), the same placement on one thread (the exact search
+ * counts its work there).  The old code had no polish and ended where the
+ * run without it does.
  */
 static void test_guillotine_polish(void)
 {
@@ -534,12 +540,10 @@ static void test_guillotine_polish(void)
 				     SOLVER_GUILLOTINE_SEEDED, off,
 				     "seeded, big-924");
 	uint64_t h1 = relaxed_within(&p, lb, 20000000, 1000,
-				     SOLVER_GUILLOTINE_SEEDED |
-					     SOLVER_GUILLOTINE_POLISH,
-				     off, "seeded, polished, big-924");
+				     SOLVER_GUILLOTINE_SEEDED | TEST_POLISH, off,
+				     "seeded, polished, big-924");
 	uint64_t h2 = relaxed_within(&p, lb, 20000000, 1000,
-				     SOLVER_GUILLOTINE_SEEDED |
-					     SOLVER_GUILLOTINE_POLISH |
+				     SOLVER_GUILLOTINE_SEEDED | TEST_POLISH |
 					     SOLVER_GUILLOTINE_ONE_THREAD,
 				     off2, "seeded, polished on one thread, big-924");
 	CHECK(h0 && h1 && h1 < h0 && (double)h1 <= 1.07 * (double)lb,
@@ -1174,7 +1178,7 @@ static void test_guillotine_relaxed(void)
 						(k == 3 ? SOLVER_GUILLOTINE_REVERSED : 0) |
 						(sh == 2 ? SOLVER_GUILLOTINE_EARLIEST : 0)
 				      : 0,
-				NULL,
+				k % 2 ? solver_search_exact : NULL, NULL,
 				off, &g);
 			tried++;
 			if (rc != 1)
@@ -1191,7 +1195,8 @@ static void test_guillotine_relaxed(void)
 	p.n = guillotine_shape(3, &shapes[1], it);
 	lb = solver_lower_bound(&p);
 	it[0].upper--;
-	rc = solver_search_guillotine_relaxed(&p, lb, 100000, 300, 0, NULL, off,
+	rc = solver_search_guillotine_relaxed(&p, lb, 100000, 300, 0,
+					      solver_search_exact, NULL, off,
 					      &g);
 	CHECK(rc == 0, "relaxed guillotine: nothing where an instant is not full");
 out:
