@@ -451,10 +451,9 @@ int solver_search_guillotine(const struct solver_problem *p, uint64_t cap,
  * phase off: solver_options.no_relaxed), with n / (2n + 200) of what is
  * left of b's time (or, counted, of max_steps, 64 steps a unit of its
  * work); SOLVER_GUILLOTINE_ONE_THREAD: that search on one thread.
- * SOLVER_GUILLOTINE_RESTART(k), k >= 1: the k-th
- * restart: the seeds in an order drawn from k and each subset's order
- * flipped one time in four, so another first split (the same on every
- * run for the same k).
+ * SOLVER_GUILLOTINE_RESTART(k), k >= 1: the k-th restart: the seeds in an
+ * order drawn from k and each subset's order flipped one time in four, so
+ * another first split (the same on every run for the same k).
  * Returns 1 with offsets[0..n) filled and out set (the placement is
  * checked), 0 when it found none (problems solver_skyline_applies()
  * rejects, a top block that cannot be cut), or SOLVER_ENOMEM.

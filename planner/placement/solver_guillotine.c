@@ -1449,10 +1449,10 @@ static int relax_split(struct flow *f, uint32_t x0)
  * relax, polish: a block the heuristics placed (fall_back()) searched
  * again by the exact search (g->polish: solver_search_exact(), passed in
  * by exact and auto), from their placement, the relaxed phase off, with
- * n / (2n +
- * RELAX_POLISH_K) of what is left of the run's time, or under counted
- * work of its steps (RELAX_POLISH_STEPS a unit of the exact search's
- * work, as the exact search counts the guillotine searches' steps).  The
+ * n / (2n + RELAX_POLISH_K) of what is left of the run's time, or under
+ * counted work of its steps (RELAX_POLISH_STEPS a unit of the exact
+ * search's work, as the exact search counts the guillotine searches'
+ * steps).  The
  * growth cannot cut such a block, but the exact search places a problem
  * of its size far lower than the heuristics: huge-5, seeded, its three
  * such blocks 1.2230x, 1.1489x and 1.0650x their height by the
@@ -1495,11 +1495,12 @@ static int polish(struct gsearch *g, const struct solver_problem *sub,
 					   f);
 		if (so.work_limit < RELAX_POLISH_MIN_UNITS)
 			return 0;
-		if (g->b && !isinf(g->b->deadline)) /* the safety net */
+		if (g->b && !isinf(g->b->deadline)) { /* the safety net */
 			so.time_limit = g->b->deadline -
 					solver_budget_elapsed(g->b);
-		if (g->b && !isinf(g->b->deadline) && so.time_limit <= 0)
-			return 0;
+			if (so.time_limit <= 0)
+				return 0;
+		}
 	}
 	uint64_t *o2 = malloc((n + 1) * sizeof(*o2));
 	if (!o2)
